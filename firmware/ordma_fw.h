@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * ORDMA firmware: the device engine behind the PCI function.
+ *
+ * The firmware is portable C11.  It sees the outside world only through
+ * the hardware abstraction layer below (DMA, interrupts, the Ethernet
+ * port, a clock and one timer), so the same code runs inside the QEMU
+ * device model and inside host unit tests and fuzzers.
+ *
+ * Concurrency: every entry point must be called with the caller's device
+ * lock held (QEMU: the BQL); the firmware never calls back into the HAL
+ * from another thread.
+ */
+#ifndef ORDMA_FW_H
+#define ORDMA_FW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum ordma_fw_log_level {
+	ORDMA_FW_LOG_GUEST_ERROR,	/* driver did something invalid */
+	ORDMA_FW_LOG_UNIMP,		/* valid but not implemented */
+	ORDMA_FW_LOG_TRACE,
+};
+
+struct ordma_hal_ops {
+	/* DMA between device and host memory; 0 on success, -1 on a
+	 * bus/IOMMU error.
+	 */
+	int (*dma_read)(void *ctx, uint64_t addr, void *buf, size_t len);
+	int (*dma_write)(void *ctx, uint64_t addr, const void *buf, size_t len);
+	/* Raise MSI-X vector (the HAL honours masking and pending bits). */
+	void (*msix_notify)(void *ctx, unsigned int vector);
+	/* Put one Ethernet frame (no FCS) on the wire. */
+	void (*tx_frame)(void *ctx, const void *frame, size_t len);
+	/* Monotonic device clock in nanoseconds. */
+	uint64_t (*now_ns)(void *ctx);
+	/* Arm the single device timer to fire at absolute time expire_ns
+	 * (replacing any earlier deadline); on expiry the HAL calls
+	 * ordma_fw_timer_expired().  UINT64_MAX cancels it.
+	 */
+	void (*timer_arm)(void *ctx, uint64_t expire_ns);
+	void (*log)(void *ctx, enum ordma_fw_log_level level, const char *msg);
+};
+
+struct ordma_fw_config {
+	uint8_t mac[6];
+	char serial[16];		/* NUL padded */
+	unsigned int num_vectors;	/* MSI-X vectors, 2..64 */
+	unsigned int num_db_pages;	/* doorbell pages in BAR2, 2..65535 */
+	unsigned int speed_mbps;
+};
+
+struct ordma_fw;
+
+/* Returns NULL on allocation failure or an invalid configuration. */
+struct ordma_fw *ordma_fw_create(const struct ordma_hal_ops *ops, void *ctx,
+				 const struct ordma_fw_config *cfg);
+void ordma_fw_destroy(struct ordma_fw *fw);
+
+/* Power-on / PCI function level reset: back to the register reset values. */
+void ordma_fw_reset(struct ordma_fw *fw);
+
+/* BAR0 register access; off is the byte offset, size 1, 2, 4 or 8. */
+uint64_t ordma_fw_reg_read(struct ordma_fw *fw, uint64_t off, unsigned int size);
+void ordma_fw_reg_write(struct ordma_fw *fw, uint64_t off, uint64_t val,
+			unsigned int size);
+
+/* BAR2 doorbell write; page = off >> ORDMA_DB_PAGE_SHIFT. */
+void ordma_fw_db_write(struct ordma_fw *fw, uint64_t off, uint64_t val,
+		       unsigned int size);
+
+/* Ethernet port */
+bool ordma_fw_can_receive(struct ordma_fw *fw);
+void ordma_fw_rx_frame(struct ordma_fw *fw, const void *frame, size_t len);
+void ordma_fw_set_link(struct ordma_fw *fw, bool up);
+
+void ordma_fw_timer_expired(struct ordma_fw *fw);
+
+#endif /* ORDMA_FW_H */

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * Interface of the ORDMA core driver (ordma_core) to the drivers that bind
+ * its auxiliary devices (ordma_ib).  The core owns the PCI function, the
+ * admin queue, the event queues and the Ethernet port; everything the RDMA
+ * driver needs from the device goes through the functions below.
+ */
+#ifndef _LINUX_ORDMA_DRIVER_H
+#define _LINUX_ORDMA_DRIVER_H
+
+#include <linux/auxiliary_bus.h>
+#include <linux/types.h>
+#include <linux/ordma/ordma_hw.h>
+
+#define ORDMA_AUX_RDMA_NAME	"rdma"	/* binds as ordma_core.rdma.<id> */
+
+struct ordma_core_dev;
+struct net_device;
+struct pci_dev;
+
+struct ordma_aux_dev {
+	struct auxiliary_device adev;
+	struct ordma_core_dev *cdev;
+};
+
+static inline struct ordma_aux_dev *
+to_ordma_aux_dev(struct auxiliary_device *adev)
+{
+	return container_of(adev, struct ordma_aux_dev, adev);
+}
+
+/*
+ * Callbacks of the RDMA driver.  Both are called from the core's event
+ * queue interrupt handlers (hard IRQ context) and must not sleep.
+ */
+struct ordma_event_ops {
+	/* PORT_CHANGE, DB_ERROR and (later) QP/CQ/SRQ async events */
+	void (*async_event)(void *priv, const struct ordma_eqe *eqe);
+	/* completion event for CQ cqn */
+	void (*comp_event)(void *priv, u32 cqn);
+};
+
+int ordma_core_register_events(struct ordma_core_dev *cdev,
+			       const struct ordma_event_ops *ops, void *priv);
+void ordma_core_unregister_events(struct ordma_core_dev *cdev);
+
+/* Device facts, valid while the auxiliary device is bound */
+struct pci_dev *ordma_core_pdev(struct ordma_core_dev *cdev);
+struct net_device *ordma_core_netdev(struct ordma_core_dev *cdev);
+const struct ordma_device_caps *ordma_core_caps(struct ordma_core_dev *cdev);
+/* "major.minor.sub_minor" as reported by QUERY_FW */
+const char *ordma_core_fw_version(struct ordma_core_dev *cdev);
+/* Physical address of doorbell page @page (for mmap to userspace) */
+phys_addr_t ordma_core_db_page_phys(struct ordma_core_dev *cdev, u32 page);
+u32 ordma_core_num_comp_vectors(struct ordma_core_dev *cdev);
+
+/*
+ * Admin commands.  All may sleep; they return 0 or a negative errno that
+ * maps the device's completion status (BAD_OPCODE/NOT_SUPPORTED ->
+ * -EOPNOTSUPP, BAD_PARAM -> -EINVAL, BAD_HANDLE -> -ENOENT, NO_RESOURCES ->
+ * -ENOSPC, BUSY -> -EBUSY, PERM -> -EPERM, DMA_ERROR -> -EIO, timeout ->
+ * -ETIMEDOUT, device dead -> -ENODEV).
+ */
+int ordma_cmd_exec(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
+		   struct ordma_aq_comp *comp);
+int ordma_cmd_query_device(struct ordma_core_dev *cdev,
+			   struct ordma_device_caps *caps);
+int ordma_cmd_query_port(struct ordma_core_dev *cdev,
+			 struct ordma_port_attr *attr);
+int ordma_cmd_query_stats(struct ordma_core_dev *cdev,
+			  struct ordma_port_stats *stats);
+int ordma_cmd_add_gid(struct ordma_core_dev *cdev, u32 index,
+		      const u8 gid[16], const u8 mac[6], u16 vlan_id);
+int ordma_cmd_del_gid(struct ordma_core_dev *cdev, u32 index);
+/* On success *uctx is the context id and its doorbell page index. */
+int ordma_cmd_alloc_uctx(struct ordma_core_dev *cdev, u32 *uctx);
+int ordma_cmd_dealloc_uctx(struct ordma_core_dev *cdev, u32 uctx);
+int ordma_cmd_alloc_pd(struct ordma_core_dev *cdev, u32 uctx, u32 *pdn);
+int ordma_cmd_dealloc_pd(struct ordma_core_dev *cdev, u32 uctx, u32 pdn);
+
+#endif /* _LINUX_ORDMA_DRIVER_H */

@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause */
+/*
+ * ORDMA RoCEv2 RNIC hardware interface, version 1.
+ *
+ * This header is the single definition of the device's programming
+ * interface.  It is shared verbatim by the Linux drivers, the device
+ * firmware and the userspace provider.  Documentation/ordma/hw-reference.rst
+ * describes the semantics of every field defined here.
+ *
+ * All multi-byte fields in host memory structures are little endian.
+ * Bit fields are described by masks (BIT/GENMASK) and used through
+ * FIELD_PREP/FIELD_GET; includers outside the kernel provide those macros
+ * (see firmware/fw_compat.h).  Fields named reserved_<byte offset> must be
+ * written as zero; the firmware rejects commands with non-zero reserved
+ * fields so that they can be given a meaning later.
+ */
+#ifndef _LINUX_ORDMA_HW_H
+#define _LINUX_ORDMA_HW_H
+
+#include <linux/types.h>
+
+/* ------------------------------------------------------------------ */
+/* PCI identity and BARs                                               */
+/* ------------------------------------------------------------------ */
+
+#define ORDMA_PCI_VENDOR_ID		0x1234
+#define ORDMA_PCI_DEVICE_ID		0x4f52
+#define ORDMA_PCI_REVISION		0x01
+#define ORDMA_PCI_CLASS			0x020000	/* Ethernet controller */
+
+#define ORDMA_REG_BAR			0	/* control registers */
+#define ORDMA_DB_BAR			2	/* doorbell pages */
+#define ORDMA_MSIX_BAR			4	/* MSI-X table + PBA */
+
+#define ORDMA_REG_BAR_SIZE		0x4000
+#define ORDMA_DB_PAGE_SHIFT		12
+#define ORDMA_DB_PAGE_SIZE		(1U << ORDMA_DB_PAGE_SHIFT)
+
+/* Doorbell page 0 belongs to the kernel driver (uctx 0). */
+#define ORDMA_KERNEL_UCTX		0
+
+/* Interrupt vector 0 serves the admin queue and the async event queue. */
+#define ORDMA_ADMIN_VECTOR		0
+
+/* ------------------------------------------------------------------ */
+/* BAR0 registers (32-bit access only)                                 */
+/* ------------------------------------------------------------------ */
+
+#define ORDMA_REG_VERSION		0x000	/* RO */
+#define   ORDMA_VERSION_MAJOR		GENMASK(31, 16)
+#define   ORDMA_VERSION_MINOR		GENMASK(15, 0)
+#define   ORDMA_HW_VERSION_MAJOR	1
+#define   ORDMA_HW_VERSION_MINOR	0
+
+#define ORDMA_REG_CAPS			0x004	/* RO */
+#define   ORDMA_CAPS_MAX_AQ_LOG		GENMASK(7, 0)
+#define   ORDMA_CAPS_NUM_VECTORS	GENMASK(15, 8)
+
+#define ORDMA_REG_DB_CAPS		0x008	/* RO */
+#define   ORDMA_DB_CAPS_NUM_PAGES	GENMASK(15, 0)
+#define   ORDMA_DB_CAPS_PAGE_SHIFT	GENMASK(23, 16)
+
+#define ORDMA_REG_TIMEOUTS		0x00c	/* RO, milliseconds */
+#define   ORDMA_TIMEOUTS_READY_MS	GENMASK(15, 0)
+#define   ORDMA_TIMEOUTS_CMD_MS		GENMASK(31, 16)
+
+#define ORDMA_REG_CTRL			0x010	/* RW */
+#define   ORDMA_CTRL_ENABLE		BIT(0)
+#define   ORDMA_CTRL_RESET		BIT(1)	/* self-clearing */
+
+#define ORDMA_REG_STATUS		0x014	/* RO */
+#define   ORDMA_STATUS_READY		BIT(0)
+#define   ORDMA_STATUS_FATAL		BIT(1)
+
+#define ORDMA_REG_FATAL_CODE		0x018	/* RO, enum ordma_fatal_code */
+#define ORDMA_REG_HEARTBEAT		0x01c	/* RO, +1 every 100 ms while enabled */
+
+#define ORDMA_REG_AQ_BASE_LO		0x020	/* RW, 4 KiB aligned */
+#define ORDMA_REG_AQ_BASE_HI		0x024
+#define ORDMA_REG_ACQ_BASE_LO		0x028	/* RW, 4 KiB aligned */
+#define ORDMA_REG_ACQ_BASE_HI		0x02c
+#define ORDMA_REG_AQ_CFG		0x030	/* RW, latched at ENABLE */
+#define   ORDMA_AQ_CFG_LOG_DEPTH	GENMASK(4, 0)
+#define ORDMA_REG_AQ_DB			0x034	/* WO */
+#define   ORDMA_AQ_DB_PI		GENMASK(15, 0)
+#define ORDMA_REG_SCRATCH		0x038	/* RW, no side effects */
+
+enum ordma_fatal_code {
+	ORDMA_FATAL_NONE		= 0,
+	ORDMA_FATAL_BAD_AQ_CONFIG	= 1,	/* ENABLE with invalid AQ regs */
+	ORDMA_FATAL_ACQ_DMA		= 2,	/* completion write failed */
+	ORDMA_FATAL_AQ_DMA		= 3,	/* command fetch failed */
+	ORDMA_FATAL_INTERNAL		= 4,
+};
+
+/* ------------------------------------------------------------------ */
+/* Doorbell pages (BAR2, 64-bit writes only)                           */
+/* ------------------------------------------------------------------ */
+
+#define ORDMA_DB_SQ			0x000	/* QN = qpn,  IDX = SQ pi */
+#define ORDMA_DB_RQ			0x008	/* QN = qpn,  IDX = RQ pi */
+#define ORDMA_DB_SRQ			0x010	/* QN = srqn, IDX = pi */
+#define ORDMA_DB_CQ			0x018	/* QN = cqn,  IDX = ci, ARM/SOLICITED */
+/* The following are honoured on the kernel page (page 0) only. */
+#define ORDMA_DB_EQ			0x020	/* QN = eqn,  IDX = ci, ARM */
+#define ORDMA_DB_ETH_PI			0x028	/* QN = ring, IDX = pi */
+#define ORDMA_DB_ETH_ARM		0x030	/* QN = ring, IDX = ci, ARM */
+
+#define   ORDMA_DB_QN			GENMASK_ULL(23, 0)
+#define   ORDMA_DB_SOLICITED		BIT_ULL(30)
+#define   ORDMA_DB_ARM			BIT_ULL(31)
+#define   ORDMA_DB_IDX			GENMASK_ULL(63, 32)
+
+/* ------------------------------------------------------------------ */
+/* Admin queue                                                         */
+/* ------------------------------------------------------------------ */
+
+#define ORDMA_AQ_CMD_SIZE		64
+#define ORDMA_AQ_COMP_SIZE		32
+#define ORDMA_AQ_MIN_LOG_DEPTH		1
+#define ORDMA_AQ_MAX_LOG_DEPTH		10
+/* Largest DMA buffer a command may name (QUERY_DEVICE, QUERY_PORT, ...) */
+#define ORDMA_AQ_MAX_BUF		4096
+
+enum ordma_cmd_opcode {
+	ORDMA_CMD_QUERY_FW		= 0x01,
+	ORDMA_CMD_QUERY_DEVICE		= 0x02,
+	ORDMA_CMD_QUERY_PORT		= 0x03,
+	ORDMA_CMD_SET_PORT		= 0x04,
+	ORDMA_CMD_HEALTH		= 0x05,
+	ORDMA_CMD_QUERY_STATS		= 0x06,
+	ORDMA_CMD_CREATE_EQ		= 0x08,
+	ORDMA_CMD_DESTROY_EQ		= 0x09,
+	ORDMA_CMD_CREATE_ETH_RING	= 0x0a,
+	ORDMA_CMD_DESTROY_ETH_RING	= 0x0b,
+	ORDMA_CMD_ADD_GID		= 0x10,
+	ORDMA_CMD_DEL_GID		= 0x11,
+	ORDMA_CMD_ALLOC_UCTX		= 0x12,
+	ORDMA_CMD_DEALLOC_UCTX		= 0x13,
+	ORDMA_CMD_ALLOC_PD		= 0x14,
+	ORDMA_CMD_DEALLOC_PD		= 0x15,
+	/* Planned for the verbs interface (v1.1); firmware v1.0 answers
+	 * ORDMA_CMD_STATUS_BAD_OPCODE.
+	 */
+	ORDMA_CMD_CREATE_CQ		= 0x20,
+	ORDMA_CMD_DESTROY_CQ		= 0x21,
+	ORDMA_CMD_CREATE_QP		= 0x24,
+	ORDMA_CMD_MODIFY_QP		= 0x25,
+	ORDMA_CMD_QUERY_QP		= 0x26,
+	ORDMA_CMD_DESTROY_QP		= 0x27,
+	ORDMA_CMD_CREATE_SRQ		= 0x28,
+	ORDMA_CMD_MODIFY_SRQ		= 0x29,
+	ORDMA_CMD_DESTROY_SRQ		= 0x2b,
+	ORDMA_CMD_REG_MR		= 0x2c,
+	ORDMA_CMD_DEREG_MR		= 0x2d,
+	ORDMA_CMD_CREATE_AH		= 0x30,
+	ORDMA_CMD_DESTROY_AH		= 0x31,
+};
+
+enum ordma_cmd_status {
+	ORDMA_CMD_STATUS_OK		= 0,
+	ORDMA_CMD_STATUS_BAD_OPCODE	= 1,
+	ORDMA_CMD_STATUS_BAD_PARAM	= 2,	/* syndrome = byte offset */
+	ORDMA_CMD_STATUS_BAD_HANDLE	= 3,	/* no such object */
+	ORDMA_CMD_STATUS_NO_RESOURCES	= 4,
+	ORDMA_CMD_STATUS_BAD_STATE	= 5,
+	ORDMA_CMD_STATUS_BUSY		= 6,	/* object still referenced */
+	ORDMA_CMD_STATUS_DMA_ERROR	= 7,
+	ORDMA_CMD_STATUS_NOT_SUPPORTED	= 8,
+	ORDMA_CMD_STATUS_PERM		= 9,	/* object owned by another uctx */
+	ORDMA_CMD_STATUS_INTERNAL	= 10,
+};
+
+struct ordma_aq_cmd_hdr {
+	__u8	opcode;			/* enum ordma_cmd_opcode */
+	__u8	reserved_1;
+	__le16	token;			/* echoed in the completion */
+	__le32	reserved_4;
+};
+
+/* QUERY_DEVICE, QUERY_PORT, QUERY_STATS: device writes into a buffer */
+struct ordma_cmd_query_buf {
+	__le64	buf_addr;		/* DMA address, 8-byte aligned */
+	__le32	buf_len;		/* 1..ORDMA_AQ_MAX_BUF */
+	__le32	port;			/* QUERY_PORT/QUERY_STATS: 1; else 0 */
+};
+
+#define ORDMA_SET_PORT_MTU		BIT(0)
+#define ORDMA_SET_PORT_MAC		BIT(1)
+#define ORDMA_SET_PORT_ADMIN		BIT(2)
+#define ORDMA_SET_PORT_RX_MODE		BIT(3)
+#define ORDMA_SET_PORT_ALL_FIELDS	GENMASK(3, 0)
+
+#define ORDMA_RX_MODE_PROMISC		BIT(0)
+#define ORDMA_RX_MODE_ALLMULTI		BIT(1)
+
+struct ordma_cmd_set_port {
+	__le32	port;			/* 1 */
+	__le32	field_mask;		/* ORDMA_SET_PORT_* */
+	__le32	mtu;			/* Ethernet MTU, 68..max_eth_mtu */
+	__u8	mac[6];			/* unicast, not zero */
+	__u8	admin_up;		/* 0 or 1 */
+	__u8	rx_mode;		/* ORDMA_RX_MODE_* */
+};
+
+enum ordma_eq_type {
+	ORDMA_EQ_TYPE_ASYNC		= 0,	/* one per device, vector 0 */
+	ORDMA_EQ_TYPE_COMP		= 1,
+};
+
+#define ORDMA_EQ_MIN_LOG_SIZE		4
+#define ORDMA_EQ_MAX_LOG_SIZE		12
+
+struct ordma_cmd_create_eq {
+	__le64	ring_addr;		/* DMA address, 4 KiB aligned, contiguous */
+	__u8	log_size;		/* entries, ORDMA_EQ_{MIN,MAX}_LOG_SIZE */
+	__u8	type;			/* enum ordma_eq_type */
+	__le16	vector;			/* MSI-X vector */
+	__le32	reserved_12;
+};
+
+/* DESTROY_EQ, DESTROY_ETH_RING, DEL_GID, DEALLOC_UCTX, DEALLOC_PD */
+struct ordma_cmd_handle {
+	__le32	handle;			/* eqn, ring id, GID index, uctx, pdn */
+	__le32	uctx;			/* DEALLOC_PD: owning uctx; else 0 */
+};
+
+enum ordma_eth_ring_type {
+	ORDMA_ETH_RING_TX		= 0,
+	ORDMA_ETH_RING_RX		= 1,
+};
+
+#define ORDMA_ETH_RING_MIN_LOG_SIZE	4
+#define ORDMA_ETH_RING_MAX_LOG_SIZE	12
+
+struct ordma_cmd_create_eth_ring {
+	__le64	ring_addr;		/* DMA address, 4 KiB aligned, contiguous */
+	__u8	log_size;		/* ORDMA_ETH_RING_{MIN,MAX}_LOG_SIZE */
+	__u8	type;			/* enum ordma_eth_ring_type */
+	__le16	reserved_10;
+	__le32	eqn;			/* completion EQ for ring events */
+};
+
+enum ordma_gid_type {
+	ORDMA_GID_TYPE_ROCE_V1		= 0,	/* not supported */
+	ORDMA_GID_TYPE_ROCE_V2		= 1,
+};
+
+#define ORDMA_VLAN_NONE			0xffff
+
+struct ordma_cmd_add_gid {
+	__le32	index;			/* < gid_table_len */
+	__u8	type;			/* enum ordma_gid_type */
+	__u8	reserved_5;
+	__le16	vlan_id;		/* 0..4095 or ORDMA_VLAN_NONE */
+	__u8	gid[16];		/* network order; IPv4 as ::ffff:a.b.c.d */
+	__u8	mac[6];			/* source MAC for frames from this GID */
+	__le16	reserved_30;
+};
+
+/* ALLOC_PD */
+struct ordma_cmd_alloc_pd {
+	__le32	uctx;			/* owner: 0 = kernel, else ALLOC_UCTX id */
+	__le32	reserved_4;
+};
+
+struct ordma_aq_cmd {
+	struct ordma_aq_cmd_hdr hdr;
+	union {
+		struct ordma_cmd_query_buf	query;
+		struct ordma_cmd_set_port	set_port;
+		struct ordma_cmd_create_eq	create_eq;
+		struct ordma_cmd_handle		handle;
+		struct ordma_cmd_create_eth_ring eth_ring;
+		struct ordma_cmd_add_gid	add_gid;
+		struct ordma_cmd_alloc_pd	alloc_pd;
+		__u8				raw[56];
+	};
+};
+
+/* Completion outputs (20 bytes at most) */
+struct ordma_comp_query_fw {
+	__le16	major;
+	__le16	minor;
+	__le16	sub_minor;
+	__le16	reserved_6;
+	__le32	build;
+	__le32	hw_version;		/* same encoding as ORDMA_REG_VERSION */
+};
+
+struct ordma_comp_handle {
+	__le32	handle;			/* eqn, ring id, uctx, pdn */
+	__le32	db_page;		/* ALLOC_UCTX: doorbell page index */
+};
+
+struct ordma_comp_buf {
+	__le32	written;		/* bytes written to the query buffer */
+};
+
+enum ordma_health_state {
+	ORDMA_HEALTH_OK			= 0,
+	ORDMA_HEALTH_DEGRADED		= 1,	/* errors counted since reset */
+	ORDMA_HEALTH_FATAL		= 2,
+};
+
+struct ordma_comp_health {
+	__le32	state;			/* enum ordma_health_state */
+	__le32	heartbeat;
+	__le32	cmd_errors;		/* commands completed with status != OK */
+	__le32	db_errors;		/* rejected doorbell writes */
+	__le32	eq_overruns;		/* events dropped on a full EQ */
+};
+
+#define ORDMA_COMP_PHASE		BIT(31)
+
+struct ordma_aq_comp {
+	__le16	token;
+	__u8	status;			/* enum ordma_cmd_status */
+	__u8	reserved_3;
+	__le32	syndrome;		/* BAD_PARAM: offset of the bad field */
+	union {
+		struct ordma_comp_query_fw	query_fw;
+		struct ordma_comp_handle	handle;
+		struct ordma_comp_buf		buf;
+		struct ordma_comp_health	health;
+		__u8				raw[20];
+	};
+	__le32	flags;			/* ORDMA_COMP_PHASE; written last */
+};
+
+/* ------------------------------------------------------------------ */
+/* Query buffers                                                       */
+/* ------------------------------------------------------------------ */
+
+#define ORDMA_DEV_CAP_RC		BIT(0)
+#define ORDMA_DEV_CAP_UD		BIT(1)
+#define ORDMA_DEV_CAP_UC		BIT(2)
+#define ORDMA_DEV_CAP_SRQ		BIT(3)
+#define ORDMA_DEV_CAP_ATOMIC		BIT(4)
+#define ORDMA_DEV_CAP_FAST_REG		BIT(5)
+#define ORDMA_DEV_CAP_VERBS		BIT(6)	/* v1.1 verbs commands present */
+
+struct ordma_device_caps {
+	__be64	node_guid;		/* EUI-64 of the factory MAC */
+	__be64	sys_image_guid;
+	__le64	max_mr_size;
+	__le64	page_size_cap;		/* bit n set: 2^n byte MR pages */
+	__le32	vendor_id;
+	__le32	vendor_part_id;
+	__le32	hw_rev;
+	__le32	cap_flags;		/* ORDMA_DEV_CAP_* */
+	__le32	max_qp;
+	__le32	max_qp_wr;
+	__le32	max_send_sge;
+	__le32	max_recv_sge;
+	__le32	max_sge_rd;
+	__le32	max_cq;
+	__le32	max_cqe;
+	__le32	max_mr;
+	__le32	max_pd;
+	__le32	max_srq;
+	__le32	max_srq_wr;
+	__le32	max_srq_sge;
+	__le32	max_ah;
+	__le32	max_qp_rd_atom;
+	__le32	max_qp_init_rd_atom;
+	__le32	max_inline_data;
+	__le32	max_eq;
+	__le32	max_uctx;
+	__le32	max_msg_size;
+	__le32	max_eth_mtu;
+	__le32	num_ports;
+	__le32	gid_table_len;
+	__le32	pkey_table_len;
+	__le32	local_ca_ack_delay;
+	__le32	max_eth_rings;
+	__le32	reserved_148;
+	__u8	serial[16];		/* ASCII, NUL padded */
+	__u8	board_id[16];		/* ASCII, NUL padded */
+};
+
+enum ordma_port_state {
+	ORDMA_PORT_DOWN			= 1,
+	ORDMA_PORT_ACTIVE		= 4,
+};
+
+enum ordma_port_phys_state {
+	ORDMA_PORT_PHYS_POLLING		= 2,	/* admin up, no link */
+	ORDMA_PORT_PHYS_DISABLED	= 3,	/* admin down */
+	ORDMA_PORT_PHYS_LINK_UP		= 5,
+};
+
+struct ordma_port_attr {
+	__u8	mac[6];
+	__u8	state;			/* enum ordma_port_state */
+	__u8	phys_state;		/* enum ordma_port_phys_state */
+	__le32	mtu;			/* Ethernet MTU */
+	__le32	max_mtu;		/* largest Ethernet MTU */
+	__le32	active_ib_mtu;		/* largest RoCE path MTU for mtu, bytes */
+	__le32	max_ib_mtu;		/* bytes */
+	__le32	speed_mbps;
+	__u8	admin_up;
+	__u8	link_up;
+	__u8	rx_mode;
+	__u8	reserved_31;
+	__le32	gid_table_len;
+	__le32	reserved_36;
+};
+
+struct ordma_port_stats {
+	__le64	tx_frames;
+	__le64	tx_bytes;
+	__le64	rx_frames;
+	__le64	rx_bytes;
+	__le64	tx_drop_link_down;
+	__le64	tx_bad_desc;
+	__le64	rx_drop_no_buf;
+	__le64	rx_drop_filter;
+	__le64	rx_drop_too_long;
+	__le64	rx_drop_link_down;
+	__le64	roce_rx_frames;
+	__le64	roce_rx_drop;
+	__le64	roce_tx_frames;
+};
+
+/* ------------------------------------------------------------------ */
+/* Event queues                                                        */
+/* ------------------------------------------------------------------ */
+
+#define ORDMA_EQE_SIZE			16
+#define ORDMA_EQE_TYPE			GENMASK(7, 0)
+#define ORDMA_EQE_PHASE			BIT(31)
+
+enum ordma_eqe_type {
+	ORDMA_EQE_COMP			= 0x01,	/* data[0] = cqn */
+	ORDMA_EQE_ETH			= 0x02,	/* data[0] = ring id */
+	ORDMA_EQE_PORT_CHANGE		= 0x10,	/* data[0] = port, [1] = state */
+	ORDMA_EQE_DB_ERROR		= 0x11,	/* data[0] = page, [1] = offset,
+						 * [2] = QN
+						 */
+	/* planned (v1.1) */
+	ORDMA_EQE_QP_FATAL		= 0x20,
+	ORDMA_EQE_QP_REQ_ERR		= 0x21,
+	ORDMA_EQE_QP_ACCESS_ERR		= 0x22,
+	ORDMA_EQE_QP_COMM_EST		= 0x23,
+	ORDMA_EQE_QP_SQ_DRAINED		= 0x24,
+	ORDMA_EQE_QP_LAST_WQE		= 0x25,
+	ORDMA_EQE_CQ_ERR		= 0x26,
+	ORDMA_EQE_SRQ_LIMIT		= 0x27,
+};
+
+struct ordma_eqe {
+	__le32	data[3];
+	__le32	type;			/* ORDMA_EQE_TYPE | ORDMA_EQE_PHASE */
+};
+
+/* ------------------------------------------------------------------ */
+/* Ethernet rings                                                      */
+/* ------------------------------------------------------------------ */
+
+#define ORDMA_ETH_DESC_SIZE		16
+#define ORDMA_ETH_DESC_LEN		GENMASK(15, 0)
+#define ORDMA_ETH_DESC_ERR		BIT(30)
+#define ORDMA_ETH_DESC_DONE		BIT(31)
+
+/* Minimum frame the device transmits (no FCS); shorter frames are padded */
+#define ORDMA_ETH_MIN_FRAME		60
+/* Ethernet header plus one VLAN tag on top of the MTU */
+#define ORDMA_ETH_OVERHEAD		18
+#define ORDMA_ETH_MAX_MTU		9000
+#define ORDMA_ETH_DEFAULT_MTU		1500
+
+struct ordma_eth_desc {
+	__le64	addr;			/* DMA address of the frame buffer */
+	__le32	len_flags;		/* LEN: TX frame / RX buffer length;
+					 * device writes back LEN (RX) | DONE
+					 */
+	__le32	reserved_12;
+};
+
+/* ------------------------------------------------------------------ */
+/* Planned verbs layouts (v1.1).  Not yet implemented by the firmware;  */
+/* documented so that driver and provider work can start from them.    */
+/* ------------------------------------------------------------------ */
+
+enum ordma_qp_state {
+	ORDMA_QPS_RESET			= 0,
+	ORDMA_QPS_INIT			= 1,
+	ORDMA_QPS_RTR			= 2,
+	ORDMA_QPS_RTS			= 3,
+	ORDMA_QPS_SQD			= 4,
+	ORDMA_QPS_SQE			= 5,
+	ORDMA_QPS_ERR			= 6,
+};
+
+/* MTT: a table of little-endian 64-bit page DMA addresses.  Level 0 means
+ * the MR's mtt_addr is the only page; level 1 means mtt_addr points to a
+ * 4 KiB page of 512 page addresses; level 2 adds one more indirection.
+ */
+#define ORDMA_MTT_ENTRIES_PER_PAGE	512
+#define ORDMA_MTT_MAX_LEVELS		2
+
+#define ORDMA_SEND_WQE_SIZE		64
+#define ORDMA_WQE_OPCODE		GENMASK(7, 0)
+#define ORDMA_WQE_NUM_SGE		GENMASK(11, 8)
+#define ORDMA_WQE_SIGNALED		BIT(16)
+#define ORDMA_WQE_SOLICITED		BIT(17)
+#define ORDMA_WQE_FENCE			BIT(18)
+#define ORDMA_WQE_INLINE		BIT(19)
+
+struct ordma_sge {
+	__le64	addr;
+	__le32	length;
+	__le32	lkey;
+};
+
+#define ORDMA_CQE_SIZE			32
+#define ORDMA_CQE_PHASE			BIT(31)
+
+struct ordma_cqe {
+	__le32	qpn;
+	__le32	wqe_idx;
+	__le32	byte_len;
+	__le32	imm_inv;		/* immediate data or invalidated rkey */
+	__le32	src_qp;			/* UD */
+	__le16	flags;			/* with-imm, with-inv, GRH present */
+	__u8	opcode;
+	__u8	status;
+	__le32	reserved_20;
+	__le32	owner;			/* ORDMA_CQE_PHASE; written last */
+};
+
+#endif /* _LINUX_ORDMA_HW_H */
