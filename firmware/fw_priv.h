@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * ORDMA firmware internal state, shared by the firmware's own files only.
+ * Everything a device owns lives in struct ordma_fw so that any number of
+ * devices can run in one process.
+ */
+#ifndef ORDMA_FW_PRIV_H
+#define ORDMA_FW_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fw_compat.h"
+#include "ordma_fw.h"
+
+#define FW_VERSION_MAJOR		1
+#define FW_VERSION_MINOR		0
+#define FW_VERSION_SUB_MINOR		0
+#define FW_BUILD_NUMBER			1
+
+#define FW_HW_VERSION \
+	(FIELD_PREP(ORDMA_VERSION_MAJOR, ORDMA_HW_VERSION_MAJOR) | \
+	 FIELD_PREP(ORDMA_VERSION_MINOR, ORDMA_HW_VERSION_MINOR))
+
+#define FW_READY_TIMEOUT_MS		1000
+#define FW_CMD_TIMEOUT_MS		5000
+#define FW_HEARTBEAT_PERIOD_NS		100000000ULL	/* 100 ms */
+#define FW_DB_ERROR_EVENT_GAP_NS	10000000ULL	/* 10 ms */
+
+#define FW_PORT_NUM			1
+#define FW_MAX_EQ			32
+#define FW_MAX_ETH_RINGS		8
+#define FW_GID_TABLE_LEN		16
+#define FW_MAX_PD			1024
+#define FW_MIN_ETH_MTU			68
+#define FW_ETH_HDR_LEN			14
+#define FW_RX_MIN_BUF			64
+#define FW_ROCE_UDP_PORT		4791
+#define FW_MAX_FRAME	(ORDMA_ETH_MAX_MTU + ORDMA_ETH_OVERHEAD)
+
+#define FW_LOG_MSG_MAX			192
+
+/* Byte offset / size of a command field inside the 64-byte AQ entry */
+#define FW_CMD_OFF(member)	offsetof(struct ordma_aq_cmd, member)
+#define FW_CMD_SIZE(member)	sizeof(((struct ordma_aq_cmd *)0)->member)
+
+#ifdef __GNUC__
+#define FW_PRINTF(fmt, args)	__attribute__((format(printf, fmt, args)))
+#else
+#define FW_PRINTF(fmt, args)
+#endif
+
+struct fw_eq {
+	bool valid;
+	bool armed;		/* one-shot: next EQE raises the vector */
+	uint8_t type;		/* enum ordma_eq_type */
+	uint8_t log_size;
+	uint16_t vector;
+	uint64_t ring_addr;
+	uint32_t pi;		/* device producer, free running */
+	uint32_t ci;		/* driver consumer as last reported */
+};
+
+struct fw_eth_ring {
+	bool valid;
+	bool armed;		/* one-shot: next completion posts an EQE */
+	uint8_t type;		/* enum ordma_eth_ring_type */
+	uint8_t log_size;
+	uint32_t eqn;
+	uint64_t ring_addr;
+	uint32_t pi;		/* driver producer, free running */
+	uint32_t ci;		/* device consumer: next descriptor to use */
+};
+
+struct fw_gid {
+	bool valid;
+	uint8_t gid[16];
+	uint8_t mac[6];
+	uint16_t vlan_id;
+};
+
+struct fw_pd {
+	bool valid;
+	uint32_t owner;		/* uctx */
+};
+
+/* Port counters in host order; QUERY_STATS converts them. */
+struct fw_port_stats {
+	uint64_t tx_frames;
+	uint64_t tx_bytes;
+	uint64_t rx_frames;
+	uint64_t rx_bytes;
+	uint64_t tx_drop_link_down;
+	uint64_t tx_bad_desc;
+	uint64_t rx_drop_no_buf;
+	uint64_t rx_drop_filter;
+	uint64_t rx_drop_too_long;
+	uint64_t rx_drop_link_down;
+	uint64_t roce_rx_frames;
+	uint64_t roce_rx_drop;
+	uint64_t roce_tx_frames;
+};
+
+struct fw_port {
+	uint8_t mac[6];
+	uint32_t mtu;
+	bool admin_up;
+	bool link_up;
+	uint8_t rx_mode;
+};
+
+/* BAR0 registers as the driver last wrote them */
+struct fw_regs {
+	uint32_t ctrl;
+	uint32_t status;
+	uint32_t fatal_code;
+	uint32_t heartbeat;
+	uint32_t aq_base_lo;
+	uint32_t aq_base_hi;
+	uint32_t acq_base_lo;
+	uint32_t acq_base_hi;
+	uint32_t aq_cfg;
+	uint32_t scratch;
+};
+
+/* Admin queue configuration latched at ENABLE */
+struct fw_aq {
+	uint64_t cmd_base;
+	uint64_t comp_base;
+	unsigned int log_depth;
+	/* Commands consumed, free running; also the ACQ producer since
+	 * every command produces exactly one completion.
+	 */
+	uint16_t ci;
+};
+
+struct fw_health {
+	uint32_t cmd_errors;
+	uint32_t db_errors;
+	uint32_t eq_overruns;
+};
+
+struct ordma_fw {
+	struct ordma_hal_ops hal;
+	void *hal_ctx;
+	struct ordma_fw_config cfg;
+
+	struct fw_regs regs;
+	struct fw_aq aq;
+	uint64_t next_heartbeat_ns;
+
+	struct fw_port port;
+	struct fw_port_stats stats;
+	struct fw_health health;
+	bool db_error_event_sent;
+	uint64_t last_db_error_event_ns;
+
+	struct fw_eq eqs[FW_MAX_EQ];
+	struct fw_eth_ring eth_rings[FW_MAX_ETH_RINGS];
+	struct fw_gid gids[FW_GID_TABLE_LEN];
+	struct fw_pd pds[FW_MAX_PD + 1];	/* pdn 0 is never used */
+	bool *uctx_allocated;			/* num_db_pages entries */
+
+	uint8_t frame_buf[FW_MAX_FRAME];	/* TX staging */
+};
+
+/* One admin command being executed */
+struct fw_cmd {
+	const struct ordma_aq_cmd *in;
+	struct ordma_aq_comp *out;
+	const char *error;	/* why it failed, for the log */
+};
+
+/* fw_core.c */
+void fw_log(struct ordma_fw *fw, enum ordma_fw_log_level level,
+	    const char *fmt, ...) FW_PRINTF(3, 4);
+int fw_dma_read(struct ordma_fw *fw, uint64_t addr, void *buf, size_t len);
+int fw_dma_write(struct ordma_fw *fw, uint64_t addr, const void *buf,
+		 size_t len);
+void fw_raise_vector(struct ordma_fw *fw, unsigned int vector);
+uint64_t fw_now(struct ordma_fw *fw);
+bool fw_ready(const struct ordma_fw *fw);
+void fw_fatal(struct ordma_fw *fw, enum ordma_fatal_code code,
+	      const char *why);
+void fw_heartbeat_catch_up(struct ordma_fw *fw);
+bool fw_range_wraps(uint64_t addr, uint64_t len);
+/* Health counters saturate instead of wrapping back to "healthy". */
+static inline uint32_t fw_count_inc(uint32_t counter)
+{
+	return counter == UINT32_MAX ? counter : counter + 1;
+}
+
+static inline bool fw_bytes_zero(const uint8_t *p, size_t len)
+{
+	while (len--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* fw_admin.c */
+void fw_admin_reset(struct ordma_fw *fw);
+void fw_admin_doorbell(struct ordma_fw *fw, uint32_t val);
+uint8_t fw_cmd_fail(struct fw_cmd *c, uint8_t status, const char *why);
+uint8_t fw_cmd_bad_param(struct fw_cmd *c, size_t offset, const char *why);
+uint8_t fw_cmd_write_query_buf(struct ordma_fw *fw, struct fw_cmd *c,
+			       uint32_t expected_port, const void *data,
+			       size_t size);
+
+/* fw_eq.c */
+void fw_eq_reset(struct ordma_fw *fw);
+bool fw_eq_post(struct ordma_fw *fw, uint32_t eqn, uint8_t type,
+		uint32_t d0, uint32_t d1, uint32_t d2);
+void fw_async_event(struct ordma_fw *fw, uint8_t type,
+		    uint32_t d0, uint32_t d1, uint32_t d2);
+void fw_db_error(struct ordma_fw *fw, uint32_t page, uint32_t reg,
+		 uint32_t qn, const char *why);
+const char *fw_eq_doorbell(struct ordma_fw *fw, uint32_t eqn, uint32_t ci,
+			   bool arm);
+uint8_t fw_cmd_create_eq(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_destroy_eq(struct ordma_fw *fw, struct fw_cmd *c);
+
+/* fw_eth.c */
+void fw_eth_reset(struct ordma_fw *fw);
+const char *fw_eth_pi_doorbell(struct ordma_fw *fw, uint32_t ring_id,
+			       uint32_t pi);
+const char *fw_eth_arm_doorbell(struct ordma_fw *fw, uint32_t ring_id,
+				uint32_t ci, bool arm);
+bool fw_eq_used_by_eth_ring(const struct ordma_fw *fw, uint32_t eqn);
+uint8_t fw_cmd_query_port(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_set_port(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_query_stats(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_create_eth_ring(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_destroy_eth_ring(struct ordma_fw *fw, struct fw_cmd *c);
+
+/* fw_resources.c */
+void fw_resources_reset(struct ordma_fw *fw);
+bool fw_gid_matches_ip(const struct ordma_fw *fw, const uint8_t ip[16]);
+uint8_t fw_cmd_add_gid(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_del_gid(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_alloc_uctx(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_dealloc_uctx(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_alloc_pd(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_dealloc_pd(struct ordma_fw *fw, struct fw_cmd *c);
+
+#endif /* ORDMA_FW_PRIV_H */

@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Minimal test driver for the firmware unit tests.
+ */
+#include <string.h>
+
+#include "drv.h"
+
+const uint8_t drv_bcast_mac[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+void drv_default_config(struct ordma_fw_config *cfg)
+{
+	static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+
+	memset(cfg, 0, sizeof(*cfg));
+	memcpy(cfg->mac, mac, sizeof(mac));
+	memcpy(cfg->serial, "ORD123456", 9);
+	cfg->num_vectors = 8;
+	cfg->num_db_pages = 256;
+	cfg->speed_mbps = 25000;
+}
+
+bool drv_create(struct drv *d, const struct ordma_fw_config *cfg)
+{
+	memset(d, 0, sizeof(*d));
+	if (!fake_hal_init(&d->hal))
+		return false;
+	d->cfg = *cfg;
+	d->hal.num_vectors = cfg->num_vectors;
+	d->fw = ordma_fw_create(&fake_hal_ops, &d->hal, cfg);
+	d->hal.fw = d->fw;
+	d->next_token = 0x100;
+	if (!d->fw) {
+		fake_hal_fini(&d->hal);
+		return false;
+	}
+	return true;
+}
+
+bool drv_enable(struct drv *d, unsigned int log_depth)
+{
+	d->log_depth = log_depth;
+	d->aq_pi = 0;
+	memset(drv_mem(d, DRV_ACQ_ADDR, 0x8000), 0, 0x8000);
+	drv_wr(d, ORDMA_REG_AQ_BASE_LO, (uint32_t)DRV_AQ_ADDR);
+	drv_wr(d, ORDMA_REG_AQ_BASE_HI, (uint32_t)(DRV_AQ_ADDR >> 32));
+	drv_wr(d, ORDMA_REG_ACQ_BASE_LO, (uint32_t)DRV_ACQ_ADDR);
+	drv_wr(d, ORDMA_REG_ACQ_BASE_HI, (uint32_t)(DRV_ACQ_ADDR >> 32));
+	drv_wr(d, ORDMA_REG_AQ_CFG, FIELD_PREP(ORDMA_AQ_CFG_LOG_DEPTH, log_depth));
+	drv_wr(d, ORDMA_REG_CTRL, ORDMA_CTRL_ENABLE);
+	return drv_rd(d, ORDMA_REG_STATUS) == ORDMA_STATUS_READY;
+}
+
+bool drv_open_cfg(struct drv *d, const struct ordma_fw_config *cfg,
+		  unsigned int log_depth)
+{
+	if (!drv_create(d, cfg))
+		return false;
+	if (!drv_enable(d, log_depth)) {
+		drv_close(d);
+		return false;
+	}
+	return true;
+}
+
+bool drv_open(struct drv *d, unsigned int log_depth)
+{
+	struct ordma_fw_config cfg;
+
+	drv_default_config(&cfg);
+	return drv_open_cfg(d, &cfg, log_depth);
+}
+
+void drv_close(struct drv *d)
+{
+	ordma_fw_destroy(d->fw);
+	d->fw = NULL;
+	fake_hal_fini(&d->hal);
+}
+
+uint32_t drv_rd(struct drv *d, uint32_t off)
+{
+	return (uint32_t)ordma_fw_reg_read(d->fw, off, 4);
+}
+
+void drv_wr(struct drv *d, uint32_t off, uint32_t val)
+{
+	ordma_fw_reg_write(d->fw, off, val, 4);
+}
+
+void *drv_mem(struct drv *d, uint64_t addr, size_t len)
+{
+	return fake_mem(&d->hal, addr, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Admin queue                                                         */
+/* ------------------------------------------------------------------ */
+
+void drv_cmd_init(struct ordma_aq_cmd *cmd, uint8_t opcode)
+{
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->hdr.opcode = opcode;
+}
+
+void drv_queue(struct drv *d, struct ordma_aq_cmd *cmd)
+{
+	uint32_t slot = d->aq_pi & ((1u << d->log_depth) - 1);
+
+	cmd->hdr.token = cpu_to_le16(d->next_token++);
+	memcpy(drv_mem(d, DRV_AQ_ADDR + slot * ORDMA_AQ_CMD_SIZE,
+		       ORDMA_AQ_CMD_SIZE), cmd, sizeof(*cmd));
+	d->aq_pi++;
+}
+
+void drv_ring_aq(struct drv *d)
+{
+	drv_wr(d, ORDMA_REG_AQ_DB, d->aq_pi);
+}
+
+bool drv_comp(struct drv *d, unsigned int back, struct ordma_aq_comp *comp)
+{
+	uint16_t index = (uint16_t)(d->aq_pi - 1 - back);
+	uint32_t slot = index & ((1u << d->log_depth) - 1);
+	bool phase = !((index >> d->log_depth) & 1);
+	uint32_t flags;
+
+	memcpy(comp, drv_mem(d, DRV_ACQ_ADDR + slot * ORDMA_AQ_COMP_SIZE,
+			     ORDMA_AQ_COMP_SIZE), sizeof(*comp));
+	flags = le32_to_cpu(comp->flags);
+	return !!(flags & ORDMA_COMP_PHASE) == phase;
+}
+
+uint8_t drv_exec(struct drv *d, struct ordma_aq_cmd *cmd)
+{
+	struct ordma_aq_comp comp;
+
+	drv_queue(d, cmd);
+	drv_ring_aq(d);
+	if (!drv_comp(d, 0, &comp) || comp.token != cmd->hdr.token) {
+		memset(&d->last_comp, 0, sizeof(d->last_comp));
+		return DRV_STATUS_NO_COMPLETION;
+	}
+	d->last_comp = comp;
+	return comp.status;
+}
+
+uint32_t drv_syndrome(const struct drv *d)
+{
+	return le32_to_cpu(d->last_comp.syndrome);
+}
+
+uint8_t drv_simple(struct drv *d, uint8_t opcode)
+{
+	struct ordma_aq_cmd cmd;
+
+	drv_cmd_init(&cmd, opcode);
+	return drv_exec(d, &cmd);
+}
+
+uint8_t drv_health(struct drv *d, struct ordma_comp_health *health)
+{
+	uint8_t status = drv_simple(d, ORDMA_CMD_HEALTH);
+
+	*health = d->last_comp.health;
+	return status;
+}
+
+uint8_t drv_query(struct drv *d, uint8_t opcode, uint32_t port, void *out,
+		  size_t len)
+{
+	struct ordma_aq_cmd cmd;
+	uint8_t status;
+
+	drv_cmd_init(&cmd, opcode);
+	cmd.query.buf_addr = cpu_to_le64(DRV_BUF_ADDR);
+	cmd.query.buf_len = cpu_to_le32((uint32_t)len);
+	cmd.query.port = cpu_to_le32(port);
+	memset(drv_mem(d, DRV_BUF_ADDR, ORDMA_AQ_MAX_BUF), 0xa5,
+	       ORDMA_AQ_MAX_BUF);
+	status = drv_exec(d, &cmd);
+	if (out)
+		memcpy(out, drv_mem(d, DRV_BUF_ADDR, len), len);
+	return status;
+}
+
+uint8_t drv_set_port(struct drv *d, uint32_t mask, uint32_t mtu,
+		     const uint8_t *mac, uint8_t admin_up, uint8_t rx_mode)
+{
+	struct ordma_aq_cmd cmd;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_SET_PORT);
+	cmd.set_port.port = cpu_to_le32(1);
+	cmd.set_port.field_mask = cpu_to_le32(mask);
+	cmd.set_port.mtu = cpu_to_le32(mtu);
+	if (mac)
+		memcpy(cmd.set_port.mac, mac, 6);
+	cmd.set_port.admin_up = admin_up;
+	cmd.set_port.rx_mode = rx_mode;
+	return drv_exec(d, &cmd);
+}
+
+uint8_t drv_port_up(struct drv *d)
+{
+	return drv_set_port(d, ORDMA_SET_PORT_ADMIN, 0, NULL, 1, 0);
+}
+
+uint8_t drv_handle_cmd(struct drv *d, uint8_t opcode, uint32_t handle,
+		       uint32_t uctx)
+{
+	struct ordma_aq_cmd cmd;
+
+	drv_cmd_init(&cmd, opcode);
+	cmd.handle.handle = cpu_to_le32(handle);
+	cmd.handle.uctx = cpu_to_le32(uctx);
+	return drv_exec(d, &cmd);
+}
+
+uint8_t drv_create_eq_raw(struct drv *d, uint64_t addr, uint8_t log_size,
+			  uint8_t type, uint16_t vector, uint32_t *eqn)
+{
+	struct ordma_aq_cmd cmd;
+	uint8_t status;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_CREATE_EQ);
+	cmd.create_eq.ring_addr = cpu_to_le64(addr);
+	cmd.create_eq.log_size = log_size;
+	cmd.create_eq.type = type;
+	cmd.create_eq.vector = cpu_to_le16(vector);
+	status = drv_exec(d, &cmd);
+	if (eqn)
+		*eqn = le32_to_cpu(d->last_comp.handle.handle);
+	return status;
+}
+
+uint8_t drv_create_ring_raw(struct drv *d, uint64_t addr, uint8_t log_size,
+			    uint8_t type, uint32_t eqn, uint32_t *id)
+{
+	struct ordma_aq_cmd cmd;
+	uint8_t status;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_CREATE_ETH_RING);
+	cmd.eth_ring.ring_addr = cpu_to_le64(addr);
+	cmd.eth_ring.log_size = log_size;
+	cmd.eth_ring.type = type;
+	cmd.eth_ring.eqn = cpu_to_le32(eqn);
+	status = drv_exec(d, &cmd);
+	if (id)
+		*id = le32_to_cpu(d->last_comp.handle.handle);
+	return status;
+}
+
+uint8_t drv_add_gid(struct drv *d, uint32_t index, const uint8_t gid[16],
+		    const uint8_t mac[6], uint16_t vlan_id)
+{
+	struct ordma_aq_cmd cmd;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_ADD_GID);
+	cmd.add_gid.index = cpu_to_le32(index);
+	cmd.add_gid.type = ORDMA_GID_TYPE_ROCE_V2;
+	cmd.add_gid.vlan_id = cpu_to_le16(vlan_id);
+	memcpy(cmd.add_gid.gid, gid, 16);
+	memcpy(cmd.add_gid.mac, mac, 6);
+	return drv_exec(d, &cmd);
+}
+
+uint8_t drv_alloc_uctx(struct drv *d, uint32_t *uctx)
+{
+	uint8_t status = drv_simple(d, ORDMA_CMD_ALLOC_UCTX);
+
+	*uctx = le32_to_cpu(d->last_comp.handle.handle);
+	return status;
+}
+
+uint8_t drv_alloc_pd(struct drv *d, uint32_t uctx, uint32_t *pdn)
+{
+	struct ordma_aq_cmd cmd;
+	uint8_t status;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_ALLOC_PD);
+	cmd.alloc_pd.uctx = cpu_to_le32(uctx);
+	status = drv_exec(d, &cmd);
+	*pdn = le32_to_cpu(d->last_comp.handle.handle);
+	return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* Doorbells and EQs                                                   */
+/* ------------------------------------------------------------------ */
+
+void drv_db(struct drv *d, uint32_t page, uint32_t reg, uint32_t qn,
+	    uint32_t idx, uint64_t flags)
+{
+	uint64_t val = FIELD_PREP(ORDMA_DB_QN, (uint64_t)qn) |
+		       FIELD_PREP(ORDMA_DB_IDX, (uint64_t)idx) | flags;
+
+	ordma_fw_db_write(d->fw, (uint64_t)page << ORDMA_DB_PAGE_SHIFT | reg,
+			  val, 8);
+}
+
+uint32_t drv_db_errors(struct drv *d)
+{
+	struct ordma_comp_health h;
+
+	if (drv_health(d, &h) != ORDMA_CMD_STATUS_OK)
+		return UINT32_MAX;
+	return le32_to_cpu(h.db_errors);
+}
+
+bool drv_eq_open(struct drv *d, struct drv_eq *eq, uint8_t type,
+		 unsigned int vector, unsigned int log_size)
+{
+	memset(eq, 0, sizeof(*eq));
+	eq->addr = DRV_EQ_ADDR(d->eq_areas++ % 32);
+	eq->log_size = log_size;
+	eq->vector = vector;
+	memset(drv_mem(d, eq->addr, 0x10000), 0, 0x10000);
+	return drv_create_eq_raw(d, eq->addr, (uint8_t)log_size, type,
+				 (uint16_t)vector, &eq->eqn) ==
+	       ORDMA_CMD_STATUS_OK;
+}
+
+bool drv_eq_next(struct drv *d, struct drv_eq *eq, struct ordma_eqe *eqe)
+{
+	uint32_t slot = eq->ci & ((1u << eq->log_size) - 1);
+	bool phase = !((eq->ci >> eq->log_size) & 1);
+
+	memcpy(eqe, drv_mem(d, eq->addr + slot * ORDMA_EQE_SIZE, ORDMA_EQE_SIZE),
+	       sizeof(*eqe));
+	if (!!(le32_to_cpu(eqe->type) & ORDMA_EQE_PHASE) != phase)
+		return false;
+	eq->ci++;
+	return true;
+}
+
+void drv_eq_update(struct drv *d, struct drv_eq *eq, bool arm)
+{
+	drv_db(d, 0, ORDMA_DB_EQ, eq->eqn, eq->ci, arm ? ORDMA_DB_ARM : 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Ethernet rings                                                      */
+/* ------------------------------------------------------------------ */
+
+bool drv_ring_open(struct drv *d, struct drv_ring *r, uint8_t type,
+		   unsigned int log_size, uint32_t eqn)
+{
+	memset(r, 0, sizeof(*r));
+	r->area = d->ring_areas++ % 8;
+	r->type = type;
+	r->addr = DRV_RING_ADDR(r->area);
+	r->log_size = log_size;
+	memset(drv_mem(d, r->addr, 0x10000), 0, 0x10000);
+	return drv_create_ring_raw(d, r->addr, (uint8_t)log_size, type, eqn,
+				   &r->id) == ORDMA_CMD_STATUS_OK;
+}
+
+struct ordma_eth_desc *drv_desc(struct drv *d, struct drv_ring *r,
+				uint32_t index)
+{
+	uint32_t slot = index & ((1u << r->log_size) - 1);
+
+	return drv_mem(d, r->addr + slot * ORDMA_ETH_DESC_SIZE,
+		       ORDMA_ETH_DESC_SIZE);
+}
+
+uint32_t drv_desc_flags(struct drv *d, struct drv_ring *r, uint32_t index)
+{
+	return le32_to_cpu(drv_desc(d, r, index)->len_flags);
+}
+
+void drv_tx(struct drv *d, struct drv_ring *r, const void *frame,
+	    uint32_t len)
+{
+	struct ordma_eth_desc *desc = drv_desc(d, r, r->pi);
+	uint64_t buf = DRV_FRAME_ADDR(r->area, r->pi);
+
+	if (len <= DRV_FRAME_SLOT_SIZE)
+		memcpy(drv_mem(d, buf, len), frame, len);
+	desc->addr = cpu_to_le64(buf);
+	desc->len_flags = cpu_to_le32(len & ORDMA_ETH_DESC_LEN);
+	desc->reserved_12 = 0;
+	r->pi++;
+	drv_db(d, 0, ORDMA_DB_ETH_PI, r->id, r->pi, 0);
+}
+
+void drv_rx_post(struct drv *d, struct drv_ring *r, unsigned int n,
+		 uint32_t buf_len)
+{
+	while (n--) {
+		struct ordma_eth_desc *desc = drv_desc(d, r, r->pi);
+
+		desc->addr = cpu_to_le64(DRV_FRAME_ADDR(r->area, r->pi));
+		desc->len_flags = cpu_to_le32(buf_len);
+		desc->reserved_12 = 0;
+		r->pi++;
+	}
+	drv_db(d, 0, ORDMA_DB_ETH_PI, r->id, r->pi, 0);
+}
+
+void drv_ring_arm(struct drv *d, struct drv_ring *r)
+{
+	drv_db(d, 0, ORDMA_DB_ETH_ARM, r->id, r->ci, ORDMA_DB_ARM);
+}
+
+bool drv_stats(struct drv *d, struct ordma_port_stats *s)
+{
+	struct ordma_port_stats raw;
+	uint64_t *in = (uint64_t *)&raw, *out = (uint64_t *)s;
+	size_t i;
+
+	if (drv_query(d, ORDMA_CMD_QUERY_STATS, 1, &raw, sizeof(raw)) !=
+	    ORDMA_CMD_STATUS_OK)
+		return false;
+	for (i = 0; i < sizeof(raw) / 8; i++)
+		out[i] = le64_to_cpu(in[i]);
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Frames                                                              */
+/* ------------------------------------------------------------------ */
+
+static const uint8_t drv_peer_mac[6] = { 0x52, 0x54, 0x00, 0xaa, 0xbb, 0xcc };
+
+size_t drv_build_frame(uint8_t *buf, const uint8_t dst[6],
+		       const uint8_t src[6], uint16_t ethertype,
+		       size_t payload_len)
+{
+	size_t i;
+
+	memcpy(buf, dst, 6);
+	memcpy(buf + 6, src, 6);
+	buf[12] = (uint8_t)(ethertype >> 8);
+	buf[13] = (uint8_t)ethertype;
+	for (i = 0; i < payload_len; i++)
+		buf[14 + i] = (uint8_t)(i * 7 + 1);
+	return 14 + payload_len;
+}
+
+static size_t drv_put_udp(uint8_t *p, uint16_t dport)
+{
+	p[0] = 0x12;
+	p[1] = 0x34;		/* source port */
+	p[2] = (uint8_t)(dport >> 8);
+	p[3] = (uint8_t)dport;
+	p[4] = 0;
+	p[5] = 8 + 32;		/* length: header + 32 byte payload */
+	p[6] = 0;
+	p[7] = 0;
+	memset(p + 8, 0x5a, 32);
+	return 8 + 32;
+}
+
+size_t drv_build_udp4(uint8_t *buf, const uint8_t dst_mac[6],
+		      const uint8_t dst_ip[4], uint16_t dport, bool vlan)
+{
+	size_t l3 = 14;
+	uint8_t *ip;
+
+	drv_build_frame(buf, dst_mac, drv_peer_mac, vlan ? 0x8100 : 0x0800, 0);
+	if (vlan) {
+		buf[14] = 0x00;
+		buf[15] = 0x05;	/* VID 5 */
+		buf[16] = 0x08;
+		buf[17] = 0x00;
+		l3 += 4;
+	}
+	ip = buf + l3;
+	memset(ip, 0, 20);
+	ip[0] = 0x45;
+	ip[3] = 20 + 8 + 32;
+	ip[6] = 0x40;		/* DF */
+	ip[8] = 64;
+	ip[9] = 17;
+	ip[12] = 10;
+	ip[15] = 9;		/* src 10.0.0.9 */
+	memcpy(ip + 16, dst_ip, 4);
+	return l3 + 20 + drv_put_udp(ip + 20, dport);
+}
+
+size_t drv_build_udp6(uint8_t *buf, const uint8_t dst_mac[6],
+		      const uint8_t dst_ip[16], uint16_t dport)
+{
+	uint8_t *ip = buf + 14;
+
+	drv_build_frame(buf, dst_mac, drv_peer_mac, 0x86dd, 0);
+	memset(ip, 0, 40);
+	ip[0] = 0x60;
+	ip[5] = 8 + 32;		/* payload length */
+	ip[6] = 17;
+	ip[7] = 64;
+	ip[8] = 0xfe;
+	ip[9] = 0x80;
+	ip[23] = 9;		/* src fe80::9 */
+	memcpy(ip + 24, dst_ip, 16);
+	return 14 + 40 + drv_put_udp(ip + 40, dport);
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * A minimal test driver on top of the fake HAL: programs the admin queue,
+ * submits commands and checks completions, owns EQ and Ethernet rings in
+ * fake host memory.  Tests use it so that each one reads as a scenario.
+ */
+#ifndef ORDMA_TESTS_DRV_H
+#define ORDMA_TESTS_DRV_H
+
+#include "../fw_compat.h"
+#include "fake_hal.h"
+
+/* Fake host memory map */
+#define DRV_AQ_ADDR		0x100000ULL	/* 64 KiB: up to 1024 x 64 B */
+#define DRV_ACQ_ADDR		0x110000ULL	/* 32 KiB */
+#define DRV_BUF_ADDR		0x120000ULL	/* query buffers */
+#define DRV_SCRATCH_ADDR	0x130000ULL	/* 64 KiB of anything */
+#define DRV_EQ_ADDR(n)		(0x200000ULL + (uint64_t)(n) * 0x10000)
+#define DRV_RING_ADDR(n)	(0x400000ULL + (uint64_t)(n) * 0x10000)
+#define DRV_FRAME_SLOTS		64
+#define DRV_FRAME_SLOT_SIZE	0x4000
+#define DRV_FRAME_ADDR(ring, slot) \
+	(0x800000ULL + ((uint64_t)(ring) * DRV_FRAME_SLOTS + \
+			((slot) % DRV_FRAME_SLOTS)) * DRV_FRAME_SLOT_SIZE)
+/* bus addresses outside fake memory */
+#define DRV_BAD_ADDR		0x40000000ULL
+
+#define DRV_STATUS_NO_COMPLETION	0xff
+
+struct drv {
+	struct fake_hal hal;
+	struct ordma_fw *fw;
+	struct ordma_fw_config cfg;
+	unsigned int log_depth;
+	uint16_t aq_pi;		/* free running, like the device's */
+	uint16_t next_token;
+	struct ordma_aq_comp last_comp;
+	unsigned int eq_areas;		/* EQ ring areas handed out */
+	unsigned int ring_areas;	/* Ethernet ring areas handed out */
+};
+
+struct drv_eq {
+	uint32_t eqn;
+	uint64_t addr;
+	unsigned int log_size;
+	uint32_t ci;
+	unsigned int vector;
+};
+
+struct drv_ring {
+	uint32_t id;
+	unsigned int area;	/* which DRV_RING_ADDR/DRV_FRAME_ADDR block */
+	uint8_t type;
+	uint64_t addr;
+	unsigned int log_size;
+	uint32_t pi;		/* next descriptor the driver fills */
+	uint32_t ci;		/* next descriptor the driver examines */
+};
+
+void drv_default_config(struct ordma_fw_config *cfg);
+/* Create firmware + fake HAL and run the enable handshake. */
+bool drv_open(struct drv *d, unsigned int log_depth);
+bool drv_open_cfg(struct drv *d, const struct ordma_fw_config *cfg,
+		  unsigned int log_depth);
+/* Only create firmware and HAL: registers at reset values. */
+bool drv_create(struct drv *d, const struct ordma_fw_config *cfg);
+/* Program the AQ registers and set ENABLE; true if READY. */
+bool drv_enable(struct drv *d, unsigned int log_depth);
+void drv_close(struct drv *d);
+
+uint32_t drv_rd(struct drv *d, uint32_t off);
+void drv_wr(struct drv *d, uint32_t off, uint32_t val);
+void *drv_mem(struct drv *d, uint64_t addr, size_t len);
+
+void drv_cmd_init(struct ordma_aq_cmd *cmd, uint8_t opcode);
+/* Submit one command and wait for its completion; returns its status or
+ * DRV_STATUS_NO_COMPLETION.  The completion is kept in d->last_comp.
+ */
+uint8_t drv_exec(struct drv *d, struct ordma_aq_cmd *cmd);
+/* Queue commands without ringing; drv_ring_aq rings for all of them. */
+void drv_queue(struct drv *d, struct ordma_aq_cmd *cmd);
+void drv_ring_aq(struct drv *d);
+/* Completion of the command n positions before the last submitted one */
+bool drv_comp(struct drv *d, unsigned int back, struct ordma_aq_comp *comp);
+uint32_t drv_syndrome(const struct drv *d);
+uint8_t drv_simple(struct drv *d, uint8_t opcode);
+
+uint8_t drv_health(struct drv *d, struct ordma_comp_health *health);
+uint8_t drv_query(struct drv *d, uint8_t opcode, uint32_t port, void *out,
+		  size_t len);
+uint8_t drv_set_port(struct drv *d, uint32_t mask, uint32_t mtu,
+		     const uint8_t *mac, uint8_t admin_up, uint8_t rx_mode);
+uint8_t drv_port_up(struct drv *d);
+uint8_t drv_handle_cmd(struct drv *d, uint8_t opcode, uint32_t handle,
+		       uint32_t uctx);
+uint8_t drv_create_eq_raw(struct drv *d, uint64_t addr, uint8_t log_size,
+			  uint8_t type, uint16_t vector, uint32_t *eqn);
+uint8_t drv_create_ring_raw(struct drv *d, uint64_t addr, uint8_t log_size,
+			    uint8_t type, uint32_t eqn, uint32_t *id);
+uint8_t drv_add_gid(struct drv *d, uint32_t index, const uint8_t gid[16],
+		    const uint8_t mac[6], uint16_t vlan_id);
+uint8_t drv_alloc_uctx(struct drv *d, uint32_t *uctx);
+uint8_t drv_alloc_pd(struct drv *d, uint32_t uctx, uint32_t *pdn);
+
+/* Doorbells */
+void drv_db(struct drv *d, uint32_t page, uint32_t reg, uint32_t qn,
+	    uint32_t idx, uint64_t flags);
+uint32_t drv_db_errors(struct drv *d);
+
+/* EQs: the ring is zeroed by the driver as the contract demands */
+bool drv_eq_open(struct drv *d, struct drv_eq *eq, uint8_t type,
+		 unsigned int vector, unsigned int log_size);
+/* Next EQE if the device has written one (phase matches). */
+bool drv_eq_next(struct drv *d, struct drv_eq *eq, struct ordma_eqe *eqe);
+void drv_eq_update(struct drv *d, struct drv_eq *eq, bool arm);
+
+/* Ethernet rings */
+bool drv_ring_open(struct drv *d, struct drv_ring *r, uint8_t type,
+		   unsigned int log_size, uint32_t eqn);
+struct ordma_eth_desc *drv_desc(struct drv *d, struct drv_ring *r,
+				uint32_t index);
+/* Fill the next TX descriptor with a copy of frame and ring ETH_PI */
+void drv_tx(struct drv *d, struct drv_ring *r, const void *frame,
+	    uint32_t len);
+/* Post n RX buffers of buf_len bytes and ring ETH_PI */
+void drv_rx_post(struct drv *d, struct drv_ring *r, unsigned int n,
+		 uint32_t buf_len);
+uint32_t drv_desc_flags(struct drv *d, struct drv_ring *r, uint32_t index);
+void drv_ring_arm(struct drv *d, struct drv_ring *r);
+
+/* Port counters via QUERY_STATS, in host order */
+bool drv_stats(struct drv *d, struct ordma_port_stats *s);
+
+/* Frames */
+extern const uint8_t drv_bcast_mac[6];
+size_t drv_build_frame(uint8_t *buf, const uint8_t dst[6],
+		       const uint8_t src[6], uint16_t ethertype,
+		       size_t payload_len);
+/* UDP datagram over IPv4 or IPv6 (optionally VLAN tagged) */
+size_t drv_build_udp4(uint8_t *buf, const uint8_t dst_mac[6],
+		      const uint8_t dst_ip[4], uint16_t dport, bool vlan);
+size_t drv_build_udp6(uint8_t *buf, const uint8_t dst_mac[6],
+		      const uint8_t dst_ip[16], uint16_t dport);
+
+#endif /* ORDMA_TESTS_DRV_H */
