@@ -1,0 +1,679 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ORDMA RoCEv2 RDMA NIC: the PCIe function around the device firmware.
+ *
+ * This file is only the silicon shim.  All device behaviour lives in the
+ * portable firmware (firmware/ordma_fw.h); the shim maps
+ *   BAR0 (registers)      -> ordma_fw_reg_read/ordma_fw_reg_write
+ *   BAR2 (doorbell pages) -> ordma_fw_db_write
+ *   BAR4                  -> MSI-X table and PBA
+ *   -netdev port          -> ordma_fw_rx_frame/can_receive/set_link
+ * and gives the firmware its HAL: bus-master DMA (through the IOMMU when
+ * there is one), MSI-X, frame transmit, a clock and one timer.
+ *
+ * Locking: every firmware entry point runs under the BQL.  MMIO to these
+ * BARs takes the BQL (the regions keep global locking), the net layer
+ * calls receive/can_receive/link_status_changed from the main loop or from
+ * a sender that holds the BQL, and the timer and bottom half sit on the
+ * main loop's default lists, which are dispatched with the BQL held.
+ *
+ * Re-entrancy: the firmware is not re-entrant, yet its own actions can
+ * loop back into this device on the same thread (a transmitted frame that
+ * the peer answers at once, DMA aimed at one of our BARs or at the PCIe
+ * configuration window).  Such nested calls are deferred (frames stay
+ * queued in the net layer, resets and link changes are applied when the
+ * outer call returns) or refused (MMIO), never run inside the firmware.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/cutils.h"
+#include "qemu/log.h"
+#include "qemu/module.h"
+#include "qemu/main-loop.h"
+#include "qemu/timer.h"
+#include "qapi/error.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/pcie.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "migration/vmstate.h"
+#include "net/eth.h"
+#include "net/net.h"
+#include "sysemu/dma.h"
+#include "hw/net/trace.h"
+
+#include <linux/ordma/ordma_hw.h>
+#include "ordma_fw.h"
+
+#define TYPE_ORDMA_PCI "ordma"
+OBJECT_DECLARE_SIMPLE_TYPE(OrdmaState, ORDMA_PCI)
+
+/* Configuration limits the firmware accepts (struct ordma_fw_config). */
+#define ORDMA_MIN_VECTORS       2
+#define ORDMA_MAX_VECTORS       64
+#define ORDMA_MIN_DB_PAGES      2
+#define ORDMA_MAX_DB_PAGES      65535
+
+#define ORDMA_PCIE_CAP_OFFSET   0x40
+#define ORDMA_DSN_OFFSET        0x100
+
+struct OrdmaState {
+    PCIDevice parent_obj;
+
+    MemoryRegion reg_bar;
+    MemoryRegion db_bar;
+
+    NICState *nic;
+    NICConf conf;
+    QEMUTimer *timer;
+    QEMUBH *rx_flush_bh;
+
+    struct ordma_fw *fw;
+    char *ident;            /* device name used in log messages */
+
+    /* Firmware re-entrancy guard and the work deferred while it is held */
+    bool in_fw;
+    bool rx_deferred;       /* a frame was refused because in_fw was set */
+    bool rx_refused;        /* the firmware said it cannot take frames */
+    bool reset_pending;
+    bool link_pending;
+
+    /* properties */
+    char *serial;
+    uint32_t vectors;
+    uint32_t db_pages;
+    uint32_t speed;
+};
+
+static NetClientState *ordma_nc(OrdmaState *s)
+{
+    return qemu_get_queue(s->nic);
+}
+
+static bool ordma_link_up(OrdmaState *s)
+{
+    return s->nic && !ordma_nc(s)->link_down;
+}
+
+/* ------------------------------------------------------------------ */
+/* Firmware entry guard                                                */
+/* ------------------------------------------------------------------ */
+
+static bool ordma_fw_enter(OrdmaState *s, const char *what)
+{
+    if (s->in_fw) {
+        trace_ordma_reentry_blocked(s->ident, what);
+        return false;
+    }
+    s->in_fw = true;
+    return true;
+}
+
+/*
+ * Leave the firmware, first running what was deferred while inside it:
+ * a reset requested from within the firmware (e.g. by its own DMA
+ * hitting the PCIe configuration window) or a link change happens here,
+ * once the firmware has unwound, and frames refused meanwhile are
+ * retried.
+ */
+static void ordma_fw_leave(OrdmaState *s)
+{
+    while (s->reset_pending || s->link_pending) {
+        bool reset = s->reset_pending;
+
+        s->reset_pending = false;
+        s->link_pending = false;
+        if (reset) {
+            ordma_fw_reset(s->fw);
+            s->rx_deferred = true;
+        }
+        ordma_fw_set_link(s->fw, ordma_link_up(s));
+    }
+    s->in_fw = false;
+
+    if (s->rx_deferred) {
+        s->rx_deferred = false;
+        qemu_bh_schedule(s->rx_flush_bh);
+    }
+}
+
+/*
+ * After anything that may have made room for frames (a doorbell posting
+ * RX buffers, ENABLE, a reset, a timer), retry the frames the net layer
+ * holds for us.  Flushing from a bottom half keeps the stack flat when
+ * two devices answer each other frame by frame.
+ */
+static void ordma_rx_kick(OrdmaState *s)
+{
+    if (s->rx_refused) {
+        s->rx_refused = false;
+        qemu_bh_schedule(s->rx_flush_bh);
+    }
+}
+
+static void ordma_rx_flush_bh(void *opaque)
+{
+    OrdmaState *s = opaque;
+
+    qemu_flush_queued_packets(ordma_nc(s));
+}
+
+/* ------------------------------------------------------------------ */
+/* HAL for the firmware                                                */
+/* ------------------------------------------------------------------ */
+
+static int ordma_hal_dma_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+    OrdmaState *s = ctx;
+    MemTxResult res;
+
+    /*
+     * pci_dma_* use the function's bus-master address space: it is empty
+     * while the guest keeps Bus Master Enable clear, and it is the IOMMU's
+     * address space when an IOMMU translates for this function.  Either
+     * way a refused access comes back as an error, not as zeroes.
+     */
+    res = pci_dma_read(PCI_DEVICE(s), addr, buf, len);
+    if (res != MEMTX_OK) {
+        trace_ordma_dma_error(s->ident, "read", addr, len, res);
+        return -1;
+    }
+    return 0;
+}
+
+static int ordma_hal_dma_write(void *ctx, uint64_t addr, const void *buf,
+                               size_t len)
+{
+    OrdmaState *s = ctx;
+    MemTxResult res;
+
+    res = pci_dma_write(PCI_DEVICE(s), addr, buf, len);
+    if (res != MEMTX_OK) {
+        trace_ordma_dma_error(s->ident, "write", addr, len, res);
+        return -1;
+    }
+    return 0;
+}
+
+static void ordma_hal_msix_notify(void *ctx, unsigned int vector)
+{
+    OrdmaState *s = ctx;
+
+    if (vector >= s->vectors) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "%s: firmware raised MSI-X vector %u of %u\n",
+                      s->ident, vector, s->vectors);
+        return;
+    }
+    trace_ordma_msix(s->ident, vector);
+    /* Masked or disabled vectors only set their pending bit. */
+    msix_notify(PCI_DEVICE(s), vector);
+}
+
+static void ordma_hal_tx_frame(void *ctx, const void *frame, size_t len)
+{
+    OrdmaState *s = ctx;
+
+    if (!s->nic || len > INT_MAX) {
+        return;
+    }
+    trace_ordma_tx(s->ident, len);
+    qemu_send_packet(ordma_nc(s), frame, len);
+}
+
+static uint64_t ordma_hal_now_ns(void *ctx)
+{
+    /* Device time stops while the VM is stopped, like the guest's. */
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+static void ordma_hal_timer_arm(void *ctx, uint64_t expire_ns)
+{
+    OrdmaState *s = ctx;
+
+    if (expire_ns == UINT64_MAX) {
+        timer_del(s->timer);
+    } else {
+        timer_mod(s->timer, MIN(expire_ns, (uint64_t)INT64_MAX));
+    }
+}
+
+static void ordma_hal_log(void *ctx, enum ordma_fw_log_level level,
+                          const char *msg)
+{
+    OrdmaState *s = ctx;
+    int len = (int)strcspn(msg, "\n");
+
+    switch (level) {
+    case ORDMA_FW_LOG_GUEST_ERROR:
+        qemu_log_mask(LOG_GUEST_ERROR, "%s: %.*s\n", s->ident, len, msg);
+        break;
+    case ORDMA_FW_LOG_UNIMP:
+        qemu_log_mask(LOG_UNIMP, "%s: %.*s\n", s->ident, len, msg);
+        break;
+    default:
+        trace_ordma_fw_log(s->ident, msg);
+        break;
+    }
+}
+
+static const struct ordma_hal_ops ordma_hal_ops = {
+    .dma_read = ordma_hal_dma_read,
+    .dma_write = ordma_hal_dma_write,
+    .msix_notify = ordma_hal_msix_notify,
+    .tx_frame = ordma_hal_tx_frame,
+    .now_ns = ordma_hal_now_ns,
+    .timer_arm = ordma_hal_timer_arm,
+    .log = ordma_hal_log,
+};
+
+static void ordma_timer_cb(void *opaque)
+{
+    OrdmaState *s = opaque;
+
+    if (!ordma_fw_enter(s, "timer")) {
+        /* Cannot happen from the main loop; retry rather than lose it. */
+        timer_mod(s->timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + 1);
+        return;
+    }
+    ordma_fw_timer_expired(s->fw);
+    ordma_fw_leave(s);
+    ordma_rx_kick(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* BARs                                                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Both BARs accept every size from 1 to 8 bytes at any offset and hand
+ * the access to the firmware as issued: the firmware decides what a
+ * wrong size or alignment means (register: read 0 / ignore, doorbell:
+ * counted doorbell error), so the guest sees the documented behaviour.
+ */
+static MemTxResult ordma_reg_read(void *opaque, hwaddr addr, uint64_t *data,
+                                  unsigned size, MemTxAttrs attrs)
+{
+    OrdmaState *s = opaque;
+
+    if (!ordma_fw_enter(s, "register read")) {
+        *data = 0;
+        return MEMTX_ERROR;
+    }
+    *data = ordma_fw_reg_read(s->fw, addr, size);
+    ordma_fw_leave(s);
+    trace_ordma_reg_read(s->ident, addr, size, *data);
+    return MEMTX_OK;
+}
+
+static MemTxResult ordma_reg_write(void *opaque, hwaddr addr, uint64_t data,
+                                   unsigned size, MemTxAttrs attrs)
+{
+    OrdmaState *s = opaque;
+
+    trace_ordma_reg_write(s->ident, addr, size, data);
+    if (!ordma_fw_enter(s, "register write")) {
+        return MEMTX_ERROR;
+    }
+    ordma_fw_reg_write(s->fw, addr, data, size);
+    ordma_fw_leave(s);
+    ordma_rx_kick(s);
+    return MEMTX_OK;
+}
+
+static const MemoryRegionOps ordma_reg_ops = {
+    .read_with_attrs = ordma_reg_read,
+    .write_with_attrs = ordma_reg_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+};
+
+static MemTxResult ordma_db_read(void *opaque, hwaddr addr, uint64_t *data,
+                                 unsigned size, MemTxAttrs attrs)
+{
+    /* Doorbells are write-only and read as zero. */
+    *data = 0;
+    return MEMTX_OK;
+}
+
+static MemTxResult ordma_db_write(void *opaque, hwaddr addr, uint64_t data,
+                                  unsigned size, MemTxAttrs attrs)
+{
+    OrdmaState *s = opaque;
+
+    trace_ordma_db_write(s->ident, addr, size, data);
+    if (!ordma_fw_enter(s, "doorbell")) {
+        return MEMTX_ERROR;
+    }
+    ordma_fw_db_write(s->fw, addr, data, size);
+    ordma_fw_leave(s);
+    ordma_rx_kick(s);
+    return MEMTX_OK;
+}
+
+static const MemoryRegionOps ordma_db_ops = {
+    .read_with_attrs = ordma_db_read,
+    .write_with_attrs = ordma_db_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+    /* an 8-byte doorbell reaches the firmware as one 8-byte write */
+    .impl = {
+        .min_access_size = 1,
+        .max_access_size = 8,
+        .unaligned = true,
+    },
+};
+
+/* ------------------------------------------------------------------ */
+/* Ethernet port                                                       */
+/* ------------------------------------------------------------------ */
+
+static bool ordma_nc_can_receive(NetClientState *nc)
+{
+    OrdmaState *s = qemu_get_nic_opaque(nc);
+    bool ok;
+
+    if (!ordma_fw_enter(s, "can_receive")) {
+        s->rx_deferred = true;
+        return false;
+    }
+    ok = ordma_fw_can_receive(s->fw);
+    ordma_fw_leave(s);
+    if (!ok) {
+        s->rx_refused = true;
+    }
+    return ok;
+}
+
+static ssize_t ordma_nc_receive(NetClientState *nc, const uint8_t *buf,
+                                size_t len)
+{
+    OrdmaState *s = qemu_get_nic_opaque(nc);
+
+    if (!ordma_fw_enter(s, "receive")) {
+        /* 0 keeps the frame queued until qemu_flush_queued_packets() */
+        s->rx_deferred = true;
+        return 0;
+    }
+    trace_ordma_rx(s->ident, len);
+    ordma_fw_rx_frame(s->fw, buf, len);
+    ordma_fw_leave(s);
+    /* The firmware counts its drops; the frame is consumed either way. */
+    return len;
+}
+
+static void ordma_nc_link_status_changed(NetClientState *nc)
+{
+    OrdmaState *s = qemu_get_nic_opaque(nc);
+
+    if (!ordma_fw_enter(s, "link change")) {
+        s->link_pending = true;
+        return;
+    }
+    ordma_fw_set_link(s->fw, !nc->link_down);
+    ordma_fw_leave(s);
+    ordma_rx_kick(s);
+}
+
+static NetClientInfo ordma_net_info = {
+    .type = NET_CLIENT_DRIVER_NIC,
+    .size = sizeof(NICState),
+    .can_receive = ordma_nc_can_receive,
+    .receive = ordma_nc_receive,
+    .link_status_changed = ordma_nc_link_status_changed,
+};
+
+/* ------------------------------------------------------------------ */
+/* PCI function                                                        */
+/* ------------------------------------------------------------------ */
+
+static void ordma_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
+                               int len)
+{
+    pci_default_write_config(pdev, addr, val, len);
+    /* A Function Level Reset resets the device through ordma_reset(). */
+    pcie_cap_flr_write_config(pdev, addr, val, len);
+}
+
+static void ordma_reset(DeviceState *dev)
+{
+    OrdmaState *s = ORDMA_PCI(dev);
+
+    if (!ordma_fw_enter(s, "reset")) {
+        s->reset_pending = true;
+        return;
+    }
+    ordma_fw_reset(s->fw);
+    ordma_fw_set_link(s->fw, ordma_link_up(s));
+    ordma_fw_leave(s);
+    s->rx_refused = true;
+    ordma_rx_kick(s);
+}
+
+static bool ordma_check_props(OrdmaState *s, Error **errp)
+{
+    const char *c;
+
+    if (s->vectors < ORDMA_MIN_VECTORS || s->vectors > ORDMA_MAX_VECTORS) {
+        error_setg(errp, "vectors must be %u..%u", ORDMA_MIN_VECTORS,
+                   ORDMA_MAX_VECTORS);
+        return false;
+    }
+    if (s->db_pages < ORDMA_MIN_DB_PAGES || s->db_pages > ORDMA_MAX_DB_PAGES) {
+        error_setg(errp, "db-pages must be %u..%u", ORDMA_MIN_DB_PAGES,
+                   ORDMA_MAX_DB_PAGES);
+        return false;
+    }
+    if (!s->speed) {
+        error_setg(errp, "speed must not be 0");
+        return false;
+    }
+    if (s->serial) {
+        if (!*s->serial ||
+            strlen(s->serial) >= sizeof_field(struct ordma_fw_config, serial)) {
+            error_setg(errp, "serial must be 1..15 characters");
+            return false;
+        }
+        for (c = s->serial; *c; c++) {
+            if (*c < 0x20 || *c > 0x7e) {
+                error_setg(errp, "serial must be printable ASCII");
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* Device Serial Number: the EUI-64 of the factory MAC (as the node GUID) */
+static uint64_t ordma_dsn(const uint8_t *mac)
+{
+    return ((uint64_t)(mac[0] ^ 0x02) << 56) | ((uint64_t)mac[1] << 48) |
+           ((uint64_t)mac[2] << 40) | (0xffULL << 32) | (0xfeULL << 24) |
+           ((uint64_t)mac[3] << 16) | ((uint64_t)mac[4] << 8) | mac[5];
+}
+
+static void ordma_realize(PCIDevice *pdev, Error **errp)
+{
+    OrdmaState *s = ORDMA_PCI(pdev);
+    DeviceState *dev = DEVICE(pdev);
+    struct ordma_fw_config cfg = { 0 };
+    const uint8_t *mac;
+    unsigned int i;
+    int ret;
+
+    if (!ordma_check_props(s, errp)) {
+        return;
+    }
+    qemu_macaddr_default_if_unset(&s->conf.macaddr);
+    mac = s->conf.macaddr.a;
+    if (is_multicast_ether_addr(mac) || buffer_is_zero(mac, ETH_ALEN)) {
+        error_setg(errp, "mac must be a unicast address");
+        return;
+    }
+
+    if (dev->id) {
+        s->ident = g_strdup_printf("ordma %s", dev->id);
+    } else {
+        s->ident = g_strdup_printf("ordma %s:%02x.%x",
+                                   BUS(pci_get_bus(pdev))->name,
+                                   PCI_SLOT(pdev->devfn),
+                                   PCI_FUNC(pdev->devfn));
+    }
+
+    pdev->config_write = ordma_write_config;
+    /* No INTx: the function signals through MSI-X only. */
+    pci_config_set_interrupt_pin(pdev->config, 0);
+
+    memory_region_init_io(&s->reg_bar, OBJECT(s), &ordma_reg_ops, s,
+                          "ordma-regs", ORDMA_REG_BAR_SIZE);
+    pci_register_bar(pdev, ORDMA_REG_BAR,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->reg_bar);
+
+    /*
+     * A BAR is a power of two; pages beyond db-pages still reach the
+     * firmware, which rejects them like any doorbell of a foreign page.
+     */
+    memory_region_init_io(&s->db_bar, OBJECT(s), &ordma_db_ops, s,
+                          "ordma-doorbells",
+                          pow2ceil((uint64_t)s->db_pages * ORDMA_DB_PAGE_SIZE));
+    pci_register_bar(pdev, ORDMA_DB_BAR,
+                     PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->db_bar);
+
+    ret = pcie_endpoint_cap_init(pdev, ORDMA_PCIE_CAP_OFFSET);
+    if (ret < 0) {
+        error_setg(errp, "cannot add the PCIe capability");
+        return;
+    }
+    pcie_cap_deverr_init(pdev);
+    pcie_cap_flr_init(pdev);
+
+    if (msix_init_exclusive_bar(pdev, s->vectors, ORDMA_MSIX_BAR, errp)) {
+        pcie_cap_exit(pdev);
+        return;
+    }
+    /* Every vector may be raised by the firmware at any time. */
+    for (i = 0; i < s->vectors; i++) {
+        msix_vector_use(pdev, i);
+    }
+
+    pcie_dev_ser_num_init(pdev, ORDMA_DSN_OFFSET, ordma_dsn(mac));
+
+    memcpy(cfg.mac, mac, sizeof(cfg.mac));
+    if (s->serial) {
+        pstrcpy(cfg.serial, sizeof(cfg.serial), s->serial);
+    } else {
+        snprintf(cfg.serial, sizeof(cfg.serial), "ORD%02X%02X%02X",
+                 mac[3], mac[4], mac[5]);
+    }
+    cfg.num_vectors = s->vectors;
+    cfg.num_db_pages = s->db_pages;
+    cfg.speed_mbps = s->speed;
+
+    s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ordma_timer_cb, s);
+    s->rx_flush_bh = qemu_bh_new_guarded(ordma_rx_flush_bh, s,
+                                         &dev->mem_reentrancy_guard);
+
+    s->fw = ordma_fw_create(&ordma_hal_ops, s, &cfg);
+    if (!s->fw) {
+        error_setg(errp, "the firmware rejected the configuration");
+        qemu_bh_delete(s->rx_flush_bh);
+        timer_free(s->timer);
+        msix_unuse_all_vectors(pdev);
+        msix_uninit_exclusive_bar(pdev);
+        pcie_cap_exit(pdev);
+        return;
+    }
+
+    s->nic = qemu_new_nic(&ordma_net_info, &s->conf,
+                          object_get_typename(OBJECT(s)), dev->id,
+                          &dev->mem_reentrancy_guard, s);
+    qemu_format_nic_info_str(ordma_nc(s), s->conf.macaddr.a);
+}
+
+static void ordma_exit(PCIDevice *pdev)
+{
+    OrdmaState *s = ORDMA_PCI(pdev);
+
+    qemu_del_nic(s->nic);
+    s->nic = NULL;
+    timer_free(s->timer);
+    s->timer = NULL;
+    qemu_bh_delete(s->rx_flush_bh);
+    s->rx_flush_bh = NULL;
+    ordma_fw_destroy(s->fw);
+    s->fw = NULL;
+    msix_unuse_all_vectors(pdev);
+    msix_uninit_exclusive_bar(pdev);
+    pcie_cap_exit(pdev);
+    g_free(s->ident);
+    s->ident = NULL;
+}
+
+/* Device and firmware state are not described for migration. */
+static const VMStateDescription ordma_vmstate = {
+    .name = "ordma",
+    .unmigratable = 1,
+};
+
+static Property ordma_properties[] = {
+    DEFINE_NIC_PROPERTIES(OrdmaState, conf),
+    DEFINE_PROP_STRING("serial", OrdmaState, serial),
+    DEFINE_PROP_UINT32("vectors", OrdmaState, vectors, 8),
+    DEFINE_PROP_UINT32("db-pages", OrdmaState, db_pages, 256),
+    DEFINE_PROP_UINT32("speed", OrdmaState, speed, 25000),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static void ordma_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *pc = PCI_DEVICE_CLASS(klass);
+
+    pc->realize = ordma_realize;
+    pc->exit = ordma_exit;
+    pc->vendor_id = ORDMA_PCI_VENDOR_ID;
+    pc->device_id = ORDMA_PCI_DEVICE_ID;
+    pc->revision = ORDMA_PCI_REVISION;
+    pc->class_id = ORDMA_PCI_CLASS >> 8;
+    pc->subsystem_vendor_id = ORDMA_PCI_VENDOR_ID;
+    pc->subsystem_id = ORDMA_PCI_DEVICE_ID;
+
+    dc->desc = "ORDMA RoCEv2 RDMA NIC";
+    dc->reset = ordma_reset;
+    dc->vmsd = &ordma_vmstate;
+    device_class_set_props(dc, ordma_properties);
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+}
+
+static const TypeInfo ordma_info = {
+    .name = TYPE_ORDMA_PCI,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(OrdmaState),
+    .class_init = ordma_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { }
+    },
+};
+
+static void ordma_register_types(void)
+{
+    type_register_static(&ordma_info);
+}
+
+type_init(ordma_register_types)

@@ -1,0 +1,452 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+"""Check the ORDMA device model without a guest.
+
+Drives a paused q35 machine through QEMU's qtest protocol: config space
+through the 0xcf8/0xcfc ports, BAR MMIO, guest memory, the virtual clock
+and the monitor.  It exercises the shim's wiring of the firmware HAL --
+registers, doorbells, DMA (and its refusal while bus mastering is off),
+MSI-X, the timer, the Ethernet port between two functions on a hub, link
+changes, Function Level Reset and DMA through intel-iommu -- in about two
+seconds.
+
+Usage: qtest-ordma.py [QEMU]   (default: the binary tools/qemu/build-qemu.sh
+prints).  Output is TAP; exit status 0 = all passed, 1 = failures,
+4 = skipped (no QEMU binary).
+"""
+
+import os
+import select
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+DATADIRS = ['-L', '/usr/share/seabios', '-L', '/usr/lib/ipxe/qemu',
+            '-L', '/usr/share/qemu']
+REPLY_TIMEOUT = 10
+
+# From include/linux/ordma/ordma_hw.h
+VENDOR, DEVICE, REVISION, CLASS = 0x1234, 0x4f52, 0x01, 0x020000
+REG_VERSION, REG_CAPS, REG_DB_CAPS, REG_CTRL, REG_STATUS = 0x0, 0x4, 0x8, 0x10, 0x14
+REG_FATAL_CODE, REG_HEARTBEAT = 0x18, 0x1c
+REG_AQ_BASE, REG_ACQ_BASE, REG_AQ_CFG, REG_AQ_DB, REG_SCRATCH = 0x20, 0x28, 0x30, 0x34, 0x38
+CTRL_ENABLE, CTRL_RESET = 1, 2
+STATUS_READY, STATUS_FATAL = 1, 2
+FATAL_AQ_DMA = 3
+DB_EQ, DB_ETH_PI, DB_ETH_ARM = 0x20, 0x28, 0x30
+CMD_QUERY_FW, CMD_QUERY_DEVICE, CMD_QUERY_PORT, CMD_SET_PORT, CMD_HEALTH = 1, 2, 3, 4, 5
+CMD_CREATE_EQ, CMD_CREATE_ETH_RING = 0x08, 0x0a
+SET_PORT_ADMIN = 1 << 2
+EQ_TYPE_COMP, ETH_RING_TX, ETH_RING_RX = 1, 0, 1
+DESC_DONE, DESC_ERR = 1 << 31, 1 << 30
+COMP_PHASE = 1 << 31
+
+# Guest-physical layout used by the test (RAM below 128 MiB, BARs high)
+MSI_BASE = 0x300000          # MSI-X messages land in RAM, one dword each
+AQ, ACQ = 0x400000, 0x401000
+BUF = 0x410000               # query buffers
+RINGS = 0x500000             # EQs and Ethernet rings, 4 KiB each
+FRAMES = 0x600000
+
+tests = []
+
+
+def tap(name, ok, info=''):
+    ok = bool(ok)
+    tests.append(ok)
+    print('%s %d - %s%s' % ('ok' if ok else 'not ok', len(tests), name,
+                           '' if ok or not info else ' # ' + str(info)))
+    sys.stdout.flush()
+
+
+class QTest:
+    """One QEMU process driven over -qtest stdio, with an HMP socket."""
+
+    def __init__(self, qemu, args):
+        self.tmp = tempfile.mkdtemp(prefix='qtest-ordma.')
+        mon = os.path.join(self.tmp, 'mon.sock')
+        self.proc = subprocess.Popen(
+            [qemu, '-machine', 'q35', '-display', 'none', '-nodefaults',
+             '-accel', 'qtest', '-qtest', 'stdio', '-qtest-log', '/dev/null',
+             '-monitor', 'unix:%s,server=on,wait=off' % mon] + DATADIRS + args,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True, bufsize=1)
+        self.mon = None
+        for _ in range(100):
+            if os.path.exists(mon):
+                self.mon = socket.socket(socket.AF_UNIX)
+                self.mon.connect(mon)
+                break
+            time.sleep(0.05)
+        self.hmp('')
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait()
+        if self.mon:
+            self.mon.close()
+        for f in os.listdir(self.tmp):
+            os.unlink(os.path.join(self.tmp, f))
+        os.rmdir(self.tmp)
+
+    def cmd(self, line):
+        self.proc.stdin.write(line + '\n')
+        self.proc.stdin.flush()
+        while True:
+            ready, _, _ = select.select([self.proc.stdout], [], [], REPLY_TIMEOUT)
+            if not ready:
+                raise TimeoutError('no reply to "%s" (device stuck?)' % line)
+            reply = self.proc.stdout.readline().strip()
+            if not reply:
+                raise RuntimeError('QEMU exited on "%s"' % line)
+            if not reply.startswith('IRQ'):
+                break
+        if not reply.startswith('OK'):
+            raise RuntimeError('"%s" -> %s' % (line, reply))
+        words = reply.split()
+        return words[1] if len(words) > 1 else None
+
+    def hmp(self, line):
+        self.mon.sendall((line + '\n').encode())
+        out, deadline = b'', time.time() + REPLY_TIMEOUT
+        while not out.endswith(b'(qemu) ') and time.time() < deadline:
+            ready, _, _ = select.select([self.mon], [], [], 0.5)
+            if ready:
+                out += self.mon.recv(65536)
+        return out.decode(errors='replace')
+
+    def rd(self, size, addr):
+        return int(self.cmd('read%s 0x%x' % ('bwlq'[size.bit_length() - 1], addr)), 16)
+
+    def wr(self, size, addr, val):
+        self.cmd('write%s 0x%x 0x%x' % ('bwlq'[size.bit_length() - 1], addr, val))
+
+    def mem(self, addr, length):
+        return bytes.fromhex(self.cmd('read 0x%x 0x%x' % (addr, length))[2:])
+
+    def memw(self, addr, data):
+        self.cmd('write 0x%x 0x%x 0x%s' % (addr, len(data), data.hex()))
+
+    def step(self, ns):
+        self.cmd('clock_step %d' % ns)
+
+
+class Function:
+    """One ORDMA function on bus 0, with its BARs placed at bar_base."""
+
+    def __init__(self, qt, slot, bar_base, db_bar_size):
+        self.qt, self.slot = qt, slot
+        self.bar0 = bar_base
+        self.bar2 = bar_base + max(db_bar_size, 0x100000)
+        self.bar4 = self.bar2 + max(db_bar_size, 0x100000)
+        self.msi = MSI_BASE + slot * 0x100
+        self.aq_pi = 0
+
+    def cfg(self, off, size=4, val=None):
+        self.qt.cmd('outl 0xcf8 0x%x' % (0x80000000 | self.slot << 11 | (off & 0xfc)))
+        port = 0xcfc + (off & 3)
+        op = {1: 'b', 2: 'w', 4: 'l'}[size]
+        if val is None:
+            return int(self.qt.cmd('in%s 0x%x' % (op, port)), 16)
+        self.qt.cmd('out%s 0x%x 0x%x' % (op, port, val))
+        return None
+
+    def caps(self):
+        found, ptr = {}, self.cfg(0x34, 1)
+        while ptr and len(found) < 48:
+            found.setdefault(self.cfg(ptr, 1), ptr)
+            ptr = self.cfg(ptr + 1, 1)
+        return found
+
+    def map(self, command=0x6):
+        for bar, addr in ((0x10, self.bar0), (0x18, self.bar2)):
+            self.cfg(bar, 4, addr & 0xffffffff)
+            self.cfg(bar + 4, 4, addr >> 32)
+        self.cfg(0x20, 4, self.bar4)
+        self.cfg(0x04, 2, command)
+
+    def msix_setup(self, vectors):
+        msix = self.caps()[0x11]
+        for v in range(vectors):
+            entry = self.bar4 + 16 * v
+            self.qt.wr(4, entry, self.msi + 4 * v)
+            self.qt.wr(4, entry + 4, 0)
+            self.qt.wr(4, entry + 8, 0x4f520000 | self.slot << 8 | v)
+            self.qt.wr(4, entry + 12, 0)
+        self.qt.memw(self.msi, bytes(4 * vectors))
+        self.cfg(msix + 2, 2, 0x8000)
+
+    def msi_seen(self, vector):
+        return self.qt.rd(4, self.msi + 4 * vector) == (0x4f520000 | self.slot << 8 | vector)
+
+    def msi_clear(self, vector):
+        self.qt.wr(4, self.msi + 4 * vector, 0)
+
+    def reg(self, off, val=None):
+        if val is None:
+            return self.qt.rd(4, self.bar0 + off)
+        self.qt.wr(4, self.bar0 + off, val)
+        return None
+
+    def doorbell(self, page, off, qn, idx, arm=False):
+        val = qn | (1 << 31 if arm else 0) | idx << 32
+        self.qt.wr(8, self.bar2 + page * 4096 + off, val)
+
+    def aq_base(self):
+        return AQ + self.slot * 0x10000, ACQ + self.slot * 0x10000
+
+    def enable(self, log_depth=4):
+        aq, acq = self.aq_base()
+        self.qt.memw(aq, bytes(4096))
+        self.qt.memw(acq, bytes(4096))
+        self.reg(REG_AQ_BASE, aq)
+        self.reg(REG_AQ_BASE + 4, 0)
+        self.reg(REG_ACQ_BASE, acq)
+        self.reg(REG_ACQ_BASE + 4, 0)
+        self.reg(REG_AQ_CFG, log_depth)
+        self.reg(REG_CTRL, CTRL_ENABLE)
+        self.log_depth, self.aq_pi = log_depth, 0
+
+    def command(self, opcode, payload=b'', token=None):
+        """Post one command; returns (status, syndrome, 20-byte output)."""
+        aq, acq = self.aq_base()
+        depth = 1 << self.log_depth
+        slot = self.aq_pi % depth
+        token = (self.aq_pi + 0x100) & 0xffff if token is None else token
+        entry = struct.pack('<BBHI', opcode, 0, token, 0) + payload
+        self.qt.memw(aq + 64 * slot, entry.ljust(64, b'\0'))
+        self.aq_pi = (self.aq_pi + 1) & 0xffff
+        self.reg(REG_AQ_DB, self.aq_pi)
+        comp = self.qt.mem(acq + 32 * slot, 32)
+        ctoken, status, _, syndrome = struct.unpack_from('<HBBI', comp)
+        flags = struct.unpack_from('<I', comp, 28)[0]
+        phase = not (((self.aq_pi - 1) >> self.log_depth) & 1)
+        if ctoken != token or bool(flags & COMP_PHASE) != phase:
+            return None, None, None
+        return status, syndrome, comp[8:28]
+
+
+def run(qemu):
+    vectors, db_pages = 8, 64
+    db_bar = 1 << (db_pages * 4096 - 1).bit_length()
+    qt = QTest(qemu, [
+        '-netdev', 'hubport,id=p0,hubid=0', '-netdev', 'hubport,id=p1,hubid=0',
+        '-device', 'ordma,netdev=p0,addr=04.0,id=nic0,mac=52:54:00:4f:52:01,'
+                   'serial=ORDTEST01,vectors=%d,db-pages=%d,speed=100000'
+                   % (vectors, db_pages),
+        '-device', 'ordma,netdev=p1,addr=05.0,id=nic1,mac=52:54:00:4f:52:02'])
+    a = Function(qt, 4, 0xe0000000, db_bar)
+    b = Function(qt, 5, 0xe4000000, 1 << 20)
+    try:
+        # ---- PCI function
+        tap('vendor/device id', a.cfg(0) == DEVICE << 16 | VENDOR)
+        tap('class and revision', a.cfg(8) == CLASS << 8 | REVISION)
+        tap('no INTx pin', a.cfg(0x3d, 1) == 0)
+        caps = a.caps()
+        tap('PCIe capability', 0x10 in caps)
+        tap('PCIe function level reset advertised',
+            0x10 in caps and a.cfg(caps[0x10] + 4) & (1 << 28))
+        tap('MSI-X capability', 0x11 in caps)
+        if 0x11 in caps:
+            tap('MSI-X table size = vectors',
+                (a.cfg(caps[0x11] + 2, 2) & 0x7ff) + 1 == vectors)
+            tap('MSI-X table and PBA in BAR4',
+                a.cfg(caps[0x11] + 4) & 7 == 4 and a.cfg(caps[0x11] + 8) & 7 == 4)
+        tap('BAR0 and BAR2 are 64-bit memory BARs',
+            a.cfg(0x10) & 7 == 4 and a.cfg(0x18) & 7 == 4)
+        a.cfg(0x18, 4, 0xffffffff)
+        a.cfg(0x1c, 4, 0xffffffff)
+        size = ((a.cfg(0x1c) << 32 | a.cfg(0x18)) & ~0xf) ^ ((1 << 64) - 1)
+        tap('BAR2 size = db-pages rounded to a power of two', size + 1 == db_bar,
+            hex(size + 1))
+        a.map()
+        b.map()
+
+        # ---- registers
+        tap('VERSION 1.0', a.reg(REG_VERSION) == 0x00010000, hex(a.reg(REG_VERSION)))
+        tap('CAPS.NUM_VECTORS = vectors', (a.reg(REG_CAPS) >> 8) & 0xff == vectors)
+        tap('DB_CAPS = db-pages, 4 KiB', a.reg(REG_DB_CAPS) == (db_pages | 12 << 16),
+            hex(a.reg(REG_DB_CAPS)))
+        a.reg(REG_SCRATCH, 0x5a5aa5a5)
+        tap('SCRATCH reads back', a.reg(REG_SCRATCH) == 0x5a5aa5a5)
+        tap('8-byte register read is refused (reads 0)',
+            qt.rd(8, a.bar0 + REG_SCRATCH) == 0)
+        tap('doorbell reads 0', qt.rd(8, a.bar2 + DB_EQ) == 0)
+
+        # ---- admin queue, DMA and MSI-X
+        a.msix_setup(vectors)
+        b.msix_setup(8)
+        a.enable()
+        b.enable()
+        tap('ENABLE -> READY', a.reg(REG_STATUS) == STATUS_READY, a.reg(REG_STATUS))
+        status, _, out = a.command(CMD_QUERY_FW)
+        tap('QUERY_FW completes OK with the phase bit', status == 0, status)
+        tap('QUERY_FW reports major 1', out is not None and struct.unpack_from('<H', out)[0] == 1)
+        tap('admin completion raises MSI-X vector 0', a.msi_seen(0))
+        qt.memw(BUF, bytes(256))
+        status, _, out = a.command(CMD_QUERY_DEVICE, struct.pack('<QII', BUF, 256, 0))
+        caps_buf = qt.mem(BUF, 184)
+        tap('QUERY_DEVICE DMA-writes the caps', status == 0 and
+            struct.unpack_from('<I', caps_buf, 32)[0] == VENDOR, status)
+        tap('serial property reaches the firmware',
+            caps_buf[152:168].rstrip(b'\0') == b'ORDTEST01', caps_buf[152:168])
+        tap('node GUID is the EUI-64 of the mac property',
+            caps_buf[0:8] == bytes.fromhex('505400fffe4f5201'), caps_buf[0:8].hex())
+        qt.memw(BUF, bytes(64))
+        status, _, out = a.command(CMD_QUERY_PORT, struct.pack('<QII', BUF, 64, 1))
+        port = qt.mem(BUF, 40)
+        tap('speed property reaches the firmware',
+            status == 0 and struct.unpack_from('<I', port, 24)[0] == 100000)
+        tap('link is up', port[29] == 1, port.hex())
+
+        # ---- doorbell size check and the health counter
+        qt.wr(4, a.bar2 + DB_EQ, 0)
+        status, _, out = a.command(CMD_HEALTH)
+        tap('4-byte doorbell reaches the firmware and is counted',
+            status == 0 and struct.unpack_from('<I', out, 12)[0] == 1,
+            out.hex() if out else status)
+
+        # ---- timer and clock: heartbeat every 100 ms of virtual time
+        beat = a.reg(REG_HEARTBEAT)
+        qt.step(1000000000)
+        beats = a.reg(REG_HEARTBEAT) - beat
+        tap('HEARTBEAT follows the virtual clock (10 per s)', 9 <= beats <= 11, beats)
+
+        # ---- Ethernet: a sends one frame to b over the hub
+        for f in (a, b):
+            status, _, _ = f.command(CMD_SET_PORT, struct.pack('<III6sBB', 1,
+                                     SET_PORT_ADMIN, 0, bytes(6), 1, 0))
+            tap('SET_PORT admin up (%02x.0)' % f.slot, status == 0, status)
+        eq_a, eq_b = RINGS, RINGS + 0x1000
+        tx_ring, rx_ring = RINGS + 0x2000, RINGS + 0x3000
+        for ring in (eq_a, eq_b, tx_ring, rx_ring):
+            qt.memw(ring, bytes(4096))
+        status, _, out = a.command(CMD_CREATE_EQ, struct.pack('<QBBHI', eq_a, 4,
+                                   EQ_TYPE_COMP, 1, 0))
+        eqn_a = struct.unpack_from('<I', out)[0] if status == 0 else 0
+        status2, _, out = b.command(CMD_CREATE_EQ, struct.pack('<QBBHI', eq_b, 4,
+                                    EQ_TYPE_COMP, 1, 0))
+        eqn_b = struct.unpack_from('<I', out)[0] if status2 == 0 else 0
+        tap('CREATE_EQ on both', status == 0 and status2 == 0, (status, status2))
+        status, _, out = a.command(CMD_CREATE_ETH_RING, struct.pack('<QBBHI', tx_ring,
+                                   4, ETH_RING_TX, 0, eqn_a))
+        txq = struct.unpack_from('<I', out)[0] if status == 0 else 0
+        status2, _, out = b.command(CMD_CREATE_ETH_RING, struct.pack('<QBBHI', rx_ring,
+                                    4, ETH_RING_RX, 0, eqn_b))
+        rxq = struct.unpack_from('<I', out)[0] if status2 == 0 else 0
+        tap('CREATE_ETH_RING TX on a, RX on b', status == 0 and status2 == 0,
+            (status, status2))
+        frame = (b'\xff' * 6 + bytes.fromhex('5254004f5201') + b'\x88\xb5' +
+                 bytes(range(100)))
+        qt.memw(FRAMES, frame)
+        qt.memw(FRAMES + 0x1000, bytes(2048))
+        qt.memw(rx_ring, struct.pack('<QII', FRAMES + 0x1000, 2048, 0))
+        b.doorbell(0, DB_ETH_PI, rxq, 1)
+        b.doorbell(0, DB_ETH_ARM, rxq, 0, arm=True)
+        b.doorbell(0, DB_EQ, eqn_b, 0, arm=True)
+        b.msi_clear(1)
+        qt.memw(tx_ring, struct.pack('<QII', FRAMES, len(frame), 0))
+        a.doorbell(0, DB_ETH_PI, txq, 1)
+        qt.step(1)
+        tx_desc = struct.unpack_from('<I', qt.mem(tx_ring + 8, 4))[0]
+        rx_desc = struct.unpack_from('<I', qt.mem(rx_ring + 8, 4))[0]
+        tap('TX descriptor written back DONE', tx_desc == DESC_DONE | len(frame),
+            hex(tx_desc))
+        tap('RX descriptor DONE with the frame length',
+            rx_desc == DESC_DONE | len(frame), hex(rx_desc))
+        tap('frame arrived intact', qt.mem(FRAMES + 0x1000, len(frame)) == frame)
+        tap('RX completion raised b\'s vector 1', b.msi_seen(1))
+
+        # ---- link change from the monitor
+        qt.hmp('set_link nic1 off')
+        qt.memw(BUF, bytes(64))
+        b.command(CMD_QUERY_PORT, struct.pack('<QII', BUF, 64, 1))
+        tap('set_link off reaches the firmware', qt.mem(BUF, 40)[29] == 0)
+        qt.hmp('set_link nic1 on')
+        b.command(CMD_QUERY_PORT, struct.pack('<QII', BUF, 64, 1))
+        tap('set_link on reaches the firmware', qt.mem(BUF, 40)[29] == 1)
+
+        # ---- Function Level Reset
+        pcie = b.caps()[0x10]
+        b.cfg(pcie + 8, 2, b.cfg(pcie + 8, 2) | 0x8000)
+        b.map()
+        tap('FLR resets the firmware (STATUS 0)', b.reg(REG_STATUS) == 0,
+            b.reg(REG_STATUS))
+        tap('VERSION reads after FLR',
+            b.reg(REG_VERSION) == 0x00010000)
+
+        # ---- bus mastering off: the command fetch must fail, not hang
+        a.cfg(0x04, 2, 0x2)
+        try:
+            aq, _ = a.aq_base()
+            qt.memw(aq + 64 * (a.aq_pi % 16), struct.pack('<BBHI', CMD_QUERY_FW, 0, 1, 0))
+            a.reg(REG_AQ_DB, (a.aq_pi + 1) & 0xffff)
+            tap('bus master off: DMA refused -> FATAL AQ_DMA',
+                a.reg(REG_STATUS) & STATUS_FATAL and
+                a.reg(REG_FATAL_CODE) == FATAL_AQ_DMA,
+                (a.reg(REG_STATUS), a.reg(REG_FATAL_CODE)))
+        except TimeoutError as err:
+            tap('bus master off: DMA refused -> FATAL AQ_DMA', False, err)
+            return
+        a.cfg(0x04, 2, 0x6)
+        a.reg(REG_CTRL, CTRL_RESET)
+        tap('CTRL.RESET clears FATAL', a.reg(REG_STATUS) == 0, a.reg(REG_STATUS))
+    except (TimeoutError, RuntimeError) as err:
+        tap('device model answers', False, err)
+    finally:
+        qt.close()
+
+
+def run_iommu(qemu):
+    """DMA goes through the IOMMU: remapping on, no context -> DMA faults."""
+    vtd, root_table = 0xfed90000, 0x700000
+    qt = QTest(qemu, ['-device', 'intel-iommu', '-device', 'ordma,addr=04.0'])
+    a = Function(qt, 4, 0xe0000000, 1 << 20)
+    try:
+        a.map()
+        a.msix_setup(8)
+        a.enable()
+        status, _, _ = a.command(CMD_QUERY_FW)
+        tap('intel-iommu present, remapping off: DMA passes', status == 0, status)
+        qt.memw(root_table, bytes(4096))
+        qt.wr(8, vtd + 0x20, root_table)       # RTADDR: no root entries
+        qt.wr(4, vtd + 0x18, 1 << 30)          # GCMD.SRTP
+        qt.wr(4, vtd + 0x18, 1 << 31)          # GCMD.TE
+        aq, _ = a.aq_base()
+        qt.memw(aq + 64 * (a.aq_pi % 16), struct.pack('<BBHI', CMD_QUERY_FW, 0, 1, 0))
+        a.reg(REG_AQ_DB, (a.aq_pi + 1) & 0xffff)
+        tap('remapping on, device not mapped: command fetch faults (FATAL AQ_DMA)',
+            a.reg(REG_STATUS) & STATUS_FATAL and
+            a.reg(REG_FATAL_CODE) == FATAL_AQ_DMA,
+            (a.reg(REG_STATUS), a.reg(REG_FATAL_CODE)))
+        tap('the IOMMU recorded the fault', qt.rd(4, vtd + 0x34) & 0x2)
+    except (TimeoutError, RuntimeError) as err:
+        tap('device model answers behind intel-iommu', False, err)
+    finally:
+        qt.close()
+
+
+def main():
+    if len(sys.argv) > 1:
+        qemu = sys.argv[1]
+    else:
+        build = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'build-qemu.sh')
+        res = subprocess.run([build], stdout=subprocess.PIPE, text=True)
+        lines = res.stdout.split()
+        qemu = lines[-1] if res.returncode == 0 and lines else ''
+    print('TAP version 13')
+    if not qemu or not os.access(qemu, os.X_OK):
+        print('1..0 # SKIP no QEMU with the ORDMA device')
+        return 4
+    run(qemu)
+    run_iommu(qemu)
+    print('1..%d' % len(tests))
+    print('# %d passed, %d failed' % (tests.count(True), tests.count(False)))
+    return 0 if all(tests) else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
