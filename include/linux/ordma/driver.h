@@ -50,16 +50,27 @@ struct net_device *ordma_core_netdev(struct ordma_core_dev *cdev);
 const struct ordma_device_caps *ordma_core_caps(struct ordma_core_dev *cdev);
 /* "major.minor.sub_minor" as reported by QUERY_FW */
 const char *ordma_core_fw_version(struct ordma_core_dev *cdev);
-/* Physical address of doorbell page @page (for mmap to userspace) */
+/* Physical address of doorbell page @page (for mmap to userspace);
+ * 0 if the device has no such page.
+ */
 phys_addr_t ordma_core_db_page_phys(struct ordma_core_dev *cdev, u32 page);
 u32 ordma_core_num_comp_vectors(struct ordma_core_dev *cdev);
+/* EQ number of completion vector @vector (< ordma_core_num_comp_vectors());
+ * 0 or -EINVAL.
+ */
+int ordma_core_comp_eqn(struct ordma_core_dev *cdev, u32 vector, u32 *eqn);
 
 /*
  * Admin commands.  All may sleep; they return 0 or a negative errno that
  * maps the device's completion status (BAD_OPCODE/NOT_SUPPORTED ->
  * -EOPNOTSUPP, BAD_PARAM -> -EINVAL, BAD_HANDLE -> -ENOENT, NO_RESOURCES ->
  * -ENOSPC, BUSY -> -EBUSY, PERM -> -EPERM, DMA_ERROR -> -EIO, timeout ->
- * -ETIMEDOUT, device dead -> -ENODEV).
+ * -ETIMEDOUT, device dead -> -ENODEV; BAD_STATE -> -EINVAL, INTERNAL and
+ * unknown statuses -> -EIO).  ordma_cmd_exec() fills @comp (may be NULL)
+ * whenever the device completed the command, also on a non-OK status.
+ * After -ETIMEDOUT or -ENODEV the device may still act on the command:
+ * memory it names must stay allocated and mapped until the device is
+ * reset (the core's removal).
  */
 int ordma_cmd_exec(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
 		   struct ordma_aq_comp *comp);

@@ -73,7 +73,7 @@
 #define   ORDMA_STATUS_FATAL		BIT(1)
 
 #define ORDMA_REG_FATAL_CODE		0x018	/* RO, enum ordma_fatal_code */
-#define ORDMA_REG_HEARTBEAT		0x01c	/* RO, +1 every 100 ms while enabled */
+#define ORDMA_REG_HEARTBEAT		0x01c	/* RO, +1 every 100 ms while READY */
 
 #define ORDMA_REG_AQ_BASE_LO		0x020	/* RW, 4 KiB aligned */
 #define ORDMA_REG_AQ_BASE_HI		0x024
@@ -435,7 +435,7 @@ enum ordma_eqe_type {
 	ORDMA_EQE_COMP			= 0x01,	/* data[0] = cqn */
 	ORDMA_EQE_ETH			= 0x02,	/* data[0] = ring id */
 	ORDMA_EQE_PORT_CHANGE		= 0x10,	/* data[0] = port, [1] = state */
-	ORDMA_EQE_DB_ERROR		= 0x11,	/* data[0] = page, [1] = offset,
+	ORDMA_EQE_DB_ERROR		= 0x11,	/* data[0] = page, [1] = offset in page,
 						 * [2] = QN
 						 */
 	/* planned (v1.1) */
@@ -526,7 +526,7 @@ struct ordma_cqe {
 	__le16	flags;			/* with-imm, with-inv, GRH present */
 	__u8	opcode;
 	__u8	status;
-	__le32	reserved_20;
+	__le32	reserved_24;
 	__le32	owner;			/* ORDMA_CQE_PHASE; written last */
 };
 

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * ORDMA RDMA driver: binds the "rdma" auxiliary device of ordma_core and
+ * registers the adapter's RoCEv2 port with the RDMA core.
+ */
+
+#include <linux/auxiliary_bus.h>
+#include <linux/bitfield.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/pci.h>
+#include <linux/sysfs.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ordma-abi.h>
+
+#include "ordma_ib.h"
+
+#define ORDMA_IB_PORT		1
+#define ORDMA_IB_NODE_DESC	"ORDMA RoCEv2 RNIC"
+
+MODULE_DESCRIPTION("ORDMA RoCEv2 RDMA driver");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_IMPORT_NS(ORDMA);
+
+static ssize_t board_id_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	struct ordma_ibdev *dev =
+		rdma_device_to_drv_device(device, struct ordma_ibdev, ibdev);
+
+	/* NUL padded, not necessarily NUL terminated */
+	return sysfs_emit(buf, "%.*s\n", (int)sizeof(dev->caps.board_id),
+			  dev->caps.board_id);
+}
+static DEVICE_ATTR_RO(board_id);
+
+static struct attribute *ordma_ib_attrs[] = {
+	&dev_attr_board_id.attr,
+	NULL
+};
+
+static const struct attribute_group ordma_ib_attr_group = {
+	.attrs = ordma_ib_attrs,
+};
+
+static const struct ib_device_ops ordma_ib_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = ORDMA_UVERBS_ABI_VERSION,
+
+	.add_gid = ordma_add_gid,
+	.alloc_hw_port_stats = ordma_alloc_hw_port_stats,
+	.alloc_pd = ordma_alloc_pd,
+	.alloc_ucontext = ordma_alloc_ucontext,
+	.dealloc_pd = ordma_dealloc_pd,
+	.dealloc_ucontext = ordma_dealloc_ucontext,
+	.del_gid = ordma_del_gid,
+	.device_group = &ordma_ib_attr_group,
+	.disassociate_ucontext = ordma_disassociate_ucontext,
+	.get_dev_fw_str = ordma_get_dev_fw_str,
+	.get_hw_stats = ordma_get_hw_stats,
+	.get_link_layer = ordma_get_link_layer,
+	.get_port_immutable = ordma_get_port_immutable,
+	.mmap = ordma_mmap,
+	.mmap_free = ordma_mmap_free,
+	.query_device = ordma_query_device,
+	.query_pkey = ordma_query_pkey,
+	.query_port = ordma_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, ordma_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, ordma_ucontext, ibucontext),
+};
+
+/* Hard IRQ context (core's async EQ handler): must not sleep. */
+static void ordma_ib_async_event(void *priv, const struct ordma_eqe *eqe)
+{
+	struct ordma_ibdev *dev = priv;
+	u32 type = FIELD_GET(ORDMA_EQE_TYPE, le32_to_cpu(eqe->type));
+	u32 data0 = le32_to_cpu(eqe->data[0]);
+	u32 data1 = le32_to_cpu(eqe->data[1]);
+	struct ib_event event = {};
+
+	switch (type) {
+	case ORDMA_EQE_PORT_CHANGE:
+		if (data0 != ORDMA_IB_PORT) {
+			ibdev_warn_ratelimited(&dev->ibdev,
+					       "port change event for unknown port %u\n",
+					       data0);
+			return;
+		}
+		ibdev_dbg(&dev->ibdev, "port %u state %u\n", data0, data1);
+		event.device = &dev->ibdev;
+		event.element.port_num = ORDMA_IB_PORT;
+		event.event = data1 == ORDMA_PORT_ACTIVE ?
+			      IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR;
+		/* Defers to a work item (GFP_ATOMIC allocation). */
+		ib_dispatch_event(&event);
+		break;
+	case ORDMA_EQE_DB_ERROR:
+		ibdev_warn_ratelimited(&dev->ibdev,
+				       "doorbell rejected: page %u offset %#x qn %u\n",
+				       data0, data1,
+				       le32_to_cpu(eqe->data[2]));
+		break;
+	default:
+		ibdev_dbg(&dev->ibdev, "ignoring async event type %#x\n", type);
+		break;
+	}
+}
+
+/* Hard IRQ context.  No CQ objects exist yet, so no completion is valid. */
+static void ordma_ib_comp_event(void *priv, u32 cqn)
+{
+	struct ordma_ibdev *dev = priv;
+
+	ibdev_dbg_ratelimited(&dev->ibdev,
+			      "completion event for unknown CQ %u\n", cqn);
+}
+
+static const struct ordma_event_ops ordma_ib_event_ops = {
+	.async_event = ordma_ib_async_event,
+	.comp_event = ordma_ib_comp_event,
+};
+
+/* "major.minor.sub_minor" -> the u64 encoding rdma-core providers decode */
+static u64 ordma_ib_pack_fw_ver(struct auxiliary_device *adev,
+				struct ordma_core_dev *cdev)
+{
+	const char *ver = ordma_core_fw_version(cdev);
+	unsigned int major, minor, sub_minor;
+
+	if (sscanf(ver, "%u.%u.%u", &major, &minor, &sub_minor) != 3) {
+		dev_warn(&adev->dev, "unparsable firmware version \"%s\"\n",
+			 ver);
+		return 0;
+	}
+
+	return (u64)(major & 0xffff) << 32 | (u64)(minor & 0xffff) << 16 |
+	       (sub_minor & 0xffff);
+}
+
+static int ordma_ib_probe(struct auxiliary_device *adev,
+			  const struct auxiliary_device_id *id)
+{
+	struct ordma_core_dev *cdev = to_ordma_aux_dev(adev)->cdev;
+	struct pci_dev *pdev = ordma_core_pdev(cdev);
+	struct net_device *netdev = ordma_core_netdev(cdev);
+	struct ordma_ibdev *dev;
+	struct ib_device *ibdev;
+	int err;
+
+	if (!netdev) {
+		dev_err(&adev->dev, "core has no netdev for the RoCE port\n");
+		return -ENODEV;
+	}
+
+	dev = ib_alloc_device(ordma_ibdev, ibdev);
+	if (!dev)
+		return -ENOMEM;
+
+	ibdev = &dev->ibdev;
+	dev->cdev = cdev;
+	dev->caps = *ordma_core_caps(cdev);
+	dev->fw_ver = ordma_ib_pack_fw_ver(adev, cdev);
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->node_guid = dev->caps.node_guid;
+	strscpy(ibdev->node_desc, ORDMA_IB_NODE_DESC, sizeof(ibdev->node_desc));
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = ordma_core_num_comp_vectors(cdev);
+	/* The PCI function, so that providers match it by PCI ID. */
+	ibdev->dev.parent = &pdev->dev;
+	ib_set_device_ops(ibdev, &ordma_ib_dev_ops);
+
+	err = ib_device_set_netdev(ibdev, netdev, ORDMA_IB_PORT);
+	if (err) {
+		dev_err(&adev->dev, "failed to bind netdev %s: %d\n",
+			netdev_name(netdev), err);
+		goto err_dealloc;
+	}
+
+	err = ib_register_device(ibdev, "ordma%d", &pdev->dev);
+	if (err) {
+		dev_err(&adev->dev, "failed to register RDMA device: %d\n",
+			err);
+		goto err_dealloc;
+	}
+
+	/* Only a registered device may dispatch events. */
+	err = ordma_core_register_events(cdev, &ordma_ib_event_ops, dev);
+	if (err) {
+		ibdev_err(ibdev, "failed to register event handlers: %d\n",
+			  err);
+		goto err_unregister;
+	}
+
+	auxiliary_set_drvdata(adev, dev);
+	ibdev_dbg(ibdev, "registered on %s, netdev %s\n", pci_name(pdev),
+		  netdev_name(netdev));
+	return 0;
+
+err_unregister:
+	ib_unregister_device(ibdev);
+err_dealloc:
+	ib_dealloc_device(ibdev);
+	return err;
+}
+
+static void ordma_ib_remove(struct auxiliary_device *adev)
+{
+	struct ordma_ibdev *dev = auxiliary_get_drvdata(adev);
+
+	ordma_core_unregister_events(dev->cdev);
+	ib_unregister_device(&dev->ibdev);
+	ib_dealloc_device(&dev->ibdev);
+}
+
+static const struct auxiliary_device_id ordma_ib_id_table[] = {
+	{ .name = "ordma_core." ORDMA_AUX_RDMA_NAME },
+	{}
+};
+MODULE_DEVICE_TABLE(auxiliary, ordma_ib_id_table);
+
+static struct auxiliary_driver ordma_ib_driver = {
+	.probe = ordma_ib_probe,
+	.remove = ordma_ib_remove,
+	.id_table = ordma_ib_id_table,
+};
+module_auxiliary_driver(ordma_ib_driver);

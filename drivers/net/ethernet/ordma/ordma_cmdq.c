@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* ORDMA admin queue mechanics.
+ *
+ * The admin queue is a ring of 64-byte commands in host memory and a ring
+ * of 32-byte completions the device writes with a phase bit.  The device
+ * executes commands in ring order and completes each one at the matching
+ * position of the completion ring, raising MSI-X vector 0.  It never
+ * learns how far the driver has consumed the completion ring, so at most
+ * depth commands may be outstanding; the semaphore enforces that.
+ *
+ * A command's token is its free-running 16-bit producer index: the low
+ * log_depth bits are the slot, the high bits a generation that tells a
+ * late completion from the slot's next user.  A command that times out
+ * leaves its slot quarantined (ABANDONED) until the device completes it
+ * or is reset, so the ring position is never reused too early.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/slab.h>
+
+#include "ordma_core.h"
+
+static_assert(sizeof(struct ordma_aq_cmd) == ORDMA_AQ_CMD_SIZE);
+static_assert(sizeof(struct ordma_aq_comp) == ORDMA_AQ_COMP_SIZE);
+
+int ordma_cmd_status_to_errno(u8 status)
+{
+	switch (status) {
+	case ORDMA_CMD_STATUS_OK:
+		return 0;
+	case ORDMA_CMD_STATUS_BAD_OPCODE:
+	case ORDMA_CMD_STATUS_NOT_SUPPORTED:
+		return -EOPNOTSUPP;
+	case ORDMA_CMD_STATUS_BAD_PARAM:
+	case ORDMA_CMD_STATUS_BAD_STATE:
+		return -EINVAL;
+	case ORDMA_CMD_STATUS_BAD_HANDLE:
+		return -ENOENT;
+	case ORDMA_CMD_STATUS_NO_RESOURCES:
+		return -ENOSPC;
+	case ORDMA_CMD_STATUS_BUSY:
+		return -EBUSY;
+	case ORDMA_CMD_STATUS_PERM:
+		return -EPERM;
+	case ORDMA_CMD_STATUS_DMA_ERROR:
+	case ORDMA_CMD_STATUS_INTERNAL:
+	default:
+		return -EIO;
+	}
+}
+
+struct ordma_cmd_buf *ordma_cmd_buf_alloc(struct ordma_core_dev *cdev,
+					  u32 len)
+{
+	struct device *dev = ordma_dev(cdev);
+	struct ordma_cmd_buf *buf;
+
+	if (!len || len > ORDMA_AQ_MAX_BUF)
+		return NULL;
+
+	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return NULL;
+	buf->va = kzalloc(len, GFP_KERNEL);
+	if (!buf->va)
+		goto err_free;
+	buf->len = len;
+	buf->dma = dma_map_single(dev, buf->va, len, DMA_FROM_DEVICE);
+	if (dma_mapping_error(dev, buf->dma))
+		goto err_free_va;
+	return buf;
+
+err_free_va:
+	kfree(buf->va);
+err_free:
+	kfree(buf);
+	return NULL;
+}
+
+/* May be called from the admin interrupt for quarantined buffers. */
+void ordma_cmd_buf_free(struct ordma_core_dev *cdev, struct ordma_cmd_buf *buf)
+{
+	if (!buf)
+		return;
+	dma_unmap_single(ordma_dev(cdev), buf->dma, buf->len, DMA_FROM_DEVICE);
+	kfree(buf->va);
+	kfree(buf);
+}
+
+int ordma_cmdq_init(struct ordma_core_dev *cdev)
+{
+	struct ordma_cmdq *q = &cdev->cmdq;
+	struct device *dev = ordma_dev(cdev);
+
+	q->log_depth = min3(cdev->max_aq_log, (u32)ORDMA_AQ_LOG_DEPTH,
+			    (u32)ORDMA_AQ_MAX_LOG_DEPTH);
+	if (q->log_depth < ORDMA_AQ_MIN_LOG_DEPTH)
+		return -EINVAL;
+	q->depth = 1U << q->log_depth;
+
+	/* Coherent allocations are page aligned, as the device requires. */
+	q->sq = dma_alloc_coherent(dev, q->depth * ORDMA_AQ_CMD_SIZE,
+				   &q->sq_dma, GFP_KERNEL);
+	if (!q->sq)
+		return -ENOMEM;
+	q->cq = dma_alloc_coherent(dev, q->depth * ORDMA_AQ_COMP_SIZE,
+				   &q->cq_dma, GFP_KERNEL);
+	if (!q->cq)
+		goto err_free_sq;
+	q->slots = kcalloc(q->depth, sizeof(*q->slots), GFP_KERNEL);
+	if (!q->slots)
+		goto err_free_cq;
+
+	sema_init(&q->avail, q->depth);
+	spin_lock_init(&q->lock);
+	q->pi = 0;
+	q->cq_ci = 0;
+	q->cq_phase = 1;
+	q->dead = false;
+
+	ordma_wr32(cdev, ORDMA_REG_AQ_BASE_LO, lower_32_bits(q->sq_dma));
+	ordma_wr32(cdev, ORDMA_REG_AQ_BASE_HI, upper_32_bits(q->sq_dma));
+	ordma_wr32(cdev, ORDMA_REG_ACQ_BASE_LO, lower_32_bits(q->cq_dma));
+	ordma_wr32(cdev, ORDMA_REG_ACQ_BASE_HI, upper_32_bits(q->cq_dma));
+	ordma_wr32(cdev, ORDMA_REG_AQ_CFG,
+		   FIELD_PREP(ORDMA_AQ_CFG_LOG_DEPTH, q->log_depth));
+	return 0;
+
+err_free_cq:
+	dma_free_coherent(dev, q->depth * ORDMA_AQ_COMP_SIZE, q->cq, q->cq_dma);
+	q->cq = NULL;
+err_free_sq:
+	dma_free_coherent(dev, q->depth * ORDMA_AQ_CMD_SIZE, q->sq, q->sq_dma);
+	q->sq = NULL;
+	return -ENOMEM;
+}
+
+/* Only after the device has been reset: nothing may DMA any more. */
+void ordma_cmdq_destroy(struct ordma_core_dev *cdev)
+{
+	struct ordma_cmdq *q = &cdev->cmdq;
+	struct device *dev = ordma_dev(cdev);
+	u32 i;
+
+	if (!q->sq)
+		return;
+
+	for (i = 0; i < q->depth; i++) {
+		ordma_cmd_buf_free(cdev, q->slots[i].buf);
+		q->slots[i].buf = NULL;
+	}
+	kfree(q->slots);
+	q->slots = NULL;
+	dma_free_coherent(dev, q->depth * ORDMA_AQ_COMP_SIZE, q->cq, q->cq_dma);
+	q->cq = NULL;
+	dma_free_coherent(dev, q->depth * ORDMA_AQ_CMD_SIZE, q->sq, q->sq_dma);
+	q->sq = NULL;
+}
+
+static void ordma_cmdq_complete(struct ordma_core_dev *cdev,
+				const struct ordma_aq_comp *comp)
+{
+	struct ordma_cmdq *q = &cdev->cmdq;
+	u16 token = le16_to_cpu(comp->token);
+	struct ordma_cmd_slot *slot = &q->slots[token & (q->depth - 1)];
+
+	lockdep_assert_held(&q->lock);
+
+	if (slot->state == ORDMA_SLOT_FREE || slot->token != token) {
+		q->stray_completions++;
+		dev_warn_ratelimited(ordma_dev(cdev),
+				     "admin completion with unknown token 0x%04x\n",
+				     token);
+		return;
+	}
+
+	if (slot->state == ORDMA_SLOT_ABANDONED) {
+		q->late_completions++;
+		dev_info_ratelimited(ordma_dev(cdev),
+				     "late completion of admin command 0x%02x (token 0x%04x, status %u)\n",
+				     slot->opcode, token, comp->status);
+		/* The device is done with the quarantined buffer now. */
+		ordma_cmd_buf_free(cdev, slot->buf);
+	} else {
+		slot->wait->comp = *comp;
+		slot->wait->err = 0;
+		complete(&slot->wait->done);
+	}
+	slot->buf = NULL;
+	slot->wait = NULL;
+	slot->state = ORDMA_SLOT_FREE;
+	up(&q->avail);
+}
+
+/* Consume every completion the device has written; admin interrupt. */
+void ordma_cmdq_process(struct ordma_core_dev *cdev)
+{
+	struct ordma_cmdq *q = &cdev->cmdq;
+	unsigned long flags;
+	u32 n;
+
+	spin_lock_irqsave(&q->lock, flags);
+	/* Bounded, so a misbehaving device cannot keep us here. */
+	for (n = 0; n < q->depth; n++) {
+		u32 idx = q->cq_ci & (q->depth - 1);
+		struct ordma_aq_comp *entry = &q->cq[idx];
+		struct ordma_aq_comp comp;
+		u32 eflags;
+
+		eflags = le32_to_cpu(READ_ONCE(entry->flags));
+		if (!!(eflags & ORDMA_COMP_PHASE) != q->cq_phase)
+			break;
+		/* The body was written before the phase: read it after. */
+		dma_rmb();
+		memcpy(&comp, entry, sizeof(comp));
+
+		q->cq_ci++;
+		if (!(q->cq_ci & (q->depth - 1)))
+			q->cq_phase ^= 1;
+		ordma_cmdq_complete(cdev, &comp);
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/* No command will be accepted or completed any more: wake every waiter.
+ * Their slots stay quarantined, with any buffer they name, until the
+ * device is reset.
+ */
+void ordma_cmdq_mark_dead(struct ordma_core_dev *cdev)
+{
+	struct ordma_cmdq *q = &cdev->cmdq;
+	unsigned long flags;
+	u32 i;
+
+	if (!q->slots)
+		return;
+
+	spin_lock_irqsave(&q->lock, flags);
+	WRITE_ONCE(q->dead, true);
+	for (i = 0; i < q->depth; i++) {
+		struct ordma_cmd_slot *slot = &q->slots[i];
+
+		if (slot->state != ORDMA_SLOT_PENDING)
+			continue;
+		slot->wait->err = -ENODEV;
+		complete(&slot->wait->done);
+		slot->wait = NULL;
+		slot->state = ORDMA_SLOT_ABANDONED;
+	}
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+static bool ordma_cmdq_check_fatal(struct ordma_core_dev *cdev)
+{
+	u32 status = ordma_rd32(cdev, ORDMA_REG_STATUS);
+
+	if (status != ORDMA_REG_DEAD && !(status & ORDMA_STATUS_FATAL))
+		return false;
+	ordma_device_fatal(cdev);
+	return true;
+}
+
+/**
+ * ordma_cmdq_exec - run one admin command and wait for its completion
+ * @cdev: core device
+ * @cmd: command; its token is overwritten
+ * @comp: receives the completion (may be NULL)
+ * @buf: DMA buffer named by @cmd, or NULL
+ *
+ * Returns 0 when the device completed the command, whatever its status,
+ * -ETIMEDOUT when it did not within the command timeout and -ENODEV when
+ * the device is dead.  On success the caller still owns @buf and its
+ * contents are visible to the CPU; on error @buf has been released: freed,
+ * or kept by the queue while the device may still write to it.
+ */
+int ordma_cmdq_exec(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
+		    struct ordma_aq_comp *comp, struct ordma_cmd_buf *buf)
+{
+	unsigned long timeout = msecs_to_jiffies(cdev->cmd_timeout_ms);
+	struct ordma_cmdq *q = &cdev->cmdq;
+	struct ordma_cmd_slot *slot;
+	struct ordma_cmd_wait wait;
+	bool timed_out = false;
+	unsigned long flags;
+	u16 token;
+	int err;
+
+	might_sleep();
+
+	if (READ_ONCE(q->dead) || ordma_cmdq_check_fatal(cdev)) {
+		err = -ENODEV;
+		goto err_free_buf;
+	}
+	if (down_timeout(&q->avail, timeout)) {
+		dev_err(ordma_dev(cdev), "admin queue full for %u ms\n",
+			cdev->cmd_timeout_ms);
+		err = -ETIMEDOUT;
+		goto err_free_buf;
+	}
+
+	init_completion(&wait.done);
+	wait.err = -EIO;
+
+	spin_lock_irqsave(&q->lock, flags);
+	token = q->pi;
+	slot = &q->slots[token & (q->depth - 1)];
+	if (q->dead || slot->state != ORDMA_SLOT_FREE) {
+		/* Busy slot: the device completed out of order. */
+		err = q->dead ? -ENODEV : -EIO;
+		spin_unlock_irqrestore(&q->lock, flags);
+		up(&q->avail);
+		goto err_free_buf;
+	}
+	cmd->hdr.token = cpu_to_le16(token);
+	memcpy(&q->sq[token & (q->depth - 1)], cmd, sizeof(*cmd));
+	slot->token = token;
+	slot->opcode = cmd->hdr.opcode;
+	slot->wait = &wait;
+	slot->buf = buf;
+	slot->state = ORDMA_SLOT_PENDING;
+	q->pi++;
+	/* writel() orders the entry in memory before the doorbell; the
+	 * doorbell stays under the lock so producer indices never go back.
+	 */
+	ordma_wr32(cdev, ORDMA_REG_AQ_DB, FIELD_PREP(ORDMA_AQ_DB_PI, q->pi));
+	spin_unlock_irqrestore(&q->lock, flags);
+
+	if (!wait_for_completion_timeout(&wait.done, timeout)) {
+		spin_lock_irqsave(&q->lock, flags);
+		if (slot->state == ORDMA_SLOT_PENDING && slot->wait == &wait) {
+			/* Quarantine the slot and keep its buffer. */
+			slot->state = ORDMA_SLOT_ABANDONED;
+			slot->wait = NULL;
+			q->timeouts++;
+			timed_out = true;
+		}
+		spin_unlock_irqrestore(&q->lock, flags);
+	}
+	if (timed_out) {
+		dev_err(ordma_dev(cdev),
+			"admin command 0x%02x (token 0x%04x) timed out after %u ms\n",
+			cmd->hdr.opcode, token, cdev->cmd_timeout_ms);
+		return ordma_cmdq_check_fatal(cdev) ? -ENODEV : -ETIMEDOUT;
+	}
+	/* Woken by ordma_cmdq_mark_dead(): the slot keeps the buffer. */
+	if (wait.err)
+		return wait.err;
+
+	if (buf)
+		dma_sync_single_for_cpu(ordma_dev(cdev), buf->dma, buf->len,
+					DMA_FROM_DEVICE);
+	if (comp)
+		*comp = wait.comp;
+	return 0;
+
+err_free_buf:
+	ordma_cmd_buf_free(cdev, buf);
+	return err;
+}

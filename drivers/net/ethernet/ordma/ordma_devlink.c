@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* ORDMA devlink: device information and the firmware health reporter.
+ *
+ * `devlink dev info` shows the serial number and board id the device
+ * reports in QUERY_DEVICE and the QUERY_FW firmware version.  The "fw"
+ * health reporter is fed by a poller that watches STATUS.FATAL and the
+ * HEARTBEAT register, which the firmware advances every 100 ms.
+ */
+
+#include <net/devlink.h>
+
+#include "ordma_core.h"
+
+static int ordma_devlink_info_get(struct devlink *devlink,
+				  struct devlink_info_req *req,
+				  struct netlink_ext_ack *extack)
+{
+	struct ordma_core_dev *cdev = devlink_priv(devlink);
+	int err;
+
+	if (cdev->serial[0]) {
+		err = devlink_info_serial_number_put(req, cdev->serial);
+		if (err)
+			return err;
+	}
+	if (cdev->board_id[0]) {
+		err = devlink_info_version_fixed_put(req,
+						     DEVLINK_INFO_VERSION_GENERIC_BOARD_ID,
+						     cdev->board_id);
+		if (err)
+			return err;
+	}
+	return devlink_info_version_running_put(req,
+						DEVLINK_INFO_VERSION_GENERIC_FW,
+						cdev->fw_version);
+}
+
+static const struct devlink_ops ordma_devlink_ops = {
+	.info_get = ordma_devlink_info_get,
+};
+
+struct devlink *ordma_devlink_alloc(struct device *dev)
+{
+	return devlink_alloc(&ordma_devlink_ops, sizeof(struct ordma_core_dev),
+			     dev);
+}
+
+const char *ordma_health_state_name(u32 state)
+{
+	switch (state) {
+	case ORDMA_HEALTH_OK:
+		return "ok";
+	case ORDMA_HEALTH_DEGRADED:
+		return "degraded";
+	case ORDMA_HEALTH_FATAL:
+		return "fatal";
+	default:
+		return "unknown";
+	}
+}
+
+static int ordma_fw_reporter_diagnose(struct devlink_health_reporter *reporter,
+				      struct devlink_fmsg *fmsg,
+				      struct netlink_ext_ack *extack)
+{
+	struct ordma_core_dev *cdev = devlink_health_reporter_priv(reporter);
+	struct ordma_health_info info;
+	int err;
+
+	err = ordma_cmd_health(cdev, &info);
+	if (err) {
+		/* A dead device still shows its registers. */
+		devlink_fmsg_string_pair_put(fmsg, "state", "unavailable");
+		devlink_fmsg_u32_pair_put(fmsg, "health_cmd_errno", -err);
+	} else {
+		devlink_fmsg_string_pair_put(fmsg, "state",
+					     ordma_health_state_name(info.state));
+		devlink_fmsg_u32_pair_put(fmsg, "heartbeat", info.heartbeat);
+		devlink_fmsg_u32_pair_put(fmsg, "cmd_errors", info.cmd_errors);
+		devlink_fmsg_u32_pair_put(fmsg, "db_errors", info.db_errors);
+		devlink_fmsg_u32_pair_put(fmsg, "eq_overruns",
+					  info.eq_overruns);
+	}
+	devlink_fmsg_u32_pair_put(fmsg, "reg_status",
+				  ordma_rd32(cdev, ORDMA_REG_STATUS));
+	devlink_fmsg_u32_pair_put(fmsg, "reg_fatal_code",
+				  ordma_rd32(cdev, ORDMA_REG_FATAL_CODE));
+	devlink_fmsg_u32_pair_put(fmsg, "reg_heartbeat",
+				  ordma_rd32(cdev, ORDMA_REG_HEARTBEAT));
+	return 0;
+}
+
+static const struct devlink_health_reporter_ops ordma_fw_reporter_ops = {
+	.name = "fw",
+	.diagnose = ordma_fw_reporter_diagnose,
+};
+
+static void ordma_health_poll(struct work_struct *work)
+{
+	struct ordma_core_dev *cdev =
+		container_of(to_delayed_work(work), struct ordma_core_dev,
+			     health_work);
+	u32 status, heartbeat;
+
+	status = ordma_rd32(cdev, ORDMA_REG_STATUS);
+	if (status == ORDMA_REG_DEAD || (status & ORDMA_STATUS_FATAL)) {
+		if (!cdev->fatal_reported) {
+			cdev->fatal_reported = true;
+			ordma_device_fatal(cdev);
+			devlink_health_report(cdev->fw_reporter,
+					      status == ORDMA_REG_DEAD ?
+					      "device not responding" :
+					      "device fatal error", NULL);
+		}
+		/* Sticky until reset: nothing left to watch. */
+		return;
+	}
+
+	heartbeat = ordma_rd32(cdev, ORDMA_REG_HEARTBEAT);
+	if (heartbeat == cdev->last_heartbeat) {
+		if (++cdev->heartbeat_stalls >= ORDMA_HEARTBEAT_STALL_POLLS &&
+		    !cdev->heartbeat_reported) {
+			cdev->heartbeat_reported = true;
+			dev_err(ordma_dev(cdev),
+				"firmware heartbeat stopped at %u\n", heartbeat);
+			devlink_health_report(cdev->fw_reporter,
+					      "firmware heartbeat stopped",
+					      NULL);
+		}
+	} else {
+		if (cdev->heartbeat_reported) {
+			dev_info(ordma_dev(cdev), "firmware heartbeat resumed\n");
+			devlink_health_reporter_state_update(cdev->fw_reporter,
+							     DEVLINK_HEALTH_REPORTER_STATE_HEALTHY);
+		}
+		cdev->heartbeat_reported = false;
+		cdev->heartbeat_stalls = 0;
+		cdev->last_heartbeat = heartbeat;
+	}
+
+	queue_delayed_work(cdev->wq, &cdev->health_work,
+			   msecs_to_jiffies(ORDMA_HEALTH_POLL_MS));
+}
+
+int ordma_health_init(struct ordma_core_dev *cdev)
+{
+	struct devlink_health_reporter *reporter;
+
+	INIT_DELAYED_WORK(&cdev->health_work, ordma_health_poll);
+	reporter = devlink_health_reporter_create(cdev->devlink,
+						  &ordma_fw_reporter_ops, 0,
+						  cdev);
+	if (IS_ERR(reporter))
+		return PTR_ERR(reporter);
+	cdev->fw_reporter = reporter;
+	return 0;
+}
+
+void ordma_health_start(struct ordma_core_dev *cdev)
+{
+	cdev->last_heartbeat = ordma_rd32(cdev, ORDMA_REG_HEARTBEAT);
+	cdev->heartbeat_stalls = 0;
+	queue_delayed_work(cdev->wq, &cdev->health_work,
+			   msecs_to_jiffies(ORDMA_HEALTH_POLL_MS));
+}
+
+void ordma_health_fini(struct ordma_core_dev *cdev)
+{
+	if (!cdev->fw_reporter)
+		return;
+	cancel_delayed_work_sync(&cdev->health_work);
+	devlink_health_reporter_destroy(cdev->fw_reporter);
+	cdev->fw_reporter = NULL;
+}

@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/* ORDMA RoCE RNIC core driver: PCI function bring-up and teardown.
+ *
+ * Probe maps the registers and the kernel doorbell page, resets the
+ * device, hands it the admin queue, enables it, reads what the device and
+ * its firmware are, creates the event queues, the Ethernet port and the
+ * devlink instance, and finally publishes the "rdma" auxiliary device for
+ * the RDMA driver.  Teardown runs the same steps backwards; all DMA
+ * memory is freed only after the device has been reset.
+ */
+
+#include <linux/auxiliary_bus.h>
+#include <linux/ctype.h>
+#include <linux/dma-mapping.h>
+#include <linux/idr.h>
+#include <linux/iopoll.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <net/devlink.h>
+
+#include "ordma_core.h"
+
+/* REG_TIMEOUTS gives what the silicon needs; a device model running
+ * under instruction emulation can be far slower, hence the margin.
+ */
+static unsigned int timeout_scale = 10;
+module_param(timeout_scale, uint, 0444);
+MODULE_PARM_DESC(timeout_scale,
+		 "Multiplier (1-100, default 10) applied to the ready and command timeouts the device reports in REG_TIMEOUTS, for devices running under emulation");
+
+#define ORDMA_TIMEOUT_SCALE_MAX		100
+/* Used when the device reports a zero timeout */
+#define ORDMA_DEFAULT_READY_MS		1000
+#define ORDMA_DEFAULT_CMD_MS		5000
+
+static DEFINE_IDA(ordma_aux_ida);
+
+static const struct pci_device_id ordma_pci_table[] = {
+	{ PCI_DEVICE(ORDMA_PCI_VENDOR_ID, ORDMA_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, ordma_pci_table);
+
+struct pci_dev *ordma_core_pdev(struct ordma_core_dev *cdev)
+{
+	return cdev->pdev;
+}
+EXPORT_SYMBOL_NS_GPL(ordma_core_pdev, ORDMA);
+
+struct net_device *ordma_core_netdev(struct ordma_core_dev *cdev)
+{
+	return cdev->ndev;
+}
+EXPORT_SYMBOL_NS_GPL(ordma_core_netdev, ORDMA);
+
+const struct ordma_device_caps *ordma_core_caps(struct ordma_core_dev *cdev)
+{
+	return &cdev->caps;
+}
+EXPORT_SYMBOL_NS_GPL(ordma_core_caps, ORDMA);
+
+const char *ordma_core_fw_version(struct ordma_core_dev *cdev)
+{
+	return cdev->fw_version;
+}
+EXPORT_SYMBOL_NS_GPL(ordma_core_fw_version, ORDMA);
+
+phys_addr_t ordma_core_db_page_phys(struct ordma_core_dev *cdev, u32 page)
+{
+	if (page >= cdev->num_db_pages)
+		return 0;
+	return pci_resource_start(cdev->pdev, ORDMA_DB_BAR) +
+	       ((phys_addr_t)page << ORDMA_DB_PAGE_SHIFT);
+}
+EXPORT_SYMBOL_NS_GPL(ordma_core_db_page_phys, ORDMA);
+
+/* The device stopped working: fail commands from now on, drop the link.
+ * Any context that may sleep.
+ */
+void ordma_device_fatal(struct ordma_core_dev *cdev)
+{
+	if (test_and_set_bit(ORDMA_STATE_FATAL, &cdev->state))
+		return;
+	dev_err(ordma_dev(cdev), "device failed: status 0x%08x fatal code %u\n",
+		ordma_rd32(cdev, ORDMA_REG_STATUS),
+		ordma_rd32(cdev, ORDMA_REG_FATAL_CODE));
+	ordma_cmdq_mark_dead(cdev);
+	ordma_netdev_device_dead(cdev);
+}
+
+static int ordma_map_bars(struct ordma_core_dev *cdev)
+{
+	struct pci_dev *pdev = cdev->pdev;
+
+	if (!(pci_resource_flags(pdev, ORDMA_REG_BAR) & IORESOURCE_MEM) ||
+	    pci_resource_len(pdev, ORDMA_REG_BAR) < ORDMA_REG_BAR_SIZE ||
+	    !(pci_resource_flags(pdev, ORDMA_DB_BAR) & IORESOURCE_MEM) ||
+	    pci_resource_len(pdev, ORDMA_DB_BAR) < ORDMA_DB_PAGE_SIZE) {
+		dev_err(&pdev->dev, "unexpected BAR layout\n");
+		return -ENODEV;
+	}
+
+	cdev->regs = ioremap(pci_resource_start(pdev, ORDMA_REG_BAR),
+			     ORDMA_REG_BAR_SIZE);
+	if (!cdev->regs)
+		return -ENOMEM;
+	/* Only the kernel's page; the others are for user contexts. */
+	cdev->db = ioremap(pci_resource_start(pdev, ORDMA_DB_BAR),
+			   ORDMA_DB_PAGE_SIZE);
+	if (!cdev->db) {
+		iounmap(cdev->regs);
+		cdev->regs = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void ordma_unmap_bars(struct ordma_core_dev *cdev)
+{
+	if (cdev->db)
+		iounmap(cdev->db);
+	cdev->db = NULL;
+	if (cdev->regs)
+		iounmap(cdev->regs);
+	cdev->regs = NULL;
+}
+
+static int ordma_read_hw_config(struct ordma_core_dev *cdev)
+{
+	struct device *dev = ordma_dev(cdev);
+	u32 version, caps, db_caps, timeouts, bar_pages, scale;
+
+	version = ordma_rd32(cdev, ORDMA_REG_VERSION);
+	if (version == ORDMA_REG_DEAD) {
+		dev_err(dev, "device does not respond\n");
+		return -ENODEV;
+	}
+	if (FIELD_GET(ORDMA_VERSION_MAJOR, version) != ORDMA_HW_VERSION_MAJOR) {
+		dev_err(dev, "unsupported interface version %lu.%lu\n",
+			FIELD_GET(ORDMA_VERSION_MAJOR, version),
+			FIELD_GET(ORDMA_VERSION_MINOR, version));
+		return -ENODEV;
+	}
+
+	timeouts = ordma_rd32(cdev, ORDMA_REG_TIMEOUTS);
+	scale = clamp(timeout_scale, 1U, (unsigned int)ORDMA_TIMEOUT_SCALE_MAX);
+	cdev->ready_timeout_ms = (FIELD_GET(ORDMA_TIMEOUTS_READY_MS, timeouts) ?:
+				  ORDMA_DEFAULT_READY_MS) * scale;
+	cdev->cmd_timeout_ms = (FIELD_GET(ORDMA_TIMEOUTS_CMD_MS, timeouts) ?:
+				ORDMA_DEFAULT_CMD_MS) * scale;
+	dev_dbg(dev, "timeouts: ready %u ms, command %u ms\n",
+		cdev->ready_timeout_ms, cdev->cmd_timeout_ms);
+	/* From here on teardown knows how to reset this device. */
+	cdev->hw_version = version;
+
+	caps = ordma_rd32(cdev, ORDMA_REG_CAPS);
+	cdev->max_aq_log = FIELD_GET(ORDMA_CAPS_MAX_AQ_LOG, caps);
+	cdev->dev_num_vectors = FIELD_GET(ORDMA_CAPS_NUM_VECTORS, caps);
+	if (cdev->max_aq_log < ORDMA_AQ_MIN_LOG_DEPTH ||
+	    cdev->dev_num_vectors < 2) {
+		dev_err(dev, "unusable capabilities 0x%08x\n", caps);
+		return -ENODEV;
+	}
+
+	db_caps = ordma_rd32(cdev, ORDMA_REG_DB_CAPS);
+	if (FIELD_GET(ORDMA_DB_CAPS_PAGE_SHIFT, db_caps) !=
+	    ORDMA_DB_PAGE_SHIFT) {
+		dev_err(dev, "unsupported doorbell page shift %lu\n",
+			FIELD_GET(ORDMA_DB_CAPS_PAGE_SHIFT, db_caps));
+		return -ENODEV;
+	}
+	bar_pages = pci_resource_len(cdev->pdev, ORDMA_DB_BAR) >>
+		    ORDMA_DB_PAGE_SHIFT;
+	cdev->num_db_pages = min_t(u32, FIELD_GET(ORDMA_DB_CAPS_NUM_PAGES,
+						  db_caps), bar_pages);
+	if (!cdev->num_db_pages) {
+		dev_err(dev, "no doorbell pages\n");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+/* CTRL=0 then RESET: the device forgets every object and stops DMA. */
+static int ordma_device_reset(struct ordma_core_dev *cdev)
+{
+	u64 timeout_us = (u64)cdev->ready_timeout_ms * USEC_PER_MSEC;
+	u32 ctrl;
+	int err;
+
+	ordma_wr32(cdev, ORDMA_REG_CTRL, 0);
+	ordma_wr32(cdev, ORDMA_REG_CTRL, ORDMA_CTRL_RESET);
+	err = readl_poll_timeout(cdev->regs + ORDMA_REG_CTRL, ctrl,
+				 ctrl == ORDMA_REG_DEAD ||
+				 !(ctrl & ORDMA_CTRL_RESET),
+				 USEC_PER_MSEC, timeout_us);
+	if (err) {
+		dev_err(ordma_dev(cdev), "reset did not complete in %u ms\n",
+			cdev->ready_timeout_ms);
+		return err;
+	}
+	return ctrl == ORDMA_REG_DEAD ? -ENODEV : 0;
+}
+
+static int ordma_device_enable(struct ordma_core_dev *cdev)
+{
+	u64 timeout_us = (u64)cdev->ready_timeout_ms * USEC_PER_MSEC;
+	u32 status;
+	int err;
+
+	ordma_wr32(cdev, ORDMA_REG_CTRL, ORDMA_CTRL_ENABLE);
+	err = readl_poll_timeout(cdev->regs + ORDMA_REG_STATUS, status,
+				 status & (ORDMA_STATUS_READY |
+					   ORDMA_STATUS_FATAL),
+				 USEC_PER_MSEC, timeout_us);
+	if (err) {
+		dev_err(ordma_dev(cdev), "device not ready after %u ms\n",
+			cdev->ready_timeout_ms);
+		return err;
+	}
+	if (status == ORDMA_REG_DEAD)
+		return -ENODEV;
+	if (status & ORDMA_STATUS_FATAL) {
+		dev_err(ordma_dev(cdev), "enable failed: fatal code %u\n",
+			ordma_rd32(cdev, ORDMA_REG_FATAL_CODE));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int ordma_alloc_irq_vectors(struct ordma_core_dev *cdev)
+{
+	/* Spread the completion vectors; vector 0 stays admin + async. */
+	struct irq_affinity affd = { .pre_vectors = 1 };
+	int max, n;
+
+	max = min_t(int, cdev->dev_num_vectors, num_online_cpus() + 1);
+	n = pci_alloc_irq_vectors_affinity(cdev->pdev, 2, max,
+					   PCI_IRQ_MSIX | PCI_IRQ_AFFINITY,
+					   &affd);
+	if (n < 0) {
+		dev_err(ordma_dev(cdev), "cannot allocate MSI-X vectors: %d\n",
+			n);
+		return n;
+	}
+	cdev->num_irq_vectors = n;
+	return 0;
+}
+
+/* NUL-terminated, printable copy of a NUL-padded device string */
+static void ordma_copy_ident(char *dst, const u8 *src, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len && src[i]; i++)
+		dst[i] = isprint(src[i]) ? src[i] : '?';
+	dst[i] = '\0';
+}
+
+static int ordma_query_caps(struct ordma_core_dev *cdev)
+{
+	struct ordma_device_caps *caps = &cdev->caps;
+	struct device *dev = ordma_dev(cdev);
+	int err;
+
+	err = ordma_cmd_query_fw(cdev, &cdev->fw);
+	if (err) {
+		dev_err(dev, "QUERY_FW failed: %d\n", err);
+		return err;
+	}
+	snprintf(cdev->fw_version, sizeof(cdev->fw_version), "%u.%u.%u",
+		 cdev->fw.major, cdev->fw.minor, cdev->fw.sub_minor);
+
+	err = ordma_cmd_query_device(cdev, caps);
+	if (err) {
+		dev_err(dev, "QUERY_DEVICE failed: %d\n", err);
+		return err;
+	}
+	if (!le32_to_cpu(caps->num_ports) || le32_to_cpu(caps->max_eq) < 2) {
+		dev_err(dev, "unusable device: %u ports, %u EQs\n",
+			le32_to_cpu(caps->num_ports), le32_to_cpu(caps->max_eq));
+		return -EIO;
+	}
+	ordma_copy_ident(cdev->serial, caps->serial, sizeof(caps->serial));
+	ordma_copy_ident(cdev->board_id, caps->board_id,
+			 sizeof(caps->board_id));
+
+	dev_info(dev, "%s interface %lu.%lu, firmware %s build %u, serial %s\n",
+		 cdev->board_id[0] ? cdev->board_id : "ORDMA",
+		 FIELD_GET(ORDMA_VERSION_MAJOR, cdev->hw_version),
+		 FIELD_GET(ORDMA_VERSION_MINOR, cdev->hw_version),
+		 cdev->fw_version, cdev->fw.build,
+		 cdev->serial[0] ? cdev->serial : "none");
+	return 0;
+}
+
+static void ordma_aux_release(struct device *dev)
+{
+	struct auxiliary_device *adev = to_auxiliary_dev(dev);
+
+	ida_free(&ordma_aux_ida, adev->id);
+	kfree(to_ordma_aux_dev(adev));
+}
+
+static int ordma_aux_add(struct ordma_core_dev *cdev)
+{
+	struct ordma_aux_dev *aux;
+	int id, err;
+
+	aux = kzalloc(sizeof(*aux), GFP_KERNEL);
+	if (!aux)
+		return -ENOMEM;
+	id = ida_alloc(&ordma_aux_ida, GFP_KERNEL);
+	if (id < 0) {
+		kfree(aux);
+		return id;
+	}
+
+	aux->cdev = cdev;
+	aux->adev.name = ORDMA_AUX_RDMA_NAME;
+	aux->adev.id = id;
+	aux->adev.dev.parent = &cdev->pdev->dev;
+	aux->adev.dev.release = ordma_aux_release;
+
+	err = auxiliary_device_init(&aux->adev);
+	if (err) {
+		ida_free(&ordma_aux_ida, id);
+		kfree(aux);
+		return err;
+	}
+	err = auxiliary_device_add(&aux->adev);
+	if (err) {
+		/* Drops the last reference: ordma_aux_release() frees. */
+		auxiliary_device_uninit(&aux->adev);
+		return err;
+	}
+	cdev->aux = aux;
+	return 0;
+}
+
+static void ordma_aux_del(struct ordma_core_dev *cdev)
+{
+	if (!cdev->aux)
+		return;
+	auxiliary_device_delete(&cdev->aux->adev);
+	auxiliary_device_uninit(&cdev->aux->adev);
+	cdev->aux = NULL;
+}
+
+/* Undo whatever part of probe was done, in reverse order. */
+static void ordma_teardown(struct ordma_core_dev *cdev)
+{
+	struct pci_dev *pdev = cdev->pdev;
+
+	ordma_aux_del(cdev);
+	if (cdev->devlink_registered) {
+		devlink_unregister(cdev->devlink);
+		cdev->devlink_registered = false;
+	}
+	ordma_health_fini(cdev);
+	ordma_debugfs_remove(cdev);
+	ordma_netdev_unregister(cdev);
+	if (cdev->wq) {
+		destroy_workqueue(cdev->wq);
+		cdev->wq = NULL;
+	}
+	/* The last admin commands: destroy the EQs while IRQ 0 works. */
+	ordma_eqs_destroy(cdev);
+	ordma_admin_irq_free(cdev);
+	ordma_cmdq_mark_dead(cdev);
+
+	/* Stop all device DMA before any of its memory goes away. */
+	if (cdev->hw_version)
+		ordma_device_reset(cdev);
+	if (cdev->pci_enabled)
+		pci_clear_master(pdev);
+
+	ordma_netdev_free(cdev);
+	ordma_eqs_free(cdev);
+	ordma_cmdq_destroy(cdev);
+	if (cdev->num_irq_vectors) {
+		pci_free_irq_vectors(pdev);
+		cdev->num_irq_vectors = 0;
+	}
+	ordma_unmap_bars(cdev);
+	if (cdev->regions_requested) {
+		pci_release_selected_regions(pdev, BIT(ORDMA_REG_BAR) |
+						   BIT(ORDMA_DB_BAR));
+		cdev->regions_requested = false;
+	}
+	if (cdev->pci_enabled) {
+		pci_disable_device(pdev);
+		cdev->pci_enabled = false;
+	}
+}
+
+static int ordma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct ordma_core_dev *cdev;
+	struct devlink *devlink;
+	int err;
+
+	devlink = ordma_devlink_alloc(&pdev->dev);
+	if (!devlink)
+		return -ENOMEM;
+	cdev = devlink_priv(devlink);
+	cdev->pdev = pdev;
+	cdev->devlink = devlink;
+	spin_lock_init(&cdev->port_lock);
+	mutex_init(&cdev->events_lock);
+	atomic64_set(&cdev->db_error_events, 0);
+	atomic64_set(&cdev->async_events, 0);
+	pci_set_drvdata(pdev, cdev);
+
+	err = pci_enable_device_mem(pdev);
+	if (err)
+		goto err_free;
+	cdev->pci_enabled = true;
+
+	err = pci_request_selected_regions(pdev, BIT(ORDMA_REG_BAR) |
+						 BIT(ORDMA_DB_BAR),
+					   ORDMA_DRV_NAME);
+	if (err)
+		goto err_teardown;
+	cdev->regions_requested = true;
+
+	err = ordma_map_bars(cdev);
+	if (err)
+		goto err_teardown;
+
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err) {
+		dev_err(&pdev->dev, "no 64-bit DMA: %d\n", err);
+		goto err_teardown;
+	}
+
+	err = ordma_read_hw_config(cdev);
+	if (err)
+		goto err_teardown;
+
+	/* Whatever a previous driver left running stops before we let
+	 * the function master the bus.
+	 */
+	err = ordma_device_reset(cdev);
+	if (err)
+		goto err_teardown;
+	pci_set_master(pdev);
+
+	err = ordma_cmdq_init(cdev);
+	if (err)
+		goto err_teardown;
+	err = ordma_alloc_irq_vectors(cdev);
+	if (err)
+		goto err_teardown;
+	err = ordma_admin_irq_request(cdev);
+	if (err)
+		goto err_teardown;
+	err = ordma_device_enable(cdev);
+	if (err)
+		goto err_teardown;
+
+	err = ordma_query_caps(cdev);
+	if (err)
+		goto err_teardown;
+	err = ordma_eqs_create(cdev);
+	if (err)
+		goto err_teardown;
+
+	cdev->wq = alloc_ordered_workqueue("ordma-%s", 0, pci_name(pdev));
+	if (!cdev->wq) {
+		err = -ENOMEM;
+		goto err_teardown;
+	}
+
+	err = ordma_netdev_create(cdev);
+	if (err)
+		goto err_teardown;
+
+	ordma_debugfs_add(cdev);
+
+	err = ordma_health_init(cdev);
+	if (err)
+		goto err_teardown;
+	devlink_register(devlink);
+	cdev->devlink_registered = true;
+	ordma_health_start(cdev);
+
+	err = ordma_aux_add(cdev);
+	if (err) {
+		dev_err(&pdev->dev, "cannot add the RDMA auxiliary device: %d\n",
+			err);
+		goto err_teardown;
+	}
+	return 0;
+
+err_teardown:
+	ordma_teardown(cdev);
+err_free:
+	mutex_destroy(&cdev->events_lock);
+	devlink_free(devlink);
+	return err;
+}
+
+static void ordma_remove(struct pci_dev *pdev)
+{
+	struct ordma_core_dev *cdev = pci_get_drvdata(pdev);
+
+	ordma_teardown(cdev);
+	mutex_destroy(&cdev->events_lock);
+	devlink_free(cdev->devlink);
+}
+
+/* Reboot or kexec: only stop the device; nothing needs to be freed. */
+static void ordma_shutdown(struct pci_dev *pdev)
+{
+	struct ordma_core_dev *cdev = pci_get_drvdata(pdev);
+
+	if (!cdev)
+		return;
+	if (cdev->fw_reporter)
+		cancel_delayed_work_sync(&cdev->health_work);
+	ordma_netdev_detach(cdev);
+	ordma_cmdq_mark_dead(cdev);
+	ordma_device_reset(cdev);
+	pci_clear_master(pdev);
+}
+
+/* No recovery yet: a channel error leaves the function dead until it is
+ * unbound.
+ */
+static pci_ers_result_t ordma_pci_error_detected(struct pci_dev *pdev,
+						 pci_channel_state_t state)
+{
+	struct ordma_core_dev *cdev = pci_get_drvdata(pdev);
+
+	dev_err(&pdev->dev, "PCI channel error %d\n", state);
+	if (cdev)
+		ordma_device_fatal(cdev);
+	return PCI_ERS_RESULT_DISCONNECT;
+}
+
+static const struct pci_error_handlers ordma_pci_err_handlers = {
+	.error_detected = ordma_pci_error_detected,
+};
+
+static struct pci_driver ordma_pci_driver = {
+	.name		= ORDMA_DRV_NAME,
+	.id_table	= ordma_pci_table,
+	.probe		= ordma_probe,
+	.remove		= ordma_remove,
+	.shutdown	= ordma_shutdown,
+	.err_handler	= &ordma_pci_err_handlers,
+};
+
+static int __init ordma_init(void)
+{
+	int err;
+
+	ordma_debugfs_register();
+	err = pci_register_driver(&ordma_pci_driver);
+	if (err)
+		ordma_debugfs_unregister();
+	return err;
+}
+
+static void __exit ordma_exit(void)
+{
+	pci_unregister_driver(&ordma_pci_driver);
+	ordma_debugfs_unregister();
+	ida_destroy(&ordma_aux_ida);
+}
+
+module_init(ordma_init);
+module_exit(ordma_exit);
+
+MODULE_DESCRIPTION("ORDMA RoCE RNIC core and Ethernet driver");
+MODULE_LICENSE("Dual BSD/GPL");
