@@ -15,9 +15,16 @@ CACHE=${ORDMA_CACHE:-/var/cache/ordma}
 D=$CACHE/kernel/$KVER
 
 mkdir -p "$D/debs"
+# A machine whose package lists predate the kernel gets them refreshed once.
+download() {
+	(cd "$D/debs" && apt-get download -q "$1=$KPKGVER" >&2) && return 0
+	[ -z "${lists_updated:-}" ] || return 1
+	lists_updated=1
+	apt-get -q update >&2
+	(cd "$D/debs" && apt-get download -q "$1=$KPKGVER" >&2)
+}
 for p in linux-image-$KVER-unsigned linux-headers-$KVER linux-headers-$KABI-common linux-kbuild-$KABI; do
-	ls "$D/debs/${p}_${KPKGVER}_"*.deb >/dev/null 2>&1 ||
-		(cd "$D/debs" && apt-get download -q "$p=$KPKGVER" >&2)
+	ls "$D/debs/${p}_${KPKGVER}_"*.deb >/dev/null 2>&1 || download "$p"
 done
 
 if [ ! -f "$D/image/.done" ]; then

@@ -34,7 +34,7 @@
 
 #define ORDMA_REG_BAR_SIZE		0x4000
 #define ORDMA_DB_PAGE_SHIFT		12
-#define ORDMA_DB_PAGE_SIZE		(1U << ORDMA_DB_PAGE_SHIFT)
+#define ORDMA_DB_PAGE_SIZE		BIT(ORDMA_DB_PAGE_SHIFT)
 
 /* Doorbell page 0 belongs to the kernel driver (uctx 0). */
 #define ORDMA_KERNEL_UCTX		0

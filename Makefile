@@ -1,0 +1,92 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# ORDMA top-level build.  The kernel modules are built by kbuild against
+# Debian's 6.12 headers (tools/vm/fetch-kernel.sh puts them in the cache
+# and prints KDIR); everything else is userspace or a script.
+#
+#   make            modules, ordma-diag, firmware host tests
+#   make check      everything, tested (host + VM); last line
+#                   "N passed, N failed, N skipped"
+#   make demo       boot a VM with two ORDMA NICs and show them working
+#
+# Caches live under ORDMA_CACHE (default /var/cache/ordma).
+
+ORDMA_CACHE ?= /var/cache/ordma
+export ORDMA_CACHE
+
+# Empty: ask tools/vm/fetch-kernel.sh (downloads on first use).
+KDIR ?=
+JOBS ?= 2
+CC ?= cc
+# The single-VM run has an IOMMU (strict) unless VM_IOMMU=0.
+VM_IOMMU ?= 1
+export VM_IOMMU
+
+BUILD := $(CURDIR)/build
+DIAG := $(BUILD)/bin/ordma-diag
+KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m
+kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
+
+.PHONY: all modules modules_clean diag fw-build fw-check qemu provider lint \
+	vm-check vm-smoke check demo clean help
+
+all: modules diag fw-build
+
+help:
+	@sed -n '3,/^[^#]/{/^#/p}' Makefile | sed 's/^# \{0,1\}//'
+
+modules:
+	@KDIR=$(kdir) && \
+	$(MAKE) -C "$$KDIR" $(KBUILD_ARGS) W=1 -j$(JOBS) modules
+
+modules_clean:
+	@KDIR=$(kdir) && \
+	$(MAKE) -C "$$KDIR" $(KBUILD_ARGS) clean
+
+# The diag tool shares the hardware header with the firmware and takes
+# the firmware's userspace stand-ins for the kernel's bit-field helpers.
+diag: $(DIAG)
+
+$(DIAG): tools/diag/ordma-diag.c include/linux/ordma/ordma_hw.h firmware/fw_compat.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -Ifirmware -o $@ $<
+
+fw-build:
+	@if [ -f firmware/Makefile ]; then $(MAKE) -C firmware; \
+	else echo "firmware: no Makefile yet"; fi
+
+fw-check:
+	$(MAKE) -C firmware check
+
+# Prints the path of qemu-system-x86_64 with -device ordma on its last line.
+qemu:
+	tools/qemu/build-qemu.sh
+
+provider:
+	@if [ -x tools/provider/build.sh ]; then tools/provider/build.sh; \
+	else echo "provider: tools/provider/build.sh not in the tree"; fi
+
+lint:
+	@KDIR=$(kdir) && tools/check/lint.sh "$$KDIR"
+
+vm-smoke:
+	tools/vm/run-vm.sh smoke
+
+# Both ORDMA topologies.
+vm-check: diag
+	@rc=0; \
+	tools/vm/run-vm.sh $(if $(filter 1,$(VM_IOMMU)),--iommu) single || rc=1; \
+	tools/vm/run-vm.sh pair || rc=1; \
+	exit $$rc
+
+check:
+	@tools/check/run-check.sh
+
+demo:
+	@tools/vm/demo.sh
+
+clean:
+	@if [ -n "$(KDIR)" ] || [ -f "$(ORDMA_CACHE)/kernel/6.12.117+deb12-amd64/headers/.done" ]; then \
+		KDIR=$(kdir) && $(MAKE) -C "$$KDIR" $(KBUILD_ARGS) clean; fi
+	@if [ -f firmware/Makefile ]; then $(MAKE) -C firmware clean; fi
+	rm -rf $(BUILD)

@@ -1,0 +1,251 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+# shellcheck shell=bash
+#
+# Helpers for the ORDMA selftests: TAP output in kselftest style and
+# lookups of the ORDMA devices, their netdevs and RDMA devices.
+# Sourced by each test; tests run as root inside the test VM (or on any
+# machine with an ORDMA NIC).
+#
+# Environment (set by tools/vm/run-vm.sh in the VM, optional elsewhere):
+#   ORDMA_NICS  "BDF,MAC,SERIAL ..." what the device model was configured
+#               with, for the tests that compare against it
+#   ORDMA_DIAG  path of the ordma-diag binary
+#   ORDMA_PROVIDER_DIR  rdma-core build with the ordma provider (lib/)
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+ORDMA_VENDOR=0x1234
+ORDMA_DEVICE=0x4f52
+SELFTEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ORDMA_REPO=${ORDMA_REPO:-$(cd "$SELFTEST_DIR/../.." && pwd)}
+if [ -z "${ORDMA_DIAG:-}" ]; then
+	ORDMA_DIAG=$ORDMA_REPO/build/bin/ordma-diag
+	[ -x "$ORDMA_DIAG" ] || ORDMA_DIAG=$(command -v ordma-diag || echo "$ORDMA_DIAG")
+fi
+
+_tap_plan=0
+_tap_count=0
+_tap_pass=0
+_tap_fail=0
+_tap_skip=0
+
+# tap_begin N: start a test with N planned results
+tap_begin() {
+	_tap_plan=$1
+	echo "TAP version 13"
+	echo "1..$_tap_plan"
+}
+
+tap_diag() {
+	local l
+	while IFS= read -r l; do
+		echo "# $l"
+	done <<<"$*"
+}
+
+tap_ok() {
+	_tap_count=$((_tap_count + 1))
+	_tap_pass=$((_tap_pass + 1))
+	echo "ok $_tap_count - $*"
+}
+
+tap_fail() {
+	_tap_count=$((_tap_count + 1))
+	_tap_fail=$((_tap_fail + 1))
+	echo "not ok $_tap_count - $*"
+}
+
+# tap_skip DESC REASON
+tap_skip() {
+	_tap_count=$((_tap_count + 1))
+	_tap_skip=$((_tap_skip + 1))
+	echo "ok $_tap_count - $1 # SKIP $2"
+}
+
+# tap_result STATUS DESC: ok if STATUS is 0
+tap_result() {
+	local rc=$1
+	shift
+	if [ "$rc" -eq 0 ]; then
+		tap_ok "$@"
+	else
+		tap_fail "$@"
+	fi
+}
+
+# tap_cmd DESC CMD...: ok if CMD succeeds; its output is shown on failure
+tap_cmd() {
+	local desc=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	tap_result "$rc" "$desc"
+	[ "$rc" -eq 0 ] || tap_diag "\$ $* (exit $rc)"$'\n'"$out"
+	return "$rc"
+}
+
+# tap_eq DESC EXPECTED ACTUAL
+tap_eq() {
+	if [ "$2" = "$3" ]; then
+		tap_ok "$1"
+	else
+		tap_fail "$1"
+		tap_diag "expected '$2', got '$3'"
+	fi
+	[ "$2" = "$3" ]
+}
+
+# tap_match DESC REGEX TEXT: ok if TEXT has a line matching REGEX (ERE)
+tap_match() {
+	if grep -qE -- "$2" <<<"$3"; then
+		tap_ok "$1"
+		return 0
+	fi
+	tap_fail "$1"
+	tap_diag "no line matches /$2/ in:"$'\n'"$3"
+	return 1
+}
+
+# tap_skip_rest REASON: mark every result not yet reported as skipped
+tap_skip_rest() {
+	while [ "$_tap_count" -lt "$_tap_plan" ]; do
+		tap_skip "not run" "$1"
+	done
+}
+
+# tap_skip_all REASON: the whole test does not apply here
+tap_skip_all() {
+	echo "TAP version 13"
+	echo "1..0 # SKIP $1"
+	exit $KSFT_SKIP
+}
+
+tap_end() {
+	echo "# totals: pass:$_tap_pass fail:$_tap_fail skip:$_tap_skip"
+	if [ "$_tap_count" -ne "$_tap_plan" ]; then
+		echo "# planned $_tap_plan results but reported $_tap_count"
+		exit $KSFT_FAIL
+	fi
+	[ "$_tap_fail" -eq 0 ] || exit $KSFT_FAIL
+	[ "$_tap_pass" -eq 0 ] && [ "$_tap_skip" -gt 0 ] && exit $KSFT_SKIP
+	exit $KSFT_PASS
+}
+
+# wait_for SECS CMD...: poll CMD every 0.2 s until it succeeds
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.2
+	done
+}
+
+# ---------------------------------------------------------------- devices
+
+# PCI names of all ORDMA functions, sorted
+ordma_pci_devs() {
+	local d
+	for d in /sys/bus/pci/devices/*; do
+		[ "$(cat "$d/vendor")" = "$ORDMA_VENDOR" ] &&
+			[ "$(cat "$d/device")" = "$ORDMA_DEVICE" ] &&
+			basename "$d"
+	done | LC_ALL=C sort
+}
+
+# Netdev of an ORDMA function (none if the driver is not bound)
+ordma_netdev() {
+	local n
+	for n in /sys/bus/pci/devices/"$1"/net/*; do
+		[ -e "$n" ] && basename "$n" && return 0
+	done
+	return 1
+}
+
+# RDMA device whose parent (directly or via the auxiliary device) is $1
+ordma_ibdev() {
+	local ib dev
+	for ib in /sys/class/infiniband/*; do
+		[ -e "$ib" ] || continue
+		dev=$(readlink -f "$ib/device")
+		if [ "$(basename "$dev")" = "$1" ] || [ "$(basename "$(dirname "$dev")")" = "$1" ]; then
+			basename "$ib"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# True when RDMA devices keep their kernel names (ordma<N>): rdma-core's
+# udev rule renames them unless its policy is NAME_KERNEL.
+rdma_kernel_names() {
+	local r
+	for r in /etc/udev/rules.d/60-rdma-persistent-naming.rules \
+		/lib/udev/rules.d/60-rdma-persistent-naming.rules; do
+		[ -e "$r" ] || continue
+		! grep -v '^#' "$r" | grep -q 'rdma_rename.*NAME_\(FALLBACK\|PCI\|GUID\|ONBOARD\)'
+		return
+	done
+	return 0
+}
+
+# Configured identity of an ORDMA function from $ORDMA_NICS: field 2 = MAC,
+# 3 = serial.  Empty if unknown.
+ordma_expect() {
+	local e
+	for e in ${ORDMA_NICS:-}; do
+		if [ "${e%%,*}" = "$1" ]; then
+			echo "$e" | cut -d, -f"$2"
+			return 0
+		fi
+	done
+}
+
+# EUI-64 of a MAC in the sysfs GUID format, e.g. 5054:00ff:fe12:3401
+mac_to_guid() {
+	local m
+	IFS=: read -ra m <<<"$1"
+	printf '%02x%s:%s%s:%s%s:%s%s\n' $((0x${m[0]} ^ 2)) "${m[1]}" "${m[2]}" ff fe "${m[3]}" "${m[4]}" "${m[5]}"
+}
+
+# RoCE GID of an IPv4 address (::ffff:a.b.c.d), in the sysfs format
+ipv4_to_gid() {
+	local a
+	IFS=. read -ra a <<<"$1"
+	printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x\n' "${a[@]}"
+}
+
+# Fully expanded IPv6 address, as sysfs prints GIDs
+ipv6_expand() {
+	python3 -c 'import ipaddress, sys; print(ipaddress.IPv6Address(sys.argv[1]).exploded)' "$1"
+}
+
+# All valid GIDs of port 1 of an RDMA device as "index gid type ndev"
+# lines (type with '_' for ' ', e.g. RoCE_v2).  One grep reads the whole
+# table: rxe, for one, has 1024 entries.
+ordma_gid_table() {
+	local p=/sys/class/infiniband/$1/ports/1 i gid
+	(cd "$p/gids" 2>/dev/null &&
+		grep -H -v '^0000:0000:0000:0000:0000:0000:0000:0000$' -- *) |
+		while IFS=: read -r i gid; do
+			echo "$i $gid $(tr ' ' _ <"$p/gid_attrs/types/$i" 2>/dev/null)" \
+				"$(cat "$p/gid_attrs/ndevs/$i" 2>/dev/null)"
+		done | sort -n
+}
+
+# Test address of NIC index $1 (1-based) on the single-VM cable.
+ordma_test_ip() {
+	echo "192.0.2.$1"
+}
+
+# Run the diag CLI; usage as for ordma-diag
+ordma_diag() {
+	"$ORDMA_DIAG" "$@"
+}
+
+# Skip the whole test unless there is an ORDMA function with a netdev
+ordma_require_device() {
+	[ -n "$(ordma_pci_devs)" ] || tap_skip_all "no ORDMA PCI function (1234:4f52)"
+}

@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# The whole check flow behind `make check`: host packages, kernel, host
+# unit tests, lint, modules, QEMU, provider, then the VM runs.  Each step's
+# output goes to build/check/<step>.log; its TAP results (or one result
+# for its exit status) are printed here, numbered across all steps, and
+# collected in build/check/check.tap.  The last line is
+#   N passed, N failed, N skipped
+# and the exit status is non-zero if anything failed.
+#
+# Environment: KDIR (default: tools/vm/fetch-kernel.sh), VM_IOMMU=0 runs
+# the single VM without its IOMMU, VM_TIMEOUT (seconds per VM).
+set -uo pipefail
+
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$REPO" || exit 1
+OUT=$REPO/build/check
+rm -rf "$OUT"
+mkdir -p "$OUT"
+MAKE=${MAKE:-make}
+
+n=0
+passed=0
+failed=0
+skipped=0
+T0=$SECONDS
+declare -A STEP_FAILED=()
+
+emit() { # emit STEP "ok|not ok" DESC
+	n=$((n + 1))
+	echo "$2 $n - $1: $3" | tee -a "$OUT/check.tap"
+	case "$2:$3" in
+	"ok:"*"# SKIP"*) skipped=$((skipped + 1)) ;;
+	ok:*) passed=$((passed + 1)) ;;
+	*) failed=$((failed + 1)); STEP_FAILED[$1]=1 ;;
+	esac
+}
+
+# step NAME CMD...: run CMD, report its TAP lines or its exit status
+step() {
+	local name=$1 rc start lines l status desc have_fail=0 skip_reason
+	shift
+	start=$SECONDS
+	echo "# ---- $name: $*"
+	"$@" >"$OUT/$name.log" 2>&1 </dev/null
+	rc=$?
+	lines=$(grep -E '^(ok|not ok)( [0-9]+)?( |$)' "$OUT/$name.log")
+	while IFS= read -r l; do
+		[ -n "$l" ] || continue
+		case "$l" in
+		"not ok"*) status="not ok"; have_fail=1 ;;
+		*) status=ok ;;
+		esac
+		desc=$(printf '%s' "$l" | sed -E 's/^(not ok|ok)( [0-9]+)?( - | -|-| )?//')
+		emit "$name" "$status" "${desc:-result}"
+	done <<<"$lines"
+	if [ -z "$lines" ]; then
+		case "$rc" in
+		0) emit "$name" ok "$*" ;;
+		4) skip_reason=$(sed -n 's/^1\.\.0 # SKIP //p' "$OUT/$name.log" | head -n 1)
+		   emit "$name" ok "$* # SKIP ${skip_reason:-skipped}" ;;
+		*) emit "$name" "not ok" "$* (exit status $rc)" ;;
+		esac
+	elif [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ "$have_fail" = 0 ]; then
+		emit "$name" "not ok" "$* exited with status $rc"
+	fi
+	if [ -n "${STEP_FAILED[$name]:-}" ]; then
+		echo "# $name failed; last lines of $OUT/$name.log:"
+		grep -vE '^(ok|not ok)( [0-9]+)?( |$)' "$OUT/$name.log" | tail -n 25 | sed 's/^/#   /'
+	fi
+	echo "# ---- $name: $((SECONDS - start))s"
+}
+
+# skip_step NAME REASON
+skip_step() { emit "$1" ok "# SKIP $2"; }
+
+# Kernel build warnings count as failures even when the build succeeds.
+modules_warnfree() {
+	$MAKE modules_clean >/dev/null || return 1
+	$MAKE modules || return 1
+	if grep -E '(warning|error):' "$OUT/modules.log" >/dev/null; then
+		echo "not ok - W=1 build has compiler warnings"
+		grep -E '(warning|error):' "$OUT/modules.log"
+		return 1
+	fi
+	echo "ok - W=1 build has no compiler warnings"
+}
+
+step deps tools/host-deps.sh
+step kernel tools/vm/fetch-kernel.sh
+if [ -f firmware/Makefile ]; then
+	step fw-check $MAKE -C firmware check
+else
+	skip_step fw-check "no firmware/Makefile yet"
+fi
+step lint $MAKE lint
+if [ -f drivers/net/ethernet/ordma/Makefile ]; then
+	step modules modules_warnfree
+else
+	skip_step modules "no drivers in the tree yet"
+fi
+step diag $MAKE diag
+if [ -x tools/qemu/build-qemu.sh ]; then
+	step qemu $MAKE qemu
+else
+	skip_step qemu "no tools/qemu/build-qemu.sh yet"
+fi
+if [ -x tools/provider/build.sh ]; then
+	step provider $MAKE provider
+fi
+
+# The VM runs: the harness self-check needs no ORDMA piece; the ORDMA
+# topologies need the modules and the QEMU device.
+step vm-smoke tools/vm/run-vm.sh -o build/vm/check-smoke smoke
+if [ -n "${STEP_FAILED[modules]:-}${STEP_FAILED[qemu]:-}" ]; then
+	emit vm-single "not ok" "not run: modules or QEMU failed to build"
+	emit vm-pair "not ok" "not run: modules or QEMU failed to build"
+elif [ ! -f drivers/net/ethernet/ordma/Makefile ] || [ ! -x tools/qemu/build-qemu.sh ]; then
+	skip_step vm-single "drivers or QEMU device not in the tree yet"
+	skip_step vm-pair "drivers or QEMU device not in the tree yet"
+else
+	iommu=()
+	[ "${VM_IOMMU:-1}" = 1 ] && iommu=(--iommu)
+	step vm-single tools/vm/run-vm.sh "${iommu[@]}" -o build/vm/check-single single
+	step vm-pair tools/vm/run-vm.sh -o build/vm/check-pair pair
+fi
+
+echo "1..$n" >>"$OUT/check.tap"
+echo "# total $((SECONDS - T0))s; logs in $OUT"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,306 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# Boot Debian's kernel with this repository's modules under QEMU (TCG) and
+# run a command in the guest; judge the run and print it as TAP.
+#
+# Usage: run-vm.sh [options] TOPOLOGY
+#   single   one VM, 2 vCPUs, two ORDMA NICs cabled to each other
+#   pair     two VMs, 1 vCPU each, one ORDMA NIC each, cabled together
+#   smoke    one VM, two virtio-net NICs cabled together: validates the
+#            harness itself (no ORDMA device needed)
+# Options:
+#   -o DIR       output directory (default build/vm/TOPOLOGY-TIMESTAMP)
+#   -c CMD       guest command (default: the topology's selftests)
+#   -T "TESTS"   selftests to run (names in selftests/ordma/; default for
+#                single: TEST_PROGS of selftests/ordma/Makefile, pair: ping)
+#   -t SECS      hard timeout of each VM (default 900)
+#   -i, --iommu  add an Intel IOMMU (intel_iommu=on iommu.strict=1)
+#   -n, --no-udev  do not start udevd in the guest
+#   -v           copy the serial console to stderr while running
+#   -V           the same, without the timestamp and VM name prefixes
+#
+# Every NIC is cabled with a UDP socket netdev between two free loopback
+# ports.  NIC n (n = 1, 2) has MAC 52:54:00:12:34:0n; NIC 1 has serial
+# ORDSN0001, NIC 2 the device's default (ORD123402).  Each NIC sits
+# behind its own PCIe root port: single has NIC 1 at 0000:01:00.0 and
+# NIC 2 at 0000:02:00.0; pair has NIC 1 in vmA and NIC 2 in vmB, both at
+# 0000:01:00.0.  The guest gets these facts in ORDMA_NICS.
+#
+# Results go to DIR/<vm>/: serial.log, qemu.cmdline, qemu.log and the
+# guest's results share guest/ (guest.env, guest-cmd.log, guest-rc,
+# dmesg.txt, selftests/).  DIR/result.tap holds the verdict.  Exit status:
+# 0 pass, 1 fail, 4 skipped (e.g. QEMU without the ordma device).
+# shellcheck disable=SC2054 # QEMU options contain commas
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+OUT=
+GUEST_CMD=
+TESTS=
+TIMEOUT=${VM_TIMEOUT:-900}
+IOMMU=0
+UDEV=1
+VERBOSE=0
+usage() {
+	sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+	exit 2
+}
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-o) OUT=$2; shift 2 ;;
+	-c) GUEST_CMD=$2; shift 2 ;;
+	-T) TESTS=$2; shift 2 ;;
+	-t) TIMEOUT=$2; shift 2 ;;
+	-i | --iommu) IOMMU=1; shift ;;
+	-n | --no-udev) UDEV=0; shift ;;
+	-v) VERBOSE=1; shift ;;
+	-V) VERBOSE=2; shift ;;
+	-h | --help) usage ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+done
+[ $# -eq 1 ] || usage
+TOPOLOGY=$1
+
+SELFTESTS=$ORDMA_REPO/selftests
+RUNNER=$SELFTESTS/ordma/run_kselftest.sh
+case "$TOPOLOGY" in
+single)
+	# Default: TEST_PROGS of selftests/ordma/Makefile
+	NODES=(vm0); SMP=2; MEM=2048; NIC_DEV=ordma
+	default_tests= ;;
+pair)
+	NODES=(vmA vmB); SMP=1; MEM=1536; NIC_DEV=ordma
+	default_tests="ping" ;;
+smoke)
+	NODES=(vm0); SMP=2; MEM=1024; NIC_DEV=virtio-net-pci
+	default_tests="$SELFTESTS/harness/vm_boot.sh" ;;
+*) usage ;;
+esac
+TESTS=${TESTS:-$default_tests}
+
+stamp=$(date +%Y%m%d-%H%M%S)
+suffix=$TOPOLOGY$([ "$IOMMU" = 1 ] && echo -iommu || true)
+OUT=${OUT:-$ORDMA_REPO/build/vm/$suffix-$stamp}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+ln -sfn "$OUT" "$(dirname "$OUT")/$suffix-latest" 2>/dev/null || true
+TAP=$OUT/result.tap
+: >"$TAP"
+
+finish_skip() {
+	printf 'TAP version 13\n1..0 # SKIP %s\n' "$1" | tee "$TAP"
+	exit 4
+}
+
+t_start=$(date +%s.%N)
+vm_need_kernel
+QEMU_BIN=$(vm_find_qemu "$([ "$NIC_DEV" = ordma ] || echo any)")
+if [ "$NIC_DEV" = ordma ] && ! vm_qemu_has_device "$QEMU_BIN" ordma; then
+	finish_skip "$QEMU_BIN has no ordma device"
+fi
+mapfile -t datadirs < <(vm_qemu_datadirs)
+initramfs=$("$VM_TOOLS/build-initramfs.sh" | tail -n 1)
+modtree=$("$VM_TOOLS/build-modtree.sh" | tail -n 1)
+provider=$(vm_provider_dir "$OUT/provider-build.log")
+diag=$ORDMA_REPO/build/bin/ordma-diag
+kernel=$KIMAGE/boot/vmlinuz-$KVER
+[ -f "$kernel" ] || vm_die "no kernel at $kernel"
+[ -n "$(find "$ORDMA_REPO/drivers" -name '*.ko' 2>/dev/null)" ] ||
+	[ "$TOPOLOGY" = smoke ] || vm_log "warning: no modules built under drivers/"
+
+mapfile -t ports < <(vm_free_udp_ports 2)
+[ ${#ports[@]} -eq 2 ] || vm_die "could not find free UDP ports"
+
+# nic_args NIC SLOT LOCAL_PORT PEER_PORT: NIC number NIC (1-based: MAC,
+# serial) behind root port number SLOT (1-based: the guest's bus number)
+nic_args() {
+	local i=$1 slot=$2 lport=$3 pport=$4 mac
+	mac=$(printf '52:54:00:12:34:%02x' "$i")
+	printf '%s\n' -device "pcie-root-port,id=rp$slot,bus=pcie.0,chassis=$slot,addr=0x$((slot + 9))" \
+		-netdev "socket,id=wire$i,udp=127.0.0.1:$pport,localaddr=127.0.0.1:$lport"
+	case "$NIC_DEV" in
+	ordma)
+		# NIC 1 gets an explicit serial, NIC 2 keeps the device default.
+		if [ "$i" = 1 ]; then
+			printf '%s\n' -device "ordma,netdev=wire$i,mac=$mac,serial=ORDSN0001,bus=rp$slot"
+		else
+			printf '%s\n' -device "ordma,netdev=wire$i,mac=$mac,bus=rp$slot"
+		fi ;;
+	*)
+		printf '%s\n' -device "$NIC_DEV,netdev=wire$i,mac=$mac,romfile=,bus=rp$slot" ;;
+	esac
+}
+# nic_expect NIC SLOT: "BDF,MAC,SERIAL" as the guest should see it
+nic_expect() {
+	local i=$1 slot=$2 serial
+	serial=$([ "$i" = 1 ] && echo ORDSN0001 || printf 'ORD1234%02x' "$i")
+	printf '0000:%02x:00.0,52:54:00:12:34:%02x,%s' "$slot" "$i" "$serial"
+}
+
+declare -A PID=()
+cleanup() {
+	local n
+	for n in "${!PID[@]}"; do
+		kill "${PID[$n]}" 2>/dev/null || true
+	done
+}
+trap cleanup EXIT INT TERM
+
+# boot_node NAME ROLE NIC_ARGS... : start one VM in the background
+boot_node() {
+	local name=$1 role=$2 d=$OUT/$1
+	shift 2
+	rm -rf "$d"
+	mkdir -p "$d/guest"
+	local nics=() expect=() i
+	case "$TOPOLOGY:$role" in
+	single:* | smoke:*)
+		mapfile -t nics < <(nic_args 1 1 "${ports[0]}" "${ports[1]}"
+			nic_args 2 2 "${ports[1]}" "${ports[0]}")
+		expect=("$(nic_expect 1 1)" "$(nic_expect 2 2)") ;;
+	pair:A)
+		mapfile -t nics < <(nic_args 1 1 "${ports[0]}" "${ports[1]}")
+		expect=("$(nic_expect 1 1)") ;;
+	pair:B)
+		mapfile -t nics < <(nic_args 2 1 "${ports[1]}" "${ports[0]}")
+		expect=("$(nic_expect 2 1)") ;;
+	esac
+	local cmd=$GUEST_CMD
+	[ -n "$cmd" ] || cmd="$RUNNER -o /mnt/results/selftests $TESTS"
+	{
+		printf 'GUEST_NAME=%q\nGUEST_TOPOLOGY=%q\nGUEST_ROLE=%q\n' "$name" "$TOPOLOGY" "$role"
+		printf 'GUEST_CMD=%q\nGUEST_UDEV=%q\n' "$cmd" "$UDEV"
+		printf 'ORDMA_REPO=%q\nORDMA_RESULTS=/mnt/results\n' "$ORDMA_REPO"
+		printf 'ORDMA_NICS=%q\nORDMA_IOMMU=%q\n' "${expect[*]}" "$IOMMU"
+		printf 'ORDMA_DIAG=%q\nORDMA_PROVIDER_DIR=%q\n' "$diag" "$provider"
+		if [ "$TOPOLOGY" = pair ]; then
+			printf 'ORDMA_SYNC=/mnt/sync\nORDMA_PEER_ROLE=%s\n' "$([ "$role" = A ] && echo B || echo A)"
+			printf 'ORDMA_LOCAL_IP=192.0.2.%s\nORDMA_PEER_IP=192.0.2.%s\n' \
+				"$([ "$role" = A ] && echo 1 || echo 2)" "$([ "$role" = A ] && echo 2 || echo 1)"
+		fi
+	} >"$d/guest/guest.env"
+
+	local append="console=ttyS0,115200 quiet panic=-1 net.ifnames=0"
+	append+=" ordma.init=$VM_TOOLS/guest-init.sh ordma.modtree=$modtree"
+	local args=(-machine q35 -accel tcg,thread=multi -cpu max -smp "$SMP" -m "$MEM"
+		-nodefaults -no-user-config -display none -no-reboot
+		-serial stdio -monitor none)
+	if [ "$IOMMU" = 1 ]; then
+		args+=(-device intel-iommu,intremap=on)
+		append+=" intel_iommu=on iommu.strict=1"
+	fi
+	args+=(-kernel "$kernel" -initrd "$initramfs"
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
+		-virtfs "local,path=$d/guest,mount_tag=results,security_model=none,multidevs=remap")
+	if [ "$TOPOLOGY" = pair ]; then
+		args+=(-virtfs "local,path=$OUT/sync,mount_tag=sync,security_model=none,multidevs=remap")
+		append+=" ordma.sync=1"
+	fi
+	args+=("${nics[@]}" -append "$append")
+
+	local full=("$QEMU_BIN" "${datadirs[@]}" "${args[@]}")
+	printf '%q ' "${full[@]}" >"$d/qemu.cmdline"
+	echo >>"$d/qemu.cmdline"
+	vm_log "booting $name ($TOPOLOGY, smp $SMP, iommu $IOMMU)"
+	(
+		t0=$(date +%s.%N)
+		set +e
+		timeout -k 10 "$TIMEOUT" "${full[@]}" </dev/null 2>"$d/qemu.log" |
+			T0=$t0 perl -MTime::HiRes=time -ne \
+				'BEGIN { $| = 1 } printf("[host %8.3f] %s", time - $ENV{T0}, $_)' |
+			case "$VERBOSE" in
+			1) tee "$d/serial.log" | sed -u "s/^/$name: /" >&2 ;;
+			2) tee "$d/serial.log" | sed -u 's/^\[host [ 0-9.]*\] //' >&2 ;;
+			*) cat >"$d/serial.log" ;;
+			esac
+		echo "${PIPESTATUS[0]}" >"$d/qemu-rc"
+		t1=$(date +%s.%N)
+		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", b - a }' >"$d/wall-seconds"
+	) &
+	PID[$name]=$!
+}
+
+if [ "$TOPOLOGY" = pair ]; then
+	rm -rf "$OUT/sync"
+	mkdir -p "$OUT/sync"
+	boot_node vmA A
+	boot_node vmB B
+else
+	boot_node vm0 single
+fi
+for n in "${NODES[@]}"; do
+	wait "${PID[$n]}" || true
+	unset "PID[$n]"
+done
+trap - EXIT INT TERM
+
+# ---------------------------------------------------------------- verdict
+# Kernel messages that fail a run wherever they appear.
+BAD_KMSG=$(grep -v '^#' "$SELFTESTS/ordma/kmsg_fail_patterns" | paste -sd '|')
+
+lines=()
+tap() { lines+=("$1"); }
+for n in "${NODES[@]}"; do
+	d=$OUT/$n
+	qrc=$(cat "$d/qemu-rc" 2>/dev/null || echo missing)
+	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+		tap "not ok - $n: powered off within ${TIMEOUT}s (hard timeout hit)"
+	elif [ "$qrc" = 0 ]; then
+		tap "ok - $n: powered off within ${TIMEOUT}s"
+	else
+		tap "not ok - $n: QEMU exited with status $qrc (see $d/qemu.log)"
+	fi
+
+	grc=$(cat "$d/guest/guest-rc" 2>/dev/null || echo none)
+	case "$grc" in
+	0) tap "ok - $n: guest command succeeded" ;;
+	4) tap "ok - $n: guest command succeeded # SKIP it skipped" ;;
+	none) tap "not ok - $n: guest command ran to completion (no guest-rc)" ;;
+	*) tap "not ok - $n: guest command succeeded (exit status $grc)" ;;
+	esac
+
+	# Kernel lines of the serial log carry a printk timestamp; the full
+	# log is dmesg.txt when the guest got as far as writing it.
+	bad=$( { grep -E '^\[host [ 0-9.]+\] \[ *[0-9]+\.[0-9]+\]' "$d/serial.log" 2>/dev/null
+		cat "$d/guest/dmesg.txt" 2>/dev/null; } | grep -E "$BAD_KMSG" | sort -u | head -n 20 || true)
+	if [ -n "$bad" ]; then
+		tap "not ok - $n: kernel log has no oops, warning, BUG or leak"
+		printf '%s\n' "$bad" | sed 's/^/#   /' >>"$OUT/kmsg-problems.txt"
+	elif [ ! -s "$d/guest/dmesg.txt" ]; then
+		tap "not ok - $n: kernel log saved (no dmesg.txt)"
+	else
+		tap "ok - $n: kernel log has no oops, warning, BUG or leak"
+	fi
+
+	if [ -f "$d/guest/selftests/summary.tap" ]; then
+		while IFS= read -r l; do
+			case "$l" in
+			"ok "* | "not ok "*)
+				l=$(printf '%s' "$l" | sed -E "s/^(not ok|ok) [0-9]+ (- )?/\1 - $n: /")
+				tap "$l" ;;
+			esac
+		done <"$d/guest/selftests/summary.tap"
+	fi
+done
+
+{
+	echo "TAP version 13"
+	i=0
+	for l in "${lines[@]}"; do
+		i=$((i + 1))
+		printf '%s\n' "$l" | sed -E "s/^(not ok|ok) - /\1 $i - /"
+	done
+	echo "1..$i"
+	[ -f "$OUT/kmsg-problems.txt" ] && { echo "# kernel log problems:"; cat "$OUT/kmsg-problems.txt"; }
+	for n in "${NODES[@]}"; do
+		d=$OUT/$n
+		echo "# $n: wall $(cat "$d/wall-seconds" 2>/dev/null)s, guest command started at uptime $(cat "$d/guest/cmd-start-uptime" 2>/dev/null)s"
+	done
+	awk -v a="$t_start" -v b="$(date +%s.%N)" 'BEGIN { printf "# total %.1fs, output in '"$OUT"'\n", b - a }'
+} | tee "$TAP"
+
+grep -q '^not ok' "$TAP" && exit 1
+exit 0
