@@ -264,6 +264,203 @@ struct ordma_cmd_alloc_pd {
 	__le32	reserved_4;
 };
 
+/* ------------------------------------------------------------------ */
+/* Verbs interface (v1.1).  Being brought up: the firmware announces it  */
+/* with ORDMA_DEV_CAP_VERBS once every command below is implemented.     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Host buffers the device walks (queue rings, MR pages) are described by a
+ * page list.  levels 0: addr is the DMA address of num_pages physically
+ * contiguous pages.  levels 1: addr points to one 4 KiB table page holding
+ * num_pages (<= 512) little-endian 64-bit page addresses.  levels 2: addr
+ * points to a 4 KiB page of up to 512 addresses of level-1 table pages;
+ * entry i of the buffer is at table[i / 512][i % 512].  Every page address
+ * is aligned to 2^page_shift; table pages are 4 KiB aligned.
+ */
+#define ORDMA_MTT_ENTRIES_PER_PAGE	512
+#define ORDMA_MTT_MAX_LEVELS		2
+#define ORDMA_MIN_PAGE_SHIFT		12
+#define ORDMA_MAX_PAGE_SHIFT		30
+
+struct ordma_page_list {
+	__le64	addr;
+	__le32	num_pages;
+	__u8	page_shift;		/* ORDMA_{MIN,MAX}_PAGE_SHIFT */
+	__u8	levels;			/* 0..ORDMA_MTT_MAX_LEVELS */
+	__le16	reserved_14;
+};
+
+/* Commands whose parameters do not fit the 56-byte payload name a host
+ * buffer (CREATE_QP, MODIFY_QP in; QUERY_QP out).
+ */
+struct ordma_cmd_buf {
+	__le64	buf_addr;		/* DMA address, 8-byte aligned */
+	__le32	buf_len;		/* sizeof the parameter struct */
+	__le32	handle;			/* MODIFY_QP/QUERY_QP: qpn; else 0 */
+};
+
+/* MR access rights (REG_MR access, fast-register WQE access) */
+#define ORDMA_ACCESS_LOCAL_WRITE	BIT(0)
+#define ORDMA_ACCESS_REMOTE_WRITE	BIT(1)
+#define ORDMA_ACCESS_REMOTE_READ	BIT(2)
+#define ORDMA_ACCESS_REMOTE_ATOMIC	BIT(3)
+#define ORDMA_ACCESS_ALL		GENMASK(3, 0)
+
+#define ORDMA_MR_FAST_REG		BIT(0)	/* pages come from a REG_MR WQE */
+#define ORDMA_MR_DMA			BIT(1)	/* kernel only: iova = DMA addr */
+
+/* lkey = rkey = index << 8 | key byte chosen by the driver */
+#define ORDMA_KEY_INDEX			GENMASK(31, 8)
+#define ORDMA_KEY_VARIANT		GENMASK(7, 0)
+
+struct ordma_cmd_reg_mr {
+	__le32	pdn;
+	__le32	uctx;
+	__le64	iova;
+	__le64	length;
+	struct ordma_page_list pages;	/* unused (zero) for FAST_REG/DMA */
+	__le32	access;			/* ORDMA_ACCESS_* */
+	__u8	key;			/* ORDMA_KEY_VARIANT of the new key */
+	__u8	flags;			/* ORDMA_MR_* */
+	__le16	max_pages;		/* FAST_REG: page list capacity */
+};
+
+struct ordma_cmd_create_cq {
+	__le32	uctx;
+	__le32	eqn;			/* completion EQ for this CQ's events */
+	struct ordma_page_list ring;	/* 2^log_size CQEs */
+	__le64	db_record;		/* DMA address of the consumer's __le32 ci */
+	__u8	log_size;		/* 1..16 */
+	__u8	reserved_33;
+	__le16	reserved_34;
+	__le32	reserved_36;
+};
+
+#define ORDMA_NO_SRQ			0xffffffff
+
+enum ordma_qp_type {
+	ORDMA_QPT_RC			= 0,
+	ORDMA_QPT_UD			= 1,
+};
+
+struct ordma_cmd_create_srq {
+	__le32	uctx;
+	__le32	pdn;
+	struct ordma_page_list ring;	/* 2^log_size receive WQEs */
+	__u8	log_size;
+	__u8	wqe_shift;		/* log2 of the receive WQE size */
+	__le16	reserved_26;
+	__le32	limit;			/* SRQ_LIMIT event threshold, 0 = off */
+	__le32	cqn;			/* reserved (XRC), 0 */
+	__le32	reserved_36;
+};
+
+struct ordma_cmd_modify_srq {
+	__le32	srqn;
+	__le32	uctx;
+	__le32	limit;			/* re-arms the limit event */
+	__le32	reserved_12;
+};
+
+struct ordma_qp_create_params {
+	__le32	uctx;
+	__le32	pdn;
+	__le32	send_cqn;
+	__le32	recv_cqn;
+	__le32	srqn;			/* ORDMA_NO_SRQ if the QP has an RQ */
+	__u8	type;			/* enum ordma_qp_type */
+	__u8	sq_log_size;		/* WQEs */
+	__u8	rq_log_size;		/* WQEs, 0 with an SRQ */
+	__u8	sq_wqe_shift;		/* 6..9: send WQE is 64..512 bytes */
+	__u8	rq_wqe_shift;		/* 4..8: receive WQE is 16..256 bytes */
+	__u8	reserved_25;
+	__le16	reserved_26;
+	__le32	max_inline_data;
+	struct ordma_page_list sq;
+	struct ordma_page_list rq;	/* zero with an SRQ */
+};
+
+/* MODIFY_QP attribute mask: bits as in IBTA/ib_verbs (enum ib_qp_attr_mask) */
+#define ORDMA_QP_ATTR_STATE		BIT(0)
+#define ORDMA_QP_ATTR_CUR_STATE		BIT(1)
+#define ORDMA_QP_ATTR_EN_SQD_ASYNC	BIT(2)
+#define ORDMA_QP_ATTR_ACCESS_FLAGS	BIT(3)
+#define ORDMA_QP_ATTR_PKEY_INDEX	BIT(4)
+#define ORDMA_QP_ATTR_PORT		BIT(5)
+#define ORDMA_QP_ATTR_QKEY		BIT(6)
+#define ORDMA_QP_ATTR_AV		BIT(7)
+#define ORDMA_QP_ATTR_PATH_MTU		BIT(8)
+#define ORDMA_QP_ATTR_TIMEOUT		BIT(9)
+#define ORDMA_QP_ATTR_RETRY_CNT		BIT(10)
+#define ORDMA_QP_ATTR_RNR_RETRY		BIT(11)
+#define ORDMA_QP_ATTR_RQ_PSN		BIT(12)
+#define ORDMA_QP_ATTR_MAX_QP_RD_ATOMIC	BIT(13)
+#define ORDMA_QP_ATTR_ALT_PATH		BIT(14)	/* not supported */
+#define ORDMA_QP_ATTR_MIN_RNR_TIMER	BIT(15)
+#define ORDMA_QP_ATTR_SQ_PSN		BIT(16)
+#define ORDMA_QP_ATTR_MAX_DEST_RD_ATOMIC BIT(17)
+#define ORDMA_QP_ATTR_PATH_MIG_STATE	BIT(18)	/* not supported */
+#define ORDMA_QP_ATTR_CAP		BIT(19)	/* not supported */
+#define ORDMA_QP_ATTR_DEST_QPN		BIT(20)
+#define ORDMA_QP_ATTR_SUPPORTED		(GENMASK(13, 0) | GENMASK(17, 15) | \
+					 ORDMA_QP_ATTR_DEST_QPN)
+
+/* Address vector: where RoCEv2 frames of a QP/AH go */
+struct ordma_av {
+	__u8	dgid[16];		/* network order; IPv4 as ::ffff:a.b.c.d */
+	__u8	dmac[6];
+	__u8	sgid_index;
+	__u8	hop_limit;
+	__le32	flow_label;		/* 20 bits */
+	__u8	traffic_class;
+	__u8	reserved_29;
+	__le16	vlan_id;		/* 0..4095 or ORDMA_VLAN_NONE */
+};
+
+struct ordma_qp_attr {
+	__le32	attr_mask;		/* ORDMA_QP_ATTR_*, MODIFY_QP only */
+	__u8	state;			/* enum ordma_qp_state */
+	__u8	cur_state;
+	__u8	path_mtu;		/* IB enum: 1 = 256 .. 5 = 4096 */
+	__u8	en_sqd_async_notify;
+	__le32	access_flags;		/* ORDMA_ACCESS_REMOTE_* */
+	__le32	qkey;
+	__le32	rq_psn;			/* 24 bits */
+	__le32	sq_psn;			/* 24 bits */
+	__le32	dest_qpn;		/* 24 bits */
+	__u8	timeout;		/* local ACK timeout: 4.096 us * 2^n, 0 = off */
+	__u8	retry_cnt;		/* 0..7 */
+	__u8	rnr_retry;		/* 0..7, 7 = infinite */
+	__u8	min_rnr_timer;		/* IB encoding 0..31 */
+	__u8	max_rd_atomic;		/* initiator depth */
+	__u8	max_dest_rd_atomic;	/* responder depth */
+	__le16	pkey_index;		/* 0 */
+	__u8	port;			/* 1 */
+	__u8	sq_draining;		/* QUERY_QP: SQD drain in progress */
+	__le16	reserved_38;
+	struct ordma_av av;
+};
+
+/* QP states (IBTA 10.3.1) */
+enum ordma_qp_state {
+	ORDMA_QPS_RESET			= 0,
+	ORDMA_QPS_INIT			= 1,
+	ORDMA_QPS_RTR			= 2,
+	ORDMA_QPS_RTS			= 3,
+	ORDMA_QPS_SQD			= 4,
+	ORDMA_QPS_SQE			= 5,
+	ORDMA_QPS_ERR			= 6,
+};
+
+struct ordma_cmd_create_ah {
+	__le32	pdn;
+	__le32	uctx;
+	struct ordma_av av;
+	__le32	reserved_40;
+	__le32	reserved_44;
+};
+
 struct ordma_aq_cmd {
 	struct ordma_aq_cmd_hdr hdr;
 	union {
@@ -274,6 +471,12 @@ struct ordma_aq_cmd {
 		struct ordma_cmd_create_eth_ring eth_ring;
 		struct ordma_cmd_add_gid	add_gid;
 		struct ordma_cmd_alloc_pd	alloc_pd;
+		struct ordma_cmd_buf		buf;
+		struct ordma_cmd_reg_mr		reg_mr;
+		struct ordma_cmd_create_cq	create_cq;
+		struct ordma_cmd_create_srq	create_srq;
+		struct ordma_cmd_modify_srq	modify_srq;
+		struct ordma_cmd_create_ah	create_ah;
 		__u8				raw[56];
 	};
 };
@@ -479,34 +682,89 @@ struct ordma_eth_desc {
 };
 
 /* ------------------------------------------------------------------ */
-/* Planned verbs layouts (v1.1).  Not yet implemented by the firmware;  */
-/* documented so that driver and provider work can start from them.    */
+/* Verbs data path (v1.1)                                              */
 /* ------------------------------------------------------------------ */
 
-enum ordma_qp_state {
-	ORDMA_QPS_RESET			= 0,
-	ORDMA_QPS_INIT			= 1,
-	ORDMA_QPS_RTR			= 2,
-	ORDMA_QPS_RTS			= 3,
-	ORDMA_QPS_SQD			= 4,
-	ORDMA_QPS_SQE			= 5,
-	ORDMA_QPS_ERR			= 6,
-};
-
-/* MTT: a table of little-endian 64-bit page DMA addresses.  Level 0 means
- * the MR's mtt_addr is the only page; level 1 means mtt_addr points to a
- * 4 KiB page of 512 page addresses; level 2 adds one more indirection.
+/* Work queue elements.  A send WQE is 2^sq_wqe_shift bytes: a 16-byte
+ * control segment, a 32-byte operation segment, then SGEs (16 bytes each)
+ * or inline data up to the end of the WQE.
  */
-#define ORDMA_MTT_ENTRIES_PER_PAGE	512
-#define ORDMA_MTT_MAX_LEVELS		2
-
-#define ORDMA_SEND_WQE_SIZE		64
 #define ORDMA_WQE_OPCODE		GENMASK(7, 0)
-#define ORDMA_WQE_NUM_SGE		GENMASK(11, 8)
+#define ORDMA_WQE_NUM_SGE		GENMASK(12, 8)
 #define ORDMA_WQE_SIGNALED		BIT(16)
 #define ORDMA_WQE_SOLICITED		BIT(17)
 #define ORDMA_WQE_FENCE			BIT(18)
 #define ORDMA_WQE_INLINE		BIT(19)
+#define ORDMA_SEND_WQE_MIN_SHIFT	6
+#define ORDMA_SEND_WQE_MAX_SHIFT	9
+#define ORDMA_SEND_WQE_HDR_SIZE		48
+
+enum ordma_wqe_opcode {
+	ORDMA_WQE_SEND			= 0x00,
+	ORDMA_WQE_SEND_IMM		= 0x01,
+	ORDMA_WQE_SEND_INV		= 0x02,
+	ORDMA_WQE_RDMA_WRITE		= 0x03,
+	ORDMA_WQE_RDMA_WRITE_IMM	= 0x04,
+	ORDMA_WQE_RDMA_READ		= 0x05,
+	ORDMA_WQE_ATOMIC_CMP_SWP	= 0x06,
+	ORDMA_WQE_ATOMIC_FETCH_ADD	= 0x07,
+	ORDMA_WQE_LOCAL_INV		= 0x08,
+	ORDMA_WQE_REG_MR		= 0x09,
+};
+
+struct ordma_wqe_ctrl {
+	__le32	ctrl;			/* ORDMA_WQE_OPCODE | NUM_SGE | flags */
+	__le32	imm_inv;		/* immediate (as sent) or rkey to invalidate */
+	__le32	inline_len;		/* with ORDMA_WQE_INLINE */
+	__le32	reserved_12;
+};
+
+struct ordma_wqe_rdma {			/* WRITE, WRITE_IMM, READ */
+	__le64	remote_addr;
+	__le32	rkey;
+	__le32	reserved_12;
+	__le64	reserved_16;
+	__le64	reserved_24;
+};
+
+struct ordma_wqe_atomic {		/* CMP_SWP, FETCH_ADD */
+	__le64	remote_addr;
+	__le32	rkey;
+	__le32	reserved_12;
+	__le64	compare_add;
+	__le64	swap;
+};
+
+struct ordma_wqe_ud {			/* SEND* on UD */
+	__le32	ah;			/* CREATE_AH handle */
+	__le32	remote_qpn;
+	__le32	remote_qkey;
+	__le32	reserved_12;
+	__le64	reserved_16;
+	__le64	reserved_24;
+};
+
+struct ordma_wqe_reg_mr {		/* REG_MR (fast registration) */
+	__le64	iova;
+	__le64	length;
+	__le64	page_list;		/* DMA address of __le64 page addresses */
+	__le32	key;			/* new lkey/rkey of the fast-reg MR */
+	__le16	num_pages;
+	__u8	page_shift;
+	__u8	access;			/* ORDMA_ACCESS_* */
+};
+
+struct ordma_send_wqe {
+	struct ordma_wqe_ctrl ctrl;
+	union {
+		struct ordma_wqe_rdma	rdma;
+		struct ordma_wqe_atomic	atomic;
+		struct ordma_wqe_ud	ud;
+		struct ordma_wqe_reg_mr	reg_mr;
+		__u8			raw[32];
+	};
+	/* struct ordma_sge sge[] or inline data follow */
+};
 
 struct ordma_sge {
 	__le64	addr;
@@ -514,18 +772,62 @@ struct ordma_sge {
 	__le32	lkey;
 };
 
+/* A receive WQE is 2^rq_wqe_shift bytes: a 16-byte header, then SGEs. */
+struct ordma_recv_wqe {
+	__le32	num_sge;
+	__le32	reserved_4;
+	__le64	reserved_8;
+	/* struct ordma_sge sge[] follow */
+};
+
 #define ORDMA_CQE_SIZE			32
 #define ORDMA_CQE_PHASE			BIT(31)
 
+#define ORDMA_CQE_F_IMM			BIT(0)
+#define ORDMA_CQE_F_INV			BIT(1)
+#define ORDMA_CQE_F_GRH			BIT(2)	/* UD: GRH in the first 40 bytes */
+#define ORDMA_CQE_F_IPV4		BIT(3)	/* UD: that header is IPv4 */
+
+enum ordma_cqe_opcode {
+	ORDMA_CQE_OP_SEND		= 0x00,
+	ORDMA_CQE_OP_RDMA_WRITE		= 0x01,
+	ORDMA_CQE_OP_RDMA_READ		= 0x02,
+	ORDMA_CQE_OP_CMP_SWP		= 0x03,
+	ORDMA_CQE_OP_FETCH_ADD		= 0x04,
+	ORDMA_CQE_OP_LOCAL_INV		= 0x05,
+	ORDMA_CQE_OP_REG_MR		= 0x06,
+	ORDMA_CQE_OP_RECV		= 0x80,
+	ORDMA_CQE_OP_RECV_RDMA_IMM	= 0x81,
+};
+
+/* Completion status, same meaning as enum ib_wc_status */
+enum ordma_cqe_status {
+	ORDMA_CQE_SUCCESS		= 0,
+	ORDMA_CQE_LOC_LEN_ERR		= 1,
+	ORDMA_CQE_LOC_QP_OP_ERR		= 2,
+	ORDMA_CQE_LOC_PROT_ERR		= 4,
+	ORDMA_CQE_WR_FLUSH_ERR		= 5,
+	ORDMA_CQE_MW_BIND_ERR		= 6,
+	ORDMA_CQE_BAD_RESP_ERR		= 7,
+	ORDMA_CQE_LOC_ACCESS_ERR	= 8,
+	ORDMA_CQE_REM_INV_REQ_ERR	= 9,
+	ORDMA_CQE_REM_ACCESS_ERR	= 10,
+	ORDMA_CQE_REM_OP_ERR		= 11,
+	ORDMA_CQE_RETRY_EXC_ERR		= 12,
+	ORDMA_CQE_RNR_RETRY_EXC_ERR	= 13,
+	ORDMA_CQE_REM_ABORT_ERR		= 16,
+	ORDMA_CQE_GENERAL_ERR		= 21,
+};
+
 struct ordma_cqe {
 	__le32	qpn;
-	__le32	wqe_idx;
+	__le32	wqe_idx;		/* SQ/RQ/SRQ index of the WQE */
 	__le32	byte_len;
 	__le32	imm_inv;		/* immediate data or invalidated rkey */
 	__le32	src_qp;			/* UD */
-	__le16	flags;			/* with-imm, with-inv, GRH present */
-	__u8	opcode;
-	__u8	status;
+	__le16	flags;			/* ORDMA_CQE_F_* */
+	__u8	opcode;			/* enum ordma_cqe_opcode */
+	__u8	status;			/* enum ordma_cqe_status */
 	__le32	reserved_24;
 	__le32	owner;			/* ORDMA_CQE_PHASE; written last */
 };
