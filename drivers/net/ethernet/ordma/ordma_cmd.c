@@ -46,13 +46,13 @@ static int ordma_cmd_run(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
 static int ordma_cmd_query(struct ordma_core_dev *cdev, u8 opcode, u32 port,
 			   void *out, u32 len)
 {
-	struct ordma_cmd_buf *buf;
+	struct ordma_cmd_dma *buf;
 	struct ordma_aq_comp comp;
 	struct ordma_aq_cmd cmd;
 	u32 written;
 	int err;
 
-	buf = ordma_cmd_buf_alloc(cdev, len);
+	buf = ordma_cmd_dma_alloc(cdev, len);
 	if (!buf)
 		return -ENOMEM;
 
@@ -79,7 +79,7 @@ static int ordma_cmd_query(struct ordma_core_dev *cdev, u8 opcode, u32 port,
 			memset((u8 *)out + written, 0, len - written);
 		}
 	}
-	ordma_cmd_buf_free(cdev, buf);
+	ordma_cmd_dma_free(cdev, buf);
 	return err;
 }
 

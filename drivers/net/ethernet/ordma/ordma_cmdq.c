@@ -49,11 +49,11 @@ int ordma_cmd_status_to_errno(u8 status)
 	}
 }
 
-struct ordma_cmd_buf *ordma_cmd_buf_alloc(struct ordma_core_dev *cdev,
+struct ordma_cmd_dma *ordma_cmd_dma_alloc(struct ordma_core_dev *cdev,
 					  u32 len)
 {
 	struct device *dev = ordma_dev(cdev);
-	struct ordma_cmd_buf *buf;
+	struct ordma_cmd_dma *buf;
 
 	if (!len || len > ORDMA_AQ_MAX_BUF)
 		return NULL;
@@ -78,7 +78,7 @@ err_free:
 }
 
 /* May be called from the admin interrupt for quarantined buffers. */
-void ordma_cmd_buf_free(struct ordma_core_dev *cdev, struct ordma_cmd_buf *buf)
+void ordma_cmd_dma_free(struct ordma_core_dev *cdev, struct ordma_cmd_dma *buf)
 {
 	if (!buf)
 		return;
@@ -146,7 +146,7 @@ void ordma_cmdq_destroy(struct ordma_core_dev *cdev)
 		return;
 
 	for (i = 0; i < q->depth; i++) {
-		ordma_cmd_buf_free(cdev, q->slots[i].buf);
+		ordma_cmd_dma_free(cdev, q->slots[i].buf);
 		q->slots[i].buf = NULL;
 	}
 	kfree(q->slots);
@@ -180,7 +180,7 @@ static void ordma_cmdq_complete(struct ordma_core_dev *cdev,
 				     "late completion of admin command 0x%02x (token 0x%04x, status %u)\n",
 				     slot->opcode, token, comp->status);
 		/* The device is done with the quarantined buffer now. */
-		ordma_cmd_buf_free(cdev, slot->buf);
+		ordma_cmd_dma_free(cdev, slot->buf);
 	} else {
 		slot->wait->comp = *comp;
 		slot->wait->err = 0;
@@ -274,7 +274,7 @@ static bool ordma_cmdq_check_fatal(struct ordma_core_dev *cdev)
  * or kept by the queue while the device may still write to it.
  */
 int ordma_cmdq_exec(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
-		    struct ordma_aq_comp *comp, struct ordma_cmd_buf *buf)
+		    struct ordma_aq_comp *comp, struct ordma_cmd_dma *buf)
 {
 	unsigned long timeout = msecs_to_jiffies(cdev->cmd_timeout_ms);
 	struct ordma_cmdq *q = &cdev->cmdq;
@@ -354,6 +354,6 @@ int ordma_cmdq_exec(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
 	return 0;
 
 err_free_buf:
-	ordma_cmd_buf_free(cdev, buf);
+	ordma_cmd_dma_free(cdev, buf);
 	return err;
 }

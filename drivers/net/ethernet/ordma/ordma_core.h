@@ -55,7 +55,7 @@ struct ordma_netdev_priv;
  * still write to it; the queue frees it on the late completion or after
  * the device reset at teardown.
  */
-struct ordma_cmd_buf {
+struct ordma_cmd_dma {
 	void *va;
 	dma_addr_t dma;
 	u32 len;
@@ -75,7 +75,7 @@ struct ordma_cmd_wait {
 
 struct ordma_cmd_slot {
 	struct ordma_cmd_wait *wait;
-	struct ordma_cmd_buf *buf;	/* named by the command, or NULL */
+	struct ordma_cmd_dma *buf;	/* named by the command, or NULL */
 	u16 token;
 	u8 state;		/* enum ordma_cmd_slot_state */
 	u8 opcode;
@@ -241,11 +241,11 @@ void ordma_cmdq_destroy(struct ordma_core_dev *cdev);
 void ordma_cmdq_process(struct ordma_core_dev *cdev);
 void ordma_cmdq_mark_dead(struct ordma_core_dev *cdev);
 int ordma_cmdq_exec(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
-		    struct ordma_aq_comp *comp, struct ordma_cmd_buf *buf);
-struct ordma_cmd_buf *ordma_cmd_buf_alloc(struct ordma_core_dev *cdev,
+		    struct ordma_aq_comp *comp, struct ordma_cmd_dma *buf);
+struct ordma_cmd_dma *ordma_cmd_dma_alloc(struct ordma_core_dev *cdev,
 					  u32 len);
-void ordma_cmd_buf_free(struct ordma_core_dev *cdev,
-			struct ordma_cmd_buf *buf);
+void ordma_cmd_dma_free(struct ordma_core_dev *cdev,
+			struct ordma_cmd_dma *buf);
 int ordma_cmd_status_to_errno(u8 status);
 
 /* ordma_cmd.c */
