@@ -30,14 +30,21 @@ to_ordma_aux_dev(struct auxiliary_device *adev)
 }
 
 /*
- * Callbacks of the RDMA driver.  Both are called from the core's event
- * queue interrupt handlers (hard IRQ context) and must not sleep.
+ * Callbacks of the RDMA driver; none may sleep.  The event callbacks are
+ * called from the core's event queue interrupt handlers (hard IRQ
+ * context).
  */
 struct ordma_event_ops {
 	/* PORT_CHANGE, DB_ERROR and (later) QP/CQ/SRQ async events */
 	void (*async_event)(void *priv, const struct ordma_eqe *eqe);
 	/* completion event for CQ cqn */
 	void (*comp_event)(void *priv, u32 cqn);
+	/* Optional: the device failed (fatal status, not responding, PCI
+	 * channel error) and every later command fails with -ENODEV.
+	 * Called at most once, in process context but possibly with the
+	 * locks of the caller whose command found the device dead held.
+	 */
+	void (*device_fatal)(void *priv);
 };
 
 int ordma_core_register_events(struct ordma_core_dev *cdev,
@@ -50,6 +57,11 @@ struct net_device *ordma_core_netdev(struct ordma_core_dev *cdev);
 const struct ordma_device_caps *ordma_core_caps(struct ordma_core_dev *cdev);
 /* "major.minor.sub_minor" as reported by QUERY_FW */
 const char *ordma_core_fw_version(struct ordma_core_dev *cdev);
+/* The same version as numbers */
+void ordma_core_fw_version_num(struct ordma_core_dev *cdev, u16 *major,
+			       u16 *minor, u16 *sub_minor);
+/* QUERY_DEVICE's board_id, NUL terminated, non-printable bytes as '?' */
+const char *ordma_core_board_id(struct ordma_core_dev *cdev);
 /* Physical address of doorbell page @page (for mmap to userspace);
  * 0 if the device has no such page.
  */
@@ -65,9 +77,10 @@ int ordma_core_comp_eqn(struct ordma_core_dev *cdev, u32 vector, u32 *eqn);
  * maps the device's completion status (BAD_OPCODE/NOT_SUPPORTED ->
  * -EOPNOTSUPP, BAD_PARAM -> -EINVAL, BAD_HANDLE -> -ENOENT, NO_RESOURCES ->
  * -ENOSPC, BUSY -> -EBUSY, PERM -> -EPERM, DMA_ERROR -> -EIO, timeout ->
- * -ETIMEDOUT, device dead -> -ENODEV; BAD_STATE -> -EINVAL, INTERNAL and
- * unknown statuses -> -EIO).  ordma_cmd_exec() fills @comp (may be NULL)
- * whenever the device completed the command, also on a non-OK status.
+ * -ETIMEDOUT, device dead -> -ENODEV; BAD_STATE -> -EINVAL, INTERNAL,
+ * unknown statuses and a completion with a garbled token -> -EIO).
+ * ordma_cmd_exec() fills @comp (may be NULL) whenever the device
+ * completed the command intact, also on a non-OK status.
  * After -ETIMEDOUT or -ENODEV the device may still act on the command:
  * memory it names must stay allocated and mapped until the device is
  * reset (the core's removal).

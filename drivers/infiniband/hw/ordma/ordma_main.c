@@ -16,8 +16,8 @@
 
 #include "ordma_ib.h"
 
+/* The only port of a v1 device */
 #define ORDMA_IB_PORT		1
-#define ORDMA_IB_NODE_DESC	"ORDMA RoCEv2 RNIC"
 
 MODULE_DESCRIPTION("ORDMA RoCEv2 RDMA driver");
 MODULE_LICENSE("Dual BSD/GPL");
@@ -29,9 +29,7 @@ static ssize_t board_id_show(struct device *device,
 	struct ordma_ibdev *dev =
 		rdma_device_to_drv_device(device, struct ordma_ibdev, ibdev);
 
-	/* NUL padded, not necessarily NUL terminated */
-	return sysfs_emit(buf, "%.*s\n", (int)sizeof(dev->caps.board_id),
-			  dev->caps.board_id);
+	return sysfs_emit(buf, "%s\n", ordma_core_board_id(dev->cdev));
 }
 static DEVICE_ATTR_RO(board_id);
 
@@ -98,10 +96,10 @@ static void ordma_ib_async_event(void *priv, const struct ordma_eqe *eqe)
 		ib_dispatch_event(&event);
 		break;
 	case ORDMA_EQE_DB_ERROR:
-		ibdev_warn_ratelimited(&dev->ibdev,
-				       "doorbell rejected: page %u offset %#x qn %u\n",
-				       data0, data1,
-				       le32_to_cpu(eqe->data[2]));
+		/* The core has counted and logged it already. */
+		ibdev_dbg(&dev->ibdev,
+			  "doorbell rejected: page %u offset %#x qn %u\n",
+			  data0, data1, le32_to_cpu(eqe->data[2]));
 		break;
 	default:
 		ibdev_dbg(&dev->ibdev, "ignoring async event type %#x\n", type);
@@ -118,26 +116,33 @@ static void ordma_ib_comp_event(void *priv, u32 cqn)
 			      "completion event for unknown CQ %u\n", cqn);
 }
 
+/* Consumers (uverbs async event files, ULPs) learn that the device is
+ * gone instead of waiting for commands that fail.
+ */
+static void ordma_ib_device_fatal(void *priv)
+{
+	struct ordma_ibdev *dev = priv;
+	struct ib_event event = {
+		.device = &dev->ibdev,
+		.event = IB_EVENT_DEVICE_FATAL,
+	};
+
+	ib_dispatch_event(&event);
+}
+
 static const struct ordma_event_ops ordma_ib_event_ops = {
 	.async_event = ordma_ib_async_event,
 	.comp_event = ordma_ib_comp_event,
+	.device_fatal = ordma_ib_device_fatal,
 };
 
-/* "major.minor.sub_minor" -> the u64 encoding rdma-core providers decode */
-static u64 ordma_ib_pack_fw_ver(struct auxiliary_device *adev,
-				struct ordma_core_dev *cdev)
+/* QUERY_FW's version in the encoding of ib_device_attr.fw_ver */
+static u64 ordma_ib_fw_ver(struct ordma_core_dev *cdev)
 {
-	const char *ver = ordma_core_fw_version(cdev);
-	unsigned int major, minor, sub_minor;
+	u16 major, minor, sub_minor;
 
-	if (sscanf(ver, "%u.%u.%u", &major, &minor, &sub_minor) != 3) {
-		dev_warn(&adev->dev, "unparsable firmware version \"%s\"\n",
-			 ver);
-		return 0;
-	}
-
-	return (u64)(major & 0xffff) << 32 | (u64)(minor & 0xffff) << 16 |
-	       (sub_minor & 0xffff);
+	ordma_core_fw_version_num(cdev, &major, &minor, &sub_minor);
+	return (u64)major << 32 | (u64)minor << 16 | sub_minor;
 }
 
 static int ordma_ib_probe(struct auxiliary_device *adev,
@@ -162,12 +167,15 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 	ibdev = &dev->ibdev;
 	dev->cdev = cdev;
 	dev->caps = *ordma_core_caps(cdev);
-	dev->fw_ver = ordma_ib_pack_fw_ver(adev, cdev);
+	dev->fw_ver = ordma_ib_fw_ver(cdev);
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->node_guid = dev->caps.node_guid;
-	strscpy(ibdev->node_desc, ORDMA_IB_NODE_DESC, sizeof(ibdev->node_desc));
-	ibdev->phys_port_cnt = 1;
+	/* The product the device says it is; user space may rename it. */
+	strscpy(ibdev->node_desc, ordma_core_board_id(cdev),
+		sizeof(ibdev->node_desc));
+	/* The core driver runs port 1 only, whatever num_ports says. */
+	ibdev->phys_port_cnt = ORDMA_IB_PORT;
 	ibdev->num_comp_vectors = ordma_core_num_comp_vectors(cdev);
 	/* The PCI function, so that providers match it by PCI ID. */
 	ibdev->dev.parent = &pdev->dev;

@@ -15,9 +15,15 @@
 #include "ordma_ib.h"
 
 /* The verbs attributes are ints; never let a device value turn negative. */
-static int ordma_cap(__le32 val)
+static int ordma_attr_int(__le32 val)
 {
 	return min_t(u32, le32_to_cpu(val), INT_MAX);
+}
+
+/* The RDMA core expects the default P_Key at index 0, even on RoCE. */
+static u16 ordma_pkey_table_len(const struct ordma_ibdev *dev)
+{
+	return clamp_t(u32, le32_to_cpu(dev->caps.pkey_table_len), 1, U16_MAX);
 }
 
 int ordma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
@@ -42,25 +48,24 @@ int ordma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->vendor_id = le32_to_cpu(caps->vendor_id);
 	attr->vendor_part_id = le32_to_cpu(caps->vendor_part_id);
 	attr->hw_ver = le32_to_cpu(caps->hw_rev);
-	attr->max_qp = ordma_cap(caps->max_qp);
-	attr->max_qp_wr = ordma_cap(caps->max_qp_wr);
-	attr->max_send_sge = ordma_cap(caps->max_send_sge);
-	attr->max_recv_sge = ordma_cap(caps->max_recv_sge);
-	attr->max_sge_rd = ordma_cap(caps->max_sge_rd);
-	attr->max_cq = ordma_cap(caps->max_cq);
-	attr->max_cqe = ordma_cap(caps->max_cqe);
-	attr->max_mr = ordma_cap(caps->max_mr);
-	attr->max_pd = ordma_cap(caps->max_pd);
-	attr->max_qp_rd_atom = ordma_cap(caps->max_qp_rd_atom);
-	attr->max_qp_init_rd_atom = ordma_cap(caps->max_qp_init_rd_atom);
+	attr->max_qp = ordma_attr_int(caps->max_qp);
+	attr->max_qp_wr = ordma_attr_int(caps->max_qp_wr);
+	attr->max_send_sge = ordma_attr_int(caps->max_send_sge);
+	attr->max_recv_sge = ordma_attr_int(caps->max_recv_sge);
+	attr->max_sge_rd = ordma_attr_int(caps->max_sge_rd);
+	attr->max_cq = ordma_attr_int(caps->max_cq);
+	attr->max_cqe = ordma_attr_int(caps->max_cqe);
+	attr->max_mr = ordma_attr_int(caps->max_mr);
+	attr->max_pd = ordma_attr_int(caps->max_pd);
+	attr->max_qp_rd_atom = ordma_attr_int(caps->max_qp_rd_atom);
+	attr->max_qp_init_rd_atom = ordma_attr_int(caps->max_qp_init_rd_atom);
 	max_res_rd_atom = (u64)attr->max_qp * attr->max_qp_rd_atom;
 	attr->max_res_rd_atom = min_t(u64, max_res_rd_atom, INT_MAX);
-	attr->max_ah = ordma_cap(caps->max_ah);
-	attr->max_srq = ordma_cap(caps->max_srq);
-	attr->max_srq_wr = ordma_cap(caps->max_srq_wr);
-	attr->max_srq_sge = ordma_cap(caps->max_srq_sge);
-	attr->max_pkeys = min_t(u32, le32_to_cpu(caps->pkey_table_len),
-				U16_MAX);
+	attr->max_ah = ordma_attr_int(caps->max_ah);
+	attr->max_srq = ordma_attr_int(caps->max_srq);
+	attr->max_srq_wr = ordma_attr_int(caps->max_srq_wr);
+	attr->max_srq_sge = ordma_attr_int(caps->max_srq_sge);
+	attr->max_pkeys = ordma_pkey_table_len(dev);
 	attr->local_ca_ack_delay = min_t(u32,
 					 le32_to_cpu(caps->local_ca_ack_delay),
 					 U8_MAX);
@@ -107,13 +112,13 @@ int ordma_query_port(struct ib_device *ibdev, u32 port,
 	attr->state = hw.state == ORDMA_PORT_ACTIVE ? IB_PORT_ACTIVE :
 						      IB_PORT_DOWN;
 	attr->phys_state = ordma_phys_state(hw.phys_state);
-	attr->max_mtu = ib_mtu_int_to_enum(ordma_cap(hw.max_ib_mtu));
-	attr->active_mtu = ib_mtu_int_to_enum(ordma_cap(hw.active_ib_mtu));
-	attr->gid_tbl_len = ordma_cap(hw.gid_table_len);
+	attr->max_mtu = ib_mtu_int_to_enum(ordma_attr_int(hw.max_ib_mtu));
+	attr->active_mtu = ib_mtu_int_to_enum(ordma_attr_int(hw.active_ib_mtu));
+	attr->gid_tbl_len = ordma_attr_int(hw.gid_table_len);
 	attr->ip_gids = true;
 	attr->port_cap_flags = IB_PORT_CM_SUP;
 	attr->max_msg_sz = le32_to_cpu(dev->caps.max_msg_size);
-	attr->pkey_tbl_len = 1;
+	attr->pkey_tbl_len = ordma_pkey_table_len(dev);
 	attr->max_vl_num = 1;
 
 	/* Speed and width come from the port's netdev (ethtool). */
@@ -151,9 +156,10 @@ enum rdma_link_layer ordma_get_link_layer(struct ib_device *ibdev, u32 port)
 	return IB_LINK_LAYER_ETHERNET;
 }
 
+/* RoCE has no partitions: every table entry is the default P_Key. */
 int ordma_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
 {
-	if (index > 0)
+	if (index >= ordma_pkey_table_len(to_ordma_ibdev(ibdev)))
 		return -EINVAL;
 
 	*pkey = IB_DEFAULT_PKEY_FULL;
@@ -258,19 +264,13 @@ int ordma_alloc_ucontext(struct ib_ucontext *ibucontext,
 		return -EINVAL;
 	}
 
+	/* The core refuses a context id that is not a user doorbell page
+	 * of this device, so the page below is never the kernel's.
+	 */
 	err = ordma_cmd_alloc_uctx(dev->cdev, &uctx->uctx_id);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "ALLOC_UCTX failed: %d\n", err);
 		return err;
-	}
-
-	/* Page 0 is the kernel's: never hand it (or a stray page) out. */
-	if (uctx->uctx_id == ORDMA_KERNEL_UCTX ||
-	    uctx->uctx_id > le32_to_cpu(dev->caps.max_uctx)) {
-		ibdev_err(&dev->ibdev, "ALLOC_UCTX returned invalid context %u\n",
-			  uctx->uctx_id);
-		err = -EIO;
-		goto err_dealloc_uctx;
 	}
 
 	db_phys = ordma_core_db_page_phys(dev->cdev, uctx->uctx_id);
@@ -297,8 +297,7 @@ int ordma_alloc_ucontext(struct ib_ucontext *ibucontext,
 err_remove_entry:
 	rdma_user_mmap_entry_remove(uctx->db_mmap_entry);
 err_dealloc_uctx:
-	if (uctx->uctx_id != ORDMA_KERNEL_UCTX)
-		ordma_cmd_dealloc_uctx(dev->cdev, uctx->uctx_id);
+	ordma_cmd_dealloc_uctx(dev->cdev, uctx->uctx_id);
 	return err;
 }
 

@@ -12,7 +12,10 @@
  * log_depth bits are the slot, the high bits a generation that tells a
  * late completion from the slot's next user.  A command that times out
  * leaves its slot quarantined (ABANDONED) until the device completes it
- * or is reset, so the ring position is never reused too early.
+ * or is reset, so the ring position is never reused too early.  A
+ * completion carrying a token other than that of the command at its
+ * position is garbled: it is counted as stray and fails that command,
+ * which the device has executed, so that no slot stays blocked.
  */
 
 #include <linux/dma-mapping.h>
@@ -157,39 +160,72 @@ void ordma_cmdq_destroy(struct ordma_core_dev *cdev)
 	q->sq = NULL;
 }
 
-static void ordma_cmdq_complete(struct ordma_core_dev *cdev,
-				const struct ordma_aq_comp *comp)
+/* The device is done with @slot's command.  Its waiter gets @comp, or
+ * -EIO when the completion was garbled (@comp NULL); a buffer that goes
+ * back to no caller is freed, the device no longer writes to it.
+ */
+static void ordma_cmdq_finish(struct ordma_core_dev *cdev,
+			      struct ordma_cmd_slot *slot,
+			      const struct ordma_aq_comp *comp)
 {
 	struct ordma_cmdq *q = &cdev->cmdq;
-	u16 token = le16_to_cpu(comp->token);
-	struct ordma_cmd_slot *slot = &q->slots[token & (q->depth - 1)];
 
 	lockdep_assert_held(&q->lock);
-
-	if (slot->state == ORDMA_SLOT_FREE || slot->token != token) {
-		q->stray_completions++;
-		dev_warn_ratelimited(ordma_dev(cdev),
-				     "admin completion with unknown token 0x%04x\n",
-				     token);
-		return;
-	}
 
 	if (slot->state == ORDMA_SLOT_ABANDONED) {
 		q->late_completions++;
 		dev_info_ratelimited(ordma_dev(cdev),
-				     "late completion of admin command 0x%02x (token 0x%04x, status %u)\n",
-				     slot->opcode, token, comp->status);
-		/* The device is done with the quarantined buffer now. */
+				     "late completion of admin command 0x%02x (token 0x%04x)\n",
+				     slot->opcode, slot->token);
 		ordma_cmd_dma_free(cdev, slot->buf);
-	} else {
+	} else if (comp) {
 		slot->wait->comp = *comp;
 		slot->wait->err = 0;
 		complete(&slot->wait->done);
+	} else {
+		slot->wait->err = -EIO;
+		complete(&slot->wait->done);
+		ordma_cmd_dma_free(cdev, slot->buf);
 	}
 	slot->buf = NULL;
 	slot->wait = NULL;
 	slot->state = ORDMA_SLOT_FREE;
 	up(&q->avail);
+}
+
+/* The device executes commands in ring order and writes each completion
+ * at its command's position, so the completion at free-running position
+ * @pos belongs to the command whose token is @pos; the token it carries
+ * only confirms that.
+ */
+static void ordma_cmdq_complete(struct ordma_core_dev *cdev,
+				const struct ordma_aq_comp *comp, u16 pos)
+{
+	struct ordma_cmdq *q = &cdev->cmdq;
+	struct ordma_cmd_slot *slot = &q->slots[pos & (q->depth - 1)];
+	u16 token = le16_to_cpu(comp->token);
+
+	lockdep_assert_held(&q->lock);
+
+	if (slot->state == ORDMA_SLOT_FREE || slot->token != pos) {
+		q->stray_completions++;
+		dev_warn_ratelimited(ordma_dev(cdev),
+				     "admin completion at position 0x%04x (token 0x%04x) without a command\n",
+				     pos, token);
+		return;
+	}
+	if (token != pos) {
+		/* Executed, but with a garbled completion: fail the command
+		 * now rather than let it time out and keep its slot, which
+		 * would block the ring when the producer index comes round.
+		 */
+		q->stray_completions++;
+		dev_warn_ratelimited(ordma_dev(cdev),
+				     "admin command 0x%02x (token 0x%04x) completed with token 0x%04x\n",
+				     slot->opcode, pos, token);
+		comp = NULL;
+	}
+	ordma_cmdq_finish(cdev, slot, comp);
 }
 
 /* Consume every completion the device has written; admin interrupt. */
@@ -202,8 +238,8 @@ void ordma_cmdq_process(struct ordma_core_dev *cdev)
 	spin_lock_irqsave(&q->lock, flags);
 	/* Bounded, so a misbehaving device cannot keep us here. */
 	for (n = 0; n < q->depth; n++) {
-		u32 idx = q->cq_ci & (q->depth - 1);
-		struct ordma_aq_comp *entry = &q->cq[idx];
+		u16 pos = q->cq_ci;
+		struct ordma_aq_comp *entry = &q->cq[pos & (q->depth - 1)];
 		struct ordma_aq_comp comp;
 		u32 eflags;
 
@@ -217,7 +253,7 @@ void ordma_cmdq_process(struct ordma_core_dev *cdev)
 		q->cq_ci++;
 		if (!(q->cq_ci & (q->depth - 1)))
 			q->cq_phase ^= 1;
-		ordma_cmdq_complete(cdev, &comp);
+		ordma_cmdq_complete(cdev, &comp, pos);
 	}
 	spin_unlock_irqrestore(&q->lock, flags);
 }
@@ -268,10 +304,12 @@ static bool ordma_cmdq_check_fatal(struct ordma_core_dev *cdev)
  * @buf: DMA buffer named by @cmd, or NULL
  *
  * Returns 0 when the device completed the command, whatever its status,
- * -ETIMEDOUT when it did not within the command timeout and -ENODEV when
- * the device is dead.  On success the caller still owns @buf and its
- * contents are visible to the CPU; on error @buf has been released: freed,
- * or kept by the queue while the device may still write to it.
+ * -ETIMEDOUT when it did not within the command timeout, -ENODEV when
+ * the device is dead and -EIO when the completion came back garbled (or
+ * the slot is still blocked by a command the device skipped).  On
+ * success the caller still owns @buf and its contents are visible to the
+ * CPU; on error @buf has been released: freed, or kept by the queue while
+ * the device may still write to it.
  */
 int ordma_cmdq_exec(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
 		    struct ordma_aq_comp *comp, struct ordma_cmd_dma *buf)
@@ -305,7 +343,9 @@ int ordma_cmdq_exec(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
 	token = q->pi;
 	slot = &q->slots[token & (q->depth - 1)];
 	if (q->dead || slot->state != ORDMA_SLOT_FREE) {
-		/* Busy slot: the device completed out of order. */
+		/* Only a device that skipped the command one lap back
+		 * (it executes in ring order) leaves its slot busy.
+		 */
 		err = q->dead ? -ENODEV : -EIO;
 		spin_unlock_irqrestore(&q->lock, flags);
 		up(&q->avail);
@@ -342,7 +382,10 @@ int ordma_cmdq_exec(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
 			cmd->hdr.opcode, token, cdev->cmd_timeout_ms);
 		return ordma_cmdq_check_fatal(cdev) ? -ENODEV : -ETIMEDOUT;
 	}
-	/* Woken by ordma_cmdq_mark_dead(): the slot keeps the buffer. */
+	/* -ENODEV from ordma_cmdq_mark_dead(), which leaves the buffer in
+	 * the quarantined slot, or -EIO for a garbled completion, after
+	 * which the buffer has been freed.
+	 */
 	if (wait.err)
 		return wait.err;
 

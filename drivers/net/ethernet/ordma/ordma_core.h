@@ -48,7 +48,6 @@
 #define ORDMA_REG_DEAD			0xffffffffU
 
 struct ordma_core_dev;
-struct ordma_netdev_priv;
 
 /* A DMA buffer named by a command (QUERY_* output).  It is owned by the
  * admin queue once a command using it timed out, because the device may
@@ -117,7 +116,6 @@ struct ordma_eq {
 	u16 vector;
 	u32 eqn;
 	int irq;
-	u64 events;
 	char irq_name[48];
 };
 
@@ -267,6 +265,7 @@ void ordma_admin_irq_free(struct ordma_core_dev *cdev);
 int ordma_eqs_create(struct ordma_core_dev *cdev);
 void ordma_eqs_destroy(struct ordma_core_dev *cdev);
 void ordma_eqs_free(struct ordma_core_dev *cdev);
+void ordma_events_device_fatal(struct ordma_core_dev *cdev);
 
 /* ordma_netdev.c */
 int ordma_netdev_create(struct ordma_core_dev *cdev);
@@ -281,6 +280,7 @@ void ordma_netdev_detach(struct ordma_core_dev *cdev);
 struct devlink *ordma_devlink_alloc(struct device *dev);
 int ordma_health_init(struct ordma_core_dev *cdev);
 void ordma_health_start(struct ordma_core_dev *cdev);
+void ordma_health_stop(struct ordma_core_dev *cdev);
 void ordma_health_fini(struct ordma_core_dev *cdev);
 const char *ordma_health_state_name(u32 state);
 

@@ -164,11 +164,20 @@ void ordma_health_start(struct ordma_core_dev *cdev)
 			   msecs_to_jiffies(ORDMA_HEALTH_POLL_MS));
 }
 
+/* Before devlink_unregister(): the poller's reports and state updates
+ * notify through the devlink instance, which must still be registered.
+ */
+void ordma_health_stop(struct ordma_core_dev *cdev)
+{
+	if (cdev->fw_reporter)
+		cancel_delayed_work_sync(&cdev->health_work);
+}
+
 void ordma_health_fini(struct ordma_core_dev *cdev)
 {
 	if (!cdev->fw_reporter)
 		return;
-	cancel_delayed_work_sync(&cdev->health_work);
+	ordma_health_stop(cdev);
 	devlink_health_reporter_destroy(cdev->fw_reporter);
 	cdev->fw_reporter = NULL;
 }

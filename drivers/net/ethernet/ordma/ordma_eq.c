@@ -70,6 +70,17 @@ void ordma_core_unregister_events(struct ordma_core_dev *cdev)
 }
 EXPORT_SYMBOL_NS_GPL(ordma_core_unregister_events, ORDMA);
 
+void ordma_events_device_fatal(struct ordma_core_dev *cdev)
+{
+	struct ordma_event_sub *sub;
+
+	rcu_read_lock();
+	sub = rcu_dereference(cdev->events);
+	if (sub && sub->ops->device_fatal)
+		sub->ops->device_fatal(sub->priv);
+	rcu_read_unlock();
+}
+
 u32 ordma_core_num_comp_vectors(struct ordma_core_dev *cdev)
 {
 	return cdev->num_comp_eqs;
@@ -167,7 +178,6 @@ static void ordma_eq_process(struct ordma_eq *eq)
 		eq->ci++;
 		if (!(eq->ci & mask))
 			eq->phase ^= 1;
-		eq->events++;
 
 		if (eq->type == ORDMA_EQ_TYPE_ASYNC)
 			ordma_async_event(cdev, &eqe);

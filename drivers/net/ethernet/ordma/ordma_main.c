@@ -16,6 +16,7 @@
 #include <linux/iopoll.h>
 #include <linux/module.h>
 #include <linux/pci.h>
+#include <linux/stringify.h>
 #include <net/devlink.h>
 
 #include "ordma_core.h"
@@ -23,15 +24,24 @@
 /* REG_TIMEOUTS gives what the silicon needs; a device model running
  * under instruction emulation can be far slower, hence the margin.
  */
-static unsigned int timeout_scale = 10;
+#define ORDMA_TIMEOUT_SCALE_DEFAULT	10
+#define ORDMA_TIMEOUT_SCALE_MAX		100
+
+static unsigned int timeout_scale = ORDMA_TIMEOUT_SCALE_DEFAULT;
 module_param(timeout_scale, uint, 0444);
 MODULE_PARM_DESC(timeout_scale,
-		 "Multiplier (1-100, default 10) applied to the ready and command timeouts the device reports in REG_TIMEOUTS, for devices running under emulation");
+		 "Multiplier (1-" __stringify(ORDMA_TIMEOUT_SCALE_MAX)
+		 ", default " __stringify(ORDMA_TIMEOUT_SCALE_DEFAULT)
+		 ") applied to the ready and command timeouts the device reports in REG_TIMEOUTS, for devices running under emulation");
 
-#define ORDMA_TIMEOUT_SCALE_MAX		100
 /* Used when the device reports a zero timeout */
 #define ORDMA_DEFAULT_READY_MS		1000
 #define ORDMA_DEFAULT_CMD_MS		5000
+
+/* Vector 0 (admin queue and async EQ) plus one completion vector */
+#define ORDMA_MIN_VECTORS		2
+/* The async EQ plus one completion EQ */
+#define ORDMA_MIN_EQS			2
 
 static DEFINE_IDA(ordma_aux_ida);
 
@@ -65,6 +75,21 @@ const char *ordma_core_fw_version(struct ordma_core_dev *cdev)
 }
 EXPORT_SYMBOL_NS_GPL(ordma_core_fw_version, ORDMA);
 
+void ordma_core_fw_version_num(struct ordma_core_dev *cdev, u16 *major,
+			       u16 *minor, u16 *sub_minor)
+{
+	*major = cdev->fw.major;
+	*minor = cdev->fw.minor;
+	*sub_minor = cdev->fw.sub_minor;
+}
+EXPORT_SYMBOL_NS_GPL(ordma_core_fw_version_num, ORDMA);
+
+const char *ordma_core_board_id(struct ordma_core_dev *cdev)
+{
+	return cdev->board_id;
+}
+EXPORT_SYMBOL_NS_GPL(ordma_core_board_id, ORDMA);
+
 phys_addr_t ordma_core_db_page_phys(struct ordma_core_dev *cdev, u32 page)
 {
 	if (page >= cdev->num_db_pages)
@@ -86,6 +111,7 @@ void ordma_device_fatal(struct ordma_core_dev *cdev)
 		ordma_rd32(cdev, ORDMA_REG_FATAL_CODE));
 	ordma_cmdq_mark_dead(cdev);
 	ordma_netdev_device_dead(cdev);
+	ordma_events_device_fatal(cdev);
 }
 
 static int ordma_map_bars(struct ordma_core_dev *cdev)
@@ -157,7 +183,7 @@ static int ordma_read_hw_config(struct ordma_core_dev *cdev)
 	cdev->max_aq_log = FIELD_GET(ORDMA_CAPS_MAX_AQ_LOG, caps);
 	cdev->dev_num_vectors = FIELD_GET(ORDMA_CAPS_NUM_VECTORS, caps);
 	if (cdev->max_aq_log < ORDMA_AQ_MIN_LOG_DEPTH ||
-	    cdev->dev_num_vectors < 2) {
+	    cdev->dev_num_vectors < ORDMA_MIN_VECTORS) {
 		dev_err(dev, "unusable capabilities 0x%08x\n", caps);
 		return -ENODEV;
 	}
@@ -234,7 +260,7 @@ static int ordma_alloc_irq_vectors(struct ordma_core_dev *cdev)
 	int max, n;
 
 	max = min_t(int, cdev->dev_num_vectors, num_online_cpus() + 1);
-	n = pci_alloc_irq_vectors_affinity(cdev->pdev, 2, max,
+	n = pci_alloc_irq_vectors_affinity(cdev->pdev, ORDMA_MIN_VECTORS, max,
 					   PCI_IRQ_MSIX | PCI_IRQ_AFFINITY,
 					   &affd);
 	if (n < 0) {
@@ -275,7 +301,8 @@ static int ordma_query_caps(struct ordma_core_dev *cdev)
 		dev_err(dev, "QUERY_DEVICE failed: %d\n", err);
 		return err;
 	}
-	if (!le32_to_cpu(caps->num_ports) || le32_to_cpu(caps->max_eq) < 2) {
+	if (!le32_to_cpu(caps->num_ports) ||
+	    le32_to_cpu(caps->max_eq) < ORDMA_MIN_EQS) {
 		dev_err(dev, "unusable device: %u ports, %u EQs\n",
 			le32_to_cpu(caps->num_ports), le32_to_cpu(caps->max_eq));
 		return -EIO;
@@ -352,6 +379,7 @@ static void ordma_teardown(struct ordma_core_dev *cdev)
 	struct pci_dev *pdev = cdev->pdev;
 
 	ordma_aux_del(cdev);
+	ordma_health_stop(cdev);
 	if (cdev->devlink_registered) {
 		devlink_unregister(cdev->devlink);
 		cdev->devlink_registered = false;
@@ -516,8 +544,7 @@ static void ordma_shutdown(struct pci_dev *pdev)
 
 	if (!cdev)
 		return;
-	if (cdev->fw_reporter)
-		cancel_delayed_work_sync(&cdev->health_work);
+	ordma_health_stop(cdev);
 	ordma_netdev_detach(cdev);
 	ordma_cmdq_mark_dead(cdev);
 	ordma_device_reset(cdev);

@@ -24,6 +24,7 @@
 #include "ordma_core.h"
 
 #define ORDMA_TX_STOP_THRESH	1	/* a linear frame needs one descriptor */
+#define ORDMA_TX_TIMEOUT	(5 * HZ)
 
 struct ordma_eth_buf {
 	struct sk_buff *skb;
@@ -80,7 +81,6 @@ struct ordma_netdev_priv {
 	bool broken;
 	struct ordma_napi_stats napi_stats;
 	struct ordma_xmit_stats xmit_stats;
-	u32 tx_timeouts;
 
 	struct work_struct rx_mode_work;
 	u8 rx_mode_wanted;
@@ -637,11 +637,15 @@ static netdev_tx_t ordma_start_xmit(struct sk_buff *skb,
 	if (len < ETH_HLEN || len > READ_ONCE(ndev->mtu) + ORDMA_ETH_OVERHEAD)
 		goto drop;
 
-	if (unlikely(!ordma_tx_avail(tx))) {
-		/* The queue is stopped before the ring fills up. */
-		netif_tx_stop_queue(txq);
+	/* The queue is stopped when the last descriptor is taken, so only
+	 * a spurious wake gets here.  Stopping through the macro re-checks
+	 * after the stop, so a reclaim that races with it cannot leave the
+	 * queue stopped over a ring with room.
+	 */
+	if (unlikely(!netif_txq_maybe_stop(txq, ordma_tx_avail(tx),
+					   ORDMA_TX_STOP_THRESH,
+					   ordma_tx_wake_thresh(tx))))
 		return NETDEV_TX_BUSY;
-	}
 
 	dma = dma_map_single(dev, skb->data, len, DMA_TO_DEVICE);
 	if (dma_mapping_error(dev, dma))
@@ -682,24 +686,59 @@ drop:
 	return NETDEV_TX_OK;
 }
 
+/* The stack counts the timeout (tx_timeout in sysfs); log the ring. */
 static void ordma_tx_timeout(struct net_device *ndev, unsigned int txqueue)
 {
 	struct ordma_netdev_priv *priv = netdev_priv(ndev);
 
-	priv->tx_timeouts++;
 	netdev_err(ndev, "TX ring stalled: pi %u ci %u\n",
 		   READ_ONCE(priv->tx.pi), READ_ONCE(priv->tx.ci));
+}
+
+/* Bring the rings of a running interface back after a restart failed.
+ * If even that fails, take the port down so that the carrier drops and
+ * nothing is queued to rings that do not exist; ndo_open tries again.
+ */
+static void ordma_datapath_resume(struct ordma_netdev_priv *priv)
+{
+	struct ordma_core_dev *cdev = priv->cdev;
+	int err;
+
+	err = ordma_datapath_up(priv);
+	if (!err)
+		return;
+	netdev_err(priv->ndev,
+		   "cannot restart the rings: %d; port down until the interface is brought up again\n",
+		   err);
+	ordma_set_admin(priv, false);
+	spin_lock_irq(&cdev->port_lock);
+	ordma_set_carrier(priv->ndev, false);
+	spin_unlock_irq(&cdev->port_lock);
+}
+
+static int ordma_set_port_mtu(struct ordma_netdev_priv *priv, int mtu)
+{
+	struct ordma_port_cfg cfg = {
+		.mask = ORDMA_SET_PORT_MTU,
+		.mtu = mtu,
+	};
+	int err;
+
+	err = ordma_cmd_set_port(priv->cdev, &cfg);
+	if (err) {
+		netdev_err(priv->ndev, "cannot set MTU %d: %d\n", mtu, err);
+		return err;
+	}
+	WRITE_ONCE(priv->ndev->mtu, mtu);
+	return 0;
 }
 
 static int ordma_change_mtu(struct net_device *ndev, int new_mtu)
 {
 	struct ordma_netdev_priv *priv = netdev_priv(ndev);
 	bool running = priv->datapath_up;
-	struct ordma_port_cfg cfg = {
-		.mask = ORDMA_SET_PORT_MTU,
-		.mtu = new_mtu,
-	};
-	int err, up_err;
+	int old_mtu = ndev->mtu;
+	int err;
 
 	if (priv->broken)
 		return -EIO;
@@ -713,21 +752,19 @@ static int ordma_change_mtu(struct net_device *ndev, int new_mtu)
 			return -EIO;
 	}
 
-	err = ordma_cmd_set_port(priv->cdev, &cfg);
-	if (err)
-		netdev_err(ndev, "cannot set MTU %d: %d\n", new_mtu, err);
-	else
-		WRITE_ONCE(ndev->mtu, new_mtu);
+	err = ordma_set_port_mtu(priv, new_mtu);
+	if (!err && running) {
+		int up_err = ordma_datapath_up(priv);
 
-	if (running) {
-		up_err = ordma_datapath_up(priv);
-		if (up_err) {
-			netdev_err(ndev, "cannot restart the rings: %d\n",
-				   up_err);
-			if (!err)
-				err = up_err;
-		}
+		/* No buffers for the new size: go back to the old MTU, so
+		 * that a failed call changes nothing.  If the device does
+		 * not take it back, the new MTU stands.
+		 */
+		if (up_err && !ordma_set_port_mtu(priv, old_mtu))
+			err = up_err;
 	}
+	if (running && !priv->datapath_up)
+		ordma_datapath_resume(priv);
 	return err;
 }
 
@@ -936,14 +973,19 @@ static int ordma_set_ringparam(struct net_device *ndev,
 			       struct netlink_ext_ack *extack)
 {
 	struct ordma_netdev_priv *priv = netdev_priv(ndev);
+	u8 old_rx_log_size = priv->rx_log_size;
+	u8 old_tx_log_size = priv->tx_log_size;
 	bool running = priv->datapath_up;
+	int err;
 
 	if (ring->rx_mini_pending || ring->rx_jumbo_pending)
 		return -EINVAL;
 	if (!ordma_ring_size_ok(ring->rx_pending) ||
 	    !ordma_ring_size_ok(ring->tx_pending)) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "ring sizes must be powers of two from 16 to 4096");
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "ring sizes must be powers of two from %u to %u",
+				       1U << ORDMA_ETH_RING_MIN_LOG_SIZE,
+				       1U << ORDMA_ETH_RING_MAX_LOG_SIZE);
 		return -EINVAL;
 	}
 	if (priv->broken)
@@ -956,7 +998,17 @@ static int ordma_set_ringparam(struct net_device *ndev,
 	}
 	priv->rx_log_size = ilog2(ring->rx_pending);
 	priv->tx_log_size = ilog2(ring->tx_pending);
-	return running ? ordma_datapath_up(priv) : 0;
+	if (!running)
+		return 0;
+
+	err = ordma_datapath_up(priv);
+	if (err) {
+		/* A failed call changes nothing: back to the old sizes. */
+		priv->rx_log_size = old_rx_log_size;
+		priv->tx_log_size = old_tx_log_size;
+		ordma_datapath_resume(priv);
+	}
+	return err;
 }
 
 static int ordma_get_sset_count(struct net_device *ndev, int sset)
@@ -1098,7 +1150,7 @@ int ordma_netdev_create(struct ordma_core_dev *cdev)
 
 	ndev->netdev_ops = &ordma_netdev_ops;
 	ndev->ethtool_ops = &ordma_ethtool_ops;
-	ndev->watchdog_timeo = 5 * HZ;
+	ndev->watchdog_timeo = ORDMA_TX_TIMEOUT;
 	ndev->priv_flags |= IFF_LIVE_ADDR_CHANGE;
 	netif_napi_add(ndev, &priv->napi, ordma_napi_poll);
 	netif_carrier_off(ndev);
