@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "fw_priv.h"
+#include "fw_verbs.h"
+#include "fw_qp.h"
 
-#define FW_MAX_RESERVED_FIELDS	2
+#define FW_MAX_RESERVED_FIELDS	4
 
 struct fw_reserved_field {
 	uint8_t offset;		/* in the 64-byte entry */
@@ -65,6 +67,40 @@ static const struct fw_cmd_desc fw_cmds[] = {
 	  .reserved = { FW_RESERVED(alloc_pd.reserved_4) } },
 	{ FW_CMD(DEALLOC_PD, sizeof(struct ordma_cmd_handle),
 		 fw_cmd_dealloc_pd) },
+	{ FW_CMD(CREATE_CQ, sizeof(struct ordma_cmd_create_cq),
+		 fw_cmd_create_cq),
+	  .reserved = { FW_RESERVED(create_cq.ring.reserved_14),
+			FW_RESERVED(create_cq.reserved_33),
+			FW_RESERVED(create_cq.reserved_34),
+			FW_RESERVED(create_cq.reserved_36) } },
+	{ FW_CMD(DESTROY_CQ, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_destroy_cq) },
+	{ FW_CMD(REG_MR, sizeof(struct ordma_cmd_reg_mr), fw_cmd_reg_mr),
+	  .reserved = { FW_RESERVED(reg_mr.pages.reserved_14) } },
+	{ FW_CMD(DEREG_MR, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_dereg_mr) },
+	{ FW_CMD(CREATE_AH, sizeof(struct ordma_cmd_create_ah),
+		 fw_cmd_create_ah),
+	  .reserved = { FW_RESERVED(create_ah.av.reserved_29),
+			FW_RESERVED(create_ah.reserved_40),
+			FW_RESERVED(create_ah.reserved_44) } },
+	{ FW_CMD(DESTROY_AH, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_destroy_ah) },
+	{ FW_CMD(CREATE_QP, sizeof(struct ordma_cmd_buf), fw_cmd_create_qp) },
+	{ FW_CMD(MODIFY_QP, sizeof(struct ordma_cmd_buf), fw_cmd_modify_qp) },
+	{ FW_CMD(QUERY_QP, sizeof(struct ordma_cmd_buf), fw_cmd_query_qp) },
+	{ FW_CMD(DESTROY_QP, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_destroy_qp) },
+	{ FW_CMD(CREATE_SRQ, sizeof(struct ordma_cmd_create_srq),
+		 fw_cmd_create_srq),
+	  .reserved = { FW_RESERVED(create_srq.ring.reserved_14),
+			FW_RESERVED(create_srq.reserved_26),
+			FW_RESERVED(create_srq.reserved_36) } },
+	{ FW_CMD(MODIFY_SRQ, sizeof(struct ordma_cmd_modify_srq),
+		 fw_cmd_modify_srq),
+	  .reserved = { FW_RESERVED(modify_srq.reserved_12) } },
+	{ FW_CMD(DESTROY_SRQ, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_destroy_srq) },
 };
 
 static const struct fw_cmd_desc *fw_cmd_lookup(uint8_t opcode)
@@ -300,7 +336,7 @@ static uint8_t fw_cmd_execute(struct ordma_fw *fw, struct fw_cmd *c,
 	if (!desc)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_OPCODE,
 				   fw_opcode_planned(hdr->opcode) ?
-				   "not implemented in firmware v1.0" :
+				   "reserved for a later interface revision" :
 				   "unknown");
 	status = fw_cmd_check_layout(desc, c);
 	if (status != ORDMA_CMD_STATUS_OK)

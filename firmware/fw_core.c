@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "fw_priv.h"
+#include "fw_verbs.h"
+#include "fw_qp.h"
 
 #define FW_MIN_VECTORS		2
 #define FW_MAX_VECTORS		64
@@ -169,6 +171,10 @@ static void fw_reset_state(struct ordma_fw *fw)
 	fw_admin_reset(fw);
 	fw_eq_reset(fw);
 	fw_eth_reset(fw);
+	fw_qp_reset(fw);
+	fw_mr_reset(fw);
+	fw_cq_reset(fw);
+	fw_ah_reset(fw);
 	fw_resources_reset(fw);
 }
 
@@ -415,7 +421,10 @@ struct ordma_fw *ordma_fw_create(const struct ordma_hal_ops *ops, void *ctx,
 		return NULL;
 	fw->uctx_allocated = calloc(cfg->num_db_pages,
 				    sizeof(*fw->uctx_allocated));
-	if (!fw->uctx_allocated) {
+	if (!fw->uctx_allocated || fw_verbs_create(fw) ||
+	    fw_qp_tables_create(fw)) {
+		fw_verbs_destroy(fw);
+		free(fw->uctx_allocated);
 		free(fw);
 		return NULL;
 	}
@@ -432,6 +441,8 @@ void ordma_fw_destroy(struct ordma_fw *fw)
 	if (!fw)
 		return;
 	fw_heartbeat_stop(fw);
+	fw_qp_tables_destroy(fw);
+	fw_verbs_destroy(fw);
 	free(fw->uctx_allocated);
 	free(fw);
 }

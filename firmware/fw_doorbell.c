@@ -5,6 +5,8 @@
  * names.  Every rejection is a counted DB error with an async event.
  */
 #include "fw_priv.h"
+#include "fw_verbs.h"
+#include "fw_qp.h"
 
 #define FW_DB_WRITE_SIZE	8
 /* bits 29..24 have no meaning yet and must stay zero */
@@ -21,8 +23,20 @@ static const char *fw_db_route(struct ordma_fw *fw, uint32_t page,
 	case ORDMA_DB_SQ:
 	case ORDMA_DB_RQ:
 	case ORDMA_DB_SRQ:
+		/* any page; the queue must belong to the page's context */
+		if (val & FW_DB_RESERVED)
+			return "reserved bits set";
+		if (val & (ORDMA_DB_SOLICITED | ORDMA_DB_ARM))
+			return "SOLICITED and ARM are not defined for work queue doorbells";
+		if (reg == ORDMA_DB_SRQ)
+			return fw_srq_doorbell(fw, page, qn, idx);
+		return fw_qp_doorbell(fw, page, reg, qn, idx);
 	case ORDMA_DB_CQ:
-		return "verbs doorbells are not implemented in firmware v1.0";
+		/* any page; the CQ must belong to the page's context */
+		if (val & FW_DB_RESERVED)
+			return "reserved bits set";
+		return fw_cq_doorbell(fw, page, qn, idx, arm,
+				      val & ORDMA_DB_SOLICITED);
 	case ORDMA_DB_EQ:
 	case ORDMA_DB_ETH_PI:
 	case ORDMA_DB_ETH_ARM:

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fw_priv.h"
+#include "fw_verbs.h"
 
 #define FW_EQ_RING_ALIGN	4096u
 
@@ -204,6 +205,9 @@ uint8_t fw_cmd_destroy_eq(struct ordma_fw *fw, struct fw_cmd *c)
 	if (fw_eq_used_by_eth_ring(fw, eqn))
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BUSY,
 				   "EQ still used by an Ethernet ring");
+	if (fw_eq_used_by_cq(fw, eqn))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BUSY,
+				   "EQ still used by a CQ");
 	memset(&fw->eqs[eqn], 0, sizeof(fw->eqs[eqn]));
 	return ORDMA_CMD_STATUS_OK;
 }

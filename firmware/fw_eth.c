@@ -62,12 +62,13 @@ void ordma_fw_set_link(struct ordma_fw *fw, bool up)
 	fw_port_report_change(fw, old_state);
 }
 
-/* Largest RoCE path MTU whose packets fit into an Ethernet MTU. */
-static uint32_t fw_active_ib_mtu(uint32_t eth_mtu)
+/* Largest RoCE path MTU whose packets fit into the port's Ethernet MTU. */
+uint32_t fw_port_active_ib_mtu(const struct ordma_fw *fw)
 {
 	uint32_t ib_mtu = FW_IB_MTU_MAX;
 
-	while (ib_mtu > FW_IB_MTU_MIN && ib_mtu + FW_ROCE_HEADROOM > eth_mtu)
+	while (ib_mtu > FW_IB_MTU_MIN &&
+	       ib_mtu + FW_ROCE_HEADROOM > fw->port.mtu)
 		ib_mtu /= 2;
 	return ib_mtu;
 }
@@ -82,7 +83,7 @@ uint8_t fw_cmd_query_port(struct ordma_fw *fw, struct fw_cmd *c)
 	attr.phys_state = fw_port_phys_state(fw);
 	attr.mtu = cpu_to_le32(fw->port.mtu);
 	attr.max_mtu = cpu_to_le32(ORDMA_ETH_MAX_MTU);
-	attr.active_ib_mtu = cpu_to_le32(fw_active_ib_mtu(fw->port.mtu));
+	attr.active_ib_mtu = cpu_to_le32(fw_port_active_ib_mtu(fw));
 	attr.max_ib_mtu = cpu_to_le32(FW_IB_MTU_MAX);
 	attr.speed_mbps = cpu_to_le32(fw->cfg.speed_mbps);
 	attr.admin_up = fw->port.admin_up;

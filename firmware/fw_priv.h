@@ -83,7 +83,14 @@ struct fw_gid {
 struct fw_pd {
 	bool valid;
 	uint32_t owner;		/* uctx */
+	uint32_t refs;		/* MRs, QPs, SRQs, AHs in this PD */
 };
+
+struct fw_mr;
+struct fw_cq;
+struct fw_ah;
+struct fw_qp;
+struct fw_srq;
 
 /* Port counters in host order; QUERY_STATS converts them. */
 struct fw_port_stats {
@@ -161,6 +168,13 @@ struct ordma_fw {
 	struct fw_gid gids[FW_GID_TABLE_LEN];
 	struct fw_pd pds[FW_MAX_PD + 1];	/* pdn 0 is never used */
 	bool *uctx_allocated;			/* num_db_pages entries */
+	/* verbs objects (fw_verbs.h); index 0 of each table is never used */
+	struct fw_mr *mrs;
+	struct fw_cq *cqs;
+	struct fw_ah *ahs;
+	/* QPs and SRQs (fw_qp.h): qps[qpn], srqs[srqn] */
+	struct fw_qp *qps;
+	struct fw_srq *srqs;
 
 	uint8_t frame_buf[FW_MAX_FRAME];	/* TX staging */
 };
@@ -223,6 +237,8 @@ uint8_t fw_cmd_destroy_eq(struct ordma_fw *fw, struct fw_cmd *c);
 
 /* fw_eth.c */
 void fw_eth_reset(struct ordma_fw *fw);
+/* QUERY_PORT active_ib_mtu in bytes (256..4096); MODIFY_QP's path_mtu limit */
+uint32_t fw_port_active_ib_mtu(const struct ordma_fw *fw);
 const char *fw_eth_pi_doorbell(struct ordma_fw *fw, uint32_t ring_id,
 			       uint32_t pi);
 const char *fw_eth_arm_doorbell(struct ordma_fw *fw, uint32_t ring_id,
@@ -236,6 +252,8 @@ uint8_t fw_cmd_destroy_eth_ring(struct ordma_fw *fw, struct fw_cmd *c);
 
 /* fw_resources.c */
 void fw_resources_reset(struct ordma_fw *fw);
+/* uctx is the kernel's (0) or an allocated user context */
+bool fw_uctx_valid(const struct ordma_fw *fw, uint32_t uctx);
 bool fw_gid_matches_ip(const struct ordma_fw *fw, const uint8_t ip[16]);
 uint8_t fw_cmd_add_gid(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_del_gid(struct ordma_fw *fw, struct fw_cmd *c);

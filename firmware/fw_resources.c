@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fw_priv.h"
+#include "fw_verbs.h"
 
 /* ------------------------------------------------------------------ */
 /* GID table                                                           */
@@ -76,8 +77,10 @@ uint8_t fw_cmd_del_gid(struct ordma_fw *fw, struct fw_cmd *c)
 /* User contexts                                                       */
 /* ------------------------------------------------------------------ */
 
-static bool fw_uctx_exists(const struct ordma_fw *fw, uint32_t uctx)
+bool fw_uctx_valid(const struct ordma_fw *fw, uint32_t uctx)
 {
+	if (uctx == ORDMA_KERNEL_UCTX)
+		return true;
 	return uctx < fw->cfg.num_db_pages && fw->uctx_allocated[uctx];
 }
 
@@ -118,12 +121,15 @@ uint8_t fw_cmd_dealloc_uctx(struct ordma_fw *fw, struct fw_cmd *c)
 	if (c->in->handle.uctx)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(handle.uctx),
 					"uctx must be 0");
-	if (!fw_uctx_exists(fw, uctx))
+	if (!fw_uctx_valid(fw, uctx))
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE,
 				   "no such user context");
 	if (fw_uctx_owns_pd(fw, uctx))
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BUSY,
 				   "user context still owns PDs");
+	if (fw_uctx_owns_cq(fw, uctx))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BUSY,
+				   "user context still owns CQs");
 	fw->uctx_allocated[uctx] = false;
 	return ORDMA_CMD_STATUS_OK;
 }
@@ -137,7 +143,7 @@ uint8_t fw_cmd_alloc_pd(struct ordma_fw *fw, struct fw_cmd *c)
 	uint32_t owner = le32_to_cpu(c->in->alloc_pd.uctx);
 	uint32_t pdn;
 
-	if (owner != ORDMA_KERNEL_UCTX && !fw_uctx_exists(fw, owner))
+	if (!fw_uctx_valid(fw, owner))
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE,
 				   "no such user context");
 	for (pdn = 1; pdn <= FW_MAX_PD; pdn++) {
@@ -161,9 +167,28 @@ uint8_t fw_cmd_dealloc_pd(struct ordma_fw *fw, struct fw_cmd *c)
 	if (fw->pds[pdn].owner != uctx)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_PERM,
 				   "PD owned by another context");
+	if (fw->pds[pdn].refs)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BUSY,
+				   "PD still holds MRs, QPs, SRQs or AHs");
 	fw->pds[pdn].valid = false;
 	fw->pds[pdn].owner = 0;
 	return ORDMA_CMD_STATUS_OK;
+}
+
+int fw_pd_get(struct ordma_fw *fw, uint32_t pdn, uint32_t uctx)
+{
+	if (pdn == 0 || pdn > FW_MAX_PD || !fw->pds[pdn].valid)
+		return ORDMA_CMD_STATUS_BAD_HANDLE;
+	if (fw->pds[pdn].owner != uctx)
+		return ORDMA_CMD_STATUS_PERM;
+	fw->pds[pdn].refs++;
+	return ORDMA_CMD_STATUS_OK;
+}
+
+void fw_pd_put(struct ordma_fw *fw, uint32_t pdn)
+{
+	if (pdn && pdn <= FW_MAX_PD && fw->pds[pdn].refs)
+		fw->pds[pdn].refs--;
 }
 
 void fw_resources_reset(struct ordma_fw *fw)

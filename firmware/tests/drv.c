@@ -403,6 +403,187 @@ void drv_ring_arm(struct drv *d, struct drv_ring *r)
 	drv_db(d, 0, ORDMA_DB_ETH_ARM, r->id, r->ci, ORDMA_DB_ARM);
 }
 
+/* ------------------------------------------------------------------ */
+/* Verbs objects                                                       */
+/* ------------------------------------------------------------------ */
+
+bool drv_cq_open(struct drv *d, struct drv_cq *cq, unsigned int area,
+		 uint32_t uctx, uint32_t eqn, unsigned int log_size)
+{
+	struct ordma_aq_cmd cmd;
+	size_t bytes = (size_t)ORDMA_CQE_SIZE << log_size;
+
+	memset(cq, 0, sizeof(*cq));
+	cq->uctx = uctx;
+	cq->addr = DRV_CQ_ADDR(area % DRV_CQ_AREAS);
+	cq->dbrec = DRV_CQ_DBREC_ADDR(area % DRV_CQ_AREAS);
+	cq->log_size = log_size;
+	if (bytes > 0x10000)
+		return false;
+	memset(drv_mem(d, cq->addr, 0x10000), 0, 0x10000);
+	memset(drv_mem(d, cq->dbrec, 4), 0, 4);
+	drv_cmd_init(&cmd, ORDMA_CMD_CREATE_CQ);
+	cmd.create_cq.uctx = cpu_to_le32(uctx);
+	cmd.create_cq.eqn = cpu_to_le32(eqn);
+	cmd.create_cq.ring.addr = cpu_to_le64(cq->addr);
+	cmd.create_cq.ring.num_pages = cpu_to_le32(bytes < 4096 ? 1 :
+						   (uint32_t)(bytes / 4096));
+	cmd.create_cq.ring.page_shift = 12;
+	cmd.create_cq.db_record = cpu_to_le64(cq->dbrec);
+	cmd.create_cq.log_size = (uint8_t)log_size;
+	if (drv_exec(d, &cmd) != ORDMA_CMD_STATUS_OK)
+		return false;
+	cq->cqn = le32_to_cpu(d->last_comp.handle.handle);
+	return true;
+}
+
+bool drv_cq_next(struct drv *d, struct drv_cq *cq, struct ordma_cqe *cqe)
+{
+	uint32_t slot = cq->ci & ((1u << cq->log_size) - 1);
+	bool phase = !((cq->ci >> cq->log_size) & 1);
+	uint32_t rec;
+
+	memcpy(cqe, drv_mem(d, cq->addr + slot * ORDMA_CQE_SIZE,
+			    ORDMA_CQE_SIZE), sizeof(*cqe));
+	if (!!(le32_to_cpu(cqe->owner) & ORDMA_CQE_PHASE) != phase)
+		return false;
+	cq->ci++;
+	rec = cpu_to_le32(cq->ci);
+	memcpy(drv_mem(d, cq->dbrec, 4), &rec, 4);
+	return true;
+}
+
+void drv_cq_arm(struct drv *d, struct drv_cq *cq, bool solicited)
+{
+	drv_db(d, cq->uctx, ORDMA_DB_CQ, cq->cqn, cq->ci,
+	       ORDMA_DB_ARM | (solicited ? ORDMA_DB_SOLICITED : 0));
+}
+
+uint8_t drv_destroy_cq(struct drv *d, struct drv_cq *cq)
+{
+	return drv_handle_cmd(d, ORDMA_CMD_DESTROY_CQ, cq->cqn, cq->uctx);
+}
+
+uint8_t drv_reg_mr_contig(struct drv *d, uint32_t pdn, uint32_t uctx,
+			  uint64_t iova, uint64_t addr, uint64_t length,
+			  uint32_t access, uint8_t key_byte, uint32_t *key)
+{
+	uint64_t offset = iova & 4095;
+	struct ordma_aq_cmd cmd;
+	uint8_t status;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_REG_MR);
+	cmd.reg_mr.pdn = cpu_to_le32(pdn);
+	cmd.reg_mr.uctx = cpu_to_le32(uctx);
+	cmd.reg_mr.iova = cpu_to_le64(iova);
+	cmd.reg_mr.length = cpu_to_le64(length);
+	cmd.reg_mr.pages.addr = cpu_to_le64(addr);
+	cmd.reg_mr.pages.num_pages =
+		cpu_to_le32((uint32_t)((offset + length + 4095) / 4096));
+	cmd.reg_mr.pages.page_shift = 12;
+	cmd.reg_mr.access = cpu_to_le32(access);
+	cmd.reg_mr.key = key_byte;
+	status = drv_exec(d, &cmd);
+	if (key)
+		*key = le32_to_cpu(d->last_comp.handle.handle);
+	return status;
+}
+
+void drv_page_list_contig(struct ordma_page_list *pl, uint64_t addr,
+			  uint64_t bytes)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->addr = cpu_to_le64(addr);
+	pl->num_pages = cpu_to_le32((uint32_t)((bytes + 4095) / 4096));
+	pl->page_shift = 12;
+}
+
+void drv_qp_params(struct ordma_qp_create_params *p, uint32_t uctx,
+		   uint32_t pdn, uint8_t type, uint32_t send_cqn,
+		   uint32_t recv_cqn, uint32_t srqn, unsigned int area)
+{
+	uint64_t base = DRV_WQ_ADDR(area % DRV_WQ_AREAS);
+
+	memset(p, 0, sizeof(*p));
+	p->uctx = cpu_to_le32(uctx);
+	p->pdn = cpu_to_le32(pdn);
+	p->send_cqn = cpu_to_le32(send_cqn);
+	p->recv_cqn = cpu_to_le32(recv_cqn);
+	p->srqn = cpu_to_le32(srqn);
+	p->type = type;
+	p->sq_log_size = 4;
+	p->sq_wqe_shift = 6;
+	drv_page_list_contig(&p->sq, base, 16 * 64);
+	if (srqn == ORDMA_NO_SRQ) {
+		p->rq_log_size = 4;
+		p->rq_wqe_shift = 5;
+		drv_page_list_contig(&p->rq, base + 0x8000, 16 * 32);
+	}
+}
+
+static uint8_t drv_buf_cmd(struct drv *d, uint8_t opcode, uint32_t handle,
+			   uint32_t len)
+{
+	struct ordma_aq_cmd cmd;
+
+	drv_cmd_init(&cmd, opcode);
+	cmd.buf.buf_addr = cpu_to_le64(DRV_QP_BUF_ADDR);
+	cmd.buf.buf_len = cpu_to_le32(len);
+	cmd.buf.handle = cpu_to_le32(handle);
+	return drv_exec(d, &cmd);
+}
+
+uint8_t drv_create_qp(struct drv *d, const struct ordma_qp_create_params *p,
+		      uint32_t *qpn)
+{
+	uint8_t status;
+
+	memcpy(drv_mem(d, DRV_QP_BUF_ADDR, sizeof(*p)), p, sizeof(*p));
+	status = drv_buf_cmd(d, ORDMA_CMD_CREATE_QP, 0, sizeof(*p));
+	if (qpn)
+		*qpn = le32_to_cpu(d->last_comp.handle.handle);
+	return status;
+}
+
+uint8_t drv_modify_qp(struct drv *d, uint32_t qpn,
+		      const struct ordma_qp_attr *attr)
+{
+	memcpy(drv_mem(d, DRV_QP_BUF_ADDR, sizeof(*attr)), attr, sizeof(*attr));
+	return drv_buf_cmd(d, ORDMA_CMD_MODIFY_QP, qpn, sizeof(*attr));
+}
+
+uint8_t drv_query_qp(struct drv *d, uint32_t qpn, struct ordma_qp_attr *attr)
+{
+	uint8_t status;
+
+	memset(drv_mem(d, DRV_QP_BUF_ADDR, sizeof(*attr)), 0xa5, sizeof(*attr));
+	status = drv_buf_cmd(d, ORDMA_CMD_QUERY_QP, qpn, sizeof(*attr));
+	memcpy(attr, drv_mem(d, DRV_QP_BUF_ADDR, sizeof(*attr)), sizeof(*attr));
+	return status;
+}
+
+uint8_t drv_create_srq(struct drv *d, uint32_t uctx, uint32_t pdn,
+		       unsigned int log_size, uint32_t limit,
+		       unsigned int area, uint32_t *srqn)
+{
+	struct ordma_aq_cmd cmd;
+	uint8_t status;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_CREATE_SRQ);
+	cmd.create_srq.uctx = cpu_to_le32(uctx);
+	cmd.create_srq.pdn = cpu_to_le32(pdn);
+	drv_page_list_contig(&cmd.create_srq.ring,
+			     DRV_WQ_ADDR(area % DRV_WQ_AREAS),
+			     (uint64_t)32 << log_size);
+	cmd.create_srq.log_size = (uint8_t)log_size;
+	cmd.create_srq.wqe_shift = 5;
+	cmd.create_srq.limit = cpu_to_le32(limit);
+	status = drv_exec(d, &cmd);
+	if (srqn)
+		*srqn = le32_to_cpu(d->last_comp.handle.handle);
+	return status;
+}
+
 bool drv_stats(struct drv *d, struct ordma_port_stats *s)
 {
 	struct ordma_port_stats raw;

@@ -24,6 +24,18 @@
 			((slot) % DRV_FRAME_SLOTS)) * DRV_FRAME_SLOT_SIZE)
 /* bus addresses outside fake memory */
 #define DRV_BAD_ADDR		0x40000000ULL
+/* Verbs: CQ rings (64 KiB = 2048 CQEs each), their doorbell records,
+ * and 2 MiB for MR pages and page tables.
+ */
+#define DRV_CQ_AREAS		8
+#define DRV_CQ_ADDR(n)		(0x480000ULL + (uint64_t)(n) * 0x10000)
+#define DRV_CQ_DBREC_ADDR(n)	(0x500000ULL + (uint64_t)(n) * 64)
+#define DRV_MR_ADDR		0x600000ULL
+#define DRV_MR_SIZE		0x200000ULL
+/* QP/SRQ work queue rings (64 KiB each) and their parameter buffers */
+#define DRV_WQ_AREAS		16
+#define DRV_WQ_ADDR(n)		(0x1000000ULL + (uint64_t)(n) * 0x10000)
+#define DRV_QP_BUF_ADDR		(DRV_BUF_ADDR + 0x2000)
 
 #define DRV_STATUS_NO_COMPLETION	0xff
 
@@ -127,6 +139,49 @@ void drv_rx_post(struct drv *d, struct drv_ring *r, unsigned int n,
 		 uint32_t buf_len);
 uint32_t drv_desc_flags(struct drv *d, struct drv_ring *r, uint32_t index);
 void drv_ring_arm(struct drv *d, struct drv_ring *r);
+
+/* CQs: a level-0 ring in CQ area `area`, zeroed, and its doorbell record */
+struct drv_cq {
+	uint32_t cqn;
+	uint32_t uctx;		/* also the doorbell page */
+	uint64_t addr;
+	uint64_t dbrec;
+	unsigned int log_size;
+	uint32_t ci;		/* next CQE the driver examines */
+};
+
+bool drv_cq_open(struct drv *d, struct drv_cq *cq, unsigned int area,
+		 uint32_t uctx, uint32_t eqn, unsigned int log_size);
+/* Next CQE if the device has written one; updates the doorbell record. */
+bool drv_cq_next(struct drv *d, struct drv_cq *cq, struct ordma_cqe *cqe);
+/* CQ doorbell with the driver's ci: ARM, optionally SOLICITED */
+void drv_cq_arm(struct drv *d, struct drv_cq *cq, bool solicited);
+uint8_t drv_destroy_cq(struct drv *d, struct drv_cq *cq);
+/* REG_MR of a normal MR over a level-0 list of 4 KiB pages starting at
+ * bus address addr (4 KiB aligned); iova keeps its offset in the page.
+ */
+uint8_t drv_reg_mr_contig(struct drv *d, uint32_t pdn, uint32_t uctx,
+			  uint64_t iova, uint64_t addr, uint64_t length,
+			  uint32_t access, uint8_t key_byte, uint32_t *key);
+
+/* QPs and SRQs.  drv_qp_params: a QP of type on send/recv CQs with
+ * 16-entry SQ (64-byte WQEs) and, without an SRQ, 16-entry RQ (32-byte
+ * WQEs) in work queue area `area`.
+ */
+void drv_page_list_contig(struct ordma_page_list *pl, uint64_t addr,
+			  uint64_t bytes);
+void drv_qp_params(struct ordma_qp_create_params *p, uint32_t uctx,
+		   uint32_t pdn, uint8_t type, uint32_t send_cqn,
+		   uint32_t recv_cqn, uint32_t srqn, unsigned int area);
+uint8_t drv_create_qp(struct drv *d, const struct ordma_qp_create_params *p,
+		      uint32_t *qpn);
+uint8_t drv_modify_qp(struct drv *d, uint32_t qpn,
+		      const struct ordma_qp_attr *attr);
+uint8_t drv_query_qp(struct drv *d, uint32_t qpn, struct ordma_qp_attr *attr);
+/* SRQ of 2^log_size 32-byte WQEs in work queue area `area` */
+uint8_t drv_create_srq(struct drv *d, uint32_t uctx, uint32_t pdn,
+		       unsigned int log_size, uint32_t limit,
+		       unsigned int area, uint32_t *srqn);
 
 /* Port counters via QUERY_STATS, in host order */
 bool drv_stats(struct drv *d, struct ordma_port_stats *s);

@@ -39,5 +39,12 @@ extern const struct tap_test eq_tests[];
 extern const struct tap_test eth_tests[];
 extern const struct tap_test resource_tests[];
 extern const struct tap_test robust_tests[];
+extern const struct tap_test mr_tests[];
+extern const struct tap_test cq_tests[];
+extern const struct tap_test ah_tests[];
+extern const struct tap_test qp_state_tests[];
+extern const struct tap_test qp_tests[];
+extern const struct tap_test srq_tests[];
+extern const struct tap_test wire_tests[];
 
 #endif /* ORDMA_TESTS_TAP_H */

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fw_verbs.h"
+#include "../fw_qp.h"
 #include "drv.h"
 #include "tap.h"
 
@@ -52,7 +54,22 @@ static const uint8_t robust_opcodes[] = {
 	ORDMA_CMD_DESTROY_ETH_RING, ORDMA_CMD_ADD_GID, ORDMA_CMD_DEL_GID,
 	ORDMA_CMD_ALLOC_UCTX, ORDMA_CMD_DEALLOC_UCTX, ORDMA_CMD_ALLOC_PD,
 	ORDMA_CMD_DEALLOC_PD, ORDMA_CMD_CREATE_QP, 0x00, 0x7f,
+	ORDMA_CMD_CREATE_CQ, ORDMA_CMD_DESTROY_CQ, ORDMA_CMD_REG_MR,
+	ORDMA_CMD_DEREG_MR, ORDMA_CMD_CREATE_AH, ORDMA_CMD_DESTROY_AH,
+	ORDMA_CMD_MODIFY_QP, ORDMA_CMD_QUERY_QP, ORDMA_CMD_DESTROY_QP,
+	ORDMA_CMD_CREATE_SRQ, ORDMA_CMD_MODIFY_SRQ, ORDMA_CMD_DESTROY_SRQ,
 };
+
+/*
+ * QP commands take their parameters from host buffers: slots prepared by
+ * robust_fill_qp_buffers() (plausible CREATE_QP parameters, MODIFY_QP
+ * attributes for real transitions), which commands name at random and
+ * scribble() may garble.
+ */
+#define ROBUST_QP_SLOT_SIZE	128
+#define ROBUST_QP_SLOTS		16	/* 0..7 create, 8..15 modify */
+#define ROBUST_QP_SLOT(n)	(DRV_QP_BUF_ADDR + (uint64_t)(n) * ROBUST_QP_SLOT_SIZE)
+#define ROBUST_WQ_AREAS		4
 
 static uint64_t random_buf_addr(struct rng *r)
 {
@@ -122,10 +139,277 @@ static void random_add_gid(struct rng *r, struct ordma_aq_cmd *cmd)
 	g->mac[5] = 1;
 }
 
+/* Page lists into host memory: contiguous, or tables in the MR area */
+static void random_page_list(struct rng *r, struct ordma_page_list *pl,
+			     uint64_t contig_base)
+{
+	uint8_t levels = (uint8_t)rng_below(r, rng_chance(r, 95) ? 3 : 4);
+
+	pl->levels = levels;
+	pl->page_shift = (uint8_t)(rng_chance(r, 80) ? 12 :
+				   11 + rng_below(r, 21));
+	pl->num_pages = cpu_to_le32(rng_chance(r, 90) ? 1 + rng_below(r, 16) :
+				    (uint32_t)rng_next(r));
+	if (levels == 0)
+		pl->addr = cpu_to_le64(contig_base);
+	else
+		pl->addr = cpu_to_le64(DRV_MR_ADDR + 4096 * rng_below(r, 16));
+	if (rng_chance(r, 3))
+		pl->addr = cpu_to_le64(rng_next(r));
+}
+
+static void random_reg_mr(struct rng *r, struct ordma_aq_cmd *cmd)
+{
+	struct ordma_cmd_reg_mr *m = &cmd->reg_mr;
+	static const uint8_t kinds[] = { 0, 0, ORDMA_MR_FAST_REG, ORDMA_MR_DMA };
+
+	m->pdn = cpu_to_le32(rng_below(r, 24));
+	m->uctx = cpu_to_le32(rng_below(r, 6));
+	m->flags = kinds[rng_below(r, sizeof(kinds))];
+	m->key = (uint8_t)rng_next(r);
+	m->access = cpu_to_le32(rng_below(r, 16));
+	if (m->flags & ORDMA_MR_FAST_REG) {
+		m->access = 0;
+		m->max_pages = cpu_to_le16(rng_below(r, 600));
+		return;
+	}
+	m->iova = cpu_to_le64(rng_chance(r, 50) ? rng_below(r, 0x100000) :
+			      rng_next(r));
+	m->length = cpu_to_le64(1 + rng_below(r, 0x10000));
+	if (m->flags & ORDMA_MR_DMA)
+		return;
+	random_page_list(r, &m->pages,
+			 DRV_MR_ADDR + 0x40000 + 4096 * rng_below(r, 64));
+}
+
+static void random_create_cq(struct rng *r, struct ordma_aq_cmd *cmd)
+{
+	struct ordma_cmd_create_cq *q = &cmd->create_cq;
+	unsigned int area = rng_below(r, DRV_CQ_AREAS);
+
+	q->uctx = cpu_to_le32(rng_below(r, 6));
+	q->eqn = cpu_to_le32(rng_below(r, 34));
+	q->log_size = (uint8_t)(1 + rng_below(r, 17));
+	random_page_list(r, &q->ring, DRV_CQ_ADDR(area));
+	q->db_record = cpu_to_le64(rng_chance(r, 95) ? DRV_CQ_DBREC_ADDR(area) :
+				   rng_next(r));
+}
+
+static void random_create_ah(struct rng *r, struct ordma_aq_cmd *cmd)
+{
+	struct ordma_cmd_create_ah *a = &cmd->create_ah;
+
+	a->pdn = cpu_to_le32(rng_below(r, 24));
+	a->uctx = cpu_to_le32(rng_below(r, 6));
+	a->av.dgid[0] = 0xfe;
+	a->av.dgid[1] = 0x80;
+	a->av.dgid[15] = (uint8_t)rng_next(r);
+	a->av.dmac[0] = 0x02;
+	a->av.dmac[5] = (uint8_t)rng_next(r);
+	a->av.sgid_index = (uint8_t)rng_below(r, 17);
+	a->av.hop_limit = (uint8_t)rng_next(r);
+	a->av.flow_label = cpu_to_le32(rng_below(r, 0x100100));
+	a->av.traffic_class = (uint8_t)rng_next(r);
+	a->av.vlan_id = cpu_to_le16(rng_chance(r, 50) ? ORDMA_VLAN_NONE :
+				    (uint16_t)rng_below(r, 4097));
+}
+
+static void random_create_qp_params(struct rng *r,
+				    struct ordma_qp_create_params *p)
+{
+	unsigned int area = rng_below(r, ROBUST_WQ_AREAS);
+	uint32_t srqn = rng_chance(r, 80) ? ORDMA_NO_SRQ : rng_below(r, 4);
+
+	/* mostly the kernel context's PD 1 and CQs 1, 2 */
+	drv_qp_params(p, rng_chance(r, 85) ? 0 : rng_below(r, 3),
+		      rng_chance(r, 85) ? 1 : rng_below(r, 4),
+		      (uint8_t)rng_below(r, rng_chance(r, 95) ? 2 : 4),
+		      1 + rng_below(r, rng_chance(r, 90) ? 2 : 4),
+		      1 + rng_below(r, rng_chance(r, 90) ? 2 : 4), srqn, area);
+	if (rng_chance(r, 10)) {
+		p->sq_log_size = (uint8_t)rng_below(r, 14);
+		p->sq_wqe_shift = (uint8_t)(5 + rng_below(r, 6));
+	}
+	if (srqn == ORDMA_NO_SRQ && rng_chance(r, 10)) {
+		p->rq_log_size = (uint8_t)rng_below(r, 14);
+		p->rq_wqe_shift = (uint8_t)(3 + rng_below(r, 7));
+	}
+	p->max_inline_data = cpu_to_le32(rng_chance(r, 90) ? 0 :
+					 rng_below(r, 300));
+	if (rng_chance(r, 10))
+		random_page_list(r, &p->sq, DRV_WQ_ADDR(area));
+}
+
+/* Attributes for a transition, mostly one a QP takes on its way */
+static void random_qp_attr(struct rng *r, struct ordma_qp_attr *a)
+{
+	static const uint8_t steps[][2] = {
+		{ ORDMA_QPS_RESET, ORDMA_QPS_INIT }, { ORDMA_QPS_INIT, ORDMA_QPS_RTR },
+		{ ORDMA_QPS_RTR, ORDMA_QPS_RTS }, { ORDMA_QPS_RTS, ORDMA_QPS_SQD },
+		{ ORDMA_QPS_SQD, ORDMA_QPS_RTS }, { ORDMA_QPS_RTS, ORDMA_QPS_ERR },
+		{ ORDMA_QPS_ERR, ORDMA_QPS_RESET }, { ORDMA_QPS_RTS, ORDMA_QPS_RTS },
+	};
+	struct fw_qp_transition rule;
+	uint8_t type = (uint8_t)rng_below(r, 2);
+	unsigned int step = rng_below(r, sizeof(steps) / sizeof(steps[0]));
+	uint8_t cur = steps[step][0], next = steps[step][1];
+	uint32_t mask;
+
+	if (rng_chance(r, 20)) {
+		cur = (uint8_t)rng_below(r, ORDMA_QPS_ERR + 1);
+		next = (uint8_t)rng_below(r, ORDMA_QPS_ERR + 1);
+	}
+
+	fw_qp_transition_rule(type, cur, next, &rule);
+	mask = ORDMA_QP_ATTR_STATE | rule.required |
+	       (rule.optional & (uint32_t)rng_next(r));
+	if (rng_chance(r, 10))
+		mask ^= 1u << rng_below(r, 22);
+	memset(a, 0, sizeof(*a));
+	a->attr_mask = cpu_to_le32(mask);
+	a->state = next;
+	if (mask & ORDMA_QP_ATTR_CUR_STATE)
+		a->cur_state = cur;
+	if (mask & ORDMA_QP_ATTR_PORT)
+		a->port = 1;
+	if (mask & ORDMA_QP_ATTR_ACCESS_FLAGS)
+		a->access_flags = cpu_to_le32(rng_below(r, 16));
+	if (mask & ORDMA_QP_ATTR_QKEY)
+		a->qkey = cpu_to_le32((uint32_t)rng_next(r));
+	if (mask & ORDMA_QP_ATTR_AV) {
+		a->av.dgid[0] = 0xfe;
+		a->av.dgid[1] = 0x80;
+		a->av.dgid[15] = 2;
+		a->av.dmac[0] = 0x02;
+		a->av.dmac[5] = 2;
+		a->av.sgid_index = (uint8_t)rng_below(r, 3);
+		a->av.vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
+	}
+	if (mask & ORDMA_QP_ATTR_PATH_MTU)
+		a->path_mtu = (uint8_t)rng_below(r, rng_chance(r, 80) ? 4 : 7);
+	if (mask & ORDMA_QP_ATTR_TIMEOUT)
+		a->timeout = (uint8_t)rng_below(r, 33);
+	if (mask & ORDMA_QP_ATTR_RETRY_CNT)
+		a->retry_cnt = (uint8_t)rng_below(r, 8);
+	if (mask & ORDMA_QP_ATTR_RNR_RETRY)
+		a->rnr_retry = (uint8_t)rng_below(r, 8);
+	if (mask & ORDMA_QP_ATTR_MIN_RNR_TIMER)
+		a->min_rnr_timer = (uint8_t)rng_below(r, 32);
+	if (mask & ORDMA_QP_ATTR_SQ_PSN)
+		a->sq_psn = cpu_to_le32(rng_below(r, 0x1000001));
+	if (mask & ORDMA_QP_ATTR_RQ_PSN)
+		a->rq_psn = cpu_to_le32(rng_below(r, 0x1000000));
+	if (mask & ORDMA_QP_ATTR_DEST_QPN)
+		a->dest_qpn = cpu_to_le32(rng_below(r, 0x1000000));
+	if (mask & ORDMA_QP_ATTR_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = (uint8_t)rng_below(r, 17);
+	if (mask & ORDMA_QP_ATTR_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = (uint8_t)rng_below(r, 17);
+	if (mask & ORDMA_QP_ATTR_EN_SQD_ASYNC)
+		a->en_sqd_async_notify = (uint8_t)rng_below(r, 2);
+}
+
+static void robust_fill_qp_buffers(struct rng *r, struct drv *d)
+{
+	unsigned int n;
+
+	for (n = 0; n < ROBUST_QP_SLOTS; n++) {
+		void *slot = drv_mem(d, ROBUST_QP_SLOT(n), ROBUST_QP_SLOT_SIZE);
+
+		memset(slot, 0, ROBUST_QP_SLOT_SIZE);
+		if (n < ROBUST_QP_SLOTS / 2)
+			random_create_qp_params(r, slot);
+		else
+			random_qp_attr(r, slot);
+	}
+}
+
+static void random_qp_buf_cmd(struct rng *r, struct ordma_aq_cmd *cmd,
+			      unsigned int first_slot, size_t len)
+{
+	unsigned int slot = first_slot + rng_below(r, ROBUST_QP_SLOTS / 2);
+
+	cmd->buf.buf_addr = cpu_to_le64(rng_chance(r, 95) ? ROBUST_QP_SLOT(slot) :
+					random_buf_addr(r));
+	cmd->buf.buf_len = cpu_to_le32(rng_chance(r, 95) ? len :
+				       rng_below(r, 200));
+	if (cmd->hdr.opcode != ORDMA_CMD_CREATE_QP)
+		cmd->buf.handle = cpu_to_le32(FW_FIRST_QPN + rng_below(r, 8));
+}
+
+static void random_create_srq(struct rng *r, struct ordma_aq_cmd *cmd)
+{
+	struct ordma_cmd_create_srq *s = &cmd->create_srq;
+
+	s->uctx = cpu_to_le32(rng_below(r, 3));
+	s->pdn = cpu_to_le32(1 + rng_below(r, 3));
+	s->log_size = (uint8_t)rng_below(r, 8);
+	s->wqe_shift = (uint8_t)(4 + rng_below(r, 4));
+	s->limit = cpu_to_le32(rng_below(r, 20));
+	random_page_list(r, &s->ring, DRV_WQ_ADDR(rng_below(r, ROBUST_WQ_AREAS)));
+}
+
+/* What the transport engine will do to QPs and SRQs */
+static void random_qp_engine_event(struct rng *r, struct drv *d)
+{
+	static const uint8_t events[] = {
+		0, ORDMA_EQE_QP_FATAL, ORDMA_EQE_QP_REQ_ERR,
+		ORDMA_EQE_QP_ACCESS_ERR,
+	};
+	struct fw_qp *qp = fw_qp_lookup(d->fw, rng_below(r, 12));
+	struct fw_srq *srq = fw_srq_lookup(d->fw, rng_below(r, 6));
+	struct ordma_cqe cqe;
+	uint8_t wqe[512];
+	uint32_t idx;
+
+	if (srq && rng_chance(r, 50))
+		(void)fw_srq_take(d->fw, srq, wqe, rng_below(r, sizeof(wqe)),
+				  &idx);
+	if (!qp)
+		return;
+	switch (rng_below(r, 8)) {
+	case 0:
+		fw_qp_set_error(d->fw, qp, events[rng_below(r, sizeof(events))]);
+		break;
+	case 1:
+		fw_qp_enter_sqe(d->fw, qp);
+		break;
+	case 2:
+		fw_qp_sq_drained(d->fw, qp);
+		break;
+	case 3:
+		if (!fw_qp_recv_take(d->fw, qp, wqe, sizeof(wqe), &idx) &&
+		    rng_chance(r, 70))
+			fw_qp_rq_completed(qp);
+		break;
+	case 4:
+		rng_fill(r, &cqe, sizeof(cqe));
+		(void)fw_qp_complete(d->fw, qp, rng_chance(r, 50), &cqe,
+				     rng_chance(r, 20));
+		break;
+	case 5:
+		(void)fw_wq_read_wqe(d->fw, rng_chance(r, 50) ? &qp->sq : &qp->rq,
+				     (uint32_t)rng_next(r), wqe,
+				     rng_below(r, sizeof(wqe) + 1));
+		break;
+	default:
+		fw_qp_sq_kick(d->fw, qp);
+		break;
+	}
+}
+
 /* A command that is valid or nearly so for its opcode */
 static void random_command(struct rng *r, struct ordma_aq_cmd *cmd)
 {
+	static const uint8_t qp_opcodes[] = {
+		ORDMA_CMD_CREATE_QP, ORDMA_CMD_MODIFY_QP, ORDMA_CMD_MODIFY_QP,
+		ORDMA_CMD_MODIFY_QP, ORDMA_CMD_QUERY_QP, ORDMA_CMD_DESTROY_QP,
+	};
 	uint8_t op = robust_opcodes[rng_below(r, sizeof(robust_opcodes))];
+
+	/* QPs need several commands in a row to get anywhere */
+	if (rng_chance(r, 20))
+		op = qp_opcodes[rng_below(r, sizeof(qp_opcodes))];
 
 	drv_cmd_init(cmd, op);
 	switch (op) {
@@ -168,6 +452,50 @@ static void random_command(struct rng *r, struct ordma_aq_cmd *cmd)
 		cmd->handle.handle = cpu_to_le32(rng_below(r, 24));
 		cmd->handle.uctx = cpu_to_le32(rng_below(r, 6));
 		break;
+	case ORDMA_CMD_REG_MR:
+		random_reg_mr(r, cmd);
+		break;
+	case ORDMA_CMD_CREATE_CQ:
+		random_create_cq(r, cmd);
+		break;
+	case ORDMA_CMD_CREATE_AH:
+		random_create_ah(r, cmd);
+		break;
+	case ORDMA_CMD_DEREG_MR:
+		cmd->handle.handle = cpu_to_le32(rng_below(r, 40) << 8 |
+						 rng_below(r, 256));
+		cmd->handle.uctx = cpu_to_le32(rng_below(r, 6));
+		break;
+	case ORDMA_CMD_DESTROY_CQ:
+	case ORDMA_CMD_DESTROY_AH:
+		cmd->handle.handle = cpu_to_le32(rng_below(r, 40));
+		cmd->handle.uctx = cpu_to_le32(rng_below(r, 6));
+		break;
+	case ORDMA_CMD_CREATE_QP:
+		random_qp_buf_cmd(r, cmd, 0,
+				  sizeof(struct ordma_qp_create_params));
+		break;
+	case ORDMA_CMD_MODIFY_QP:
+		random_qp_buf_cmd(r, cmd, ROBUST_QP_SLOTS / 2,
+				  sizeof(struct ordma_qp_attr));
+		break;
+	case ORDMA_CMD_QUERY_QP:
+		random_qp_buf_cmd(r, cmd, ROBUST_QP_SLOTS / 2,
+				  sizeof(struct ordma_qp_attr));
+		break;
+	case ORDMA_CMD_DESTROY_QP:
+	case ORDMA_CMD_DESTROY_SRQ:
+		cmd->handle.handle = cpu_to_le32(rng_below(r, 12));
+		cmd->handle.uctx = cpu_to_le32(rng_below(r, 3));
+		break;
+	case ORDMA_CMD_CREATE_SRQ:
+		random_create_srq(r, cmd);
+		break;
+	case ORDMA_CMD_MODIFY_SRQ:
+		cmd->modify_srq.srqn = cpu_to_le32(rng_below(r, 6));
+		cmd->modify_srq.uctx = cpu_to_le32(rng_below(r, 3));
+		cmd->modify_srq.limit = cpu_to_le32(rng_below(r, 20));
+		break;
 	default:
 		break;
 	}
@@ -199,7 +527,14 @@ static bool robust_exec(struct drv *d, struct ordma_aq_cmd *cmd)
 
 	if (!CHECK(status <= ORDMA_CMD_STATUS_INTERNAL))
 		return false;
-	if (status == ORDMA_CMD_STATUS_BAD_PARAM && !CHECK(drv_syndrome(d) < 64))
+	/* CREATE_QP/MODIFY_QP also name fields of their buffer: 64 + offset */
+	if (status == ORDMA_CMD_STATUS_BAD_PARAM &&
+	    !CHECK(drv_syndrome(d) < FW_BUF_SYNDROME(ROBUST_QP_SLOT_SIZE)))
+		return false;
+	if (status == ORDMA_CMD_STATUS_BAD_PARAM &&
+	    cmd->hdr.opcode != ORDMA_CMD_CREATE_QP &&
+	    cmd->hdr.opcode != ORDMA_CMD_MODIFY_QP &&
+	    !CHECK(drv_syndrome(d) < 64))
 		return false;
 	return true;
 }
@@ -219,11 +554,33 @@ static void random_doorbell(struct rng *r, struct drv *d)
 	if (rng_chance(r, 80)) {
 		val = FIELD_PREP(ORDMA_DB_QN, (uint64_t)rng_below(r, 10)) |
 		      FIELD_PREP(ORDMA_DB_IDX, (uint64_t)rng_below(r, 40)) |
-		      (rng_chance(r, 50) ? ORDMA_DB_ARM : 0);
+		      (rng_chance(r, 50) ? ORDMA_DB_ARM : 0) |
+		      (rng_chance(r, 10) ? ORDMA_DB_SOLICITED : 0);
 	} else {
 		val = rng_next(r);
 	}
 	ordma_fw_db_write(d->fw, (uint64_t)page << 12 | reg, val, size);
+}
+
+/* What the QP engine does to the verbs objects: completions, MR use */
+static void random_engine_event(struct rng *r, struct drv *d)
+{
+	struct ordma_cqe cqe;
+	struct fw_mr *mr;
+	uint8_t buf[64];
+	uint32_t key = rng_below(r, 40) << 8 | rng_below(r, 4);
+	uint64_t iova = rng_chance(r, 50) ? rng_below(r, 0x100000) : rng_next(r);
+
+	rng_fill(r, &cqe, sizeof(cqe));
+	(void)fw_cq_post(d->fw, rng_below(r, 12), &cqe, rng_chance(r, 30));
+	if (fw_mr_lookup(d->fw, key, rng_below(r, 24), iova, sizeof(buf),
+			 rng_below(r, 16), &mr) == FW_MR_OK) {
+		(void)fw_mr_copy_from(d->fw, mr, iova, buf, sizeof(buf));
+		(void)fw_mr_copy_to(d->fw, mr, iova, buf, sizeof(buf));
+	}
+	if (rng_chance(r, 10))
+		(void)fw_mr_invalidate(d->fw, key, rng_below(r, 24));
+	(void)fw_ah_get(d->fw, rng_below(r, 40), rng_below(r, 24));
 }
 
 static size_t random_frame(struct rng *r, struct drv *d, uint8_t *buf,
@@ -266,12 +623,25 @@ static void scribble(struct rng *r, struct drv *d)
 	uint64_t base;
 	size_t len = 1 + rng_below(r, 256);
 
-	switch (rng_below(r, 3)) {
+	switch (rng_below(r, 6)) {
 	case 0:
 		base = DRV_EQ_ADDR(rng_below(r, 32));
 		break;
+	case 4:
+		/* WQE rings; QP command buffers sit in the query buffer area */
+		base = rng_chance(r, 70) ?
+		       DRV_WQ_ADDR(rng_below(r, ROBUST_WQ_AREAS)) :
+		       DRV_BUF_ADDR;
+		break;
 	case 1:
 		base = DRV_RING_ADDR(rng_below(r, 8));
+		break;
+	case 2:
+		base = DRV_CQ_ADDR(rng_below(r, DRV_CQ_AREAS));
+		break;
+	case 3:
+		/* page tables, doorbell records, MR pages */
+		base = DRV_CQ_DBREC_ADDR(0) + 0x10000 * rng_below(r, 48);
 		break;
 	default:
 		base = DRV_FRAME_ADDR(rng_below(r, 8), rng_below(r, 64));
@@ -340,9 +710,14 @@ static void robust_actions(struct drv *d, struct rng *r, unsigned int count,
 			failures += !robust_exec(d, &cmd);
 		} else if (action < 60) {
 			random_doorbell(r, d);
-		} else if (action < 80) {
+		} else if (action < 76) {
 			ordma_fw_rx_frame(d->fw, frame,
 					  random_frame(r, d, frame, frame_cap));
+		} else if (action < 80) {
+			random_engine_event(r, d);
+			random_qp_engine_event(r, d);
+			if (rng_chance(r, 20))
+				robust_fill_qp_buffers(r, d);
 		} else if (action < 86) {
 			scribble(r, d);
 		} else if (action < 90) {
@@ -382,8 +757,10 @@ static void test_random_device_storm(void)
 	static uint8_t frame[9300];
 	struct drv_eq async, comp;
 	struct drv_ring tx, rx;
+	struct drv_cq cq1, cq2;
 	struct rng r = { ROBUST_SEED };
 	struct drv d;
+	uint32_t pdn;
 
 	REQUIRE(drv_open(&d, 5));
 	REQUIRE(drv_eq_open(&d, &async, ORDMA_EQ_TYPE_ASYNC, 0, 8));
@@ -392,6 +769,11 @@ static void test_random_device_storm(void)
 	REQUIRE(drv_ring_open(&d, &rx, ORDMA_ETH_RING_RX, 6, comp.eqn));
 	REQUIRE_EQ(drv_port_up(&d), ORDMA_CMD_STATUS_OK);
 	drv_rx_post(&d, &rx, 64, 2048);
+	/* a PD and CQs that random QP commands can name */
+	REQUIRE_EQ(drv_alloc_pd(&d, 0, &pdn), ORDMA_CMD_STATUS_OK);
+	REQUIRE(drv_cq_open(&d, &cq1, 1, 0, comp.eqn, 6));
+	REQUIRE(drv_cq_open(&d, &cq2, 2, 0, comp.eqn, 4));
+	robust_fill_qp_buffers(&r, &d);
 
 	robust_actions(&d, &r, ROBUST_ITERATIONS, frame, sizeof(frame));
 	check_still_answers(&d);
@@ -434,6 +816,7 @@ static void test_random_storm_small_device(void)
 	cfg.num_vectors = 2;
 	cfg.num_db_pages = 2;
 	REQUIRE(drv_open_cfg(&d, &cfg, 1));
+	robust_fill_qp_buffers(&r, &d);
 	robust_actions(&d, &r, ROBUST_ITERATIONS / 2, frame, sizeof(frame));
 	check_still_answers(&d);
 	drv_close(&d);

@@ -45,8 +45,9 @@ before=$(health_errors)
 tap_match "HEALTH answers with a cmd_errors count" '^[0-9]+$' "$before"
 
 expect "unknown opcode 0x7f" BAD_OPCODE 0 raw 0x7f
-expect "planned opcode 0x20 (CREATE_CQ)" BAD_OPCODE 0 raw 0x20
-expect "planned opcode 0x31 (DESTROY_AH)" BAD_OPCODE 0 raw 0x31
+expect "unassigned opcode 0x22 inside the verbs range" BAD_OPCODE 0 raw 0x22
+expect "CREATE_CQ with log_size 0" BAD_PARAM 40 raw 0x20
+expect "DESTROY_AH of never-created handle 5" BAD_HANDLE - raw 0x31 05000000
 expect "header reserved_1 non-zero" BAD_PARAM 1 entry 01 01
 expect "header reserved_4 non-zero" BAD_PARAM 4 entry 01 00 00 00 ff
 expect "ALLOC_PD reserved_4 non-zero" BAD_PARAM 12 raw ALLOC_PD 00000000 01000000

@@ -139,7 +139,7 @@ enum ordma_cmd_opcode {
 	ORDMA_CMD_DEALLOC_UCTX		= 0x13,
 	ORDMA_CMD_ALLOC_PD		= 0x14,
 	ORDMA_CMD_DEALLOC_PD		= 0x15,
-	/* Planned for the verbs interface (v1.1); firmware v1.0 answers
+	/* Verbs interface (v1.1).  Firmware v1.0 answers
 	 * ORDMA_CMD_STATUS_BAD_OPCODE.
 	 */
 	ORDMA_CMD_CREATE_CQ		= 0x20,
@@ -170,6 +170,14 @@ enum ordma_cmd_status {
 	ORDMA_CMD_STATUS_PERM		= 9,	/* object owned by another uctx */
 	ORDMA_CMD_STATUS_INTERNAL	= 10,
 };
+
+/*
+ * A BAD_PARAM syndrome is the byte offset of the offending field in the
+ * 64-byte command entry.  CREATE_QP and MODIFY_QP, whose parameters are
+ * in a host buffer (struct ordma_cmd_buf), report a field of that buffer
+ * as ORDMA_SYNDROME_BUF_BASE + its byte offset inside the buffer.
+ */
+#define ORDMA_SYNDROME_BUF_BASE		64
 
 struct ordma_aq_cmd_hdr {
 	__u8	opcode;			/* enum ordma_cmd_opcode */
@@ -265,8 +273,8 @@ struct ordma_cmd_alloc_pd {
 };
 
 /* ------------------------------------------------------------------ */
-/* Verbs interface (v1.1).  Being brought up: the firmware announces it  */
-/* with ORDMA_DEV_CAP_VERBS once every command below is implemented.     */
+/* Verbs interface (v1.1).  The firmware sets ORDMA_DEV_CAP_VERBS once   */
+/* the RoCEv2 transport engine executes posted work requests.           */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -641,7 +649,7 @@ enum ordma_eqe_type {
 	ORDMA_EQE_DB_ERROR		= 0x11,	/* data[0] = page, [1] = offset in page,
 						 * [2] = QN
 						 */
-	/* planned (v1.1) */
+	/* verbs (v1.1) */
 	ORDMA_EQE_QP_FATAL		= 0x20,
 	ORDMA_EQE_QP_REQ_ERR		= 0x21,
 	ORDMA_EQE_QP_ACCESS_ERR		= 0x22,

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * ORDMA firmware memory regions: REG_MR/DEREG_MR, the key/PD/bounds/access
+ * check every data access makes, address translation and copies through
+ * an MR, and the fast-register / local-invalidate operations of the WQE
+ * engine.
+ *
+ * Three kinds of MR exist.  A normal MR translates through the page list
+ * given at registration.  A fast-register MR owns a page array of
+ * max_pages entries that a REG_MR WQE fills (copied in, so the host may
+ * reuse its list once the WQE completed); it is invalid until then and
+ * again after an invalidation.  A DMA MR (kernel only) maps iova 1:1 to
+ * bus addresses.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fw_verbs.h"
+
+#define FW_MR_KNOWN_FLAGS	(ORDMA_MR_FAST_REG | ORDMA_MR_DMA)
+#define FW_MR_NEEDS_LOCAL_WRITE	(ORDMA_ACCESS_REMOTE_WRITE | \
+				 ORDMA_ACCESS_REMOTE_ATOMIC)
+
+struct fw_mr {
+	bool valid;		/* registered by REG_MR */
+	bool live;		/* accesses allowed (fast-reg: registered) */
+	uint8_t flags;		/* ORDMA_MR_* */
+	uint8_t variant;	/* ORDMA_KEY_VARIANT of the current key */
+	uint32_t access;	/* ORDMA_ACCESS_* */
+	uint32_t pdn;
+	uint32_t uctx;
+	uint64_t iova;
+	uint64_t length;
+	/* byte of the page list where iova lies: iova mod page size */
+	uint64_t page_offset;
+	struct fw_page_list pages;	/* normal MR */
+	/* fast-register MR: page addresses installed by the last REG_MR WQE */
+	uint64_t *fr_pages;
+	uint16_t max_pages;
+	uint16_t fr_num_pages;
+	uint8_t fr_page_shift;
+};
+
+static uint32_t fw_mr_key(uint32_t index, uint8_t variant)
+{
+	return FIELD_PREP(ORDMA_KEY_INDEX, index) |
+	       FIELD_PREP(ORDMA_KEY_VARIANT, variant);
+}
+
+/* MR by the index part of a key; index 0 is never used. */
+static struct fw_mr *fw_mr_by_index(struct ordma_fw *fw, uint32_t key)
+{
+	uint32_t index = FIELD_GET(ORDMA_KEY_INDEX, key);
+
+	if (!fw->mrs || index == 0 || index > FW_MAX_MR ||
+	    !fw->mrs[index].valid)
+		return NULL;
+	return &fw->mrs[index];
+}
+
+static bool fw_access_valid(uint32_t access)
+{
+	if (access & ~(uint32_t)ORDMA_ACCESS_ALL)
+		return false;
+	/* IBTA: remote write and atomic need local write */
+	return !(access & FW_MR_NEEDS_LOCAL_WRITE) ||
+	       (access & ORDMA_ACCESS_LOCAL_WRITE);
+}
+
+/* ------------------------------------------------------------------ */
+/* Data path helpers                                                   */
+/* ------------------------------------------------------------------ */
+
+static bool fw_mr_covers(const struct fw_mr *mr, uint64_t iova, uint64_t len)
+{
+	uint64_t off;
+
+	/* Work with offsets: iova + length may be exactly 2^64. */
+	if (iova < mr->iova)
+		return false;
+	off = iova - mr->iova;
+	return off <= mr->length && len <= mr->length - off;
+}
+
+int fw_mr_lookup(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
+		 uint64_t iova, uint64_t len, uint32_t need_access,
+		 struct fw_mr **mrp)
+{
+	struct fw_mr *mr = fw_mr_by_index(fw, key);
+
+	if (!mr || !mr->live || mr->variant != FIELD_GET(ORDMA_KEY_VARIANT, key))
+		return FW_MR_ERR_KEY;
+	if (mr->pdn != pdn)
+		return FW_MR_ERR_PD;
+	if (!fw_mr_covers(mr, iova, len))
+		return FW_MR_ERR_BOUNDS;
+	if (need_access & ~mr->access)
+		return FW_MR_ERR_ACCESS;
+	*mrp = mr;
+	return FW_MR_OK;
+}
+
+int fw_mr_dma(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
+	      uint64_t *dma, uint64_t *contig)
+{
+	uint64_t left, off, page_size, in_page, index, page, run;
+
+	if (!mr->valid || !mr->live || iova < mr->iova ||
+	    iova - mr->iova >= mr->length)
+		return -1;
+	left = mr->length - (iova - mr->iova);
+	off = mr->page_offset + (iova - mr->iova);
+
+	if (mr->flags & ORDMA_MR_DMA) {
+		*dma = iova;
+		*contig = left;
+		return 0;
+	}
+	if (mr->flags & ORDMA_MR_FAST_REG) {
+		page_size = 1ULL << mr->fr_page_shift;
+		index = off >> mr->fr_page_shift;
+		in_page = off & (page_size - 1);
+		if (index >= mr->fr_num_pages)
+			return -1;
+		page = mr->fr_pages[index];
+		*dma = page + in_page;
+		run = page_size - in_page;
+	} else {
+		if (fw_page_list_dma(fw, &mr->pages, off, dma, &run))
+			return -1;
+	}
+	*contig = run < left ? run : left;
+	return 0;
+}
+
+int fw_mr_copy_to(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
+		  const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint64_t dma, contig;
+
+	if (!fw_mr_covers(mr, iova, len))
+		return -1;
+	while (len) {
+		size_t chunk;
+
+		if (fw_mr_dma(fw, mr, iova, &dma, &contig))
+			return -1;
+		chunk = contig < len ? (size_t)contig : len;
+		if (fw_dma_write(fw, dma, p, chunk))
+			return -1;
+		p += chunk;
+		iova += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+int fw_mr_copy_from(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
+		    void *buf, size_t len)
+{
+	uint8_t *p = buf;
+	uint64_t dma, contig;
+
+	if (!fw_mr_covers(mr, iova, len))
+		return -1;
+	while (len) {
+		size_t chunk;
+
+		if (fw_mr_dma(fw, mr, iova, &dma, &contig))
+			return -1;
+		chunk = contig < len ? (size_t)contig : len;
+		if (fw_dma_read(fw, dma, p, chunk))
+			return -1;
+		p += chunk;
+		iova += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+int fw_mr_invalidate(struct ordma_fw *fw, uint32_t key, uint32_t pdn)
+{
+	struct fw_mr *mr = fw_mr_by_index(fw, key);
+
+	if (!mr || mr->variant != FIELD_GET(ORDMA_KEY_VARIANT, key))
+		return FW_MR_ERR_KEY;
+	if (mr->pdn != pdn)
+		return FW_MR_ERR_PD;
+	if (!(mr->flags & ORDMA_MR_FAST_REG))
+		return FW_MR_ERR_TYPE;
+	mr->live = false;
+	return FW_MR_OK;
+}
+
+int fw_mr_fast_register(struct ordma_fw *fw, uint32_t pdn,
+			const struct ordma_wqe_reg_mr *wqe)
+{
+	uint32_t key = le32_to_cpu(wqe->key);
+	uint64_t iova = le64_to_cpu(wqe->iova);
+	uint64_t length = le64_to_cpu(wqe->length);
+	uint64_t list = le64_to_cpu(wqe->page_list);
+	uint16_t num_pages = le16_to_cpu(wqe->num_pages);
+	struct fw_mr *mr = fw_mr_by_index(fw, key);
+	uint64_t page_size, page_offset, i;
+	uint64_t pages[FW_MR_MAX_FAST_REG_PAGES];
+
+	if (!mr)
+		return FW_MR_ERR_KEY;
+	if (mr->pdn != pdn)
+		return FW_MR_ERR_PD;
+	/* only a fast-reg MR in the invalid state takes new pages */
+	if (!(mr->flags & ORDMA_MR_FAST_REG) || mr->live)
+		return FW_MR_ERR_TYPE;
+	if (!num_pages || num_pages > mr->max_pages ||
+	    wqe->page_shift < ORDMA_MIN_PAGE_SHIFT ||
+	    wqe->page_shift > ORDMA_MAX_PAGE_SHIFT ||
+	    !fw_access_valid(wqe->access) || !list || list % 8)
+		return FW_MR_ERR_PARAM;
+	page_size = 1ULL << wqe->page_shift;
+	page_offset = iova & (page_size - 1);
+	if (!length || length > FW_MAX_MR_SIZE ||
+	    fw_range_wraps(iova, length) ||
+	    page_offset + length > (uint64_t)num_pages << wqe->page_shift)
+		return FW_MR_ERR_PARAM;
+
+	if (fw_dma_read(fw, list, pages, (size_t)num_pages * sizeof(pages[0])))
+		return FW_MR_ERR_DMA;
+	for (i = 0; i < num_pages; i++) {
+		pages[i] = le64_to_cpu(pages[i]);
+		if (!pages[i] || pages[i] % page_size ||
+		    fw_range_wraps(pages[i], page_size))
+			return FW_MR_ERR_PARAM;
+	}
+
+	memcpy(mr->fr_pages, pages, (size_t)num_pages * sizeof(pages[0]));
+	mr->fr_num_pages = num_pages;
+	mr->fr_page_shift = wqe->page_shift;
+	mr->iova = iova;
+	mr->length = length;
+	mr->page_offset = page_offset;
+	mr->access = wqe->access;
+	mr->variant = FIELD_GET(ORDMA_KEY_VARIANT, key);
+	mr->live = true;
+	return FW_MR_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Commands                                                            */
+/* ------------------------------------------------------------------ */
+
+/* FAST_REG and DMA MRs carry no page list: every field of it is zero. */
+static uint8_t fw_mr_check_no_pages(struct fw_cmd *c)
+{
+	const struct ordma_page_list *pl = &c->in->reg_mr.pages;
+
+	if (pl->addr)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.pages.addr),
+					"page list given for an MR without pages");
+	if (pl->num_pages)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.pages.num_pages),
+					"page list given for an MR without pages");
+	if (pl->page_shift)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.pages.page_shift),
+					"page list given for an MR without pages");
+	if (pl->levels)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.pages.levels),
+					"page list given for an MR without pages");
+	return ORDMA_CMD_STATUS_OK;
+}
+
+/* iova/length of a normal or DMA MR */
+static uint8_t fw_mr_check_range(struct fw_cmd *c, uint64_t iova,
+				 uint64_t length)
+{
+	if (!length || length > FW_MAX_MR_SIZE)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.length),
+					"length not in 1..max_mr_size");
+	if (fw_range_wraps(iova, length))
+		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.length),
+					"iova + length wraps");
+	return ORDMA_CMD_STATUS_OK;
+}
+
+/* Field checks of REG_MR; on success *pages holds a normal MR's list. */
+static uint8_t fw_mr_check_params(struct ordma_fw *fw, struct fw_cmd *c,
+				  struct fw_page_list *pages)
+{
+	const struct ordma_cmd_reg_mr *p = &c->in->reg_mr;
+	uint32_t access = le32_to_cpu(p->access);
+	uint16_t max_pages = le16_to_cpu(p->max_pages);
+	uint64_t iova = le64_to_cpu(p->iova);
+	uint64_t length = le64_to_cpu(p->length);
+	uint64_t page_offset;
+	uint8_t status;
+
+	if (p->flags & ~FW_MR_KNOWN_FLAGS ||
+	    (p->flags & FW_MR_KNOWN_FLAGS) == FW_MR_KNOWN_FLAGS)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.flags),
+					"unknown flags or FAST_REG with DMA");
+	if (!fw_access_valid(access))
+		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.access),
+					"unknown access bits, or remote access without local write");
+
+	if (p->flags & ORDMA_MR_FAST_REG) {
+		/* iova, length and access arrive with the REG_MR WQE */
+		if (iova)
+			return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.iova),
+						"fast-reg MR: iova must be 0");
+		if (length)
+			return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.length),
+						"fast-reg MR: length must be 0");
+		if (access)
+			return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.access),
+						"fast-reg MR: access must be 0");
+		status = fw_mr_check_no_pages(c);
+		if (status != ORDMA_CMD_STATUS_OK)
+			return status;
+		if (!max_pages || max_pages > FW_MR_MAX_FAST_REG_PAGES)
+			return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.max_pages),
+						"max_pages not in 1..512");
+		return ORDMA_CMD_STATUS_OK;
+	}
+
+	if (max_pages)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.max_pages),
+					"max_pages is for fast-reg MRs only");
+	status = fw_mr_check_range(c, iova, length);
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	if (p->flags & ORDMA_MR_DMA)
+		return fw_mr_check_no_pages(c);
+
+	/* iova may start anywhere in the first page */
+	if (p->pages.page_shift >= ORDMA_MIN_PAGE_SHIFT &&
+	    p->pages.page_shift <= ORDMA_MAX_PAGE_SHIFT)
+		page_offset = iova & ((1ULL << p->pages.page_shift) - 1);
+	else
+		page_offset = 0;	/* the parse rejects the shift */
+	if (fw_page_list_parse(fw, &p->pages, page_offset + length, pages) !=
+	    ORDMA_CMD_STATUS_OK)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.pages) +
+					pages->bad_offset, pages->error);
+	return ORDMA_CMD_STATUS_OK;
+}
+
+uint8_t fw_cmd_reg_mr(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	const struct ordma_cmd_reg_mr *p = &c->in->reg_mr;
+	uint32_t pdn = le32_to_cpu(p->pdn);
+	uint32_t uctx = le32_to_cpu(p->uctx);
+	uint16_t max_pages = le16_to_cpu(p->max_pages);
+	struct fw_page_list pages;
+	uint64_t *fr_pages = NULL;
+	struct fw_mr *mr;
+	uint32_t index;
+	uint8_t status;
+
+	memset(&pages, 0, sizeof(pages));
+	status = fw_mr_check_params(fw, c, &pages);
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	if (p->flags & ORDMA_MR_DMA && uctx != ORDMA_KERNEL_UCTX)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_PERM,
+				   "DMA MRs are for the kernel only");
+	status = (uint8_t)fw_pd_get(fw, pdn, uctx);
+	if (status != ORDMA_CMD_STATUS_OK)
+		return fw_cmd_fail(c, status, status == ORDMA_CMD_STATUS_PERM ?
+				   "PD owned by another context" : "no such PD");
+	for (index = 1; index <= FW_MAX_MR && fw->mrs[index].valid; index++)
+		;
+	if (index <= FW_MAX_MR && p->flags & ORDMA_MR_FAST_REG)
+		fr_pages = calloc(max_pages, sizeof(*fr_pages));
+	if (index > FW_MAX_MR || (p->flags & ORDMA_MR_FAST_REG && !fr_pages)) {
+		fw_pd_put(fw, pdn);
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NO_RESOURCES,
+				   "all MRs in use");
+	}
+
+	mr = &fw->mrs[index];
+	memset(mr, 0, sizeof(*mr));
+	mr->valid = true;
+	mr->flags = p->flags;
+	mr->variant = p->key;
+	mr->pdn = pdn;
+	mr->uctx = uctx;
+	mr->fr_pages = fr_pages;
+	mr->max_pages = max_pages;
+	if (!(p->flags & ORDMA_MR_FAST_REG)) {
+		mr->live = true;
+		mr->access = le32_to_cpu(p->access);
+		mr->iova = le64_to_cpu(p->iova);
+		mr->length = le64_to_cpu(p->length);
+		if (!(p->flags & ORDMA_MR_DMA)) {
+			mr->pages = pages;
+			mr->page_offset = mr->iova &
+					  ((1ULL << pages.page_shift) - 1);
+		}
+	}
+	c->out->handle.handle = cpu_to_le32(fw_mr_key(index, p->key));
+	return ORDMA_CMD_STATUS_OK;
+}
+
+static void fw_mr_free(struct ordma_fw *fw, struct fw_mr *mr)
+{
+	fw_pd_put(fw, mr->pdn);
+	free(mr->fr_pages);
+	memset(mr, 0, sizeof(*mr));
+}
+
+/* The key's variant is not compared: a fast-register WQE may have
+ * changed it without the driver knowing whether the WQE executed.
+ */
+uint8_t fw_cmd_dereg_mr(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	uint32_t key = le32_to_cpu(c->in->handle.handle);
+	uint32_t uctx = le32_to_cpu(c->in->handle.uctx);
+	struct fw_mr *mr = fw_mr_by_index(fw, key);
+
+	if (!mr)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE, "no such MR");
+	if (mr->uctx != uctx)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_PERM,
+				   "MR owned by another context");
+	fw_mr_free(fw, mr);
+	return ORDMA_CMD_STATUS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lifetime                                                            */
+/* ------------------------------------------------------------------ */
+
+void fw_mr_reset(struct ordma_fw *fw)
+{
+	uint32_t index;
+
+	if (!fw->mrs)
+		return;
+	for (index = 1; index <= FW_MAX_MR; index++)
+		free(fw->mrs[index].fr_pages);
+	memset(fw->mrs, 0, (FW_MAX_MR + 1) * sizeof(*fw->mrs));
+}
+
+int fw_mr_table_create(struct ordma_fw *fw)
+{
+	fw->mrs = calloc(FW_MAX_MR + 1, sizeof(*fw->mrs));
+	return fw->mrs ? 0 : -1;
+}
+
+void fw_mr_table_destroy(struct ordma_fw *fw)
+{
+	fw_mr_reset(fw);
+	free(fw->mrs);
+	fw->mrs = NULL;
+}
+
+int fw_verbs_create(struct ordma_fw *fw)
+{
+	if (fw_mr_table_create(fw) || fw_cq_table_create(fw) ||
+	    fw_ah_table_create(fw)) {
+		fw_verbs_destroy(fw);
+		return -1;
+	}
+	return 0;
+}
+
+void fw_verbs_destroy(struct ordma_fw *fw)
+{
+	fw_ah_table_destroy(fw);
+	fw_cq_table_destroy(fw);
+	fw_mr_table_destroy(fw);
+}

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * ORDMA firmware verbs objects shared between the firmware's own files:
+ * page lists, memory regions, completion queues, address handles and the
+ * protection-domain reference counts that keep them consistent.
+ *
+ * The object structures are private to their files; other parts of the
+ * firmware (the QP/SRQ engine, the RoCE wire layer) use only the helpers
+ * declared here.  Every helper is called with the device lock held.
+ */
+#ifndef ORDMA_FW_VERBS_H
+#define ORDMA_FW_VERBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fw_priv.h"
+
+/* Device limits; QUERY_DEVICE reports the same numbers.  MR indices (key
+ * bits 31:8), CQ numbers and AH handles start at 1: 0 is never valid.
+ */
+#define FW_MAX_MR			4096
+#define FW_MAX_CQ			1024
+#define FW_MAX_AH			1024
+#define FW_CQ_MIN_LOG_SIZE		1
+#define FW_CQ_MAX_LOG_SIZE		16
+#define FW_MAX_MR_SIZE			(1ULL << 40)
+/* Largest page list a fast-register WQE may install */
+#define FW_MR_MAX_FAST_REG_PAGES	ORDMA_MTT_ENTRIES_PER_PAGE
+
+/* ------------------------------------------------------------------ */
+/* Page lists (fw_pagelist.c)                                          */
+/* ------------------------------------------------------------------ */
+
+/* A validated struct ordma_page_list, in host order. */
+struct fw_page_list {
+	uint64_t addr;		/* level 0: first page; else table page */
+	uint32_t num_pages;
+	uint8_t page_shift;
+	uint8_t levels;
+	uint64_t total_bytes;	/* num_pages << page_shift */
+	/* Set by fw_page_list_parse() when it returns BAD_PARAM: offset of
+	 * the offending field inside struct ordma_page_list (add the page
+	 * list's own offset to get the command syndrome) and why.
+	 */
+	uint32_t bad_offset;
+	const char *error;
+};
+
+/*
+ * Checks a page list taken from a command: page_shift in
+ * ORDMA_{MIN,MAX}_PAGE_SHIFT, levels 0..2, reserved zero, 1..512 (level
+ * 1) or 1..512*512 (level 2) pages, address non-zero and aligned (level 0:
+ * to the page size and not wrapping; levels 1/2: 4 KiB), and at least
+ * min_bytes described.  Table pages are not read here.
+ * Returns ORDMA_CMD_STATUS_OK or ORDMA_CMD_STATUS_BAD_PARAM (see
+ * out->bad_offset / out->error).
+ */
+int fw_page_list_parse(struct ordma_fw *fw, const struct ordma_page_list *in,
+		       uint64_t min_bytes, struct fw_page_list *out);
+
+/*
+ * DMA address of byte offset of the buffer a page list describes, and how
+ * many bytes are contiguous from there (at least 1, at most to the end of
+ * the buffer).  Levels 1/2 read the table entries by DMA each call.
+ * Returns 0, or -1 if offset is beyond the buffer, a table read fails or a
+ * table entry is zero or misaligned.
+ */
+int fw_page_list_dma(struct ordma_fw *fw, const struct fw_page_list *pl,
+		     uint64_t offset, uint64_t *dma, uint64_t *contig);
+
+/* DMA through a page list, crossing pages; 0 or -1 (as above). */
+int fw_page_list_read(struct ordma_fw *fw, const struct fw_page_list *pl,
+		      uint64_t offset, void *buf, size_t len);
+int fw_page_list_write(struct ordma_fw *fw, const struct fw_page_list *pl,
+		       uint64_t offset, const void *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Protection domain references (fw_resources.c)                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Takes a reference on PD pdn for an object created by uctx.  Returns
+ * ORDMA_CMD_STATUS_OK, BAD_HANDLE (no such PD) or PERM (PD owned by
+ * another context).  DEALLOC_PD answers BUSY while references exist.
+ */
+int fw_pd_get(struct ordma_fw *fw, uint32_t pdn, uint32_t uctx);
+void fw_pd_put(struct ordma_fw *fw, uint32_t pdn);
+
+/* ------------------------------------------------------------------ */
+/* Memory regions (fw_mr.c)                                            */
+/* ------------------------------------------------------------------ */
+
+struct fw_mr;
+
+/* Why an MR lookup or MR operation failed. */
+enum fw_mr_err {
+	FW_MR_OK		= 0,
+	/* no MR with this index, key variant mismatch, or the MR is not
+	 * in the valid state (fast-reg MR not registered / invalidated)
+	 */
+	FW_MR_ERR_KEY		= 1,
+	FW_MR_ERR_PD		= 2,	/* MR belongs to another PD */
+	FW_MR_ERR_BOUNDS	= 3,	/* [iova, iova+len) outside the MR */
+	FW_MR_ERR_ACCESS	= 4,	/* need_access not granted */
+	/* operation not allowed on this kind of MR (invalidate or
+	 * fast-register a normal/DMA MR, fast-register a valid MR)
+	 */
+	FW_MR_ERR_TYPE		= 5,
+	FW_MR_ERR_PARAM		= 6,	/* fast-register WQE fields invalid */
+	FW_MR_ERR_DMA		= 7,	/* fast-register page list unreadable */
+};
+
+/*
+ * Finds the MR named by an lkey/rkey and checks that it belongs to pdn,
+ * covers [iova, iova + len) and grants every ORDMA_ACCESS_* bit in
+ * need_access (0 = local read, always granted).  Checks run in the order
+ * of enum fw_mr_err.  Returns FW_MR_OK and *mr, or the reason.
+ * Callers map reasons to completion statuses: local SGE -> LOC_PROT_ERR,
+ * remote access -> REM_ACCESS_ERR / NAK remote access error.
+ */
+int fw_mr_lookup(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
+		 uint64_t iova, uint64_t len, uint32_t need_access,
+		 struct fw_mr **mr);
+
+/* Copy into / out of an MR at iova (checked by fw_mr_lookup), crossing
+ * pages.  0, or -1 on a DMA error or if the range is not in the MR.
+ */
+int fw_mr_copy_to(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
+		  const void *buf, size_t len);
+int fw_mr_copy_from(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
+		    void *buf, size_t len);
+
+/*
+ * DMA address of iova inside the MR and the contiguous bytes from there
+ * (e.g. for 8-byte atomics, which must not cross a page); 0 or -1.
+ */
+int fw_mr_dma(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
+	      uint64_t *dma, uint64_t *contig);
+
+/*
+ * LOCAL_INV WQE / SEND_WITH_INV: invalidates the fast-reg MR named by key
+ * (full key, variant included) if it belongs to pdn.  Returns FW_MR_OK,
+ * FW_MR_ERR_KEY, FW_MR_ERR_PD or FW_MR_ERR_TYPE (not a fast-reg MR).
+ * Invalidating an already invalid MR with the right key succeeds.
+ */
+int fw_mr_invalidate(struct ordma_fw *fw, uint32_t key, uint32_t pdn);
+
+/*
+ * REG_MR WQE: the fast-reg MR with wqe->key's index, in PD pdn and in the
+ * invalid state, gets wqe's pages (copied from host memory now), iova,
+ * length, access and wqe->key's variant, and becomes valid.  Returns
+ * FW_MR_OK, FW_MR_ERR_KEY (no such index), FW_MR_ERR_PD, FW_MR_ERR_TYPE
+ * (not fast-reg, or still valid), FW_MR_ERR_PARAM (num_pages 0 or above
+ * max_pages, page_shift, access, length 0 / beyond max_mr_size / beyond
+ * the pages once iova's offset in the first page is added, page_list
+ * zero or not 8-byte aligned, an entry zero or not page aligned) or
+ * FW_MR_ERR_DMA (the page list cannot be read).  Checked in that order;
+ * on failure the MR is unchanged.
+ */
+int fw_mr_fast_register(struct ordma_fw *fw, uint32_t pdn,
+			const struct ordma_wqe_reg_mr *wqe);
+
+/* ------------------------------------------------------------------ */
+/* Completion queues (fw_cq.c)                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Writes one CQE at the CQ's producer slot (everything but the owner
+ * dword first, then owner = phase; cqe->owner is ignored).  A ring that
+ * looks full makes the device re-read the consumer index from the CQ's
+ * doorbell record; still full -> the CQ enters the error state, a CQ_ERR
+ * async event {cqn} is posted and the CQE is dropped.  An armed CQ fires
+ * (COMP EQE {cqn} on its EQ, then disarms) on any completion, or with
+ * SOLICITED only on solicited or error (status != SUCCESS) completions.
+ * Returns 0, or -1 if the CQE was not written (no such CQ, CQ in error,
+ * overrun, DMA error).
+ */
+int fw_cq_post(struct ordma_fw *fw, uint32_t cqn, const struct ordma_cqe *cqe,
+	       bool solicited);
+
+/* CQ cqn exists and is owned by uctx. */
+bool fw_cq_usable(struct ordma_fw *fw, uint32_t cqn, uint32_t uctx);
+/* Same check as a command status: OK, BAD_HANDLE or PERM. */
+int fw_cq_check(struct ordma_fw *fw, uint32_t cqn, uint32_t uctx);
+/* References from QPs/SRQs: DESTROY_CQ answers BUSY while any exist.
+ * fw_cq_get() must only be called on a CQ fw_cq_usable() accepted.
+ */
+void fw_cq_get(struct ordma_fw *fw, uint32_t cqn);
+void fw_cq_put(struct ordma_fw *fw, uint32_t cqn);
+
+/* ------------------------------------------------------------------ */
+/* Address handles (fw_ah.c)                                           */
+/* ------------------------------------------------------------------ */
+
+/* The AV of AH ah_handle if it exists and belongs to pdn, else NULL. */
+const struct ordma_av *fw_ah_get(struct ordma_fw *fw, uint32_t ah_handle,
+				 uint32_t pdn);
+
+/*
+ * Validates an address vector (CREATE_AH, and MODIFY_QP's AV): dgid
+ * non-zero, dmac unicast and non-zero, sgid_index names a valid GID,
+ * flow_label 20 bits,
+ * vlan_id 0..4095 or ORDMA_VLAN_NONE, reserved zero.  Returns
+ * ORDMA_CMD_STATUS_OK or BAD_PARAM with *bad_offset = offset of the field
+ * inside struct ordma_av and *why.
+ */
+int fw_av_check(struct ordma_fw *fw, const struct ordma_av *av,
+		size_t *bad_offset, const char **why);
+
+/* ------------------------------------------------------------------ */
+/* Lifetime and dispatch (called by fw_core.c, fw_admin.c, ...)         */
+/* ------------------------------------------------------------------ */
+
+/* Object tables: allocated with the device (fw_verbs_create() returns 0
+ * or -1 on allocation failure), emptied by every reset.
+ */
+int fw_verbs_create(struct ordma_fw *fw);
+void fw_verbs_destroy(struct ordma_fw *fw);
+void fw_mr_reset(struct ordma_fw *fw);
+void fw_cq_reset(struct ordma_fw *fw);
+void fw_ah_reset(struct ordma_fw *fw);
+/* per-file halves of fw_verbs_create()/fw_verbs_destroy() */
+int fw_mr_table_create(struct ordma_fw *fw);
+void fw_mr_table_destroy(struct ordma_fw *fw);
+int fw_cq_table_create(struct ordma_fw *fw);
+void fw_cq_table_destroy(struct ordma_fw *fw);
+int fw_ah_table_create(struct ordma_fw *fw);
+void fw_ah_table_destroy(struct ordma_fw *fw);
+
+/* DESTROY_EQ / DEALLOC_UCTX answer BUSY while these hold. */
+bool fw_eq_used_by_cq(const struct ordma_fw *fw, uint32_t eqn);
+bool fw_uctx_owns_cq(const struct ordma_fw *fw, uint32_t uctx);
+
+/* ORDMA_DB_CQ on doorbell page `page`: NULL or why it was rejected. */
+const char *fw_cq_doorbell(struct ordma_fw *fw, uint32_t page, uint32_t cqn,
+			   uint32_t ci, bool arm, bool solicited);
+
+uint8_t fw_cmd_reg_mr(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_dereg_mr(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_create_cq(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_destroy_cq(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_create_ah(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_destroy_ah(struct ordma_fw *fw, struct fw_cmd *c);
+
+#endif /* ORDMA_FW_VERBS_H */
