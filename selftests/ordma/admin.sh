@@ -14,7 +14,7 @@ bdf=$(ordma_pci_devs | head -n 1)
 [ -e "/sys/kernel/debug/ordma/$bdf/admin_cmd" ] ||
 	tap_skip_all "no /sys/kernel/debug/ordma/$bdf/admin_cmd"
 
-tap_begin 21
+tap_begin 22
 
 diag_field() { sed -n "s/^$1 //p" <<<"$2"; }
 health_errors() { diag_field cmd_errors "$(ordma_diag -d "$bdf" raw HEALTH 2>&1)"; }
