@@ -265,43 +265,38 @@ static int ordma_ring_destroy_hw(struct ordma_netdev_priv *priv,
 	return 0;
 }
 
-static void ordma_tx_free_bufs(struct ordma_netdev_priv *priv)
+/* Unmap and free every skb still owned by a ring. */
+static void ordma_ring_free_bufs(struct ordma_netdev_priv *priv,
+				 struct ordma_eth_ring *ring,
+				 enum dma_data_direction dir)
 {
-	struct ordma_eth_ring *tx = &priv->tx;
 	struct device *dev = ordma_ndev_dma(priv);
 	u32 i;
 
-	if (!tx->bufs)
+	if (!ring->bufs)
 		return;
-	for (i = 0; i < tx->size; i++) {
-		struct ordma_eth_buf *buf = &tx->bufs[i];
+	for (i = 0; i < ring->size; i++) {
+		struct ordma_eth_buf *buf = &ring->bufs[i];
 
 		if (!buf->skb)
 			continue;
-		dma_unmap_single(dev, buf->dma, buf->len, DMA_TO_DEVICE);
+		dma_unmap_single(dev, buf->dma, buf->len, dir);
 		dev_kfree_skb_any(buf->skb);
 		buf->skb = NULL;
 	}
+}
+
+static void ordma_tx_free_bufs(struct ordma_netdev_priv *priv)
+{
+	if (!priv->tx.bufs)
+		return;
+	ordma_ring_free_bufs(priv, &priv->tx, DMA_TO_DEVICE);
 	netdev_tx_reset_queue(netdev_get_tx_queue(priv->ndev, 0));
 }
 
 static void ordma_rx_free_bufs(struct ordma_netdev_priv *priv)
 {
-	struct ordma_eth_ring *rx = &priv->rx;
-	struct device *dev = ordma_ndev_dma(priv);
-	u32 i;
-
-	if (!rx->bufs)
-		return;
-	for (i = 0; i < rx->size; i++) {
-		struct ordma_eth_buf *buf = &rx->bufs[i];
-
-		if (!buf->skb)
-			continue;
-		dma_unmap_single(dev, buf->dma, buf->len, DMA_FROM_DEVICE);
-		dev_kfree_skb_any(buf->skb);
-		buf->skb = NULL;
-	}
+	ordma_ring_free_bufs(priv, &priv->rx, DMA_FROM_DEVICE);
 }
 
 static void ordma_datapath_free(struct ordma_netdev_priv *priv)
