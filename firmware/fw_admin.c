@@ -233,7 +233,8 @@ static void fw_fill_device_caps(const struct ordma_fw *fw,
 	caps->hw_rev = cpu_to_le32(ORDMA_PCI_REVISION);
 	caps->cap_flags = cpu_to_le32(ORDMA_DEV_CAP_RC | ORDMA_DEV_CAP_UD |
 				      ORDMA_DEV_CAP_SRQ | ORDMA_DEV_CAP_ATOMIC |
-				      ORDMA_DEV_CAP_FAST_REG);
+				      ORDMA_DEV_CAP_FAST_REG |
+				      ORDMA_DEV_CAP_VERBS);
 	caps->max_qp = cpu_to_le32(1024);
 	caps->max_qp_wr = cpu_to_le32(4096);
 	caps->max_send_sge = cpu_to_le32(8);

@@ -86,14 +86,30 @@ bool fw_ready(const struct ordma_fw *fw)
 /* Heartbeat                                                           */
 /* ------------------------------------------------------------------ */
 
+/*
+ * One HAL timer serves the heartbeat and the transport engine's deadlines
+ * (retransmit and RNR timers).  fw->timer_armed_ns is what the HAL holds;
+ * an engine deadline earlier than it re-arms the timer.  A deadline that
+ * went away leaves the timer as it is: the callback finds nothing due and
+ * arms the next one.
+ */
+void fw_timer_arm_at(struct ordma_fw *fw, uint64_t deadline)
+{
+	if (deadline > fw->next_heartbeat_ns && fw->next_heartbeat_ns)
+		deadline = fw->next_heartbeat_ns;
+	fw->timer_armed_ns = deadline;
+	fw->hal.timer_arm(fw->hal_ctx, deadline);
+}
+
 static void fw_heartbeat_start(struct ordma_fw *fw)
 {
 	fw->next_heartbeat_ns = fw_now(fw) + FW_HEARTBEAT_PERIOD_NS;
-	fw->hal.timer_arm(fw->hal_ctx, fw->next_heartbeat_ns);
+	fw_timer_arm_at(fw, fw->next_heartbeat_ns);
 }
 
 static void fw_heartbeat_stop(struct ordma_fw *fw)
 {
+	fw->timer_armed_ns = UINT64_MAX;
 	fw->hal.timer_arm(fw->hal_ctx, UINT64_MAX);
 }
 
@@ -116,10 +132,17 @@ void fw_heartbeat_catch_up(struct ordma_fw *fw)
 
 void ordma_fw_timer_expired(struct ordma_fw *fw)
 {
+	uint64_t next;
+
 	if (!fw_ready(fw))
 		return;
 	fw_heartbeat_catch_up(fw);
-	fw->hal.timer_arm(fw->hal_ctx, fw->next_heartbeat_ns);
+	fw->timer_armed_ns = UINT64_MAX;
+	next = fw_tp_timer(fw);
+	/* the engine may have armed an earlier deadline meanwhile */
+	if (next > fw->timer_armed_ns)
+		next = fw->timer_armed_ns;
+	fw_timer_arm_at(fw, next);
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * ORDMA firmware Ethernet function: port state and SET/QUERY_PORT, the
- * TX/RX descriptor rings, the RX address filter, RoCE steering (a counted
- * drop until the RoCE engine exists) and the port counters.
+ * TX/RX descriptor rings, the RX address filter, RoCE steering (to the
+ * transport engine, fw_transport.c) and the port counters.
  */
 #include <string.h>
 
 #include "fw_priv.h"
+#include "fw_transport.h"
 
 #define FW_ETH_RING_ALIGN	4096u
 #define FW_ETHERTYPE_VLAN	0x8100
@@ -31,6 +32,11 @@
 static bool fw_port_active(const struct ordma_fw *fw)
 {
 	return fw->port.admin_up && fw->port.link_up;
+}
+
+bool fw_port_is_active(const struct ordma_fw *fw)
+{
+	return fw_port_active(fw);
 }
 
 static uint8_t fw_port_state(const struct ordma_fw *fw)
@@ -313,6 +319,21 @@ static void fw_eth_tx_one(struct ordma_fw *fw, struct fw_eth_ring *ring)
 	fw->stats.tx_frames++;
 	fw->stats.tx_bytes += wire_len;
 	fw_desc_write_back(fw, ring, len | ORDMA_ETH_DESC_DONE);
+}
+
+bool fw_eth_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
+{
+	if (!fw_port_active(fw)) {
+		fw->stats.tx_drop_link_down++;
+		return false;
+	}
+	if (len > fw_max_frame_len(fw) || len < ORDMA_ETH_MIN_FRAME)
+		return false;
+	fw->hal.tx_frame(fw->hal_ctx, frame, len);
+	fw->stats.tx_frames++;
+	fw->stats.tx_bytes += len;
+	fw->stats.roce_tx_frames++;
+	return true;
 }
 
 static void fw_eth_tx_process(struct ordma_fw *fw, struct fw_eth_ring *ring)
@@ -606,9 +627,9 @@ void ordma_fw_rx_frame(struct ordma_fw *fw, const void *data, size_t len)
 		return;
 	}
 	if (fw_rx_is_roce_for_us(fw, frame, len)) {
-		/* no RoCE engine in v1.0: count it, keep it from the netdev */
+		/* the transport engine's, never the netdev's */
 		fw->stats.roce_rx_frames++;
-		fw->stats.roce_rx_drop++;
+		fw_tp_rx(fw, frame, len);
 		return;
 	}
 	if (len > fw_max_frame_len(fw)) {

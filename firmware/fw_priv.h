@@ -13,6 +13,7 @@
 
 #include "fw_compat.h"
 #include "ordma_fw.h"
+#include "fw_transport.h"
 
 #define FW_VERSION_MAJOR		1
 #define FW_VERSION_MINOR		0
@@ -156,10 +157,14 @@ struct ordma_fw {
 	struct fw_regs regs;
 	struct fw_aq aq;
 	uint64_t next_heartbeat_ns;
+	/* deadline the HAL timer is armed for (UINT64_MAX: none) */
+	uint64_t timer_armed_ns;
 
 	struct fw_port port;
 	struct fw_port_stats stats;
 	struct fw_health health;
+	struct fw_tp_stats tp;		/* transport engine counters */
+	uint16_t tp_ip_id;		/* IPv4 identification of RoCE frames */
 	bool db_error_event_sent;
 	uint64_t last_db_error_event_ns;
 
@@ -198,6 +203,8 @@ bool fw_ready(const struct ordma_fw *fw);
 void fw_fatal(struct ordma_fw *fw, enum ordma_fatal_code code,
 	      const char *why);
 void fw_heartbeat_catch_up(struct ordma_fw *fw);
+/* Arms the HAL timer for the earlier of the heartbeat and deadline. */
+void fw_timer_arm_at(struct ordma_fw *fw, uint64_t deadline);
 bool fw_range_wraps(uint64_t addr, uint64_t len);
 /* Health counters saturate instead of wrapping back to "healthy". */
 static inline uint32_t fw_count_inc(uint32_t counter)
@@ -239,6 +246,12 @@ uint8_t fw_cmd_destroy_eq(struct ordma_fw *fw, struct fw_cmd *c);
 void fw_eth_reset(struct ordma_fw *fw);
 /* QUERY_PORT active_ib_mtu in bytes (256..4096); MODIFY_QP's path_mtu limit */
 uint32_t fw_port_active_ib_mtu(const struct ordma_fw *fw);
+/* Port admin up and link up: frames may be sent and received */
+bool fw_port_is_active(const struct ordma_fw *fw);
+/* Puts one frame of the RoCE engine on the wire (counted); false if the
+ * port is down or the frame is above the MTU (counted as drops).
+ */
+bool fw_eth_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len);
 const char *fw_eth_pi_doorbell(struct ordma_fw *fw, uint32_t ring_id,
 			       uint32_t pi);
 const char *fw_eth_arm_doorbell(struct ordma_fw *fw, uint32_t ring_id,

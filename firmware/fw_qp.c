@@ -4,9 +4,9 @@
  * RQ doorbells, flushing to the error state, and the QP side of the
  * engine interface (fw_qp.h).
  *
- * The transport engine is not here: a QP in RTS keeps its posted send
- * WQEs until the engine runs them from fw_qp_sq_kick().  Everything that
- * needs no wire (state changes, flush completions, events) is complete.
+ * The transport engine (fw_transport.h) runs send WQEs from
+ * fw_qp_sq_kick() and is told of state changes through the fw_tp_qp_*
+ * hooks.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -197,15 +197,14 @@ void fw_qp_sq_kick(struct ordma_fw *fw, struct fw_qp *qp)
 		fw_qp_flush_sq(fw, qp);
 		return;
 	case ORDMA_QPS_RTS:
-		/*
-		 * The transport engine plugs in here: start send WQEs
-		 * [sq.next, sq.pi) (fw_wq_read_wqe), advance sq.next as they
-		 * go on the wire and sq.ci as they complete (fw_qp_complete).
-		 * Until it exists, posted WQEs stay queued.
+	case ORDMA_QPS_SQD:
+		/* the transport engine starts WQEs [sq.next, sq.pi) in RTS;
+		 * in SQD it only finishes those in flight
 		 */
+		fw_req_progress(fw, qp);
 		return;
 	default:
-		/* RESET, INIT, RTR: queued until RTS.  SQD: none starts. */
+		/* RESET, INIT, RTR: queued until RTS. */
 		return;
 	}
 }
@@ -214,6 +213,7 @@ static void fw_qp_enter_error(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	bool was_error = qp->state == ORDMA_QPS_ERR;
 
+	fw_tp_qp_stop(qp);
 	qp->state = ORDMA_QPS_ERR;
 	qp->sq_draining = false;
 	fw_qp_flush_sq(fw, qp);
@@ -273,6 +273,8 @@ static void fw_qp_enter_reset(struct fw_qp *qp)
 	qp->next_psn = 0;
 	qp->expected_psn = 0;
 	qp->msn = 0;
+	memset(&qp->req, 0, sizeof(qp->req));
+	memset(&qp->resp, 0, sizeof(qp->resp));
 	memset(&qp->counters, 0, sizeof(qp->counters));
 }
 
@@ -843,12 +845,20 @@ static void fw_qp_change_state(struct ordma_fw *fw, struct fw_qp *qp,
 		fw_qp_enter_sqd(fw, qp);
 		return;
 	case ORDMA_QPS_RTS:
+		/* RTR -> RTS starts the requester at SQ_PSN; SQE -> RTS
+		 * (UD) clears the error that stopped it.  SQD -> RTS resumes.
+		 */
+		if (cur == ORDMA_QPS_RTR || cur == ORDMA_QPS_SQE)
+			fw_tp_qp_to_rts(qp);
 		qp->state = ORDMA_QPS_RTS;
 		qp->sq_draining = false;
 		/* WQEs posted before RTS (or while in SQD) may run now */
 		fw_qp_sq_kick(fw, qp);
 		return;
 	default:
+		/* INIT -> RTR: the responder starts at RQ_PSN */
+		if (next == ORDMA_QPS_RTR && cur != ORDMA_QPS_RTR)
+			fw_tp_qp_to_rtr(qp);
 		qp->state = next;
 		return;
 	}

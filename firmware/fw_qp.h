@@ -31,6 +31,7 @@
 
 #include "fw_priv.h"
 #include "fw_verbs.h"
+#include "fw_transport.h"
 
 /* Device limits; QUERY_DEVICE reports the same numbers. */
 #define FW_MAX_QP			1024	/* QP numbers 0..1023 */
@@ -142,6 +143,8 @@ struct fw_qp {
 	uint32_t next_psn;		/* requester: PSN of the next packet */
 	uint32_t expected_psn;		/* responder: PSN expected next */
 	uint32_t msn;			/* responder: message sequence number */
+	struct fw_tp_req req;		/* requester (fw_requester.c) */
+	struct fw_tp_resp resp;		/* responder (fw_responder.c) */
 
 	struct fw_qp_counters counters;
 };

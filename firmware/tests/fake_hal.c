@@ -76,6 +76,8 @@ static void fake_tx_frame(void *ctx, const void *frame, size_t len)
 		h->tx_bad_len++;
 	f->len = len;
 	memcpy(f->data, frame, len < FAKE_FRAME_MAX ? len : FAKE_FRAME_MAX);
+	if (h->tx_hook)
+		h->tx_hook(h->tx_hook_arg, frame, len);
 }
 
 static uint64_t fake_now_ns(void *ctx)

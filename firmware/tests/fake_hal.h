@@ -45,6 +45,9 @@ struct fake_hal {
 	unsigned long msix_total;
 	unsigned long msix_bad_vector;
 
+	/* called for every transmitted frame (tests wire devices together) */
+	void (*tx_hook)(void *arg, const void *frame, size_t len);
+	void *tx_hook_arg;
 	unsigned long tx_count;
 	unsigned long tx_bad_len;	/* frames outside 60..9018 bytes */
 	struct fake_frame tx[FAKE_TX_KEEP];	/* tx_count % FAKE_TX_KEEP */

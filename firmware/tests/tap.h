@@ -46,5 +46,6 @@ extern const struct tap_test qp_state_tests[];
 extern const struct tap_test qp_tests[];
 extern const struct tap_test srq_tests[];
 extern const struct tap_test wire_tests[];
+extern const struct tap_test transport_tests[];
 
 #endif /* ORDMA_TESTS_TAP_H */

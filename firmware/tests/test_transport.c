@@ -1,0 +1,1935 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * The RoCEv2 transport engine end to end: two firmware instances in one
+ * process, each with its own fake host memory, wired back to back (every
+ * frame A transmits is queued for B's RX and the other way round).  The
+ * queues are pumped by the test, which can drop or duplicate the n-th
+ * frame of a direction, and both fake clocks advance together.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../fw_qp.h"
+#include "drv.h"
+#include "tap.h"
+
+#define OK		ORDMA_CMD_STATUS_OK
+#define A(name)		ORDMA_QP_ATTR_##name
+#define QP_AREA		2
+#define SQ_LOG		6
+#define SQ_SHIFT	8		/* 256-byte send WQEs: 13 SGEs or inline */
+#define RQ_LOG		6
+#define RQ_SHIFT	6		/* 64-byte receive WQEs: 3 SGEs */
+#define MR1_ADDR	DRV_MR_ADDR			/* all access */
+#define MR1_LEN		0x100000ULL
+#define MR2_ADDR	(DRV_MR_ADDR + MR1_LEN)		/* local write only */
+#define MR2_LEN		0x80000ULL
+#define GUARD_ADDR	(MR2_ADDR + MR2_LEN)		/* in no MR */
+#define GUARD_LEN	0x80000ULL
+#define PKT_GUARD	200000
+
+/* ------------------------------------------------------------------ */
+/* Two devices and a wire                                              */
+/* ------------------------------------------------------------------ */
+
+struct qframe {
+	size_t len;
+	uint8_t *data;
+};
+
+struct link {
+	struct qframe *q;
+	size_t head, tail, cap;
+	unsigned long sent;		/* frames the sender transmitted */
+	unsigned long drop_nth;		/* 1-based, 0: none */
+	unsigned long drop_from;	/* drop every frame from this one on */
+	unsigned long dup_nth;
+	unsigned long dropped;
+	size_t max_queued;
+};
+
+struct side {
+	struct drv d;
+	struct drv_eq async, comp;
+	struct drv_cq scq, rcq;
+	uint32_t pdn, key1, key2;
+	uint32_t qpn;
+	uint32_t srqn;			/* 0: none */
+	uint32_t sq_pi, rq_pi, srq_pi;
+	uint8_t gid[16];
+	uint8_t mac[6];
+};
+
+struct tcfg {
+	uint8_t type;
+	uint8_t path_mtu;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t min_rnr_timer;
+	uint8_t max_rd_atomic;
+	uint32_t psn[2];		/* SQ_PSN of side i = RQ_PSN of the other */
+	uint32_t access;
+	uint32_t port_mtu;
+	bool ipv6;
+	bool srq_b;			/* side 1 receives through an SRQ */
+	uint16_t vlan;			/* of both GID entries; 0: none */
+};
+
+struct env {
+	struct side s[2];
+	struct link l[2];		/* l[i]: frames sent by side i */
+};
+
+static void link_push(struct link *l, const void *frame, size_t len)
+{
+	struct qframe *f;
+
+	if (l->tail - l->head == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256, i;
+		struct qframe *q = calloc(cap, sizeof(*q));
+
+		if (!q)
+			abort();
+		for (i = l->head; i != l->tail; i++)
+			q[i - l->head] = l->q[i % l->cap];
+		free(l->q);
+		l->q = q;
+		l->tail -= l->head;
+		l->head = 0;
+		l->cap = cap;
+	}
+	f = &l->q[l->tail % l->cap];
+	f->data = malloc(len);
+	if (!f->data)
+		abort();
+	memcpy(f->data, frame, len);
+	f->len = len;
+	l->tail++;
+	if (l->tail - l->head > l->max_queued)
+		l->max_queued = l->tail - l->head;
+}
+
+static void link_tx_hook(void *arg, const void *frame, size_t len)
+{
+	struct link *l = arg;
+
+	l->sent++;
+	if (l->sent == l->drop_nth ||
+	    (l->drop_from && l->sent >= l->drop_from)) {
+		l->dropped++;
+		return;
+	}
+	link_push(l, frame, len);
+	if (l->sent == l->dup_nth)
+		link_push(l, frame, len);
+}
+
+static bool link_pop(struct link *l, struct qframe *f)
+{
+	if (l->head == l->tail)
+		return false;
+	*f = l->q[l->head % l->cap];
+	l->head++;
+	return true;
+}
+
+static void link_free(struct link *l)
+{
+	struct qframe f;
+
+	while (link_pop(l, &f))
+		free(f.data);
+	free(l->q);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Delivers queued frames until both directions are idle. */
+static unsigned long pump(struct env *e)
+{
+	unsigned long n = 0;
+	bool busy = true;
+
+	while (busy && n < PKT_GUARD) {
+		int i;
+
+		busy = false;
+		for (i = 0; i < 2; i++) {
+			struct qframe f;
+
+			if (!link_pop(&e->l[i], &f))
+				continue;
+			ordma_fw_rx_frame(e->s[!i].d.fw, f.data, f.len);
+			free(f.data);
+			busy = true;
+			n++;
+		}
+	}
+	return n;
+}
+
+static void advance(struct env *e, uint64_t ns)
+{
+	fake_advance(&e->s[0].d.hal, ns);
+	fake_advance(&e->s[1].d.hal, ns);
+	pump(e);
+}
+
+static void fill_gid(struct side *s, int i, bool ipv6)
+{
+	static const uint8_t v4[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0 };
+	static const uint8_t v6[16] = { 0xfd, 0x00, 0x0a, [14] = 0x01 };
+
+	memcpy(s->gid, ipv6 ? v6 : v4, 16);
+	s->gid[15] = (uint8_t)(1 + i);
+	s->mac[0] = 0x02;
+	s->mac[5] = (uint8_t)(0x0a + i);
+}
+
+static bool side_open(struct side *s, int i, const struct tcfg *c)
+{
+	struct ordma_fw_config cfg;
+
+	drv_default_config(&cfg);
+	cfg.mac[5] = (uint8_t)(0x0a + i);
+	cfg.mac[0] = 0x02;
+	if (!drv_open_cfg(&s->d, &cfg, 5))
+		return false;
+	fill_gid(s, i, c->ipv6);
+	memcpy(s->mac, cfg.mac, 6);
+	if (!drv_eq_open(&s->d, &s->async, ORDMA_EQ_TYPE_ASYNC, 0, 10) ||
+	    !drv_eq_open(&s->d, &s->comp, ORDMA_EQ_TYPE_COMP, 1, 8) ||
+	    drv_port_up(&s->d) != OK ||
+	    (c->port_mtu && drv_set_port(&s->d, ORDMA_SET_PORT_MTU, c->port_mtu,
+					 NULL, 0, 0) != OK) ||
+	    drv_add_gid(&s->d, 0, s->gid, s->mac,
+			c->vlan ? c->vlan : ORDMA_VLAN_NONE) != OK ||
+	    drv_alloc_pd(&s->d, 0, &s->pdn) != OK ||
+	    !drv_cq_open(&s->d, &s->scq, 0, 0, s->comp.eqn, 10) ||
+	    !drv_cq_open(&s->d, &s->rcq, 1, 0, s->comp.eqn, 10) ||
+	    drv_reg_mr_contig(&s->d, s->pdn, 0, MR1_ADDR, MR1_ADDR, MR1_LEN,
+			      ORDMA_ACCESS_ALL, 0x11, &s->key1) != OK ||
+	    drv_reg_mr_contig(&s->d, s->pdn, 0, MR2_ADDR, MR2_ADDR, MR2_LEN,
+			      ORDMA_ACCESS_LOCAL_WRITE, 0x22, &s->key2) != OK)
+		return false;
+	return true;
+}
+
+static void fill_attr(struct ordma_qp_attr *a, uint32_t mask, uint8_t next,
+		      const struct tcfg *c, const struct side *self,
+		      const struct side *peer, int i)
+{
+	memset(a, 0, sizeof(*a));
+	a->attr_mask = cpu_to_le32(mask);
+	a->state = next;
+	if (mask & A(ACCESS_FLAGS))
+		a->access_flags = cpu_to_le32(c->access);
+	if (mask & A(PORT))
+		a->port = 1;
+	if (mask & A(QKEY))
+		a->qkey = cpu_to_le32(0x1234);
+	if (mask & A(AV)) {
+		memcpy(a->av.dgid, peer->gid, 16);
+		memcpy(a->av.dmac, peer->mac, 6);
+		a->av.hop_limit = 64;
+		a->av.vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
+	}
+	if (mask & A(PATH_MTU))
+		a->path_mtu = c->path_mtu;
+	if (mask & A(TIMEOUT))
+		a->timeout = c->timeout;
+	if (mask & A(RETRY_CNT))
+		a->retry_cnt = c->retry_cnt;
+	if (mask & A(RNR_RETRY))
+		a->rnr_retry = c->rnr_retry;
+	if (mask & A(RQ_PSN))
+		a->rq_psn = cpu_to_le32(c->psn[!i]);
+	if (mask & A(SQ_PSN))
+		a->sq_psn = cpu_to_le32(c->psn[i]);
+	if (mask & A(MAX_QP_RD_ATOMIC))
+		a->max_rd_atomic = c->max_rd_atomic;
+	if (mask & A(MAX_DEST_RD_ATOMIC))
+		a->max_dest_rd_atomic = 16;
+	if (mask & A(MIN_RNR_TIMER))
+		a->min_rnr_timer = c->min_rnr_timer;
+	if (mask & A(DEST_QPN))
+		a->dest_qpn = cpu_to_le32(peer->qpn);
+	(void)self;
+}
+
+static uint8_t qp_step(struct env *e, int i, uint8_t cur, uint8_t next,
+		       const struct tcfg *c)
+{
+	struct fw_qp_transition rule;
+	struct ordma_qp_attr a;
+	uint32_t mask;
+
+	fw_qp_transition_rule(c->type, cur, next, &rule);
+	mask = rule.required | A(STATE);
+	if (c->type == ORDMA_QPT_RC && next == ORDMA_QPS_RTR)
+		mask |= A(MIN_RNR_TIMER) | A(MAX_DEST_RD_ATOMIC);
+	if (c->type == ORDMA_QPT_RC && next == ORDMA_QPS_RTS)
+		mask |= A(MAX_QP_RD_ATOMIC) | A(TIMEOUT) | A(RETRY_CNT) |
+			A(RNR_RETRY);
+	mask &= rule.required | rule.optional | A(STATE);
+	fill_attr(&a, mask, next, c, &e->s[i], &e->s[!i], i);
+	return drv_modify_qp(&e->s[i].d, e->s[i].qpn, &a);
+}
+
+static uint8_t qp_state(struct side *s)
+{
+	struct fw_qp *qp = fw_qp_lookup(s->d.fw, s->qpn);
+
+	return qp ? qp->state : 0xff;
+}
+
+static struct fw_qp *fwqp(struct side *s)
+{
+	return fw_qp_lookup(s->d.fw, s->qpn);
+}
+
+static void default_cfg(struct tcfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->type = ORDMA_QPT_RC;
+	c->path_mtu = 3;		/* 1024 */
+	c->timeout = 10;		/* 4.2 ms */
+	c->retry_cnt = 3;
+	c->rnr_retry = 3;
+	c->min_rnr_timer = 1;		/* 10 us */
+	c->max_rd_atomic = 4;
+	c->psn[0] = 0x100;
+	c->psn[1] = 0x777000;
+	c->access = ORDMA_ACCESS_REMOTE_WRITE | ORDMA_ACCESS_REMOTE_READ |
+		    ORDMA_ACCESS_REMOTE_ATOMIC;
+}
+
+/* Both sides up to RTS with connected QPs. */
+static bool env_open(struct env *e, const struct tcfg *c)
+{
+	static const uint8_t path[] = { ORDMA_QPS_INIT, ORDMA_QPS_RTR,
+					ORDMA_QPS_RTS };
+	int i;
+	size_t k;
+
+	memset(e, 0, sizeof(*e));
+	for (i = 0; i < 2; i++) {
+		struct ordma_qp_create_params p;
+		struct side *s = &e->s[i];
+
+		if (!side_open(s, i, c)) {
+			tap_note("side %d setup failed", i);
+			return false;
+		}
+		memset(drv_mem(&s->d, DRV_WQ_ADDR(QP_AREA), 0x10000), 0,
+		       0x10000);
+		if (i == 1 && c->srq_b) {
+			memset(drv_mem(&s->d, DRV_WQ_ADDR(QP_AREA + 1), 0x10000),
+			       0, 0x10000);
+			if (drv_create_srq(&s->d, 0, s->pdn, 4, 2, QP_AREA + 1,
+					   &s->srqn) != OK)
+				return false;
+		}
+		drv_qp_params(&p, 0, s->pdn, c->type, s->scq.cqn, s->rcq.cqn,
+			      s->srqn ? s->srqn : ORDMA_NO_SRQ, QP_AREA);
+		p.sq_log_size = SQ_LOG;
+		p.sq_wqe_shift = SQ_SHIFT;
+		p.max_inline_data = cpu_to_le32(128);
+		drv_page_list_contig(&p.sq, DRV_WQ_ADDR(QP_AREA),
+				     (1u << SQ_LOG) << SQ_SHIFT);
+		if (!s->srqn) {
+			p.rq_log_size = RQ_LOG;
+			p.rq_wqe_shift = RQ_SHIFT;
+			drv_page_list_contig(&p.rq, DRV_WQ_ADDR(QP_AREA) + 0x8000,
+					     (1u << RQ_LOG) << RQ_SHIFT);
+		}
+		if (drv_create_qp(&s->d, &p, &s->qpn) != OK) {
+			tap_note("CREATE_QP failed: syndrome %u", drv_syndrome(&s->d));
+			return false;
+		}
+		s->d.hal.tx_hook = link_tx_hook;
+		s->d.hal.tx_hook_arg = &e->l[i];
+	}
+	for (k = 0; k < sizeof(path); k++)
+		for (i = 0; i < 2; i++)
+			if (qp_step(e, i, k ? path[k - 1] : ORDMA_QPS_RESET,
+				    path[k], c) != OK) {
+				tap_note("MODIFY_QP to %u failed: syndrome %u",
+					 path[k], drv_syndrome(&e->s[i].d));
+				return false;
+			}
+	return true;
+}
+
+static void env_close(struct env *e)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		drv_close(&e->s[i].d);
+		link_free(&e->l[i]);
+	}
+}
+
+static uint8_t *mem(struct side *s, uint64_t addr, size_t len)
+{
+	return drv_mem(&s->d, addr, len);
+}
+
+static void pattern(uint8_t *p, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(i * 7 + seed + (i >> 8));
+}
+
+/* ------------------------------------------------------------------ */
+/* Work requests                                                       */
+/* ------------------------------------------------------------------ */
+
+struct wr {
+	uint8_t opcode;
+	uint32_t flags;			/* ORDMA_WQE_SIGNALED, ... */
+	struct ordma_sge sge[8];
+	unsigned int num_sge;
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint32_t imm_inv;
+	uint64_t compare_add, swap;
+	const void *inline_data;
+	uint32_t inline_len;
+	uint32_t ah, remote_qpn, remote_qkey;
+	struct ordma_wqe_reg_mr reg;
+};
+
+static void sge(struct ordma_sge *g, uint64_t addr, uint32_t len,
+		uint32_t key)
+{
+	g->addr = cpu_to_le64(addr);
+	g->length = cpu_to_le32(len);
+	g->lkey = cpu_to_le32(key);
+}
+
+static void wr_init(struct wr *w, uint8_t opcode, uint64_t laddr,
+		    uint32_t len, uint32_t lkey)
+{
+	memset(w, 0, sizeof(*w));
+	w->opcode = opcode;
+	w->flags = ORDMA_WQE_SIGNALED;
+	sge(&w->sge[0], laddr, len, lkey);
+	w->num_sge = 1;
+}
+
+static void put_wqe(struct side *s, const struct wr *w)
+{
+	uint8_t *p = mem(s, DRV_WQ_ADDR(QP_AREA) +
+			 ((uint64_t)(s->sq_pi & ((1u << SQ_LOG) - 1)) << SQ_SHIFT),
+			 1u << SQ_SHIFT);
+	struct ordma_send_wqe *q = (struct ordma_send_wqe *)p;
+	uint32_t ctrl = FIELD_PREP(ORDMA_WQE_OPCODE, w->opcode) | w->flags;
+
+	memset(p, 0, 1u << SQ_SHIFT);
+	if (w->inline_data) {
+		ctrl |= ORDMA_WQE_INLINE;
+		q->ctrl.inline_len = cpu_to_le32(w->inline_len);
+		memcpy(p + ORDMA_SEND_WQE_HDR_SIZE, w->inline_data,
+		       w->inline_len);
+	} else {
+		ctrl |= FIELD_PREP(ORDMA_WQE_NUM_SGE, w->num_sge);
+		memcpy(p + ORDMA_SEND_WQE_HDR_SIZE, w->sge,
+		       w->num_sge * sizeof(struct ordma_sge));
+	}
+	q->ctrl.ctrl = cpu_to_le32(ctrl);
+	q->ctrl.imm_inv = cpu_to_le32(w->imm_inv);
+	switch (w->opcode) {
+	case ORDMA_WQE_RDMA_WRITE:
+	case ORDMA_WQE_RDMA_WRITE_IMM:
+	case ORDMA_WQE_RDMA_READ:
+		q->rdma.remote_addr = cpu_to_le64(w->remote_addr);
+		q->rdma.rkey = cpu_to_le32(w->rkey);
+		break;
+	case ORDMA_WQE_ATOMIC_CMP_SWP:
+	case ORDMA_WQE_ATOMIC_FETCH_ADD:
+		q->atomic.remote_addr = cpu_to_le64(w->remote_addr);
+		q->atomic.rkey = cpu_to_le32(w->rkey);
+		q->atomic.compare_add = cpu_to_le64(w->compare_add);
+		q->atomic.swap = cpu_to_le64(w->swap);
+		break;
+	case ORDMA_WQE_REG_MR:
+		q->reg_mr = w->reg;
+		break;
+	default:
+		if (w->ah) {
+			q->ud.ah = cpu_to_le32(w->ah);
+			q->ud.remote_qpn = cpu_to_le32(w->remote_qpn);
+			q->ud.remote_qkey = cpu_to_le32(w->remote_qkey);
+		}
+		break;
+	}
+	s->sq_pi++;
+}
+
+static void ring_sq(struct side *s)
+{
+	drv_db(&s->d, 0, ORDMA_DB_SQ, s->qpn, s->sq_pi, 0);
+}
+
+static void post(struct side *s, const struct wr *w)
+{
+	put_wqe(s, w);
+	ring_sq(s);
+}
+
+static void post_recv_sges(struct side *s, const struct ordma_sge *g,
+			   unsigned int n)
+{
+	uint8_t *p = mem(s, DRV_WQ_ADDR(QP_AREA) + 0x8000 +
+			 ((uint64_t)(s->rq_pi & ((1u << RQ_LOG) - 1)) << RQ_SHIFT),
+			 1u << RQ_SHIFT);
+	struct ordma_recv_wqe *r = (struct ordma_recv_wqe *)p;
+
+	memset(p, 0, 1u << RQ_SHIFT);
+	r->num_sge = cpu_to_le32(n);
+	memcpy(p + sizeof(*r), g, n * sizeof(*g));
+	s->rq_pi++;
+	drv_db(&s->d, 0, ORDMA_DB_RQ, s->qpn, s->rq_pi, 0);
+}
+
+/* SRQ WQEs are 32 bytes: header and one SGE */
+static void post_srq(struct side *s, uint64_t addr, uint32_t len)
+{
+	uint8_t *p = mem(s, DRV_WQ_ADDR(QP_AREA + 1) + (s->srq_pi & 15) * 32,
+			 32);
+	struct ordma_recv_wqe *r = (struct ordma_recv_wqe *)p;
+
+	memset(p, 0, 32);
+	r->num_sge = cpu_to_le32(1);
+	sge((struct ordma_sge *)(p + 16), addr, len, s->key1);
+	s->srq_pi++;
+	drv_db(&s->d, 0, ORDMA_DB_SRQ, s->srqn, s->srq_pi, 0);
+}
+
+static void post_recv(struct side *s, uint64_t addr, uint32_t len)
+{
+	struct ordma_sge g;
+
+	sge(&g, addr, len, s->key1);
+	post_recv_sges(s, &g, 1);
+}
+
+static bool cqe_next(struct side *s, bool send, struct ordma_cqe *c)
+{
+	return drv_cq_next(&s->d, send ? &s->scq : &s->rcq, c);
+}
+
+/* The next CQE of the CQ must have these fields. */
+static bool expect_cqe(struct side *s, bool send, uint8_t opcode,
+		       uint8_t status, uint32_t byte_len, uint32_t wqe_idx)
+{
+	struct ordma_cqe c;
+	bool ok;
+
+	if (!CHECK(cqe_next(s, send, &c)))
+		return false;
+	/* every field is checked (and reported) even after a mismatch */
+	ok = CHECK_EQ(c.opcode, opcode);
+	ok = CHECK_EQ(c.status, status) && ok;
+	ok = CHECK_EQ(le32_to_cpu(c.byte_len), byte_len) && ok;
+	ok = CHECK_EQ(le32_to_cpu(c.wqe_idx), wqe_idx) && ok;
+	return CHECK_EQ(le32_to_cpu(c.qpn), s->qpn) && ok;
+}
+
+static bool no_cqe(struct side *s, bool send)
+{
+	struct ordma_cqe c;
+
+	return CHECK(!cqe_next(s, send, &c));
+}
+
+static struct ordma_port_stats stats(struct side *s)
+{
+	struct ordma_port_stats st;
+
+	memset(&st, 0, sizeof(st));
+	drv_stats(&s->d, &st);
+	return st;
+}
+
+static unsigned int eqe_type(const struct ordma_eqe *eqe)
+{
+	return FIELD_GET(ORDMA_EQE_TYPE, le32_to_cpu(eqe->type));
+}
+
+static bool has_event(struct side *s, unsigned int type, uint32_t d0)
+{
+	struct ordma_eqe eqe;
+
+	while (drv_eq_next(&s->d, &s->async, &eqe))
+		if (eqe_type(&eqe) == type && le32_to_cpu(eqe.data[0]) == d0)
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* RC data transfer                                                    */
+/* ------------------------------------------------------------------ */
+
+static void test_tp_caps(void)
+{
+	struct ordma_device_caps caps;
+	struct drv d;
+
+	REQUIRE(drv_open(&d, 5));
+	REQUIRE_EQ(drv_query(&d, ORDMA_CMD_QUERY_DEVICE, 0, &caps,
+			     sizeof(caps)), OK);
+	CHECK_EQ(le32_to_cpu(caps.cap_flags),
+		 ORDMA_DEV_CAP_RC | ORDMA_DEV_CAP_UD | ORDMA_DEV_CAP_SRQ |
+		 ORDMA_DEV_CAP_ATOMIC | ORDMA_DEV_CAP_FAST_REG |
+		 ORDMA_DEV_CAP_VERBS);
+	drv_close(&d);
+}
+
+/* One SEND of len bytes A -> B at the configured MTU, checked entirely. */
+static void send_once(const struct tcfg *c, uint32_t len, unsigned int pkts)
+{
+	struct env e;
+	struct side *a = &e.s[0], *b = &e.s[1];
+	struct ordma_port_stats st;
+	struct wr w;
+
+	REQUIRE(env_open(&e, c));
+	pattern(mem(a, MR1_ADDR + 0x1000, len), len, 3);
+	memset(mem(b, MR1_ADDR, len + 64), 0xee, len + 64);
+	post_recv(b, MR1_ADDR, len + 16);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR + 0x1000, len, a->key1);
+	post(a, &w);
+	CHECK(e.l[0].max_queued <= FW_TP_WINDOW);
+	pump(&e);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, len, 0);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, len, 0);
+	no_cqe(a, true);
+	no_cqe(b, false);
+	CHECK(!memcmp(mem(a, MR1_ADDR + 0x1000, len), mem(b, MR1_ADDR, len),
+		      len));
+	CHECK_EQ(mem(b, MR1_ADDR + len, 1)[0], 0xee);
+	CHECK_EQ(e.l[0].sent, pkts);
+	CHECK_EQ(fwqp(a)->counters.tx_packets, pkts);
+	CHECK_EQ(fwqp(b)->counters.rx_packets, pkts);
+	CHECK_EQ(fwqp(a)->next_psn, (c->psn[0] + pkts) & 0xffffff);
+	CHECK_EQ(fwqp(b)->expected_psn, (c->psn[0] + pkts) & 0xffffff);
+	CHECK_EQ(fwqp(b)->msn, 1);
+	CHECK_EQ(fwqp(a)->counters.retransmits, 0);
+	st = stats(a);
+	CHECK_EQ(st.roce_tx_frames, pkts);
+	CHECK_EQ(st.roce_rx_frames, e.l[1].sent);
+	CHECK_EQ(st.roce_rx_drop, 0);
+	st = stats(b);
+	CHECK_EQ(st.roce_rx_frames, pkts);
+	CHECK_EQ(st.roce_rx_drop, 0);
+	/* coalesced: an ACK every 16 packets and one for the last */
+	CHECK_EQ(e.l[1].sent, pkts / FW_TP_ACK_EVERY +
+		 (pkts % FW_TP_ACK_EVERY ? 1 : 0));
+	CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_RTS);
+	env_close(&e);
+}
+
+static void test_tp_rc_send_small(void)
+{
+	struct tcfg c;
+
+	default_cfg(&c);
+	send_once(&c, 100, 1);
+	send_once(&c, 0, 1);
+}
+
+static void test_tp_rc_send_mtu256(void)
+{
+	struct tcfg c;
+
+	default_cfg(&c);
+	c.path_mtu = 1;
+	send_once(&c, 10000, 40);	/* 39 full packets and 16 bytes */
+	send_once(&c, 256 * 20, 20);
+}
+
+static void test_tp_rc_send_mtu4096(void)
+{
+	struct tcfg c;
+
+	default_cfg(&c);
+	c.path_mtu = 5;
+	c.port_mtu = 4200;
+	send_once(&c, 20000, 5);
+}
+
+static void test_tp_rc_psn_wrap(void)
+{
+	struct tcfg c;
+
+	default_cfg(&c);
+	c.path_mtu = 1;
+	c.psn[0] = 0xfffff0;
+	send_once(&c, 256 * 40, 40);
+}
+
+/* A big message goes out in windows of unacknowledged packets. */
+static void test_tp_rc_send_window(void)
+{
+	struct tcfg c;
+
+	default_cfg(&c);
+	send_once(&c, 1u << 19, 512);
+}
+
+static void test_tp_rc_send_variants(void)
+{
+	static const char inl[] = "inline data through the WQE";
+	struct ordma_sge g[3];
+	struct ordma_cqe cqe;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	/* SEND_IMM, solicited, 3 local SGEs into 3 remote SGEs */
+	pattern(mem(a, MR1_ADDR, 3000), 3000, 9);
+	sge(&g[0], MR1_ADDR + 0x10000, 1000, b->key1);
+	sge(&g[1], MR1_ADDR + 0x20000, 500, b->key1);
+	sge(&g[2], MR1_ADDR + 0x30000, 2000, b->key1);
+	post_recv_sges(b, g, 3);
+	wr_init(&w, ORDMA_WQE_SEND_IMM, MR1_ADDR, 1200, a->key1);
+	sge(&w.sge[1], MR1_ADDR + 1200, 1, a->key1);
+	sge(&w.sge[2], MR1_ADDR + 1201, 1799, a->key1);
+	w.num_sge = 3;
+	w.flags |= ORDMA_WQE_SOLICITED;
+	memcpy(&w.imm_inv, "\x12\x34\x56\x78", 4);
+	w.imm_inv = le32_to_cpu(w.imm_inv);
+	post(a, &w);
+	pump(&e);
+	REQUIRE(cqe_next(b, false, &cqe));
+	CHECK_EQ(cqe.opcode, ORDMA_CQE_OP_RECV);
+	CHECK_EQ(cqe.status, ORDMA_CQE_SUCCESS);
+	CHECK_EQ(le32_to_cpu(cqe.byte_len), 3000);
+	CHECK_EQ(le16_to_cpu(cqe.flags), ORDMA_CQE_F_IMM);
+	CHECK(!memcmp(&cqe.imm_inv, "\x12\x34\x56\x78", 4));
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x10000, 1000), mem(a, MR1_ADDR, 1000),
+		      1000));
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x20000, 500),
+		      mem(a, MR1_ADDR + 1000, 500), 500));
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x30000, 1500),
+		      mem(a, MR1_ADDR + 1500, 1500), 1500));
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 3000, 0);
+
+	/* inline; unsignaled: no send CQE, the next signaled one comes */
+	post_recv(b, MR1_ADDR + 0x40000, 64);
+	memset(&w, 0, sizeof(w));
+	w.opcode = ORDMA_WQE_SEND;
+	w.inline_data = inl;
+	w.inline_len = sizeof(inl);
+	post(a, &w);
+	pump(&e);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, sizeof(inl),
+		   1);
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x40000, sizeof(inl)), inl,
+		      sizeof(inl)));
+	no_cqe(a, true);
+	post_recv(b, MR1_ADDR + 0x40000, 64);
+	w.flags = ORDMA_WQE_SIGNALED;
+	post(a, &w);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, sizeof(inl),
+		   2);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, sizeof(inl),
+		   2);
+	CHECK_EQ(fwqp(a)->sq.ci, 3);
+	env_close(&e);
+}
+
+static void test_tp_rc_write_read(void)
+{
+	struct ordma_cqe cqe;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	/* WRITE 5000 bytes (5 packets) */
+	pattern(mem(a, MR1_ADDR, 5000), 5000, 1);
+	memset(mem(b, MR1_ADDR + 0x50000, 5100), 0, 5100);
+	wr_init(&w, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 5000, a->key1);
+	w.remote_addr = MR1_ADDR + 0x50010;
+	w.rkey = b->key1;
+	post(a, &w);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, 5000, 0);
+	no_cqe(b, false);
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x50010, 5000), mem(a, MR1_ADDR, 5000),
+		      5000));
+	CHECK_EQ(mem(b, MR1_ADDR + 0x5000f, 1)[0], 0);
+	CHECK_EQ(mem(b, MR1_ADDR + 0x50010 + 5000, 1)[0], 0);
+	CHECK_EQ(e.l[0].sent, 5);
+
+	/* WRITE_IMM consumes a receive WQE: byte_len is the write length */
+	post_recv(b, MR1_ADDR + 0x60000, 16);
+	wr_init(&w, ORDMA_WQE_RDMA_WRITE_IMM, MR1_ADDR, 2100, a->key1);
+	w.remote_addr = MR1_ADDR + 0x70000;
+	w.rkey = b->key1;
+	w.imm_inv = 0xa1b2c3d4;
+	post(a, &w);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, 2100, 1);
+	REQUIRE(cqe_next(b, false, &cqe));
+	CHECK_EQ(cqe.opcode, ORDMA_CQE_OP_RECV_RDMA_IMM);
+	CHECK_EQ(le32_to_cpu(cqe.byte_len), 2100);
+	CHECK_EQ(le32_to_cpu(cqe.imm_inv), 0xa1b2c3d4);
+	CHECK_EQ(le16_to_cpu(cqe.flags), ORDMA_CQE_F_IMM);
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x70000, 2100), mem(a, MR1_ADDR, 2100),
+		      2100));
+
+	/* READ 6000 bytes back into A (6 response packets) */
+	pattern(mem(b, MR1_ADDR + 0x80000, 6000), 6000, 5);
+	memset(mem(a, MR1_ADDR + 0x90000, 6100), 0, 6100);
+	e.l[1].sent = 0;
+	wr_init(&w, ORDMA_WQE_RDMA_READ, MR1_ADDR + 0x90000, 6000, a->key1);
+	w.remote_addr = MR1_ADDR + 0x80000;
+	w.rkey = b->key1;
+	post(a, &w);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_SUCCESS, 6000, 2);
+	CHECK(!memcmp(mem(a, MR1_ADDR + 0x90000, 6000),
+		      mem(b, MR1_ADDR + 0x80000, 6000), 6000));
+	CHECK_EQ(mem(a, MR1_ADDR + 0x90000 + 6000, 1)[0], 0);
+	CHECK_EQ(e.l[1].sent, 6);
+	CHECK_EQ(fwqp(b)->msn, 3);
+	no_cqe(a, true);
+	env_close(&e);
+}
+
+/* A READ between two SENDs: the READ response acknowledges the first
+ * SEND implicitly; fence holds the last SEND until the READ completed.
+ */
+static void test_tp_rc_read_implied_ack_fence(void)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	post_recv(b, MR1_ADDR, 4096);
+	post_recv(b, MR1_ADDR + 0x1000, 4096);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR + 0x10000, 100, a->key1);
+	put_wqe(a, &w);
+	wr_init(&w, ORDMA_WQE_RDMA_READ, MR1_ADDR + 0x20000, 3000, a->key1);
+	w.remote_addr = MR1_ADDR + 0x30000;
+	w.rkey = b->key1;
+	put_wqe(a, &w);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR + 0x10000, 10, a->key1);
+	w.flags |= ORDMA_WQE_FENCE;
+	put_wqe(a, &w);
+	ring_sq(a);
+	/* SEND and READ request out, the fenced SEND waits */
+	CHECK_EQ(e.l[0].sent, 2);
+	CHECK_EQ(fwqp(a)->sq.next, 2);
+	pump(&e);
+	CHECK_EQ(e.l[0].sent, 3);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 100, 0);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_SUCCESS, 3000, 1);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 10, 2);
+	/* B acked the first SEND? only with AckReq: it did (last packet) */
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 100, 0);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 10, 1);
+	env_close(&e);
+}
+
+/* ------------------------------------------------------------------ */
+/* Loss, duplicates, RNR, retries                                      */
+/* ------------------------------------------------------------------ */
+
+static void test_tp_rc_loss_nak_seq(void)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(a, MR1_ADDR, 10240), 10240, 2);
+	post_recv(b, MR1_ADDR + 0x40000, 10240);
+	e.l[0].drop_nth = 3;
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 10240, a->key1);
+	post(a, &w);
+	pump(&e);
+	/* packets 4..10 were out of sequence: one NAK, go back to 3 */
+	CHECK_EQ(fwqp(b)->counters.seq_errors, 7);
+	CHECK_EQ(b->d.fw->tp.naks_sent, 1);
+	CHECK_EQ(fwqp(a)->counters.seq_errors, 1);
+	CHECK_EQ(fwqp(a)->counters.retransmits, 1);
+	CHECK_EQ(e.l[0].sent, 18);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 10240, 0);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 10240, 0);
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x40000, 10240), mem(a, MR1_ADDR, 10240),
+		      10240));
+	CHECK_EQ(stats(b).roce_rx_drop, 7);
+	CHECK_EQ(b->d.fw->tp.rx_drop[FW_TP_DROP_SEQ], 7);
+	env_close(&e);
+}
+
+static void test_tp_rc_loss_timeout(void)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(a, MR1_ADDR, 3000), 3000, 2);
+	post_recv(b, MR1_ADDR + 0x40000, 3000);
+	e.l[0].drop_nth = 3;		/* the last packet */
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 3000, a->key1);
+	post(a, &w);
+	pump(&e);
+	no_cqe(a, true);
+	no_cqe(b, false);
+	REQUIRE(a->d.hal.timer_deadline != UINT64_MAX);
+	/* just before the local ACK timeout nothing happens */
+	advance(&e, (4096ULL << 10) - 1000);
+	CHECK_EQ(e.l[0].sent, 3);
+	advance(&e, 2000);
+	CHECK_EQ(fwqp(a)->counters.timeouts, 1);
+	CHECK_EQ(fwqp(a)->counters.retransmits, 1);
+	/* go-back-N from the oldest unacknowledged PSN: only the last
+	 * packet asked for an ACK, so all three go again; two are
+	 * duplicates at B
+	 */
+	CHECK_EQ(e.l[0].sent, 6);
+	CHECK_EQ(fwqp(b)->counters.duplicate_requests, 2);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 3000, 0);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 3000, 0);
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x40000, 3000), mem(a, MR1_ADDR, 3000),
+		      3000));
+	/* the lost ACK: the retransmitted request is a duplicate */
+	post_recv(b, MR1_ADDR + 0x40000, 3000);
+	e.l[1].drop_nth = e.l[1].sent + 1;
+	post(a, &w);
+	pump(&e);
+	no_cqe(a, true);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 3000, 1);
+	advance(&e, 4096ULL << 10);
+	CHECK_EQ(fwqp(b)->counters.duplicate_requests, 5);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 3000, 1);
+	no_cqe(b, false);
+	env_close(&e);
+}
+
+static void test_tp_rc_duplicates(void)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	/* a duplicated SEND packet is acknowledged again, not executed */
+	post_recv(b, MR1_ADDR, 4096);
+	post_recv(b, MR1_ADDR + 0x1000, 4096);
+	e.l[0].dup_nth = 2;
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR + 0x10000, 2048, a->key1);
+	post(a, &w);
+	pump(&e);
+	CHECK_EQ(fwqp(b)->counters.duplicate_requests, 1);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 2048, 0);
+	no_cqe(b, false);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 2048, 0);
+	no_cqe(a, true);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
+	/* a duplicated READ request is executed again; A drops the copy */
+	pattern(mem(b, MR1_ADDR + 0x30000, 2500), 2500, 4);
+	e.l[0].dup_nth = e.l[0].sent + 1;
+	wr_init(&w, ORDMA_WQE_RDMA_READ, MR1_ADDR + 0x20000, 2500, a->key1);
+	w.remote_addr = MR1_ADDR + 0x30000;
+	w.rkey = b->key1;
+	post(a, &w);
+	pump(&e);
+	CHECK_EQ(fwqp(b)->counters.duplicate_requests, 2);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_SUCCESS, 2500, 1);
+	no_cqe(a, true);
+	CHECK(!memcmp(mem(a, MR1_ADDR + 0x20000, 2500),
+		      mem(b, MR1_ADDR + 0x30000, 2500), 2500));
+	/* stale: the re-ACK of the SEND and the 3 repeated responses */
+	CHECK_EQ(a->d.fw->tp.rx_drop[FW_TP_DROP_RESP], 4);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_RTS);
+	env_close(&e);
+}
+
+static void test_tp_rc_rnr(void)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	c.min_rnr_timer = 4;		/* 40 us */
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 64, a->key1);
+	post(a, &w);
+	pump(&e);
+	CHECK_EQ(fwqp(b)->counters.rnr_naks_sent, 1);
+	CHECK_EQ(fwqp(a)->counters.rnr_naks_received, 1);
+	CHECK(fwqp(a)->req.rnr_deadline);
+	no_cqe(a, true);
+	post_recv(b, MR1_ADDR + 0x1000, 64);
+	advance(&e, 39000);
+	CHECK_EQ(e.l[0].sent, 1);
+	advance(&e, 2000);
+	CHECK_EQ(e.l[0].sent, 2);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 64, 0);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 64, 0);
+	env_close(&e);
+
+	/* RNR retries exhausted */
+	c.rnr_retry = 1;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	post(a, &w);
+	put_wqe(a, &w);
+	ring_sq(a);
+	pump(&e);
+	advance(&e, 50000);
+	CHECK_EQ(fwqp(a)->counters.rnr_naks_received, 2);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_RNR_RETRY_EXC_ERR, 0,
+		   0);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_WR_FLUSH_ERR, 0, 1);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_ERR);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_RTS);
+	env_close(&e);
+}
+
+static void test_tp_rc_retry_exhausted(void)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	int i;
+
+	default_cfg(&c);
+	c.retry_cnt = 2;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	post_recv(b, MR1_ADDR, 64);
+	e.l[0].drop_from = 1;
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 64, a->key1);
+	post(a, &w);
+	pump(&e);
+	for (i = 0; i < 3; i++) {
+		no_cqe(a, true);
+		advance(&e, 4096ULL << 10);
+	}
+	CHECK_EQ(fwqp(a)->counters.timeouts, 3);
+	CHECK_EQ(fwqp(a)->counters.retransmits, 2);
+	CHECK_EQ(e.l[0].sent, 3);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_RETRY_EXC_ERR, 0, 0);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_ERR);
+	/* no timer left behind: more time changes nothing */
+	advance(&e, 1ULL << 30);
+	CHECK_EQ(e.l[0].sent, 3);
+	no_cqe(a, true);
+	env_close(&e);
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+static void remote_error(uint8_t opcode, uint64_t raddr, uint32_t len,
+			 bool bad_key, bool mr2, uint8_t a_status,
+			 uint8_t b_event)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	uint8_t *guard;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	guard = mem(b, MR1_ADDR, MR1_LEN + MR2_LEN + GUARD_LEN);
+	pattern(guard, MR1_LEN + MR2_LEN + GUARD_LEN, 77);
+	post_recv(b, MR1_ADDR, 64);
+	wr_init(&w, opcode, MR1_ADDR + 0x1000, len, a->key1);
+	w.remote_addr = raddr;
+	w.rkey = bad_key ? b->key1 ^ 0x01 : mr2 ? b->key2 : b->key1;
+	post(a, &w);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 8, a->key1);
+	post(a, &w);
+	pump(&e);
+	expect_cqe(a, true, fw_qp_lookup(a->d.fw, a->qpn) ?
+		   (opcode == ORDMA_WQE_RDMA_READ ? ORDMA_CQE_OP_RDMA_READ :
+		    opcode == ORDMA_WQE_RDMA_WRITE ? ORDMA_CQE_OP_RDMA_WRITE :
+		    opcode == ORDMA_WQE_ATOMIC_FETCH_ADD ?
+		    ORDMA_CQE_OP_FETCH_ADD : ORDMA_CQE_OP_SEND) : 0,
+		   a_status, 0, 0);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_WR_FLUSH_ERR, 0, 1);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_ERR);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_ERR);
+	CHECK(has_event(b, b_event, b->qpn));
+	/* B's posted receive is flushed */
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_WR_FLUSH_ERR, 0, 0);
+	/* nothing of B's memory changed */
+	{
+		uint8_t *want = malloc(MR1_LEN + MR2_LEN + GUARD_LEN);
+
+		REQUIRE(want);
+		pattern(want, MR1_LEN + MR2_LEN + GUARD_LEN, 77);
+		CHECK(!memcmp(guard, want, MR1_LEN + MR2_LEN + GUARD_LEN));
+		free(want);
+	}
+	env_close(&e);
+}
+
+static void test_tp_rc_remote_access(void)
+{
+	/* bad rkey */
+	remote_error(ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 100, true, false,
+		     ORDMA_CQE_REM_ACCESS_ERR, ORDMA_EQE_QP_ACCESS_ERR);
+	/* crossing the end of the MR: nothing written at all */
+	remote_error(ORDMA_WQE_RDMA_WRITE, MR1_ADDR + MR1_LEN - 2000, 3000,
+		     false, false, ORDMA_CQE_REM_ACCESS_ERR,
+		     ORDMA_EQE_QP_ACCESS_ERR);
+	/* MR without REMOTE_WRITE / REMOTE_READ / REMOTE_ATOMIC */
+	remote_error(ORDMA_WQE_RDMA_WRITE, MR2_ADDR, 100, false, true,
+		     ORDMA_CQE_REM_ACCESS_ERR, ORDMA_EQE_QP_ACCESS_ERR);
+	remote_error(ORDMA_WQE_RDMA_READ, MR2_ADDR, 100, false, true,
+		     ORDMA_CQE_REM_ACCESS_ERR, ORDMA_EQE_QP_ACCESS_ERR);
+	remote_error(ORDMA_WQE_ATOMIC_FETCH_ADD, MR2_ADDR, 8, false, true,
+		     ORDMA_CQE_REM_ACCESS_ERR, ORDMA_EQE_QP_ACCESS_ERR);
+	/* misaligned atomic: invalid request */
+	remote_error(ORDMA_WQE_ATOMIC_FETCH_ADD, MR1_ADDR + 4, 8, false, false,
+		     ORDMA_CQE_REM_INV_REQ_ERR, ORDMA_EQE_QP_REQ_ERR);
+	/* receive buffer too small: LOC_LEN_ERR at B, REM_INV_REQ at A */
+	{
+		struct env e;
+		struct side *a, *b;
+		struct tcfg c;
+		struct wr w;
+
+		default_cfg(&c);
+		REQUIRE(env_open(&e, &c));
+		a = &e.s[0];
+		b = &e.s[1];
+		memset(mem(b, MR1_ADDR, 200), 0x5a, 200);
+		post_recv(b, MR1_ADDR, 100);
+		wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 200, a->key1);
+		post(a, &w);
+		pump(&e);
+		expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_LOC_LEN_ERR, 0,
+			   0);
+		expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_REM_INV_REQ_ERR,
+			   0, 0);
+		CHECK_EQ(qp_state(a), ORDMA_QPS_ERR);
+		CHECK_EQ(qp_state(b), ORDMA_QPS_ERR);
+		/* nothing beyond the 100-byte receive buffer was written */
+		CHECK_EQ(mem(b, MR1_ADDR + 100, 1)[0], 0x5a);
+		env_close(&e);
+	}
+}
+
+static void test_tp_rc_local_errors(void)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	/* bad lkey */
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 64, a->key1 + 1);
+	w.flags = 0;			/* errors complete unsignaled too */
+	post(a, &w);
+	CHECK_EQ(e.l[0].sent, 0);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_LOC_PROT_ERR, 0, 0);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_ERR);
+	env_close(&e);
+	/* READ into a local MR without LOCAL_WRITE, and beyond an MR */
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	{
+		uint32_t ro_key;
+
+		REQUIRE_EQ(drv_reg_mr_contig(&a->d, a->pdn, 0, GUARD_ADDR,
+					     GUARD_ADDR, 0x1000, 0, 0x55,
+					     &ro_key), OK);
+		memset(mem(a, GUARD_ADDR, 64), 0x99, 64);
+		wr_init(&w, ORDMA_WQE_RDMA_READ, GUARD_ADDR, 64, ro_key);
+		w.remote_addr = MR1_ADDR;
+		w.rkey = b->key1;
+		post(a, &w);
+		CHECK_EQ(e.l[0].sent, 0);
+		expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ,
+			   ORDMA_CQE_LOC_PROT_ERR, 0, 0);
+		CHECK_EQ(mem(a, GUARD_ADDR, 1)[0], 0x99);
+	}
+	env_close(&e);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	wr_init(&w, ORDMA_WQE_RDMA_READ, MR1_ADDR + MR1_LEN - 10, 64, a->key1);
+	w.remote_addr = MR1_ADDR;
+	w.rkey = b->key1;
+	post(a, &w);
+	CHECK_EQ(e.l[0].sent, 0);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_LOC_PROT_ERR, 0,
+		   0);
+	env_close(&e);
+	/* inline longer than max_inline_data */
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	memset(&w, 0, sizeof(w));
+	w.opcode = ORDMA_WQE_SEND;
+	w.inline_data = mem(a, MR1_ADDR, 300);
+	w.inline_len = 200;
+	post(a, &w);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_LOC_LEN_ERR, 0, 0);
+	env_close(&e);
+}
+
+/* ------------------------------------------------------------------ */
+/* Atomics                                                             */
+/* ------------------------------------------------------------------ */
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void test_tp_rc_atomics(void)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	put64(mem(b, MR1_ADDR + 0x100, 8), 1000);
+	wr_init(&w, ORDMA_WQE_ATOMIC_FETCH_ADD, MR1_ADDR + 0x200, 8, a->key1);
+	w.remote_addr = MR1_ADDR + 0x100;
+	w.rkey = b->key1;
+	w.compare_add = 5;
+	/* the request is duplicated: the replay answers, adds once */
+	e.l[0].dup_nth = 1;
+	post(a, &w);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_FETCH_ADD, ORDMA_CQE_SUCCESS, 8, 0);
+	CHECK_EQ(get64(mem(a, MR1_ADDR + 0x200, 8)), 1000);
+	CHECK_EQ(get64(mem(b, MR1_ADDR + 0x100, 8)), 1005);
+	CHECK_EQ(fwqp(b)->counters.duplicate_requests, 1);
+	CHECK_EQ(e.l[1].sent, 2);
+
+	/* compare and swap: equal swaps, different does not */
+	wr_init(&w, ORDMA_WQE_ATOMIC_CMP_SWP, MR1_ADDR + 0x208, 8, a->key1);
+	w.remote_addr = MR1_ADDR + 0x100;
+	w.rkey = b->key1;
+	w.compare_add = 1005;
+	w.swap = 0x1122334455667788ULL;
+	post(a, &w);
+	w.sge[0].addr = cpu_to_le64(MR1_ADDR + 0x210);
+	w.compare_add = 1;
+	w.swap = 7;
+	post(a, &w);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_CMP_SWP, ORDMA_CQE_SUCCESS, 8, 1);
+	expect_cqe(a, true, ORDMA_CQE_OP_CMP_SWP, ORDMA_CQE_SUCCESS, 8, 2);
+	CHECK_EQ(get64(mem(a, MR1_ADDR + 0x208, 8)), 1005);
+	CHECK_EQ(get64(mem(a, MR1_ADDR + 0x210, 8)), 0x1122334455667788ULL);
+	CHECK_EQ(get64(mem(b, MR1_ADDR + 0x100, 8)), 0x1122334455667788ULL);
+
+	/* the atomic ACK lost: the retransmitted request is replayed */
+	e.l[1].drop_nth = e.l[1].sent + 1;
+	wr_init(&w, ORDMA_WQE_ATOMIC_FETCH_ADD, MR1_ADDR + 0x218, 8, a->key1);
+	w.remote_addr = MR1_ADDR + 0x100;
+	w.rkey = b->key1;
+	w.compare_add = 1;
+	post(a, &w);
+	pump(&e);
+	no_cqe(a, true);
+	advance(&e, 4096ULL << 10);
+	expect_cqe(a, true, ORDMA_CQE_OP_FETCH_ADD, ORDMA_CQE_SUCCESS, 8, 3);
+	CHECK_EQ(get64(mem(a, MR1_ADDR + 0x218, 8)), 0x1122334455667788ULL);
+	CHECK_EQ(get64(mem(b, MR1_ADDR + 0x100, 8)), 0x1122334455667789ULL);
+	CHECK_EQ(fwqp(b)->counters.duplicate_requests, 2);
+	env_close(&e);
+}
+
+/* ------------------------------------------------------------------ */
+/* UD                                                                  */
+/* ------------------------------------------------------------------ */
+
+static uint8_t create_ah(struct side *s, const struct side *peer,
+			 uint32_t *ah)
+{
+	struct ordma_aq_cmd cmd;
+	uint8_t status;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_CREATE_AH);
+	cmd.create_ah.pdn = cpu_to_le32(s->pdn);
+	memcpy(cmd.create_ah.av.dgid, peer->gid, 16);
+	memcpy(cmd.create_ah.av.dmac, peer->mac, 6);
+	cmd.create_ah.av.hop_limit = 7;
+	cmd.create_ah.av.traffic_class = 0x20;
+	cmd.create_ah.av.vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
+	status = drv_exec(&s->d, &cmd);
+	*ah = le32_to_cpu(s->d.last_comp.handle.handle);
+	return status;
+}
+
+static void ud_case(bool ipv6)
+{
+	struct ordma_cqe cqe;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	uint32_t ah;
+	uint8_t *grh;
+
+	default_cfg(&c);
+	c.type = ORDMA_QPT_UD;
+	c.ipv6 = ipv6;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	REQUIRE_EQ(create_ah(a, b, &ah), OK);
+	pattern(mem(a, MR1_ADDR, 1024), 1024, 8);
+	memset(mem(b, MR1_ADDR, 2048), 0xcc, 2048);
+	post_recv(b, MR1_ADDR, 40 + 1024);
+	wr_init(&w, ORDMA_WQE_SEND_IMM, MR1_ADDR, 1000, a->key1);
+	w.ah = ah;
+	w.remote_qpn = b->qpn;
+	w.remote_qkey = 0x1234;
+	w.imm_inv = 0x01020304;
+	post(a, &w);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 1000, 0);
+	pump(&e);
+	REQUIRE(cqe_next(b, false, &cqe));
+	CHECK_EQ(cqe.status, ORDMA_CQE_SUCCESS);
+	CHECK_EQ(cqe.opcode, ORDMA_CQE_OP_RECV);
+	CHECK_EQ(le32_to_cpu(cqe.byte_len), 40 + 1000);
+	CHECK_EQ(le32_to_cpu(cqe.src_qp), a->qpn);
+	CHECK_EQ(le32_to_cpu(cqe.imm_inv), 0x01020304);
+	CHECK_EQ(le16_to_cpu(cqe.flags),
+		 ORDMA_CQE_F_GRH | ORDMA_CQE_F_IMM |
+		 (ipv6 ? 0 : ORDMA_CQE_F_IPV4));
+	grh = mem(b, MR1_ADDR, 40);
+	if (ipv6) {
+		CHECK_EQ(grh[0] >> 4, 6);
+		CHECK_EQ(grh[6], 17);
+		CHECK_EQ(grh[7], 7);		/* hop limit */
+		CHECK(!memcmp(grh + 8, a->gid, 16));
+		CHECK(!memcmp(grh + 24, b->gid, 16));
+	} else {
+		static const uint8_t zero[20];
+
+		CHECK(!memcmp(grh, zero, 20));
+		CHECK_EQ(grh[20], 0x45);
+		CHECK_EQ(grh[20 + 8], 7);	/* TTL */
+		CHECK_EQ(grh[20 + 9], 17);
+		CHECK(!memcmp(grh + 20 + 12, a->gid + 12, 4));
+		CHECK(!memcmp(grh + 20 + 16, b->gid + 12, 4));
+	}
+	CHECK(!memcmp(mem(b, MR1_ADDR + 40, 1000), mem(a, MR1_ADDR, 1000),
+		      1000));
+	CHECK_EQ(mem(b, MR1_ADDR + 1040, 1)[0], 0xcc);
+
+	/* Q_Key mismatch: counted drop; bit 31: the QP's own Q_Key */
+	post_recv(b, MR1_ADDR, 40 + 1024);
+	w.remote_qkey = 0x4321;
+	post(a, &w);
+	pump(&e);
+	no_cqe(b, false);
+	CHECK_EQ(b->d.fw->tp.rx_drop[FW_TP_DROP_QKEY], 1);
+	w.remote_qkey = 0x80000000;
+	post(a, &w);
+	pump(&e);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 1040, 1);
+	/* no receive posted: dropped */
+	post(a, &w);
+	pump(&e);
+	CHECK_EQ(b->d.fw->tp.rx_drop[FW_TP_DROP_NO_RECV], 1);
+	/* above the MTU: LOC_LEN_ERR, the QP goes to SQE */
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 1025, a->key1);
+	w.ah = ah;
+	w.remote_qpn = b->qpn;
+	post(a, &w);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 1000, 1);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 1000, 2);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 1000, 3);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_LOC_LEN_ERR, 0, 4);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_SQE);
+	/* bad AH */
+	env_close(&e);
+}
+
+static void test_tp_ud_ipv4(void)
+{
+	ud_case(false);
+}
+
+static void test_tp_ud_ipv6(void)
+{
+	ud_case(true);
+}
+
+/* ------------------------------------------------------------------ */
+/* Robustness                                                          */
+/* ------------------------------------------------------------------ */
+
+static uint32_t rng_state = 12345;
+
+static uint32_t rnd(void)
+{
+	rng_state = rng_state * 1103515245u + 12345u;
+	return rng_state >> 8;
+}
+
+/* Mutated and truncated frames only ever produce counted drops or NAKs. */
+static void test_tp_rx_fuzz(void)
+{
+	static uint8_t frames[8][2048];
+	static size_t lens[8];
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	unsigned int i, n = 0, k;
+	struct qframe f;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	/* capture one frame of every kind A sends */
+	post_recv(b, MR1_ADDR, 4096);
+	wr_init(&w, ORDMA_WQE_SEND_IMM, MR1_ADDR, 1500, a->key1);
+	put_wqe(a, &w);
+	wr_init(&w, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 100, a->key1);
+	w.remote_addr = MR1_ADDR + 0x1000;
+	w.rkey = b->key1;
+	put_wqe(a, &w);
+	wr_init(&w, ORDMA_WQE_RDMA_READ, MR1_ADDR + 0x2000, 100, a->key1);
+	w.remote_addr = MR1_ADDR + 0x1000;
+	w.rkey = b->key1;
+	put_wqe(a, &w);
+	wr_init(&w, ORDMA_WQE_ATOMIC_FETCH_ADD, MR1_ADDR + 0x3000, 8, a->key1);
+	w.remote_addr = MR1_ADDR + 0x1000;
+	w.rkey = b->key1;
+	put_wqe(a, &w);
+	ring_sq(a);
+	while (n < 8 && link_pop(&e.l[0], &f)) {
+		memcpy(frames[n], f.data, f.len < 2048 ? f.len : 2048);
+		lens[n++] = f.len < 2048 ? f.len : 2048;
+		ordma_fw_rx_frame(b->d.fw, f.data, f.len);
+		free(f.data);
+	}
+	REQUIRE(n >= 4);
+	pump(&e);
+	for (i = 0; i < 4000; i++) {
+		uint8_t buf[2048];
+		size_t len;
+		unsigned int m = rnd() % n;
+
+		len = lens[m];
+		memcpy(buf, frames[m], len);
+		for (k = rnd() % 4 + 1; k; k--)
+			buf[14 + rnd() % (len - 14)] ^= (uint8_t)(1u << (rnd() % 8));
+		if (rnd() % 3 == 0)
+			len = 14 + rnd() % (len - 14);
+		ordma_fw_rx_frame(b->d.fw, buf, len);
+		ordma_fw_rx_frame(a->d.fw, buf, len);
+		pump(&e);
+	}
+	/* every frame steered to the engine was handled (no crash) and
+	 * the ones with a broken ICRC/header were counted drops
+	 */
+	CHECK(stats(b).roce_rx_drop > 3000);
+	CHECK(b->d.fw->tp.rx_parse_drop[FW_ROCE_DROP_ICRC] > 0);
+	env_close(&e);
+}
+
+/* Frames for a QP in the wrong state or a QP that does not exist */
+static void test_tp_rx_drops(void)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	struct qframe f;
+	struct ordma_qp_attr at;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	post_recv(b, MR1_ADDR, 4096);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 10, a->key1);
+	post(a, &w);
+	REQUIRE(link_pop(&e.l[0], &f));
+	/* B to ERR: the frame is a state drop */
+	memset(&at, 0, sizeof(at));
+	at.attr_mask = cpu_to_le32(A(STATE));
+	at.state = ORDMA_QPS_ERR;
+	REQUIRE_EQ(drv_modify_qp(&b->d, b->qpn, &at), OK);
+	ordma_fw_rx_frame(b->d.fw, f.data, f.len);
+	CHECK_EQ(b->d.fw->tp.rx_drop[FW_TP_DROP_STATE], 1);
+	/* destroyed: no such QP */
+	REQUIRE_EQ(drv_handle_cmd(&b->d, ORDMA_CMD_DESTROY_QP, b->qpn, 0), OK);
+	ordma_fw_rx_frame(b->d.fw, f.data, f.len);
+	CHECK_EQ(b->d.fw->tp.rx_drop[FW_TP_DROP_NO_QP], 1);
+	CHECK_EQ(stats(b).roce_rx_drop, 2);
+	free(f.data);
+	/* A gives up after its retries; the link being down changes nothing */
+	ordma_fw_set_link(a->d.fw, false);
+	advance(&e, 4096ULL << 10);
+	CHECK_EQ(stats(a).tx_drop_link_down, 1);
+	env_close(&e);
+}
+
+/* ------------------------------------------------------------------ */
+/* Invalidation, fast registration                                     */
+/* ------------------------------------------------------------------ */
+
+static void test_tp_local_ops(void)
+{
+	struct ordma_aq_cmd cmd;
+	struct ordma_cqe cqe;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	uint32_t frkey, idx;
+	uint64_t *pages;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	/* a fast-reg MR on B, registered by B's own REG_MR WQE */
+	drv_cmd_init(&cmd, ORDMA_CMD_REG_MR);
+	cmd.reg_mr.pdn = cpu_to_le32(b->pdn);
+	cmd.reg_mr.flags = ORDMA_MR_FAST_REG;
+	cmd.reg_mr.max_pages = cpu_to_le16(4);
+	cmd.reg_mr.key = 0x33;
+	REQUIRE_EQ(drv_exec(&b->d, &cmd), OK);
+	idx = le32_to_cpu(b->d.last_comp.handle.handle) >> 8;
+	frkey = idx << 8 | 0x44;
+	pages = (uint64_t *)(void *)mem(b, DRV_SCRATCH_ADDR, 32);
+	pages[0] = cpu_to_le64(GUARD_ADDR);
+	pages[1] = cpu_to_le64(GUARD_ADDR + 0x1000);
+	memset(&w, 0, sizeof(w));
+	w.opcode = ORDMA_WQE_REG_MR;
+	w.flags = ORDMA_WQE_SIGNALED;
+	w.reg.iova = cpu_to_le64(0x7000000000ULL);
+	w.reg.length = cpu_to_le64(0x2000);
+	w.reg.page_list = cpu_to_le64(DRV_SCRATCH_ADDR);
+	w.reg.key = cpu_to_le32(frkey);
+	w.reg.num_pages = cpu_to_le16(2);
+	w.reg.page_shift = 12;
+	w.reg.access = ORDMA_ACCESS_ALL;
+	post(b, &w);
+	expect_cqe(b, true, ORDMA_CQE_OP_REG_MR, ORDMA_CQE_SUCCESS, 0, 0);
+	/* A writes through it */
+	pattern(mem(a, MR1_ADDR, 0x1800), 0x1800, 6);
+	wr_init(&w, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 0x1800, a->key1);
+	w.remote_addr = 0x7000000000ULL + 0x400;
+	w.rkey = frkey;
+	post(a, &w);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, 0x1800,
+		   0);
+	CHECK(!memcmp(mem(b, GUARD_ADDR + 0x400, 0x1800), mem(a, MR1_ADDR, 0x1800),
+		      0x1800));
+	/* SEND_INV invalidates it at B */
+	post_recv(b, MR1_ADDR, 64);
+	wr_init(&w, ORDMA_WQE_SEND_INV, MR1_ADDR, 16, a->key1);
+	w.imm_inv = frkey;
+	post(a, &w);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 16, 1);
+	REQUIRE(cqe_next(b, false, &cqe));
+	CHECK_EQ(cqe.status, ORDMA_CQE_SUCCESS);
+	CHECK_EQ(le16_to_cpu(cqe.flags), ORDMA_CQE_F_INV);
+	CHECK_EQ(le32_to_cpu(cqe.imm_inv), frkey);
+	{
+		struct fw_mr *mr;
+
+		CHECK_EQ(fw_mr_lookup(b->d.fw, frkey, b->pdn,
+				      0x7000000000ULL, 1, 0, &mr),
+			 FW_MR_ERR_KEY);
+	}
+	/* register again, then LOCAL_INV on B's own SQ */
+	memset(&w, 0, sizeof(w));
+	w.opcode = ORDMA_WQE_REG_MR;
+	w.reg.iova = cpu_to_le64(0x7000000000ULL);
+	w.reg.length = cpu_to_le64(0x2000);
+	w.reg.page_list = cpu_to_le64(DRV_SCRATCH_ADDR);
+	w.reg.key = cpu_to_le32(frkey);
+	w.reg.num_pages = cpu_to_le16(2);
+	w.reg.page_shift = 12;
+	w.reg.access = ORDMA_ACCESS_ALL;
+	post(b, &w);
+	memset(&w, 0, sizeof(w));
+	w.opcode = ORDMA_WQE_LOCAL_INV;
+	w.flags = ORDMA_WQE_SIGNALED;
+	w.imm_inv = frkey;
+	post(b, &w);
+	expect_cqe(b, true, ORDMA_CQE_OP_LOCAL_INV, ORDMA_CQE_SUCCESS, 0, 2);
+	/* writing through it now is a remote access error */
+	wr_init(&w, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 16, a->key1);
+	w.remote_addr = 0x7000000000ULL;
+	w.rkey = frkey;
+	post(a, &w);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_REM_ACCESS_ERR, 0,
+		   2);
+	env_close(&e);
+}
+
+/* SQD: in-flight WQEs finish, new ones wait, the drain event follows */
+static void test_tp_sqd_drain(void)
+{
+	struct ordma_qp_attr at;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	post_recv(b, MR1_ADDR, 4096);
+	post_recv(b, MR1_ADDR, 4096);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 3000, a->key1);
+	post(a, &w);
+	memset(&at, 0, sizeof(at));
+	at.attr_mask = cpu_to_le32(A(STATE) | A(EN_SQD_ASYNC));
+	at.state = ORDMA_QPS_SQD;
+	at.en_sqd_async_notify = 1;
+	REQUIRE_EQ(drv_modify_qp(&a->d, a->qpn, &at), OK);
+	post(a, &w);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 3000, 0);
+	no_cqe(a, true);
+	CHECK(has_event(a, ORDMA_EQE_QP_SQ_DRAINED, a->qpn));
+	at.attr_mask = cpu_to_le32(A(STATE));
+	at.state = ORDMA_QPS_RTS;
+	at.en_sqd_async_notify = 0;
+	REQUIRE_EQ(drv_modify_qp(&a->d, a->qpn, &at), OK);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 3000, 1);
+	env_close(&e);
+}
+
+/* Receives through an SRQ: wqe_idx is the SRQ slot, the limit event */
+static void test_tp_rc_srq(void)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	int i;
+
+	default_cfg(&c);
+	c.srq_b = true;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	for (i = 0; i < 4; i++)
+		post_srq(b, MR1_ADDR + 0x1000 * (uint64_t)i, 0x1000);
+	pattern(mem(a, MR1_ADDR, 3000), 3000, 12);
+	for (i = 0; i < 3; i++) {
+		wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 1000 * (uint32_t)(i + 1),
+			a->key1);
+		put_wqe(a, &w);
+	}
+	ring_sq(a);
+	pump(&e);
+	for (i = 0; i < 3; i++) {
+		expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS,
+			   1000 * (uint32_t)(i + 1), (uint32_t)i);
+		expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS,
+			   1000 * (uint32_t)(i + 1), (uint32_t)i);
+	}
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x2000, 3000), mem(a, MR1_ADDR, 3000),
+		      3000));
+	/* fewer than 2 left after the third take */
+	CHECK(has_event(b, ORDMA_EQE_SRQ_LIMIT, b->srqn));
+	env_close(&e);
+}
+
+/* max_rd_atomic bounds the READs in flight; more wait for responses */
+static void test_tp_rc_rd_atomic_limit(void)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	uint32_t i;
+
+	default_cfg(&c);
+	c.max_rd_atomic = 2;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(b, MR1_ADDR, 0x4000), 0x4000, 3);
+	for (i = 0; i < 5; i++) {
+		wr_init(&w, ORDMA_WQE_RDMA_READ, MR1_ADDR + 0x10000 + i * 0x1000,
+			0x800, a->key1);
+		w.remote_addr = MR1_ADDR + i * 0x800;
+		w.rkey = b->key1;
+		put_wqe(a, &w);
+	}
+	ring_sq(a);
+	CHECK_EQ(e.l[0].sent, 2);
+	CHECK_EQ(fwqp(a)->sq.next, 2);
+	pump(&e);
+	CHECK_EQ(e.l[0].sent, 5);
+	for (i = 0; i < 5; i++) {
+		expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_SUCCESS,
+			   0x800, i);
+		CHECK(!memcmp(mem(a, MR1_ADDR + 0x10000 + i * 0x1000, 0x800),
+			      mem(b, MR1_ADDR + i * 0x800, 0x800), 0x800));
+	}
+	env_close(&e);
+}
+
+/* Frames above the port MTU are not sent (counted), the peer sees none */
+static void test_tp_tx_mtu_and_link(void)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	post_recv(b, MR1_ADDR, 4096);
+	/* the path MTU (1024) was checked against the port at RTR; the
+	 * port MTU shrinks afterwards
+	 */
+	REQUIRE_EQ(drv_set_port(&a->d, ORDMA_SET_PORT_MTU, 600, NULL, 0, 0), OK);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 1000, a->key1);
+	post(a, &w);
+	CHECK_EQ(e.l[0].sent, 0);
+	CHECK_EQ(a->d.fw->tp.tx_drop[FW_TP_TX_TOO_LONG], 1);
+	CHECK_EQ(stats(a).roce_tx_frames, 0);
+	/* back to 1500: the retransmission after the timeout goes out */
+	REQUIRE_EQ(drv_set_port(&a->d, ORDMA_SET_PORT_MTU, 1500, NULL, 0, 0),
+		   OK);
+	advance(&e, 4096ULL << 10);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 1000, 0);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 1000, 0);
+	/* link down: frames are not sent and counted */
+	ordma_fw_set_link(a->d.fw, false);
+	post_recv(b, MR1_ADDR, 4096);
+	post(a, &w);
+	CHECK_EQ(a->d.fw->tp.tx_drop[FW_TP_TX_LINK_DOWN], 1);
+	CHECK_EQ(stats(a).tx_drop_link_down, 1);
+	ordma_fw_set_link(a->d.fw, true);
+	advance(&e, 4096ULL << 10);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 1000, 1);
+	env_close(&e);
+}
+
+/* A SEND First followed by a SEND Only: opcode sequence error, NAK */
+static void test_tp_rc_opcode_sequence(void)
+{
+	struct fw_roce_hdrs h;
+	struct fw_roce_pkt pkt;
+	struct qframe f1, f2;
+	uint8_t frame[2048];
+	size_t len;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	post_recv(b, MR1_ADDR, 4096);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 1500, a->key1);
+	post(a, &w);
+	REQUIRE(link_pop(&e.l[0], &f1));
+	REQUIRE(link_pop(&e.l[0], &f2));
+	REQUIRE_EQ(fw_roce_parse(f2.data, f2.len, &pkt), FW_ROCE_OK);
+	fw_roce_decode(&pkt, &h);
+	CHECK_EQ(h.opcode, FW_ROCE_RC_SEND_LAST);
+	h.opcode = FW_ROCE_RC_SEND_ONLY;
+	len = fw_roce_build(frame, sizeof(frame), &h, pkt.payload,
+			    pkt.payload_len);
+	REQUIRE(len);
+	ordma_fw_rx_frame(b->d.fw, f1.data, f1.len);
+	ordma_fw_rx_frame(b->d.fw, frame, len);
+	free(f1.data);
+	free(f2.data);
+	CHECK_EQ(b->d.fw->tp.rx_drop[FW_TP_DROP_OPCODE_SEQ], 1);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_ERR);
+	CHECK(has_event(b, ORDMA_EQE_QP_REQ_ERR, b->qpn));
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_REM_INV_REQ_ERR, 0, 0);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_REM_INV_REQ_ERR, 0, 0);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_ERR);
+	env_close(&e);
+}
+
+/* A WQE failing its local checks waits for the earlier ones, which are
+ * still retransmitted and complete first.
+ */
+static void test_tp_rc_error_after_loss(void)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	post_recv(b, MR1_ADDR, 4096);
+	e.l[0].drop_nth = 1;
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 100, a->key1);
+	put_wqe(a, &w);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 100, 0x12345678);
+	put_wqe(a, &w);
+	ring_sq(a);
+	pump(&e);
+	no_cqe(a, true);
+	advance(&e, 4096ULL << 10);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 100, 0);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_LOC_PROT_ERR, 0, 1);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 100, 0);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_ERR);
+	CHECK_EQ(e.l[0].sent, 2);
+	env_close(&e);
+}
+
+/* RC over IPv6 and over a VLAN (the GID entry's VLAN tags the frames) */
+static void test_tp_rc_ipv6_vlan(void)
+{
+	const struct fake_frame *f;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	c.ipv6 = true;
+	send_once(&c, 3000, 3);
+	c.vlan = 5;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	post_recv(b, MR1_ADDR, 4096);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 100, a->key1);
+	post(a, &w);
+	f = fake_last_tx(&a->d.hal);
+	REQUIRE(f);
+	CHECK_EQ(f->data[12], 0x81);
+	CHECK_EQ(f->data[13], 0x00);
+	CHECK_EQ((f->data[14] << 8 | f->data[15]) & 0xfff, 5);
+	CHECK_EQ(f->data[16] << 8 | f->data[17], 0x86dd);
+	CHECK(!memcmp(f->data, b->mac, 6));
+	CHECK(!memcmp(f->data + 6, a->mac, 6));
+	pump(&e);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 100, 0);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 100, 0);
+	env_close(&e);
+}
+
+const struct tap_test transport_tests[] = {
+	TAP_TEST(test_tp_caps),
+	TAP_TEST(test_tp_rc_send_small),
+	TAP_TEST(test_tp_rc_send_mtu256),
+	TAP_TEST(test_tp_rc_send_mtu4096),
+	TAP_TEST(test_tp_rc_psn_wrap),
+	TAP_TEST(test_tp_rc_send_window),
+	TAP_TEST(test_tp_rc_send_variants),
+	TAP_TEST(test_tp_rc_write_read),
+	TAP_TEST(test_tp_rc_read_implied_ack_fence),
+	TAP_TEST(test_tp_rc_loss_nak_seq),
+	TAP_TEST(test_tp_rc_loss_timeout),
+	TAP_TEST(test_tp_rc_duplicates),
+	TAP_TEST(test_tp_rc_rnr),
+	TAP_TEST(test_tp_rc_retry_exhausted),
+	TAP_TEST(test_tp_rc_remote_access),
+	TAP_TEST(test_tp_rc_local_errors),
+	TAP_TEST(test_tp_rc_atomics),
+	TAP_TEST(test_tp_ud_ipv4),
+	TAP_TEST(test_tp_ud_ipv6),
+	TAP_TEST(test_tp_rx_fuzz),
+	TAP_TEST(test_tp_rx_drops),
+	TAP_TEST(test_tp_local_ops),
+	TAP_TEST(test_tp_sqd_drain),
+	TAP_TEST(test_tp_rc_srq),
+	TAP_TEST(test_tp_rc_rd_atomic_limit),
+	TAP_TEST(test_tp_tx_mtu_and_link),
+	TAP_TEST(test_tp_rc_opcode_sequence),
+	TAP_TEST(test_tp_rc_error_after_loss),
+	TAP_TEST(test_tp_rc_ipv6_vlan),
+	TAP_END
+};
