@@ -138,6 +138,8 @@ void ordma_fw_timer_expired(struct ordma_fw *fw)
 		return;
 	fw_heartbeat_catch_up(fw);
 	fw->timer_armed_ns = UINT64_MAX;
+	if (fw_eth_loopback_run(fw))
+		fw_timer_arm_at(fw, fw_now(fw));
 	next = fw_tp_timer(fw);
 	/* the engine may have armed an earlier deadline meanwhile */
 	if (next > fw->timer_armed_ns)
@@ -444,9 +446,12 @@ struct ordma_fw *ordma_fw_create(const struct ordma_hal_ops *ops, void *ctx,
 		return NULL;
 	fw->uctx_allocated = calloc(cfg->num_db_pages,
 				    sizeof(*fw->uctx_allocated));
-	if (!fw->uctx_allocated || fw_verbs_create(fw) ||
+	fw->loopback.frames = calloc(FW_LOOPBACK_SLOTS,
+				     sizeof(*fw->loopback.frames));
+	if (!fw->uctx_allocated || !fw->loopback.frames || fw_verbs_create(fw) ||
 	    fw_qp_tables_create(fw)) {
 		fw_verbs_destroy(fw);
+		free(fw->loopback.frames);
 		free(fw->uctx_allocated);
 		free(fw);
 		return NULL;
@@ -466,6 +471,7 @@ void ordma_fw_destroy(struct ordma_fw *fw)
 	fw_heartbeat_stop(fw);
 	fw_qp_tables_destroy(fw);
 	fw_verbs_destroy(fw);
+	free(fw->loopback.frames);
 	free(fw->uctx_allocated);
 	free(fw);
 }

@@ -321,6 +321,23 @@ static void fw_eth_tx_one(struct ordma_fw *fw, struct fw_eth_ring *ring)
 	fw_desc_write_back(fw, ring, len | ORDMA_ETH_DESC_DONE);
 }
 
+static void fw_eth_loopback_queue(struct ordma_fw *fw, const uint8_t *frame,
+				  size_t len)
+{
+	struct fw_loopback *lb = &fw->loopback;
+	uint32_t slot = lb->tail % FW_LOOPBACK_SLOTS;
+
+	if (!lb->frames || lb->tail - lb->head >= FW_LOOPBACK_SLOTS) {
+		lb->drop_full++;
+		return;
+	}
+	memcpy(lb->frames[slot], frame, len);
+	lb->len[slot] = (uint32_t)len;
+	lb->tail++;
+	lb->frames_looped++;
+	fw_timer_arm_at(fw, fw_now(fw));
+}
+
 bool fw_eth_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 {
 	if (!fw_port_active(fw)) {
@@ -329,11 +346,35 @@ bool fw_eth_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 	}
 	if (len > fw_max_frame_len(fw) || len < ORDMA_ETH_MIN_FRAME)
 		return false;
+	fw->stats.roce_tx_frames++;
+	if (!memcmp(frame, fw->port.mac, 6)) {
+		fw_eth_loopback_queue(fw, frame, len);
+		return true;
+	}
 	fw->hal.tx_frame(fw->hal_ctx, frame, len);
 	fw->stats.tx_frames++;
 	fw->stats.tx_bytes += len;
-	fw->stats.roce_tx_frames++;
 	return true;
+}
+
+bool fw_eth_loopback_run(struct ordma_fw *fw)
+{
+	struct fw_loopback *lb = &fw->loopback;
+	unsigned int budget = FW_LOOPBACK_BUDGET;
+
+	/* Receiving may queue more (ACKs, READ responses): they are taken
+	 * in this loop too, up to the budget.  The frame is copied out of
+	 * its slot first so that those can reuse it.
+	 */
+	while (lb->head != lb->tail && budget--) {
+		uint32_t slot = lb->head % FW_LOOPBACK_SLOTS;
+		uint32_t len = lb->len[slot];
+
+		memcpy(lb->rx_buf, lb->frames[slot], len);
+		lb->head++;
+		ordma_fw_rx_frame(fw, lb->rx_buf, len);
+	}
+	return lb->head != lb->tail;
 }
 
 static void fw_eth_tx_process(struct ordma_fw *fw, struct fw_eth_ring *ring)
@@ -648,6 +689,8 @@ void fw_eth_reset(struct ordma_fw *fw)
 {
 	memset(fw->eth_rings, 0, sizeof(fw->eth_rings));
 	memset(&fw->stats, 0, sizeof(fw->stats));
+	fw->loopback.head = fw->loopback.tail = 0;
+	fw->loopback.frames_looped = fw->loopback.drop_full = 0;
 	memcpy(fw->port.mac, fw->cfg.mac, sizeof(fw->port.mac));
 	fw->port.mtu = ORDMA_ETH_DEFAULT_MTU;
 	fw->port.admin_up = false;

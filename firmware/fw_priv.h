@@ -87,6 +87,25 @@ struct fw_pd {
 	uint32_t refs;		/* MRs, QPs, SRQs, AHs in this PD */
 };
 
+/*
+ * Internal loopback: RoCE frames the engine addresses to the port's own
+ * MAC (both QPs on this device) never reach the wire.  They wait here
+ * and are received from the device timer, outside the engine call that
+ * sent them, as a frame from the cable would be.
+ */
+#define FW_LOOPBACK_SLOTS		128
+#define FW_LOOPBACK_BUDGET		256	/* frames per timer callback */
+
+struct fw_loopback {
+	uint8_t (*frames)[FW_MAX_FRAME];
+	uint32_t len[FW_LOOPBACK_SLOTS];
+	uint32_t head;		/* next to receive, free running */
+	uint32_t tail;		/* next free slot, free running */
+	uint64_t frames_looped;
+	uint64_t drop_full;	/* queue full: lost like a frame on a wire */
+	uint8_t rx_buf[FW_MAX_FRAME];
+};
+
 struct fw_mr;
 struct fw_cq;
 struct fw_ah;
@@ -181,6 +200,7 @@ struct ordma_fw {
 	struct fw_qp *qps;
 	struct fw_srq *srqs;
 
+	struct fw_loopback loopback;
 	uint8_t frame_buf[FW_MAX_FRAME];	/* TX staging */
 };
 
@@ -252,6 +272,8 @@ bool fw_port_is_active(const struct ordma_fw *fw);
  * port is down or the frame is above the MTU (counted as drops).
  */
 bool fw_eth_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len);
+/* Receives queued loopback frames; true if some are still queued. */
+bool fw_eth_loopback_run(struct ordma_fw *fw);
 const char *fw_eth_pi_doorbell(struct ordma_fw *fw, uint32_t ring_id,
 			       uint32_t pi);
 const char *fw_eth_arm_doorbell(struct ordma_fw *fw, uint32_t ring_id,

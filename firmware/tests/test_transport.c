@@ -56,6 +56,7 @@ struct side {
 	uint32_t qpn;
 	uint32_t srqn;			/* 0: none */
 	uint32_t sq_pi, rq_pi, srq_pi;
+	unsigned int wq_area;		/* 0: QP_AREA */
 	uint8_t gid[16];
 	uint8_t mac[6];
 };
@@ -421,9 +422,14 @@ static void wr_init(struct wr *w, uint8_t opcode, uint64_t laddr,
 	w->num_sge = 1;
 }
 
+static unsigned int wq_area(const struct side *s)
+{
+	return s->wq_area ? s->wq_area : QP_AREA;
+}
+
 static void put_wqe(struct side *s, const struct wr *w)
 {
-	uint8_t *p = mem(s, DRV_WQ_ADDR(QP_AREA) +
+	uint8_t *p = mem(s, DRV_WQ_ADDR(wq_area(s)) +
 			 ((uint64_t)(s->sq_pi & ((1u << SQ_LOG) - 1)) << SQ_SHIFT),
 			 1u << SQ_SHIFT);
 	struct ordma_send_wqe *q = (struct ordma_send_wqe *)p;
@@ -484,7 +490,7 @@ static void post(struct side *s, const struct wr *w)
 static void post_recv_sges(struct side *s, const struct ordma_sge *g,
 			   unsigned int n)
 {
-	uint8_t *p = mem(s, DRV_WQ_ADDR(QP_AREA) + 0x8000 +
+	uint8_t *p = mem(s, DRV_WQ_ADDR(wq_area(s)) + 0x8000 +
 			 ((uint64_t)(s->rq_pi & ((1u << RQ_LOG) - 1)) << RQ_SHIFT),
 			 1u << RQ_SHIFT);
 	struct ordma_recv_wqe *r = (struct ordma_recv_wqe *)p;
@@ -1547,6 +1553,126 @@ static void test_tp_rx_drops(void)
 /* ------------------------------------------------------------------ */
 /* Invalidation, fast registration                                     */
 /* ------------------------------------------------------------------ */
+/* Internal loopback                                                   */
+/* ------------------------------------------------------------------ */
+
+struct lb_qp {
+	uint32_t qpn, sq_pi, rq_pi;
+	unsigned int area;
+};
+
+/* Make side s act as QP q (the loopback test has two QPs on one side). */
+static void lb_use(struct side *s, struct lb_qp *cur, struct lb_qp *q)
+{
+	if (cur) {
+		cur->sq_pi = s->sq_pi;
+		cur->rq_pi = s->rq_pi;
+	}
+	s->qpn = q->qpn;
+	s->sq_pi = q->sq_pi;
+	s->rq_pi = q->rq_pi;
+	s->wq_area = q->area;
+}
+
+/*
+ * Two RC QPs of one device connected to each other: the frames go through
+ * the device's internal loopback (never onto the wire) and are received
+ * from the device timer, not inside the doorbell that sent them.
+ */
+static void test_tp_loopback(void)
+{
+	static const uint8_t path[] = { ORDMA_QPS_INIT, ORDMA_QPS_RTR,
+					ORDMA_QPS_RTS };
+	const uint32_t len = 5000;	/* 5 packets at MTU 1024 */
+	struct lb_qp q[2] = { { .area = QP_AREA }, { .area = QP_AREA + 2 } };
+	struct side s, peer;
+	struct ordma_port_stats st;
+	struct tcfg c;
+	struct wr w;
+	size_t k;
+	int i;
+
+	default_cfg(&c);
+	memset(&s, 0, sizeof(s));
+	REQUIRE(side_open(&s, 0, &c));
+	for (i = 0; i < 2; i++) {
+		struct ordma_qp_create_params p;
+
+		memset(drv_mem(&s.d, DRV_WQ_ADDR(q[i].area), 0x10000), 0,
+		       0x10000);
+		drv_qp_params(&p, 0, s.pdn, ORDMA_QPT_RC, s.scq.cqn, s.rcq.cqn,
+			      ORDMA_NO_SRQ, q[i].area);
+		p.sq_log_size = SQ_LOG;
+		p.sq_wqe_shift = SQ_SHIFT;
+		p.rq_log_size = RQ_LOG;
+		p.rq_wqe_shift = RQ_SHIFT;
+		drv_page_list_contig(&p.sq, DRV_WQ_ADDR(q[i].area),
+				     (1u << SQ_LOG) << SQ_SHIFT);
+		drv_page_list_contig(&p.rq, DRV_WQ_ADDR(q[i].area) + 0x8000,
+				     (1u << RQ_LOG) << RQ_SHIFT);
+		REQUIRE(drv_create_qp(&s.d, &p, &q[i].qpn) == OK);
+	}
+	/* the peer of each QP is the other QP at this device's own GID/MAC */
+	peer = s;
+	for (k = 0; k < sizeof(path); k++)
+		for (i = 0; i < 2; i++) {
+			struct fw_qp_transition rule;
+			struct ordma_qp_attr a;
+			uint32_t mask;
+
+			fw_qp_transition_rule(ORDMA_QPT_RC,
+					      k ? path[k - 1] : ORDMA_QPS_RESET,
+					      path[k], &rule);
+			mask = rule.required | A(STATE);
+			if (path[k] == ORDMA_QPS_RTR)
+				mask |= A(MIN_RNR_TIMER) | A(MAX_DEST_RD_ATOMIC);
+			if (path[k] == ORDMA_QPS_RTS)
+				mask |= A(MAX_QP_RD_ATOMIC) | A(TIMEOUT) |
+					A(RETRY_CNT) | A(RNR_RETRY);
+			peer.qpn = q[!i].qpn;
+			fill_attr(&a, mask, path[k], &c, &s, &peer, i);
+			CHECK_EQ(drv_modify_qp(&s.d, q[i].qpn, &a), OK);
+		}
+
+	/* SEND q0 -> q1, then q1 READs it back from q0's memory */
+	pattern(mem(&s, MR1_ADDR, len), len, 9);
+	memset(mem(&s, MR1_ADDR + 0x10000, 2 * len), 0xee, 2 * len);
+	lb_use(&s, NULL, &q[1]);
+	post_recv(&s, MR1_ADDR + 0x10000, len);
+	lb_use(&s, &q[1], &q[0]);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, len, s.key1);
+	post(&s, &w);
+	CHECK_EQ(s.d.hal.tx_count, 0);		/* nothing on the wire */
+	CHECK(no_cqe(&s, true));		/* nothing received yet */
+	fake_advance(&s.d.hal, 1);
+	CHECK(expect_cqe(&s, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, len, 0));
+	lb_use(&s, &q[0], &q[1]);
+	CHECK(expect_cqe(&s, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, len, 0));
+	CHECK(!memcmp(mem(&s, MR1_ADDR, len), mem(&s, MR1_ADDR + 0x10000, len),
+		      len));
+
+	wr_init(&w, ORDMA_WQE_RDMA_READ, MR1_ADDR + 0x10000 + len, len, s.key1);
+	w.remote_addr = MR1_ADDR;
+	w.rkey = s.key1;
+	post(&s, &w);
+	fake_advance(&s.d.hal, 1);
+	CHECK(expect_cqe(&s, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_SUCCESS,
+			 len, 0));
+	CHECK(!memcmp(mem(&s, MR1_ADDR, len),
+		      mem(&s, MR1_ADDR + 0x10000 + len, len), len));
+	CHECK_EQ(s.d.hal.tx_count, 0);
+	CHECK_EQ(s.d.fw->loopback.drop_full, 0);
+	st = stats(&s);
+	CHECK_EQ(st.tx_frames, 0);
+	CHECK_EQ(st.roce_tx_frames, st.roce_rx_frames);
+	CHECK_EQ(st.roce_rx_drop, 0);
+	/* SEND: 5 packets and 1 ACK; READ: request and 5 responses */
+	CHECK_EQ(st.roce_rx_frames, 12);
+	CHECK_EQ(s.d.fw->loopback.frames_looped, 12);
+	drv_close(&s.d);
+}
+
+/* ------------------------------------------------------------------ */
 
 static void test_tp_local_ops(void)
 {
@@ -1924,6 +2050,7 @@ const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_rx_fuzz),
 	TAP_TEST(test_tp_rx_drops),
 	TAP_TEST(test_tp_local_ops),
+	TAP_TEST(test_tp_loopback),
 	TAP_TEST(test_tp_sqd_drain),
 	TAP_TEST(test_tp_rc_srq),
 	TAP_TEST(test_tp_rc_rd_atomic_limit),
