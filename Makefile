@@ -24,6 +24,8 @@ export VM_IOMMU
 
 BUILD := $(CURDIR)/build
 DIAG := $(BUILD)/bin/ordma-diag
+VERBS_NEGATIVE := $(BUILD)/bin/verbs_negative
+UVERBS_UDATA := $(BUILD)/bin/uverbs_udata
 KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
@@ -45,11 +47,21 @@ modules_clean:
 
 # The diag tool shares the hardware header with the firmware and takes
 # the firmware's userspace stand-ins for the kernel's bit-field helpers.
-diag: $(DIAG)
+diag: $(DIAG) $(VERBS_NEGATIVE) $(UVERBS_UDATA)
 
 $(DIAG): tools/diag/ordma-diag.c include/linux/ordma/ordma_hw.h firmware/fw_compat.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -Ifirmware -o $@ $<
+
+# Negative verbs cases run by selftests/ordma/verbs.sh (libibverbs)
+$(VERBS_NEGATIVE): selftests/ordma/verbs_negative.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $< -libverbs
+
+# Malformed udata and mmap requests (raw uverbs, no library)
+$(UVERBS_UDATA): selftests/ordma/uverbs_udata.c include/uapi/rdma/ordma-abi.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude/uapi -o $@ $<
 
 fw-build:
 	@if [ -f firmware/Makefile ]; then $(MAKE) -C firmware; \

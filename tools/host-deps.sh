@@ -22,6 +22,8 @@ PKGS+=" busybox-static cpio gzip udev procps iproute2 iputils-ping pciutils
 PKGS+=" rdma-core ibverbs-utils ibverbs-providers libibverbs-dev perftest
        rdmacm-utils cmake cython3 python3-dev libnl-3-dev libnl-route-3-dev
        libudev-dev tshark"
+# tools/bench: the TCP figure
+PKGS+=" iperf3"
 
 SRC_LIST=/etc/apt/sources.list.d/ordma-src.sources
 

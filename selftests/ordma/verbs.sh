@@ -1,0 +1,157 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# The kernel-bypass data path between the two ORDMA NICs of one machine,
+# driven by unmodified rdma-core and perftest tools through the ordma
+# provider: RC, UD and SRQ ping-pongs (with received data checked where
+# the tool can), perftest bandwidth and latency for WRITE, READ, SEND
+# and atomics, then the negative cases of verbs_negative.  The tools
+# meet over TCP on the loopback interface; the RDMA traffic goes over
+# the cable between the NICs.
+. "$(dirname "$0")/lib.sh"
+
+ordma_require_device
+P=${ORDMA_PROVIDER_DIR:-}
+[ -n "$P" ] && [ -d "$P/lib" ] || tap_skip_all "no ordma provider build (ORDMA_PROVIDER_DIR)"
+export LD_LIBRARY_PATH=$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+bin() { if [ -x "$P/bin/$1" ]; then echo "$P/bin/$1"; else command -v "$1"; fi; }
+NEG=${ORDMA_VERBS_NEGATIVE:-$ORDMA_REPO/build/bin/verbs_negative}
+NEG_CASES=15
+UDATA=${ORDMA_UVERBS_UDATA:-$ORDMA_REPO/build/bin/uverbs_udata}
+UDATA_CASES=21
+TOOL_TIMEOUT=${ORDMA_TOOL_TIMEOUT:-240}
+
+mapfile -t devs < <(ordma_pci_devs)
+[ "${#devs[@]}" -ge 2 ] || tap_skip_all "needs two ORDMA NICs cabled together"
+
+tap_begin $((2 + 14 + NEG_CASES + UDATA_CASES))
+tap_cmd "ib_uverbs loads" modprobe ib_uverbs
+ip link set dev lo up
+
+# The IPv4 RoCE v2 GID index of RDMA device $1 for address $2
+roce_v2_gid_index() {
+	local gid
+	gid=$(ipv4_to_gid "$2")
+	ordma_gid_table "$1" | awk -v g="$gid" '$2 == g && $3 == "RoCE_v2" { print $1; exit }'
+}
+
+ib=() gidx=()
+setup_ok=1
+for n in 1 2; do
+	bdf=${devs[$((n - 1))]}
+	nd=$(ordma_netdev "$bdf") || nd=
+	ib[n]=$(ordma_ibdev "$bdf") || ib[n]=
+	if [ -z "$nd" ] || [ -z "${ib[n]}" ]; then
+		setup_ok=0
+		continue
+	fi
+	ip link set dev "$nd" up
+	ip addr add "$(ordma_test_ip "$n")/24" dev "$nd" 2>/dev/null
+	wait_for 20 sh -c "rdma link show ${ib[n]}/1 | grep -q 'state ACTIVE'" || setup_ok=0
+	wait_for 20 test -n "$(roce_v2_gid_index "${ib[n]}" "$(ordma_test_ip "$n")")" || setup_ok=0
+	gidx[n]=$(roce_v2_gid_index "${ib[n]}" "$(ordma_test_ip "$n")")
+done
+if [ "$setup_ok" != 1 ]; then
+	tap_fail "both NICs ACTIVE with an IPv4 RoCE v2 GID"
+	tap_skip_rest "no RDMA device pair"
+	tap_end
+fi
+tap_ok "${ib[1]} (GID ${gidx[1]}) and ${ib[2]} (GID ${gidx[2]}) ACTIVE with IPv4 RoCE v2 GIDs"
+
+PORT=18515
+# run_pair NAME PATTERN TOOL ARGS...: the tool as server on NIC 1 and as
+# client on NIC 2 (device and GID options are added here: -d/-g for the
+# ibv_* tools, -d/-x for perftest); both must exit 0 and the client's
+# output must match PATTERN.
+run_pair() {
+	local name=$1 pattern=$2 tool=$3 sopt copt srv cli spid src crc
+	shift 3
+	case $tool in
+	ibv_*) sopt="-d ${ib[1]} -g ${gidx[1]} -p $PORT"; copt="-d ${ib[2]} -g ${gidx[2]} -p $PORT" ;;
+	*) sopt="-d ${ib[1]} -x ${gidx[1]} -p $PORT -F"; copt="-d ${ib[2]} -x ${gidx[2]} -p $PORT -F" ;;
+	esac
+	PORT=$((PORT + 1))
+	srv=$(mktemp) cli=$(mktemp)
+	# shellcheck disable=SC2086 # option strings split on purpose
+	timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $sopt "$@" >"$srv" 2>&1 &
+	spid=$!
+	sleep 1
+	# shellcheck disable=SC2086
+	timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $copt "$@" 127.0.0.1 >"$cli" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	if [ "$crc" = 0 ] && [ "$src" = 0 ] && grep -Eq -- "$pattern" "$cli"; then
+		tap_ok "$name"
+		grep -E -- "$pattern" "$cli" | head -n 2 | sed 's/^/#   /'
+	else
+		tap_fail "$name (client rc $crc, server rc $src)"
+		sed 's/^/#   client: /' "$cli" | tail -n 15
+		sed 's/^/#   server: /' "$srv" | tail -n 15
+	fi
+	rm -f "$srv" "$cli"
+}
+
+pp_re='bytes in [0-9.]+ seconds'
+run_pair "ibv_rc_pingpong: 100 x 4096 bytes, MTU 1024, data checked" "$pp_re" \
+	ibv_rc_pingpong -n 100 -s 4096 -m 1024 -c
+run_pair "ibv_rc_pingpong: 20 x 65536 bytes, MTU 4096, CQ events, data checked" "$pp_re" \
+	ibv_rc_pingpong -n 20 -s 65536 -m 4096 -e -c
+run_pair "ibv_rc_pingpong: 20 x 10000 bytes, MTU 256, data checked" "$pp_re" \
+	ibv_rc_pingpong -n 20 -s 10000 -m 256 -c
+run_pair "ibv_rc_pingpong: 50 x 64 bytes (inline), new post_send API" "$pp_re" \
+	ibv_rc_pingpong -n 50 -s 64 -N
+run_pair "ibv_ud_pingpong: 100 x 1024 bytes" "$pp_re" \
+	ibv_ud_pingpong -n 100 -s 1024
+run_pair "ibv_srq_pingpong: 4 QPs on one SRQ, 50 x 4096 bytes each" "$pp_re" \
+	ibv_srq_pingpong -q 4 -n 50 -s 4096
+
+bw_re='^[[:space:]]*65536[[:space:]]+200[[:space:]]+[0-9.]+'
+lat_re='^[[:space:]]*2[[:space:]]+100[[:space:]]+[0-9.]+'
+run_pair "ib_write_bw: 200 x 64 KiB" "$bw_re" ib_write_bw -n 200 -s 65536
+run_pair "ib_read_bw: 200 x 64 KiB" "$bw_re" ib_read_bw -n 200 -s 65536
+run_pair "ib_send_bw: 200 x 64 KiB" "$bw_re" ib_send_bw -n 200 -s 65536
+run_pair "ib_write_lat: 100 x 2 bytes" "$lat_re" ib_write_lat -n 100 -s 2
+run_pair "ib_read_lat: 100 x 2 bytes" "$lat_re" ib_read_lat -n 100 -s 2
+run_pair "ib_send_lat: 100 x 2 bytes" "$lat_re" ib_send_lat -n 100 -s 2
+run_pair "ib_atomic_bw: 200 fetch-and-add" '^[[:space:]]*8[[:space:]]+200[[:space:]]+[0-9.]+' \
+	ib_atomic_bw -n 200 -A FETCH_AND_ADD
+run_pair "ib_atomic_bw: 200 compare-and-swap" '^[[:space:]]*8[[:space:]]+200[[:space:]]+[0-9.]+' \
+	ib_atomic_bw -n 200 -A CMP_AND_SWAP
+
+# tap_program NAME CASES CMD...: a program that prints TAP lines of its
+# own; exactly CASES results are reported whatever it prints.
+tap_program() {
+	local name=$1 cases=$2 out n=0 line
+	shift 2
+	if [ ! -x "$1" ]; then
+		for _ in $(seq "$cases"); do tap_skip "$name" "$1 not built"; done
+		return
+	fi
+	out=$(timeout "$TOOL_TIMEOUT" "$@" 2>&1)
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) [ "$n" -lt "$cases" ] && tap_ok "$name: ${line#ok * - }"; n=$((n + 1)) ;;
+		"not ok "*) [ "$n" -lt "$cases" ] && tap_fail "$name: ${line#not ok * - }"; n=$((n + 1)) ;;
+		*) tap_diag "$line" ;;
+		esac
+	done <<<"$out"
+	[ "$n" -le "$cases" ] || tap_diag "$name printed $n results, $cases expected"
+	while [ "$n" -lt "$cases" ]; do
+		n=$((n + 1))
+		tap_fail "$name: case $n did not run"
+	done
+}
+
+# Negative cases: error completions and errnos, memory outside the MR
+# untouched.
+tap_program verbs_negative "$NEG_CASES" "$NEG" "${ib[1]}" "${gidx[1]}" "${ib[2]}" "${gidx[2]}"
+
+# Malformed udata and mmap requests through the raw uverbs interface
+uverbs=
+for u in /sys/class/infiniband_verbs/uverbs*; do
+	[ "$(cat "$u/ibdev" 2>/dev/null)" = "${ib[1]}" ] && uverbs=/dev/infiniband/$(basename "$u")
+done
+tap_program uverbs_udata "$UDATA_CASES" "$UDATA" "${uverbs:-/dev/null}"
+
+tap_end

@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# Two VMs, one ORDMA NIC each (run-vm.sh pair): the verbs tools across
+# machines.  VM A runs each tool as the server, VM B as the client; they
+# meet over TCP on the ORDMA netdev and at barriers in $ORDMA_SYNC.
+. "$(dirname "$0")/lib.sh"
+
+[ -n "${ORDMA_PEER_IP:-}" ] && [ -d "${ORDMA_SYNC:-}" ] ||
+	tap_skip_all "needs the two-VM topology (ORDMA_PEER_IP, ORDMA_SYNC)"
+ordma_require_device
+P=${ORDMA_PROVIDER_DIR:-}
+[ -n "$P" ] && [ -d "$P/lib" ] || tap_skip_all "no ordma provider build (ORDMA_PROVIDER_DIR)"
+export LD_LIBRARY_PATH=$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+bin() { if [ -x "$P/bin/$1" ]; then echo "$P/bin/$1"; else command -v "$1"; fi; }
+TOOL_TIMEOUT=${ORDMA_TOOL_TIMEOUT:-300}
+
+barrier() {
+	touch "$ORDMA_SYNC/$GUEST_ROLE.verbs.$1"
+	wait_for 300 test -e "$ORDMA_SYNC/$ORDMA_PEER_ROLE.verbs.$1"
+}
+
+tap_begin 7
+modprobe ib_uverbs
+bdf=$(ordma_pci_devs | head -n 1)
+nd=$(ordma_netdev "$bdf") || nd=
+ib=$(ordma_ibdev "$bdf") || ib=
+if [ -n "$nd" ]; then
+	ip link set dev "$nd" up
+	ip addr add "$ORDMA_LOCAL_IP/24" dev "$nd" 2>/dev/null
+	ip link set dev "$nd" mtu 1500
+fi
+gid=$(ipv4_to_gid "$ORDMA_LOCAL_IP")
+gidx_of() { ordma_gid_table "$ib" | awk -v g="$gid" '$2 == g && $3 == "RoCE_v2" { print $1; exit }'; }
+wait_for 30 test -n "$(gidx_of)"
+gidx=$(gidx_of)
+wait_for 60 ping -c 1 -W 1 "$ORDMA_PEER_IP"
+barrier up
+if [ -z "$ib" ] || [ -z "$gidx" ]; then
+	tap_fail "$bdf: RDMA device with an IPv4 RoCE v2 GID"
+	for n in 1 2 3 4 5 6; do barrier "t$n"; barrier "d$n"; done
+	tap_skip_rest "no RDMA device"
+	tap_end
+fi
+tap_ok "$ib: GID $gidx is the RoCE v2 GID of $ORDMA_LOCAL_IP"
+
+PORT=18600
+T=0
+# across NAME PATTERN TOOL ARGS...: server on A, client on B; each VM
+# reports its own side (exit 0; the client's output matches PATTERN).
+across() {
+	local name=$1 pattern=$2 tool=$3 opt out rc
+	shift 3
+	T=$((T + 1))
+	case $tool in
+	ibv_*) opt="-d $ib -g $gidx -p $PORT" ;;
+	*) opt="-d $ib -x $gidx -p $PORT -F" ;;
+	esac
+	PORT=$((PORT + 1))
+	out=$(mktemp)
+	if [ "$GUEST_ROLE" = A ]; then
+		# shellcheck disable=SC2086
+		timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $opt "$@" >"$out" 2>&1 &
+		local pid=$!
+		sleep 1
+		barrier "t$T"
+		wait "$pid"
+		rc=$?
+		pattern=.
+	else
+		barrier "t$T"
+		sleep 1
+		# shellcheck disable=SC2086
+		timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $opt "$@" "$ORDMA_PEER_IP" >"$out" 2>&1
+		rc=$?
+	fi
+	if [ "$rc" = 0 ] && grep -Eq -- "$pattern" "$out"; then
+		tap_ok "$name ($GUEST_ROLE side)"
+	else
+		tap_fail "$name ($GUEST_ROLE side, rc $rc)"
+		sed 's/^/#   /' "$out" | tail -n 15
+	fi
+	rm -f "$out"
+	barrier "d$T"
+}
+
+pp_re='bytes in [0-9.]+ seconds'
+across "ibv_rc_pingpong 50 x 4096 bytes, data checked" "$pp_re" ibv_rc_pingpong -n 50 -s 4096 -c
+across "ibv_ud_pingpong 50 x 1024 bytes" "$pp_re" ibv_ud_pingpong -n 50 -s 1024
+across "ibv_srq_pingpong 2 QPs x 20" "$pp_re" ibv_srq_pingpong -q 2 -n 20
+across "ib_write_bw 100 x 64 KiB" '^[[:space:]]*65536[[:space:]]+100[[:space:]]' ib_write_bw -n 100 -s 65536
+across "ib_read_lat 50 x 2 bytes" '^[[:space:]]*2[[:space:]]+50[[:space:]]' ib_read_lat -n 50 -s 2
+across "ib_atomic_bw 100 fetch-and-add" '^[[:space:]]*8[[:space:]]+100[[:space:]]' ib_atomic_bw -n 100
+
+tap_end
