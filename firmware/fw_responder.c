@@ -153,36 +153,85 @@ static void fw_resp_rnr(struct ordma_fw *fw, struct fw_qp *qp, uint32_t psn)
 /* READ responses, atomics                                             */
 /* ------------------------------------------------------------------ */
 
+/* One packet of a READ response; a packet not sent is lost as on a wire. */
+static void fw_resp_read_send(struct ordma_fw *fw, struct fw_qp *qp,
+			      const struct fw_tp_read_job *j, uint32_t mtu)
+{
+	struct fw_tp_payload pl;
+	struct fw_roce_hdrs h;
+	bool first = j->k == 0, last = j->k + 1 == j->n;
+
+	memset(&h, 0, sizeof(h));
+	memset(&pl, 0, sizeof(pl));
+	h.opcode = first && last ? FW_ROCE_RC_RDMA_READ_RESPONSE_ONLY :
+		   first ? FW_ROCE_RC_RDMA_READ_RESPONSE_FIRST :
+		   last ? FW_ROCE_RC_RDMA_READ_RESPONSE_LAST :
+			  FW_ROCE_RC_RDMA_READ_RESPONSE_MIDDLE;
+	h.dest_qp = qp->attr.dest_qpn & FW_ROCE_QPN_MASK;
+	h.psn = fw_psn_add(j->psn, j->k);
+	h.aeth.syndrome = fw_resp_credits();
+	h.aeth.msn = qp->msn & 0xffffff;
+	pl.remote = true;
+	pl.rkey = j->rkey;
+	pl.va = j->va;
+	pl.off = (uint64_t)j->k * mtu;
+	pl.len = last ? j->len - j->k * mtu : mtu;
+	fw_tp_send(fw, qp, &qp->attr.av, &h, &pl, NULL);
+}
+
+void fw_resp_read_pump(struct ordma_fw *fw, struct fw_qp *qp)
+{
+	struct fw_tp_resp *r = &qp->resp;
+	uint32_t mtu = fw_tp_qp_mtu(fw, qp);
+	unsigned int budget = FW_TP_READ_BURST;
+
+	if (qp->state != ORDMA_QPS_RTR && qp->state != ORDMA_QPS_RTS &&
+	    qp->state != ORDMA_QPS_SQD) {
+		r->read_head = r->read_tail = 0;
+		return;
+	}
+	while (r->read_head != r->read_tail && budget) {
+		struct fw_tp_read_job *j =
+			&r->read_jobs[r->read_head % FW_TP_READ_JOBS];
+
+		for (; j->k < j->n && budget; j->k++, budget--)
+			fw_resp_read_send(fw, qp, j, mtu);
+		if (j->k == j->n)
+			r->read_head++;
+	}
+	if (r->read_head != r->read_tail) {
+		r->read_deadline = fw_now(fw) + FW_TP_READ_GAP_NS;
+		fw_tp_arm(fw, r->read_deadline);
+	}
+}
+
+/*
+ * Queues the response to a READ of len bytes at va whose first packet
+ * has PSN psn, and sends its first burst unless earlier ones wait.  A
+ * full queue drops the request (the requester times out and asks again).
+ */
 static void fw_resp_read_respond(struct ordma_fw *fw, struct fw_qp *qp,
 				 uint32_t psn, uint64_t va, uint32_t rkey,
 				 uint32_t len)
 {
+	struct fw_tp_resp *r = &qp->resp;
 	uint32_t mtu = fw_tp_qp_mtu(fw, qp);
-	uint32_t n = len ? (len + mtu - 1) / mtu : 1, k;
+	struct fw_tp_read_job *j;
+	bool idle = r->read_head == r->read_tail;
 
-	for (k = 0; k < n; k++) {
-		struct fw_tp_payload pl;
-		struct fw_roce_hdrs h;
-		bool first = k == 0, last = k + 1 == n;
-
-		memset(&h, 0, sizeof(h));
-		memset(&pl, 0, sizeof(pl));
-		h.opcode = first && last ? FW_ROCE_RC_RDMA_READ_RESPONSE_ONLY :
-			   first ? FW_ROCE_RC_RDMA_READ_RESPONSE_FIRST :
-			   last ? FW_ROCE_RC_RDMA_READ_RESPONSE_LAST :
-				  FW_ROCE_RC_RDMA_READ_RESPONSE_MIDDLE;
-		h.dest_qp = qp->attr.dest_qpn & FW_ROCE_QPN_MASK;
-		h.psn = fw_psn_add(psn, k);
-		h.aeth.syndrome = fw_resp_credits();
-		h.aeth.msn = qp->msn & 0xffffff;
-		pl.remote = true;
-		pl.rkey = rkey;
-		pl.va = va;
-		pl.off = (uint64_t)k * mtu;
-		pl.len = last ? len - k * mtu : mtu;
-		/* a response not sent is lost like one on the wire */
-		fw_tp_send(fw, qp, &qp->attr.av, &h, &pl, NULL);
+	if (r->read_tail - r->read_head >= FW_TP_READ_JOBS) {
+		fw_tp_count_rx_drop(fw, FW_TP_DROP_DUP);
+		return;
 	}
+	j = &r->read_jobs[r->read_tail++ % FW_TP_READ_JOBS];
+	j->psn = psn;
+	j->va = va;
+	j->rkey = rkey;
+	j->len = len;
+	j->k = 0;
+	j->n = len ? (len + mtu - 1) / mtu : 1;
+	if (idle)
+		fw_resp_read_pump(fw, qp);
 }
 
 static void fw_resp_atomic_ack(struct ordma_fw *fw, struct fw_qp *qp,
@@ -510,6 +559,11 @@ static void fw_resp_duplicate(struct ordma_fw *fw, struct fw_qp *qp,
 			fw_tp_count_rx_drop(fw, FW_TP_DROP_DUP);
 			return;
 		}
+		/* The requester went back to this READ: responses still
+		 * queued for it or later ones are stale.
+		 */
+		qp->resp.read_head = qp->resp.read_tail = 0;
+		qp->resp.read_deadline = 0;
 		fw_resp_read_respond(fw, qp, psn, fw_reth_va(pkt->reth),
 				     fw_reth_rkey(pkt->reth),
 				     fw_reth_dma_len(pkt->reth));

@@ -33,6 +33,8 @@ static uint64_t fw_tp_qp_deadline(const struct fw_qp *qp)
 		t = qp->req.rexmit_deadline;
 	if (qp->req.rnr_deadline && qp->req.rnr_deadline < t)
 		t = qp->req.rnr_deadline;
+	if (qp->resp.read_deadline && qp->resp.read_deadline < t)
+		t = qp->resp.read_deadline;
 	return t;
 }
 
@@ -46,6 +48,10 @@ uint64_t fw_tp_timer(struct ordma_fw *fw)
 
 		if (!qp->valid || qp->type != ORDMA_QPT_RC)
 			continue;
+		if (qp->resp.read_deadline && qp->resp.read_deadline <= now) {
+			qp->resp.read_deadline = 0;
+			fw_resp_read_pump(fw, qp);
+		}
 		if (fw_tp_qp_deadline(qp) <= now)
 			fw_req_timer(fw, qp, now);
 		t = fw_tp_qp_deadline(qp);
@@ -82,6 +88,8 @@ void fw_tp_qp_stop(struct fw_qp *qp)
 	qp->req.rnr_deadline = 0;
 	qp->resp.recv_valid = false;
 	qp->resp.seq = FW_TP_SEQ_NONE;
+	qp->resp.read_head = qp->resp.read_tail = 0;
+	qp->resp.read_deadline = 0;
 }
 
 /* ------------------------------------------------------------------ */

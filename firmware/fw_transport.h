@@ -39,6 +39,16 @@ struct ordma_sge;
 #define FW_TP_ACK_EVERY			16
 /* Responder READ/atomic resources (replay cache for duplicates) */
 #define FW_TP_MAX_RD_RES		16
+/*
+ * READ responses leave in bursts of FW_TP_READ_BURST packets, one burst
+ * per FW_TP_READ_GAP_NS: a READ request is small, its response may be
+ * thousands of packets, and the peer must be given time to take them
+ * (a real port is paced by its line rate).
+ */
+#define FW_TP_READ_BURST		16
+#define FW_TP_READ_GAP_NS		10000ULL
+/* READ responses waiting to be sent, per QP */
+#define FW_TP_READ_JOBS			(FW_TP_MAX_RD_RES + 4)
 #define FW_TP_MAX_SGE			8
 /* A receive WQE as the engine keeps it: header plus 8 SGEs */
 #define FW_TP_RECV_WQE_BYTES		(16 + FW_TP_MAX_SGE * 16)
@@ -88,6 +98,16 @@ enum fw_tp_seq {
 	FW_TP_SEQ_WRITE,	/* inside a multi-packet RDMA WRITE */
 };
 
+/* The packets [k, n) of a READ response still to be sent */
+struct fw_tp_read_job {
+	uint32_t psn;		/* PSN of packet 0 */
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t len;
+	uint32_t k;
+	uint32_t n;
+};
+
 struct fw_tp_resp {
 	uint8_t seq;		/* enum fw_tp_seq */
 	bool nak_seq_sent;	/* PSN sequence NAK sent, not yet resynced */
@@ -101,6 +121,11 @@ struct fw_tp_resp {
 	uint32_t write_len;	/* its DMA length */
 	uint32_t res_next;
 	struct fw_tp_rd_res res[FW_TP_MAX_RD_RES];
+	/* READ responses in send order: [read_head, read_tail) */
+	struct fw_tp_read_job read_jobs[FW_TP_READ_JOBS];
+	uint32_t read_head;
+	uint32_t read_tail;
+	uint64_t read_deadline;	/* next burst; 0: none due */
 };
 
 /* Why the engine dropped a received frame (after a successful parse) */
@@ -251,6 +276,8 @@ void fw_req_timer(struct ordma_fw *fw, struct fw_qp *qp, uint64_t now);
 /* fw_responder.c                                                      */
 /* ------------------------------------------------------------------ */
 
+/* Sends the next burst of queued READ responses (timer). */
+void fw_resp_read_pump(struct ordma_fw *fw, struct fw_qp *qp);
 void fw_resp_rx_rc(struct ordma_fw *fw, struct fw_qp *qp,
 		   const struct fw_roce_pkt *pkt);
 void fw_resp_rx_ud(struct ordma_fw *fw, struct fw_qp *qp,

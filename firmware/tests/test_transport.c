@@ -146,6 +146,24 @@ static void link_free(struct link *l)
 }
 
 /* Delivers queued frames until both directions are idle. */
+/* Some QP of the device has READ response bursts waiting for the timer */
+static bool read_bursts_due(struct ordma_fw *fw)
+{
+	uint32_t qpn;
+
+	for (qpn = FW_FIRST_QPN; qpn < FW_MAX_QP; qpn++) {
+		struct fw_qp *qp = fw_qp_lookup(fw, qpn);
+
+		if (qp && qp->resp.read_deadline)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Delivers frames both ways until the wire is quiet; a device with paced
+ * READ responses still to send gets its clock moved to the next burst.
+ */
 static unsigned long pump(struct env *e)
 {
 	unsigned long n = 0;
@@ -155,6 +173,14 @@ static unsigned long pump(struct env *e)
 		int i;
 
 		busy = false;
+		if (e->l[0].head == e->l[0].tail &&
+		    e->l[1].head == e->l[1].tail)
+			for (i = 0; i < 2; i++)
+				if (read_bursts_due(e->s[i].d.fw)) {
+					fake_advance(&e->s[i].d.hal,
+						     FW_TP_READ_GAP_NS);
+					busy = true;
+				}
 		for (i = 0; i < 2; i++) {
 			struct qframe f;
 
@@ -824,6 +850,41 @@ static void test_tp_rc_write_read(void)
 /* A READ between two SENDs: the READ response acknowledges the first
  * SEND implicitly; fence holds the last SEND until the READ completed.
  */
+/* 16 READs of 64 KiB outstanding at once (ib_read_bw's pattern) */
+static void test_tp_rc_read_many(void)
+{
+	const uint32_t len = 0x10000;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	int i;
+
+	default_cfg(&c);
+	c.max_rd_atomic = 16;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(b, MR1_ADDR, len), len, 7);
+	memset(mem(a, MR1_ADDR + len, len), 0, len);
+	for (i = 0; i < 16; i++) {
+		wr_init(&w, ORDMA_WQE_RDMA_READ, MR1_ADDR + len, len, a->key1);
+		w.remote_addr = MR1_ADDR;
+		w.rkey = b->key1;
+		put_wqe(a, &w);
+	}
+	ring_sq(a);
+	pump(&e);
+	for (i = 0; i < 16; i++)
+		expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_SUCCESS,
+			   len, i);
+	no_cqe(a, true);
+	CHECK(!memcmp(mem(a, MR1_ADDR + len, len), mem(b, MR1_ADDR, len), len));
+	CHECK_EQ(fwqp(a)->counters.retransmits, 0);
+	CHECK_EQ(e.l[1].sent, 16 * 64);
+	env_close(&e);
+}
+
 static void test_tp_rc_read_implied_ack_fence(void)
 {
 	struct env e;
@@ -2050,6 +2111,7 @@ const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_rx_fuzz),
 	TAP_TEST(test_tp_rx_drops),
 	TAP_TEST(test_tp_local_ops),
+	TAP_TEST(test_tp_rc_read_many),
 	TAP_TEST(test_tp_loopback),
 	TAP_TEST(test_tp_sqd_drain),
 	TAP_TEST(test_tp_rc_srq),
