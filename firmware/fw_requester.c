@@ -484,6 +484,7 @@ static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 		h.reth.va = le64_to_cpu(w.hdr.rdma.remote_addr) + off;
 		h.reth.rkey = le32_to_cpu(w.hdr.rdma.rkey);
 		h.reth.dma_len = e->length - (uint32_t)off;
+		e->rd_start = r->cur_pkt;
 		h.ack_req = true;
 		last = true;
 		break;
@@ -741,11 +742,33 @@ static bool fw_req_implied_ack(struct ordma_fw *fw, struct fw_qp *qp,
 	return psn == qp->req.una_psn && !e->done;
 }
 
+/*
+ * The opcode the next READ response packet of e may have.  A READ asked
+ * again from packet rd_start on (after a loss) is answered First..Last
+ * (or Only) anew; a late packet of the earlier answer at the same PSN
+ * carries the same bytes, so Middle/Last stay acceptable there too.
+ */
+static bool fw_req_read_resp_opcode_ok(const struct fw_tp_swqe *e,
+				       uint8_t opc)
+{
+	bool restart = e->rcvd == e->rd_start;
+
+	if (e->npkts == 1)
+		return opc == FW_ROCE_RC_RDMA_READ_RESPONSE_ONLY;
+	if (e->rcvd == 0)
+		return opc == FW_ROCE_RC_RDMA_READ_RESPONSE_FIRST;
+	if (e->rcvd + 1 == e->npkts)
+		return opc == FW_ROCE_RC_RDMA_READ_RESPONSE_LAST ||
+		       (restart && opc == FW_ROCE_RC_RDMA_READ_RESPONSE_ONLY);
+	return opc == FW_ROCE_RC_RDMA_READ_RESPONSE_MIDDLE ||
+	       (restart && opc == FW_ROCE_RC_RDMA_READ_RESPONSE_FIRST);
+}
+
 static void fw_req_rx_read_resp(struct ordma_fw *fw, struct fw_qp *qp,
 				const struct fw_roce_pkt *pkt, uint32_t psn)
 {
 	struct fw_tp_swqe *e = fw_req_find(qp, psn);
-	uint8_t opc = fw_bth_opcode(pkt->bth), want;
+	uint8_t opc = fw_bth_opcode(pkt->bth);
 	uint32_t mtu = fw_tp_qp_mtu(fw, qp), expect_len;
 	uint64_t off;
 	struct fw_req_wqe w;
@@ -760,17 +783,10 @@ static void fw_req_rx_read_resp(struct ordma_fw *fw, struct fw_qp *qp,
 		fw_tp_count_rx_drop(fw, FW_TP_DROP_RESP);
 		return;
 	}
-	if (e->npkts == 1)
-		want = FW_ROCE_RC_RDMA_READ_RESPONSE_ONLY;
-	else if (e->rcvd == 0)
-		want = FW_ROCE_RC_RDMA_READ_RESPONSE_FIRST;
-	else if (e->rcvd + 1 == e->npkts)
-		want = FW_ROCE_RC_RDMA_READ_RESPONSE_LAST;
-	else
-		want = FW_ROCE_RC_RDMA_READ_RESPONSE_MIDDLE;
 	off = (uint64_t)e->rcvd * mtu;
 	expect_len = e->rcvd + 1 == e->npkts ? e->length - (uint32_t)off : mtu;
-	if (opc != want || pkt->payload_len != expect_len) {
+	if (!fw_req_read_resp_opcode_ok(e, opc) ||
+	    pkt->payload_len != expect_len) {
 		fw_req_fail(qp, e, ORDMA_CQE_BAD_RESP_ERR);
 		return;
 	}

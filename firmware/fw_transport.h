@@ -63,6 +63,7 @@ struct fw_tp_swqe {
 	uint32_t npkts;		/* PSNs it occupies (0: local operation) */
 	uint32_t length;	/* message length */
 	uint32_t rcvd;		/* READ: response packets received */
+	uint32_t rd_start;	/* READ: packet the last request asked from */
 	uint8_t opcode;		/* enum ordma_wqe_opcode */
 	uint8_t status;		/* enum ordma_cqe_status once done */
 	bool done;

@@ -885,6 +885,42 @@ static void test_tp_rc_read_many(void)
 	env_close(&e);
 }
 
+/* A READ response packet lost: the READ is asked again from the lost
+ * packet on, answered First..Last anew, and completes with the right data.
+ */
+static void test_tp_rc_read_resp_loss(void)
+{
+	const uint32_t len = 8 * 1024;	/* 8 packets at MTU 1024 */
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(b, MR1_ADDR, len), len, 11);
+	memset(mem(a, MR1_ADDR + len, len), 0, len);
+	e.l[1].drop_nth = 4;		/* the 4th response packet */
+	wr_init(&w, ORDMA_WQE_RDMA_READ, MR1_ADDR + len, len, a->key1);
+	w.remote_addr = MR1_ADDR;
+	w.rkey = b->key1;
+	post(a, &w);
+	pump(&e);
+	no_cqe(a, true);
+	advance(&e, 10000000);		/* past the 4.2 ms ACK timeout */
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_SUCCESS, len, 0);
+	CHECK(!memcmp(mem(a, MR1_ADDR + len, len), mem(b, MR1_ADDR, len), len));
+	CHECK_EQ(fwqp(a)->counters.retransmits, 1);
+	CHECK_EQ(fwqp(b)->counters.duplicate_requests, 1);
+	/* 8 answered first, then packets 3..7 again */
+	CHECK_EQ(e.l[1].sent, 8 + 5);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
+	env_close(&e);
+}
+
 static void test_tp_rc_read_implied_ack_fence(void)
 {
 	struct env e;
@@ -2112,6 +2148,7 @@ const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_rx_drops),
 	TAP_TEST(test_tp_local_ops),
 	TAP_TEST(test_tp_rc_read_many),
+	TAP_TEST(test_tp_rc_read_resp_loss),
 	TAP_TEST(test_tp_loopback),
 	TAP_TEST(test_tp_sqd_drain),
 	TAP_TEST(test_tp_rc_srq),
