@@ -66,6 +66,10 @@ const char *ordma_core_board_id(struct ordma_core_dev *cdev);
  * 0 if the device has no such page.
  */
 phys_addr_t ordma_core_db_page_phys(struct ordma_core_dev *cdev, u32 page);
+/* The kernel's doorbell page (page 0), mapped by the core; write it with
+ * 64-bit writes only (writeq()).  Valid while the auxiliary device is bound.
+ */
+void __iomem *ordma_core_kernel_db(struct ordma_core_dev *cdev);
 u32 ordma_core_num_comp_vectors(struct ordma_core_dev *cdev);
 /* EQ number of completion vector @vector (< ordma_core_num_comp_vectors());
  * 0 or -EINVAL.
@@ -101,5 +105,35 @@ int ordma_cmd_alloc_uctx(struct ordma_core_dev *cdev, u32 *uctx);
 int ordma_cmd_dealloc_uctx(struct ordma_core_dev *cdev, u32 uctx);
 int ordma_cmd_alloc_pd(struct ordma_core_dev *cdev, u32 uctx, u32 *pdn);
 int ordma_cmd_dealloc_pd(struct ordma_core_dev *cdev, u32 uctx, u32 pdn);
+
+/*
+ * Verbs objects (v1.1).  The caller fills the command payloads in device
+ * layout; reserved fields must be zero.  Every object is owned by @uctx
+ * (ORDMA_KERNEL_UCTX for kernel objects); destroy commands pass the same
+ * owner.
+ */
+/* On success *key is the new MR's lkey and rkey. */
+int ordma_cmd_reg_mr(struct ordma_core_dev *cdev,
+		     const struct ordma_cmd_reg_mr *params, u32 *key);
+int ordma_cmd_dereg_mr(struct ordma_core_dev *cdev, u32 uctx, u32 key);
+int ordma_cmd_create_cq(struct ordma_core_dev *cdev,
+			const struct ordma_cmd_create_cq *params, u32 *cqn);
+int ordma_cmd_destroy_cq(struct ordma_core_dev *cdev, u32 uctx, u32 cqn);
+int ordma_cmd_create_srq(struct ordma_core_dev *cdev,
+			 const struct ordma_cmd_create_srq *params, u32 *srqn);
+int ordma_cmd_modify_srq(struct ordma_core_dev *cdev, u32 uctx, u32 srqn,
+			 u32 limit);
+int ordma_cmd_destroy_srq(struct ordma_core_dev *cdev, u32 uctx, u32 srqn);
+int ordma_cmd_create_ah(struct ordma_core_dev *cdev,
+			const struct ordma_cmd_create_ah *params, u32 *ah);
+int ordma_cmd_destroy_ah(struct ordma_core_dev *cdev, u32 uctx, u32 ah);
+/* The QP commands pass their parameters in a DMA buffer of the core. */
+int ordma_cmd_create_qp(struct ordma_core_dev *cdev,
+			const struct ordma_qp_create_params *params, u32 *qpn);
+int ordma_cmd_modify_qp(struct ordma_core_dev *cdev, u32 qpn,
+			const struct ordma_qp_attr *attr);
+int ordma_cmd_query_qp(struct ordma_core_dev *cdev, u32 qpn,
+		       struct ordma_qp_attr *attr);
+int ordma_cmd_destroy_qp(struct ordma_core_dev *cdev, u32 uctx, u32 qpn);
 
 #endif /* _LINUX_ORDMA_DRIVER_H */

@@ -4,8 +4,9 @@
  *
  * Device matching, the user context (with its doorbell page) and the
  * control verbs that need no queue memory: device and port query, PD.
- * Verbs not set in ordma_ctx_ops are answered with EOPNOTSUPP by
- * libibverbs.
+ * The queue verbs are in ordma_verbs.c, the WQE/CQE encoding in
+ * ordma_dp.c.  Verbs not set in ordma_ctx_ops are answered with
+ * EOPNOTSUPP by libibverbs.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -95,16 +96,38 @@ static void ordma_free_context(struct ibv_context *ibctx)
 	struct ordma_context *ctx = to_ordma_ctx(ibctx);
 
 	munmap(ctx->db_page, ORDMA_DB_PAGE_SIZE);
+	ordma_qp_table_free(ctx);
+	pthread_mutex_destroy(&ctx->qp_table_mutex);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);
 }
 
 static const struct verbs_context_ops ordma_ctx_ops = {
 	.alloc_pd = ordma_alloc_pd,
+	.create_ah = ordma_create_ah,
+	.create_cq = ordma_create_cq,
+	.create_cq_ex = ordma_create_cq_ex,
+	.create_qp = ordma_create_qp,
+	.create_srq = ordma_create_srq,
 	.dealloc_pd = ordma_dealloc_pd,
+	.dereg_mr = ordma_dereg_mr,
+	.destroy_ah = ordma_destroy_ah,
+	.destroy_cq = ordma_destroy_cq,
+	.destroy_qp = ordma_destroy_qp,
+	.destroy_srq = ordma_destroy_srq,
 	.free_context = ordma_free_context,
+	.modify_qp = ordma_modify_qp,
+	.modify_srq = ordma_modify_srq,
+	.poll_cq = ordma_poll_cq,
+	.post_recv = ordma_post_recv,
+	.post_send = ordma_post_send,
+	.post_srq_recv = ordma_post_srq_recv,
 	.query_device_ex = ordma_query_device_ex,
 	.query_port = ordma_query_port,
+	.query_qp = ordma_query_qp,
+	.query_srq = ordma_query_srq,
+	.reg_mr = ordma_reg_mr,
+	.req_notify_cq = ordma_req_notify_cq,
 };
 
 static struct verbs_context *ordma_alloc_context(struct ibv_device *ibdev,
@@ -149,6 +172,7 @@ static struct verbs_context *ordma_alloc_context(struct ibv_device *ibdev,
 
 	ctx->uctx_id = resp.uctx_id;
 	ctx->max_inline_data = resp.max_inline_data;
+	pthread_mutex_init(&ctx->qp_table_mutex, NULL);
 	verbs_set_ops(&ctx->ibv_ctx, &ordma_ctx_ops);
 	verbs_debug(&ctx->ibv_ctx, "uctx %u, max_inline_data %u\n",
 		    ctx->uctx_id, ctx->max_inline_data);

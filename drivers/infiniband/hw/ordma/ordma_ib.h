@@ -5,8 +5,16 @@
 #ifndef _ORDMA_IB_H_
 #define _ORDMA_IB_H_
 
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <linux/ordma/driver.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 struct ordma_ibdev {
 	struct ib_device ibdev;
@@ -15,6 +23,119 @@ struct ordma_ibdev {
 	struct ordma_device_caps caps;
 	/* firmware version packed as major << 32 | minor << 16 | sub_minor */
 	u64 fw_ver;
+	/* kernel doorbell page (page 0) */
+	void __iomem *kdb;
+	/*
+	 * Objects that events name, by device number.  Events arrive in
+	 * hard IRQ context: the arrays use IRQ-safe locking, and a lookup
+	 * takes a reference on the object under the array's lock.
+	 */
+	struct xarray cqs;
+	struct xarray qps;
+	struct xarray srqs;
+	/* source of the key variant byte of each new registration */
+	atomic_t key_seq;
+	/* DESTROY_AH of AHs destroyed in atomic context */
+	struct workqueue_struct *wq;
+};
+
+/*
+ * A host buffer as the device sees it: a page list, plus the table pages
+ * of levels 1 and 2 (DMA-coherent, freed with the object).
+ */
+struct ordma_pbl {
+	struct ordma_page_list hw;
+	u32 num_tables;		/* level-1 tables (+1 top page for level 2) */
+	void **table_va;
+	dma_addr_t *table_dma;
+};
+
+/* A ring the kernel owns: one DMA-coherent, physically contiguous area */
+struct ordma_kbuf {
+	void *va;
+	dma_addr_t dma;
+	size_t size;
+};
+
+struct ordma_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+	struct ordma_pbl pbl;
+	u32 uctx_id;
+	/* fast-register MRs: the page array REG_MR work requests name */
+	__le64 *pages;
+	dma_addr_t pages_dma;
+	u32 max_pages;
+	u32 npages;
+};
+
+struct ordma_cq {
+	struct ib_cq ibcq;
+	u32 cqn;
+	u32 uctx_id;
+	u32 log_size;
+	/* held by the event handlers; the last put completes @free */
+	refcount_t refcount;
+	struct completion free;
+	/* user CQ */
+	struct ib_umem *umem;
+	struct ib_umem *db_umem;
+	struct ordma_pbl pbl;
+	/* kernel CQ: ring followed by the doorbell record */
+	struct ordma_kbuf kbuf;
+	__le32 *db_record;
+	spinlock_t lock;	/* kernel CQ: ci and polling */
+	u32 ci;
+};
+
+struct ordma_wq {
+	u32 log_size;
+	u32 wqe_shift;
+	u32 max_sge;
+	/* user queue */
+	struct ib_umem *umem;
+	struct ordma_pbl pbl;
+	/* kernel queue */
+	struct ordma_kbuf kbuf;
+	u64 *wr_id;
+	u32 pi;			/* free-running producer index */
+	u32 ci;			/* oldest uncompleted WQE */
+	spinlock_t lock;
+};
+
+struct ordma_qp {
+	struct ib_qp ibqp;
+	u32 qpn;
+	u32 uctx_id;
+	u8 type;		/* enum ordma_qp_type */
+	/* last state set by MODIFY_QP (posting is refused in RESET) */
+	u8 state;
+	bool sig_all;
+	u32 max_inline_data;
+	refcount_t refcount;
+	struct completion free;
+	struct ordma_wq sq;
+	struct ordma_wq rq;	/* unused with an SRQ */
+};
+
+struct ordma_srq {
+	struct ib_srq ibsrq;
+	u32 srqn;
+	u32 uctx_id;
+	u32 log_size;
+	u32 wqe_shift;
+	u32 max_sge;
+	u32 limit;
+	refcount_t refcount;
+	struct completion free;
+	struct ib_umem *umem;
+	struct ordma_pbl pbl;
+};
+
+struct ordma_ah {
+	struct ib_ah ibah;
+	u32 handle;
+	u32 uctx_id;
 };
 
 struct ordma_ucontext {
@@ -53,6 +174,43 @@ static inline struct ordma_pd *to_ordma_pd(struct ib_pd *ibpd)
 	return container_of(ibpd, struct ordma_pd, ibpd);
 }
 
+static inline struct ordma_mr *to_ordma_mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct ordma_mr, ibmr);
+}
+
+static inline struct ordma_cq *to_ordma_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct ordma_cq, ibcq);
+}
+
+static inline struct ordma_qp *to_ordma_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct ordma_qp, ibqp);
+}
+
+static inline struct ordma_srq *to_ordma_srq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct ordma_srq, ibsrq);
+}
+
+static inline struct ordma_ah *to_ordma_ah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct ordma_ah, ibah);
+}
+
+/* Owner of objects created with @udata: the user context, or the kernel */
+static inline u32 ordma_udata_uctx(struct ib_udata *udata)
+{
+	struct ordma_ucontext *uctx;
+
+	if (!udata)
+		return ORDMA_KERNEL_UCTX;
+	uctx = rdma_udata_to_drv_context(udata, struct ordma_ucontext,
+					 ibucontext);
+	return uctx->uctx_id;
+}
+
 static inline struct ordma_user_mmap_entry *
 to_ordma_mmap_entry(struct rdma_user_mmap_entry *rdma_entry)
 {
@@ -80,6 +238,77 @@ int ordma_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma);
 void ordma_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 int ordma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int ordma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
+int ordma_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int ordma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int ordma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+int ordma_fill_res_srq_entry(struct sk_buff *msg, struct ib_srq *ibsrq);
+
+/* ordma_mr.c */
+int ordma_pbl_from_umem(struct ordma_ibdev *dev, struct ib_umem *umem,
+			unsigned long pgsz, struct ordma_pbl *pbl);
+void ordma_pbl_free(struct ordma_ibdev *dev, struct ordma_pbl *pbl);
+int ordma_kbuf_alloc(struct ordma_ibdev *dev, struct ordma_kbuf *kbuf,
+		     size_t size, struct ordma_page_list *pl);
+void ordma_kbuf_free(struct ordma_ibdev *dev, struct ordma_kbuf *kbuf);
+struct ib_umem *ordma_umem_ring(struct ordma_ibdev *dev, u64 addr,
+				size_t size, struct ordma_pbl *pbl);
+bool ordma_cmd_lost(int err);
+struct ib_mr *ordma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 virt_addr, int access_flags,
+				struct ib_udata *udata);
+struct ib_mr *ordma_get_dma_mr(struct ib_pd *ibpd, int access_flags);
+struct ib_mr *ordma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
+			     u32 max_num_sg);
+int ordma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+int ordma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int ordma_access_to_hw(int ib_access, u32 *hw_access);
+
+/* ordma_cq.c */
+int ordma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct uverbs_attr_bundle *attrs);
+int ordma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int ordma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int ordma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void ordma_cq_comp_event(struct ordma_ibdev *dev, u32 cqn);
+void ordma_cq_async_event(struct ordma_ibdev *dev, u32 cqn,
+			  enum ib_event_type type);
+void ordma_cq_clean(struct ordma_cq *cq, u32 qpn);
+
+/* ordma_qp.c */
+int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		    struct ib_udata *udata);
+int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		    int attr_mask, struct ib_udata *udata);
+int ordma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		   int attr_mask, struct ib_qp_init_attr *init_attr);
+int ordma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int ordma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int ordma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+void ordma_qp_async_event(struct ordma_ibdev *dev, u32 qpn,
+			  enum ib_event_type type);
+struct ordma_qp *ordma_qp_get(struct ordma_ibdev *dev, u32 qpn);
+void ordma_qp_put(struct ordma_qp *qp);
+int ordma_av_from_ah_attr(struct ordma_ibdev *dev,
+			  const struct rdma_ah_attr *ah_attr,
+			  struct ordma_av *av);
+
+/* ordma_srq.c */
+int ordma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
+		     struct ib_udata *udata);
+int ordma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask attr_mask, struct ib_udata *udata);
+int ordma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int ordma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+void ordma_srq_async_event(struct ordma_ibdev *dev, u32 srqn,
+			   enum ib_event_type type);
+
+/* ordma_ah.c */
+int ordma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		    struct ib_udata *udata);
+int ordma_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* ordma_stats.c */
 struct rdma_hw_stats *ordma_alloc_hw_port_stats(struct ib_device *ibdev,

@@ -10,6 +10,7 @@
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
+#include <linux/random.h>
 #include <linux/sysfs.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ordma-abi.h>
@@ -49,24 +50,55 @@ static const struct ib_device_ops ordma_ib_dev_ops = {
 
 	.add_gid = ordma_add_gid,
 	.alloc_hw_port_stats = ordma_alloc_hw_port_stats,
+	.alloc_mr = ordma_alloc_mr,
 	.alloc_pd = ordma_alloc_pd,
 	.alloc_ucontext = ordma_alloc_ucontext,
+	.create_ah = ordma_create_ah,
+	.create_cq = ordma_create_cq,
+	.create_qp = ordma_create_qp,
+	.create_srq = ordma_create_srq,
+	/* uverbs offers CREATE_AH only with this op; the same function */
+	.create_user_ah = ordma_create_ah,
 	.dealloc_pd = ordma_dealloc_pd,
 	.dealloc_ucontext = ordma_dealloc_ucontext,
 	.del_gid = ordma_del_gid,
+	.dereg_mr = ordma_dereg_mr,
+	.destroy_ah = ordma_destroy_ah,
+	.destroy_cq = ordma_destroy_cq,
+	.destroy_qp = ordma_destroy_qp,
+	.destroy_srq = ordma_destroy_srq,
 	.device_group = &ordma_ib_attr_group,
 	.disassociate_ucontext = ordma_disassociate_ucontext,
+	.fill_res_cq_entry = ordma_fill_res_cq_entry,
+	.fill_res_mr_entry = ordma_fill_res_mr_entry,
+	.fill_res_qp_entry = ordma_fill_res_qp_entry,
+	.fill_res_srq_entry = ordma_fill_res_srq_entry,
 	.get_dev_fw_str = ordma_get_dev_fw_str,
+	.get_dma_mr = ordma_get_dma_mr,
 	.get_hw_stats = ordma_get_hw_stats,
 	.get_link_layer = ordma_get_link_layer,
 	.get_port_immutable = ordma_get_port_immutable,
+	.map_mr_sg = ordma_map_mr_sg,
 	.mmap = ordma_mmap,
 	.mmap_free = ordma_mmap_free,
+	.modify_qp = ordma_modify_qp,
+	.modify_srq = ordma_modify_srq,
+	.poll_cq = ordma_poll_cq,
+	.post_recv = ordma_post_recv,
+	.post_send = ordma_post_send,
 	.query_device = ordma_query_device,
 	.query_pkey = ordma_query_pkey,
 	.query_port = ordma_query_port,
+	.query_qp = ordma_query_qp,
+	.query_srq = ordma_query_srq,
+	.reg_user_mr = ordma_reg_user_mr,
+	.req_notify_cq = ordma_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, ordma_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, ordma_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, ordma_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, ordma_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, ordma_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, ordma_ucontext, ibucontext),
 };
 
@@ -101,19 +133,40 @@ static void ordma_ib_async_event(void *priv, const struct ordma_eqe *eqe)
 			  "doorbell rejected: page %u offset %#x qn %u\n",
 			  data0, data1, le32_to_cpu(eqe->data[2]));
 		break;
+	case ORDMA_EQE_QP_FATAL:
+		ordma_qp_async_event(dev, data0, IB_EVENT_QP_FATAL);
+		break;
+	case ORDMA_EQE_QP_REQ_ERR:
+		ordma_qp_async_event(dev, data0, IB_EVENT_QP_REQ_ERR);
+		break;
+	case ORDMA_EQE_QP_ACCESS_ERR:
+		ordma_qp_async_event(dev, data0, IB_EVENT_QP_ACCESS_ERR);
+		break;
+	case ORDMA_EQE_QP_COMM_EST:
+		ordma_qp_async_event(dev, data0, IB_EVENT_COMM_EST);
+		break;
+	case ORDMA_EQE_QP_SQ_DRAINED:
+		ordma_qp_async_event(dev, data0, IB_EVENT_SQ_DRAINED);
+		break;
+	case ORDMA_EQE_QP_LAST_WQE:
+		ordma_qp_async_event(dev, data0, IB_EVENT_QP_LAST_WQE_REACHED);
+		break;
+	case ORDMA_EQE_CQ_ERR:
+		ordma_cq_async_event(dev, data0, IB_EVENT_CQ_ERR);
+		break;
+	case ORDMA_EQE_SRQ_LIMIT:
+		ordma_srq_async_event(dev, data0, IB_EVENT_SRQ_LIMIT_REACHED);
+		break;
 	default:
 		ibdev_dbg(&dev->ibdev, "ignoring async event type %#x\n", type);
 		break;
 	}
 }
 
-/* Hard IRQ context.  No CQ objects exist yet, so no completion is valid. */
+/* Hard IRQ context */
 static void ordma_ib_comp_event(void *priv, u32 cqn)
 {
-	struct ordma_ibdev *dev = priv;
-
-	ibdev_dbg_ratelimited(&dev->ibdev,
-			      "completion event for unknown CQ %u\n", cqn);
+	ordma_cq_comp_event(priv, cqn);
 }
 
 /* Consumers (uverbs async event files, ULPs) learn that the device is
@@ -168,6 +221,17 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 	dev->cdev = cdev;
 	dev->caps = *ordma_core_caps(cdev);
 	dev->fw_ver = ordma_ib_fw_ver(cdev);
+	dev->kdb = ordma_core_kernel_db(cdev);
+	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
+	atomic_set(&dev->key_seq, get_random_u8());
+
+	dev->wq = alloc_ordered_workqueue("ordma_ib/%s", 0, pci_name(pdev));
+	if (!dev->wq) {
+		err = -ENOMEM;
+		goto err_dealloc;
+	}
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->node_guid = dev->caps.node_guid;
@@ -211,6 +275,8 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 err_unregister:
 	ib_unregister_device(ibdev);
 err_dealloc:
+	if (dev->wq)
+		destroy_workqueue(dev->wq);
 	ib_dealloc_device(ibdev);
 	return err;
 }
@@ -221,6 +287,10 @@ static void ordma_ib_remove(struct auxiliary_device *adev)
 
 	ordma_core_unregister_events(dev->cdev);
 	ib_unregister_device(&dev->ibdev);
+	/* Runs the DESTROY_AH commands still queued. */
+	destroy_workqueue(dev->wq);
+	WARN_ON(!xa_empty(&dev->cqs) || !xa_empty(&dev->qps) ||
+		!xa_empty(&dev->srqs));
 	ib_dealloc_device(&dev->ibdev);
 }
 

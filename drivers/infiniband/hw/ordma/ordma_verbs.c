@@ -10,6 +10,8 @@
 #include <rdma/ib_mad.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/ordma-abi.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/restrack.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "ordma_ib.h"
@@ -31,6 +33,7 @@ int ordma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 {
 	struct ordma_ibdev *dev = to_ordma_ibdev(ibdev);
 	const struct ordma_device_caps *caps = &dev->caps;
+	u32 cap_flags = le32_to_cpu(caps->cap_flags);
 	u64 max_res_rd_atom;
 
 	/* No driver-specific request is defined: accept only zeroes. */
@@ -69,16 +72,23 @@ int ordma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->local_ca_ack_delay = min_t(u32,
 					 le32_to_cpu(caps->local_ca_ack_delay),
 					 U8_MAX);
-	/*
-	 * Only what works today is claimed: port state changes are reported
-	 * as events.  Atomics, fast registration and the rest of the
-	 * engine's capabilities follow with the QP and MR verbs.
-	 */
 	attr->device_cap_flags = IB_DEVICE_PORT_ACTIVE_EVENT |
-				 IB_DEVICE_SYS_IMAGE_GUID;
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_CURR_QP_STATE_MOD;
 	attr->atomic_cap = IB_ATOMIC_NONE;
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
-
+	if (cap_flags & ORDMA_DEV_CAP_FAST_REG) {
+		attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
+		attr->max_fast_reg_page_list_len = ORDMA_MTT_ENTRIES_PER_PAGE;
+	}
+	if (cap_flags & ORDMA_DEV_CAP_ATOMIC)
+		attr->atomic_cap = IB_ATOMIC_HCA;
+	if (!(cap_flags & ORDMA_DEV_CAP_SRQ)) {
+		attr->max_srq = 0;
+		attr->max_srq_wr = 0;
+		attr->max_srq_sge = 0;
+	}
 	return 0;
 }
 
@@ -145,8 +155,18 @@ int ordma_get_port_immutable(struct ib_device *ibdev, u32 port,
 
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
-	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
-	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	/*
+	 * RoCE v2 without the MAD and CM capabilities: the device has no
+	 * QP1 (CREATE_QP hands out QP numbers from 2 and nothing steers
+	 * QP1 traffic), so ib_mad and ib_cm must leave the port alone
+	 * rather than fail on a GSI QP.  Add RDMA_CORE_CAP_IB_MAD,
+	 * RDMA_CORE_CAP_IB_CM and RDMA_CORE_CAP_AF_IB (that is,
+	 * RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP) and max_mad_size
+	 * IB_MGMT_MAD_SIZE once QP1 exists.
+	 */
+	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
+				    RDMA_CORE_CAP_ETH_AH;
+	immutable->max_mad_size = 0;
 
 	return 0;
 }
@@ -416,6 +436,9 @@ int ordma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct ordma_pd *pd = to_ordma_pd(ibpd);
 	int err;
 
+	/* AHs of this PD destroyed in atomic context go first. */
+	flush_workqueue(dev->wq);
+
 	/*
 	 * The core cannot recover from a failed destroy (it warns and leaks
 	 * the object).  The device refuses only on a driver bug or when it
@@ -427,4 +450,83 @@ int ordma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 			  err);
 
 	return 0;
+}
+
+/* Driver attributes that "rdma resource show -dd" prints */
+struct ordma_res_attr {
+	const char *name;
+	u32 value;
+};
+
+static int ordma_fill_res(struct sk_buff *msg,
+			  const struct ordma_res_attr *attrs, int n)
+{
+	struct nlattr *table;
+	int i;
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++) {
+		if (rdma_nl_put_driver_u32(msg, attrs[i].name,
+					   attrs[i].value)) {
+			nla_nest_cancel(msg, table);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(msg, table);
+	return 0;
+}
+
+int ordma_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
+{
+	struct ordma_cq *cq = to_ordma_cq(ibcq);
+	const struct ordma_res_attr attrs[] = {
+		{ "cqn", cq->cqn },
+		{ "uctx", cq->uctx_id },
+		{ "log_size", cq->log_size },
+	};
+
+	return ordma_fill_res(msg, attrs, ARRAY_SIZE(attrs));
+}
+
+int ordma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	const struct ordma_res_attr attrs[] = {
+		{ "uctx", qp->uctx_id },
+		{ "sq_log_size", qp->sq.log_size },
+		{ "sq_wqe_shift", qp->sq.wqe_shift },
+		{ "rq_log_size", qp->rq.log_size },
+		{ "rq_wqe_shift", qp->rq.wqe_shift },
+	};
+
+	return ordma_fill_res(msg, attrs, ARRAY_SIZE(attrs));
+}
+
+int ordma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
+{
+	struct ordma_mr *mr = to_ordma_mr(ibmr);
+	const struct ordma_res_attr attrs[] = {
+		{ "uctx", mr->uctx_id },
+		{ "page_shift", mr->pbl.hw.page_shift },
+		{ "levels", mr->pbl.hw.levels },
+		{ "num_pages", le32_to_cpu(mr->pbl.hw.num_pages) },
+		{ "max_pages", mr->max_pages },
+	};
+
+	return ordma_fill_res(msg, attrs, ARRAY_SIZE(attrs));
+}
+
+int ordma_fill_res_srq_entry(struct sk_buff *msg, struct ib_srq *ibsrq)
+{
+	struct ordma_srq *srq = to_ordma_srq(ibsrq);
+	const struct ordma_res_attr attrs[] = {
+		{ "srqn", srq->srqn },
+		{ "uctx", srq->uctx_id },
+		{ "log_size", srq->log_size },
+		{ "wqe_shift", srq->wqe_shift },
+	};
+
+	return ordma_fill_res(msg, attrs, ARRAY_SIZE(attrs));
 }

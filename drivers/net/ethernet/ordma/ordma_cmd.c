@@ -6,6 +6,7 @@
  * debugfs bring-up interface.
  */
 
+#include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/string.h>
 
@@ -324,3 +325,196 @@ int ordma_cmd_dealloc_pd(struct ordma_core_dev *cdev, u32 uctx, u32 pdn)
 	return ordma_cmd_destroy(cdev, ORDMA_CMD_DEALLOC_PD, pdn, uctx);
 }
 EXPORT_SYMBOL_NS_GPL(ordma_cmd_dealloc_pd, ORDMA);
+
+/* Commands whose payload is one struct of the command union, with a
+ * handle in the completion.
+ */
+static int ordma_cmd_create(struct ordma_core_dev *cdev, u8 opcode,
+			    const void *params, size_t len, u32 *handle)
+{
+	struct ordma_aq_comp comp;
+	struct ordma_aq_cmd cmd;
+	int err;
+
+	ordma_cmd_init(&cmd, opcode);
+	memcpy(cmd.raw, params, len);
+	err = ordma_cmd_run(cdev, &cmd, &comp);
+	if (err)
+		return err;
+
+	*handle = le32_to_cpu(comp.handle.handle);
+	return 0;
+}
+
+int ordma_cmd_reg_mr(struct ordma_core_dev *cdev,
+		     const struct ordma_cmd_reg_mr *params, u32 *key)
+{
+	int err;
+
+	err = ordma_cmd_create(cdev, ORDMA_CMD_REG_MR, params, sizeof(*params),
+			       key);
+	if (err)
+		return err;
+	if (FIELD_GET(ORDMA_KEY_VARIANT, *key) != params->key ||
+	    !FIELD_GET(ORDMA_KEY_INDEX, *key)) {
+		dev_err(ordma_dev(cdev), "REG_MR returned key %#x for variant %#x\n",
+			*key, params->key);
+		if (FIELD_GET(ORDMA_KEY_INDEX, *key))
+			ordma_cmd_dereg_mr(cdev, le32_to_cpu(params->uctx),
+					   *key);
+		return -EIO;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_reg_mr, ORDMA);
+
+int ordma_cmd_dereg_mr(struct ordma_core_dev *cdev, u32 uctx, u32 key)
+{
+	return ordma_cmd_destroy(cdev, ORDMA_CMD_DEREG_MR, key, uctx);
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_dereg_mr, ORDMA);
+
+int ordma_cmd_create_cq(struct ordma_core_dev *cdev,
+			const struct ordma_cmd_create_cq *params, u32 *cqn)
+{
+	return ordma_cmd_create(cdev, ORDMA_CMD_CREATE_CQ, params,
+				sizeof(*params), cqn);
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_create_cq, ORDMA);
+
+int ordma_cmd_destroy_cq(struct ordma_core_dev *cdev, u32 uctx, u32 cqn)
+{
+	return ordma_cmd_destroy(cdev, ORDMA_CMD_DESTROY_CQ, cqn, uctx);
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_destroy_cq, ORDMA);
+
+int ordma_cmd_create_srq(struct ordma_core_dev *cdev,
+			 const struct ordma_cmd_create_srq *params, u32 *srqn)
+{
+	return ordma_cmd_create(cdev, ORDMA_CMD_CREATE_SRQ, params,
+				sizeof(*params), srqn);
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_create_srq, ORDMA);
+
+int ordma_cmd_modify_srq(struct ordma_core_dev *cdev, u32 uctx, u32 srqn,
+			 u32 limit)
+{
+	struct ordma_aq_comp comp;
+	struct ordma_aq_cmd cmd;
+
+	ordma_cmd_init(&cmd, ORDMA_CMD_MODIFY_SRQ);
+	cmd.modify_srq.srqn = cpu_to_le32(srqn);
+	cmd.modify_srq.uctx = cpu_to_le32(uctx);
+	cmd.modify_srq.limit = cpu_to_le32(limit);
+	return ordma_cmd_run(cdev, &cmd, &comp);
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_modify_srq, ORDMA);
+
+int ordma_cmd_destroy_srq(struct ordma_core_dev *cdev, u32 uctx, u32 srqn)
+{
+	return ordma_cmd_destroy(cdev, ORDMA_CMD_DESTROY_SRQ, srqn, uctx);
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_destroy_srq, ORDMA);
+
+int ordma_cmd_create_ah(struct ordma_core_dev *cdev,
+			const struct ordma_cmd_create_ah *params, u32 *ah)
+{
+	return ordma_cmd_create(cdev, ORDMA_CMD_CREATE_AH, params,
+				sizeof(*params), ah);
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_create_ah, ORDMA);
+
+int ordma_cmd_destroy_ah(struct ordma_core_dev *cdev, u32 uctx, u32 ah)
+{
+	return ordma_cmd_destroy(cdev, ORDMA_CMD_DESTROY_AH, ah, uctx);
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_destroy_ah, ORDMA);
+
+/*
+ * CREATE_QP, MODIFY_QP and QUERY_QP: the parameters travel in a buffer of
+ * the admin queue (which keeps it if the command times out).  @in is
+ * copied to the device before the command, the buffer is copied to @out
+ * after it; either may be NULL.
+ */
+static int ordma_cmd_buf_run(struct ordma_core_dev *cdev, u8 opcode,
+			     u32 handle, const void *in, void *out, u32 len,
+			     struct ordma_aq_comp *comp)
+{
+	struct ordma_cmd_dma *buf;
+	struct ordma_aq_cmd cmd;
+	int err;
+
+	buf = ordma_cmd_dma_alloc(cdev, len);
+	if (!buf)
+		return -ENOMEM;
+	if (in) {
+		memcpy(buf->va, in, len);
+		dma_sync_single_for_device(ordma_dev(cdev), buf->dma, len,
+					   DMA_BIDIRECTIONAL);
+	}
+
+	ordma_cmd_init(&cmd, opcode);
+	cmd.buf.buf_addr = cpu_to_le64(buf->dma);
+	cmd.buf.buf_len = cpu_to_le32(len);
+	cmd.buf.handle = cpu_to_le32(handle);
+
+	err = ordma_cmdq_exec(cdev, &cmd, comp, buf);
+	if (err)
+		return err;	/* the queue has released buf */
+
+	err = ordma_cmd_check(cdev, &cmd, comp);
+	if (!err && out) {
+		if (le32_to_cpu(comp->buf.written) != len) {
+			dev_err(ordma_dev(cdev),
+				"admin command 0x%02x wrote %u of %u bytes\n",
+				opcode, le32_to_cpu(comp->buf.written), len);
+			err = -EIO;
+		} else {
+			memcpy(out, buf->va, len);
+		}
+	}
+	ordma_cmd_dma_free(cdev, buf);
+	return err;
+}
+
+int ordma_cmd_create_qp(struct ordma_core_dev *cdev,
+			const struct ordma_qp_create_params *params, u32 *qpn)
+{
+	struct ordma_aq_comp comp;
+	int err;
+
+	err = ordma_cmd_buf_run(cdev, ORDMA_CMD_CREATE_QP, 0, params, NULL,
+				sizeof(*params), &comp);
+	if (err)
+		return err;
+
+	*qpn = le32_to_cpu(comp.handle.handle);
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_create_qp, ORDMA);
+
+int ordma_cmd_modify_qp(struct ordma_core_dev *cdev, u32 qpn,
+			const struct ordma_qp_attr *attr)
+{
+	struct ordma_aq_comp comp;
+
+	return ordma_cmd_buf_run(cdev, ORDMA_CMD_MODIFY_QP, qpn, attr, NULL,
+				 sizeof(*attr), &comp);
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_modify_qp, ORDMA);
+
+int ordma_cmd_query_qp(struct ordma_core_dev *cdev, u32 qpn,
+		       struct ordma_qp_attr *attr)
+{
+	struct ordma_aq_comp comp;
+
+	return ordma_cmd_buf_run(cdev, ORDMA_CMD_QUERY_QP, qpn, NULL, attr,
+				 sizeof(*attr), &comp);
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_query_qp, ORDMA);
+
+int ordma_cmd_destroy_qp(struct ordma_core_dev *cdev, u32 uctx, u32 qpn)
+{
+	return ordma_cmd_destroy(cdev, ORDMA_CMD_DESTROY_QP, qpn, uctx);
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_destroy_qp, ORDMA);

@@ -68,7 +68,7 @@ struct ordma_cmd_dma *ordma_cmd_dma_alloc(struct ordma_core_dev *cdev,
 	if (!buf->va)
 		goto err_free;
 	buf->len = len;
-	buf->dma = dma_map_single(dev, buf->va, len, DMA_FROM_DEVICE);
+	buf->dma = dma_map_single(dev, buf->va, len, DMA_BIDIRECTIONAL);
 	if (dma_mapping_error(dev, buf->dma))
 		goto err_free_va;
 	return buf;
@@ -85,7 +85,8 @@ void ordma_cmd_dma_free(struct ordma_core_dev *cdev, struct ordma_cmd_dma *buf)
 {
 	if (!buf)
 		return;
-	dma_unmap_single(ordma_dev(cdev), buf->dma, buf->len, DMA_FROM_DEVICE);
+	dma_unmap_single(ordma_dev(cdev), buf->dma, buf->len,
+			 DMA_BIDIRECTIONAL);
 	kfree(buf->va);
 	kfree(buf);
 }
@@ -391,7 +392,7 @@ int ordma_cmdq_exec(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
 
 	if (buf)
 		dma_sync_single_for_cpu(ordma_dev(cdev), buf->dma, buf->len,
-					DMA_FROM_DEVICE);
+					DMA_BIDIRECTIONAL);
 	if (comp)
 		*comp = wait.comp;
 	return 0;

@@ -99,6 +99,12 @@ phys_addr_t ordma_core_db_page_phys(struct ordma_core_dev *cdev, u32 page)
 }
 EXPORT_SYMBOL_NS_GPL(ordma_core_db_page_phys, ORDMA);
 
+void __iomem *ordma_core_kernel_db(struct ordma_core_dev *cdev)
+{
+	return cdev->db;
+}
+EXPORT_SYMBOL_NS_GPL(ordma_core_kernel_db, ORDMA);
+
 /* The device stopped working: fail commands from now on, drop the link.
  * Any context that may sleep.
  */

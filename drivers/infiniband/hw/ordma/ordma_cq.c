@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * ORDMA RDMA driver: completion queues.
+ *
+ * A user CQ's ring and doorbell record live in the process (struct
+ * ordma_create_cq); the provider polls it.  A kernel CQ's ring is
+ * DMA-coherent memory followed by its doorbell record, and poll_cq /
+ * req_notify_cq run here, ringing the CQ doorbell on the kernel page.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/dma-mapping.h>
+#include <linux/io.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/ordma-abi.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "ordma_ib.h"
+
+#define ORDMA_CQ_MAX_LOG_SIZE	16
+/* Room for the doorbell record behind a kernel CQ's ring */
+#define ORDMA_CQ_DBREC_SIZE	8
+
+static_assert(sizeof(struct ordma_cqe) == ORDMA_CQE_SIZE);
+
+static struct ordma_cq *ordma_cq_get(struct ordma_ibdev *dev, u32 cqn)
+{
+	struct ordma_cq *cq;
+	unsigned long flags;
+
+	xa_lock_irqsave(&dev->cqs, flags);
+	cq = xa_load(&dev->cqs, cqn);
+	if (cq && !refcount_inc_not_zero(&cq->refcount))
+		cq = NULL;
+	xa_unlock_irqrestore(&dev->cqs, flags);
+	return cq;
+}
+
+static void ordma_cq_put(struct ordma_cq *cq)
+{
+	if (refcount_dec_and_test(&cq->refcount))
+		complete(&cq->free);
+}
+
+/* Hard IRQ context */
+void ordma_cq_comp_event(struct ordma_ibdev *dev, u32 cqn)
+{
+	struct ordma_cq *cq = ordma_cq_get(dev, cqn);
+
+	if (!cq) {
+		ibdev_dbg_ratelimited(&dev->ibdev,
+				      "completion event for unknown CQ %u\n",
+				      cqn);
+		return;
+	}
+	if (cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	ordma_cq_put(cq);
+}
+
+/* Hard IRQ context */
+void ordma_cq_async_event(struct ordma_ibdev *dev, u32 cqn,
+			  enum ib_event_type type)
+{
+	struct ordma_cq *cq = ordma_cq_get(dev, cqn);
+	struct ib_event event = {};
+
+	if (!cq) {
+		ibdev_dbg_ratelimited(&dev->ibdev,
+				      "async event %d for unknown CQ %u\n",
+				      type, cqn);
+		return;
+	}
+	ibdev_warn_ratelimited(&dev->ibdev, "CQ %u entered the error state\n",
+			       cqn);
+	if (cq->ibcq.event_handler) {
+		event.device = &dev->ibdev;
+		event.element.cq = &cq->ibcq;
+		event.event = type;
+		cq->ibcq.event_handler(&event, cq->ibcq.cq_context);
+	}
+	ordma_cq_put(cq);
+}
+
+static int ordma_create_user_cq(struct ordma_ibdev *dev, struct ordma_cq *cq,
+				const struct ib_cq_init_attr *attr,
+				struct ib_udata *udata,
+				struct ordma_cmd_create_cq *cmd)
+{
+	struct ordma_create_cq ucmd = {};
+	size_t inlen;
+	u64 db_dma;
+	int err;
+
+	if (udata->inlen < offsetofend(struct ordma_create_cq, log_size)) {
+		ibdev_dbg(&dev->ibdev, "create_cq: udata too short (%zu)\n",
+			  udata->inlen);
+		return -EINVAL;
+	}
+	inlen = min(udata->inlen, sizeof(ucmd));
+	err = ib_copy_from_udata(&ucmd, udata, inlen);
+	if (err)
+		return err;
+	if (memchr_inv(ucmd.reserved, 0, sizeof(ucmd.reserved)) ||
+	    (udata->inlen > sizeof(ucmd) &&
+	     !ib_is_udata_cleared(udata, sizeof(ucmd),
+				  udata->inlen - sizeof(ucmd)))) {
+		ibdev_dbg(&dev->ibdev, "create_cq: reserved udata not zero\n");
+		return -EINVAL;
+	}
+
+	if (!ucmd.log_size || ucmd.log_size > ORDMA_CQ_MAX_LOG_SIZE ||
+	    BIT(ucmd.log_size) > le32_to_cpu(dev->caps.max_cqe) ||
+	    BIT(ucmd.log_size) < attr->cqe) {
+		ibdev_dbg(&dev->ibdev, "create_cq: bad log_size %u for %u CQEs\n",
+			  ucmd.log_size, attr->cqe);
+		return -EINVAL;
+	}
+	if (!ucmd.db_record_addr || !IS_ALIGNED(ucmd.db_record_addr, 8)) {
+		ibdev_dbg(&dev->ibdev, "create_cq: bad doorbell record %#llx\n",
+			  ucmd.db_record_addr);
+		return -EINVAL;
+	}
+	cq->log_size = ucmd.log_size;
+
+	cq->umem = ordma_umem_ring(dev, ucmd.buf_addr,
+				   (size_t)ORDMA_CQE_SIZE << cq->log_size,
+				   &cq->pbl);
+	if (IS_ERR(cq->umem)) {
+		err = PTR_ERR(cq->umem);
+		cq->umem = NULL;
+		return err;
+	}
+
+	/* The record is 8 bytes in one page: pin that page. */
+	cq->db_umem = ib_umem_get(&dev->ibdev, ucmd.db_record_addr,
+				  ORDMA_CQ_DBREC_SIZE, 0);
+	if (IS_ERR(cq->db_umem)) {
+		err = PTR_ERR(cq->db_umem);
+		cq->db_umem = NULL;
+		goto err_ring;
+	}
+	db_dma = sg_dma_address(cq->db_umem->sgt_append.sgt.sgl) +
+		 ib_umem_offset(cq->db_umem);
+
+	cmd->ring = cq->pbl.hw;
+	cmd->db_record = cpu_to_le64(db_dma);
+	return 0;
+
+err_ring:
+	ordma_pbl_free(dev, &cq->pbl);
+	ib_umem_release(cq->umem);
+	cq->umem = NULL;
+	return err;
+}
+
+static int ordma_create_kernel_cq(struct ordma_ibdev *dev, struct ordma_cq *cq,
+				  const struct ib_cq_init_attr *attr,
+				  struct ordma_cmd_create_cq *cmd)
+{
+	size_t ring_size;
+	int err;
+
+	cq->log_size = max_t(u32, order_base_2(attr->cqe), 1);
+	if (cq->log_size > ORDMA_CQ_MAX_LOG_SIZE)
+		return -EINVAL;
+	ring_size = (size_t)ORDMA_CQE_SIZE << cq->log_size;
+
+	err = ordma_kbuf_alloc(dev, &cq->kbuf, ring_size + ORDMA_CQ_DBREC_SIZE,
+			       &cmd->ring);
+	if (err)
+		return err;
+	cq->db_record = cq->kbuf.va + ring_size;
+	cmd->db_record = cpu_to_le64(cq->kbuf.dma + ring_size);
+	spin_lock_init(&cq->lock);
+	cq->ci = 0;
+	return 0;
+}
+
+static void ordma_cq_free_bufs(struct ordma_ibdev *dev, struct ordma_cq *cq)
+{
+	ordma_pbl_free(dev, &cq->pbl);
+	if (cq->umem)
+		ib_umem_release(cq->umem);
+	if (cq->db_umem)
+		ib_umem_release(cq->db_umem);
+	ordma_kbuf_free(dev, &cq->kbuf);
+}
+
+int ordma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct uverbs_attr_bundle *attrs)
+{
+	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibcq->device);
+	struct ordma_cq *cq = to_ordma_cq(ibcq);
+	struct ordma_create_cq_resp resp = {};
+	struct ordma_cmd_create_cq cmd = {};
+	u32 eqn;
+	int err;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (!attr->cqe || attr->cqe > le32_to_cpu(dev->caps.max_cqe))
+		return -EINVAL;
+	err = ordma_core_comp_eqn(dev->cdev, attr->comp_vector, &eqn);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "create_cq: no completion vector %u\n",
+			  attr->comp_vector);
+		return err;
+	}
+
+	cq->uctx_id = ordma_udata_uctx(udata);
+	refcount_set(&cq->refcount, 1);
+	init_completion(&cq->free);
+
+	if (udata)
+		err = ordma_create_user_cq(dev, cq, attr, udata, &cmd);
+	else
+		err = ordma_create_kernel_cq(dev, cq, attr, &cmd);
+	if (err)
+		return err;
+
+	cmd.uctx = cpu_to_le32(cq->uctx_id);
+	cmd.eqn = cpu_to_le32(eqn);
+	cmd.log_size = cq->log_size;
+	err = ordma_cmd_create_cq(dev->cdev, &cmd, &cq->cqn);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "CREATE_CQ failed: %d\n", err);
+		if (ordma_cmd_lost(err))
+			return err;
+		goto err_free_bufs;
+	}
+
+	err = xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
+	if (err)
+		goto err_destroy;
+
+	ibcq->cqe = BIT(cq->log_size);
+
+	if (udata) {
+		resp.cqn = cq->cqn;
+		err = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (err)
+			goto err_erase;
+	}
+
+	ibdev_dbg(&dev->ibdev, "CQ %u: %u entries on EQ %u, uctx %u\n",
+		  cq->cqn, ibcq->cqe, eqn, cq->uctx_id);
+	return 0;
+
+err_erase:
+	xa_erase_irq(&dev->cqs, cq->cqn);
+err_destroy:
+	if (ordma_cmd_destroy_cq(dev->cdev, cq->uctx_id, cq->cqn))
+		return err;	/* keep the memory the device may still use */
+err_free_bufs:
+	ordma_cq_free_bufs(dev, cq);
+	return err;
+}
+
+int ordma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibcq->device);
+	struct ordma_cq *cq = to_ordma_cq(ibcq);
+	int err;
+
+	err = ordma_cmd_destroy_cq(dev->cdev, cq->uctx_id, cq->cqn);
+	if (err)
+		ibdev_err(&dev->ibdev, "DESTROY_CQ %u failed: %d\n", cq->cqn,
+			  err);
+
+	/* No new handler finds the CQ; wait for those running. */
+	xa_erase_irq(&dev->cqs, cq->cqn);
+	ordma_cq_put(cq);
+	wait_for_completion(&cq->free);
+
+	if (!ordma_cmd_lost(err))
+		ordma_cq_free_bufs(dev, cq);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Kernel CQ polling                                                */
+/* ---------------------------------------------------------------- */
+
+static struct ordma_cqe *ordma_cq_slot(struct ordma_cq *cq, u32 idx)
+{
+	struct ordma_cqe *ring = cq->kbuf.va;
+
+	return &ring[idx & (BIT(cq->log_size) - 1)];
+}
+
+/* The CQE at free-running index @idx, if the device has written it. */
+static struct ordma_cqe *ordma_cq_peek(struct ordma_cq *cq, u32 idx)
+{
+	struct ordma_cqe *cqe = ordma_cq_slot(cq, idx);
+	u32 phase = !((idx >> cq->log_size) & 1);
+	u32 owner = le32_to_cpu(READ_ONCE(cqe->owner));
+
+	if (!!(owner & ORDMA_CQE_PHASE) != phase)
+		return NULL;
+	/* The owner dword is written last: read the rest after it. */
+	dma_rmb();
+	return cqe;
+}
+
+static enum ib_wc_opcode ordma_wc_opcode(u8 opcode)
+{
+	switch (opcode) {
+	case ORDMA_CQE_OP_RDMA_WRITE:
+		return IB_WC_RDMA_WRITE;
+	case ORDMA_CQE_OP_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case ORDMA_CQE_OP_CMP_SWP:
+		return IB_WC_COMP_SWAP;
+	case ORDMA_CQE_OP_FETCH_ADD:
+		return IB_WC_FETCH_ADD;
+	case ORDMA_CQE_OP_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case ORDMA_CQE_OP_REG_MR:
+		return IB_WC_REG_MR;
+	case ORDMA_CQE_OP_RECV:
+		return IB_WC_RECV;
+	case ORDMA_CQE_OP_RECV_RDMA_IMM:
+		return IB_WC_RECV_RDMA_WITH_IMM;
+	case ORDMA_CQE_OP_SEND:
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/* Retire the WQEs of @wq up to slot @slot; returns that WQE's wr_id. */
+static u64 ordma_wq_complete(struct ordma_wq *wq, u32 slot)
+{
+	u32 mask = BIT(wq->log_size) - 1;
+	unsigned long flags;
+	u64 wr_id;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	slot &= mask;
+	wr_id = wq->wr_id[slot];
+	/* In-order completion: every older slot is done too. */
+	if (wq->pi != wq->ci)
+		wq->ci += ((slot - wq->ci) & mask) + 1;
+	spin_unlock_irqrestore(&wq->lock, flags);
+	return wr_id;
+}
+
+/* Returns false if the CQE names no QP of ours (it is skipped). */
+static bool ordma_cq_fill_wc(struct ordma_ibdev *dev,
+			     const struct ordma_cqe *cqe, struct ib_wc *wc)
+{
+	u32 qpn = le32_to_cpu(cqe->qpn);
+	u16 flags = le16_to_cpu(cqe->flags);
+	bool recv = cqe->opcode & ORDMA_CQE_OP_RECV;
+	struct ordma_qp *qp;
+
+	qp = ordma_qp_get(dev, qpn);
+	if (!qp)
+		return false;
+	if (qp->uctx_id != ORDMA_KERNEL_UCTX || (recv && qp->ibqp.srq)) {
+		ordma_qp_put(qp);
+		return false;
+	}
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = ordma_wq_complete(recv ? &qp->rq : &qp->sq,
+				      le32_to_cpu(cqe->wqe_idx));
+	wc->status = cqe->status;
+	wc->opcode = ordma_wc_opcode(cqe->opcode);
+	wc->byte_len = le32_to_cpu(cqe->byte_len);
+	wc->qp = &qp->ibqp;
+	wc->src_qp = le32_to_cpu(cqe->src_qp);
+	wc->port_num = 1;
+	if (flags & ORDMA_CQE_F_IMM) {
+		/* The immediate is kept in wire (big endian) byte order. */
+		wc->ex.imm_data = (__force __be32)cqe->imm_inv;
+		wc->wc_flags |= IB_WC_WITH_IMM;
+	} else if (flags & ORDMA_CQE_F_INV) {
+		wc->ex.invalidate_rkey = le32_to_cpu(cqe->imm_inv);
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+	}
+	if (flags & ORDMA_CQE_F_GRH) {
+		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+		wc->network_hdr_type = flags & ORDMA_CQE_F_IPV4 ?
+				       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+	}
+	/* The QP stays allocated while its CQE is polled: its destroy
+	 * waits for the CQ lock (ordma_cq_clean()).
+	 */
+	ordma_qp_put(qp);
+	return true;
+}
+
+int ordma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibcq->device);
+	struct ordma_cq *cq = to_ordma_cq(ibcq);
+	struct ordma_cqe *cqe;
+	unsigned long flags;
+	int n = 0;
+
+	if (!cq->kbuf.va)
+		return -EOPNOTSUPP;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	while (n < num_entries) {
+		cqe = ordma_cq_peek(cq, cq->ci);
+		if (!cqe)
+			break;
+		cq->ci++;
+		if (ordma_cq_fill_wc(dev, cqe, &wc[n]))
+			n++;
+	}
+	/* Hand the slots back before the device next looks for room. */
+	WRITE_ONCE(*cq->db_record, cpu_to_le32(cq->ci));
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+int ordma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibcq->device);
+	struct ordma_cq *cq = to_ordma_cq(ibcq);
+	unsigned long irqflags;
+	u64 db;
+	int ret = 0;
+
+	if (!cq->kbuf.va)
+		return -EOPNOTSUPP;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	db = FIELD_PREP(ORDMA_DB_QN, cq->cqn) |
+	     FIELD_PREP(ORDMA_DB_IDX, cq->ci) | ORDMA_DB_ARM;
+	if ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED)
+		db |= ORDMA_DB_SOLICITED;
+	writeq(db, dev->kdb + ORDMA_DB_CQ);
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && ordma_cq_peek(cq, cq->ci))
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}
+
+/*
+ * Called when kernel QP @qpn is destroyed: its completions that were not
+ * polled yet are dropped, so that a later QP with the same number does
+ * not get them.  Taking the CQ lock also waits for a poller that is
+ * looking at the QP.
+ */
+void ordma_cq_clean(struct ordma_cq *cq, u32 qpn)
+{
+	struct ordma_cqe *cqe;
+	unsigned long flags;
+	u32 idx;
+
+	if (!cq->kbuf.va)
+		return;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	for (idx = cq->ci; idx - cq->ci < BIT(cq->log_size); idx++) {
+		cqe = ordma_cq_peek(cq, idx);
+		if (!cqe)
+			break;
+		/* QP number 0 is never handed out: the poller skips it. */
+		if (le32_to_cpu(cqe->qpn) == qpn)
+			cqe->qpn = 0;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+}

@@ -1,0 +1,924 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * ORDMA RDMA driver: queue pairs (RC and UD).
+ *
+ * User QPs have their rings in the process (struct ordma_create_qp); the
+ * provider posts to them.  Kernel QPs have DMA-coherent rings and are
+ * posted to here, with doorbells on the kernel page.  The device owns the
+ * QP state; the driver keeps only the last state it set, to refuse
+ * posting in RESET, which the device does not check.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/if_vlan.h>
+#include <linux/io.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/ordma-abi.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "ordma_ib.h"
+
+#define ORDMA_WQ_MIN_LOG_SIZE		1
+#define ORDMA_WQ_MAX_LOG_SIZE		12
+#define ORDMA_RECV_WQE_MIN_SHIFT	5
+#define ORDMA_RECV_WQE_MAX_SHIFT	8
+#define ORDMA_RECV_WQE_HDR_SIZE		sizeof(struct ordma_recv_wqe)
+
+static_assert(sizeof(struct ordma_qp_create_params) == 64);
+static_assert(sizeof(struct ordma_qp_attr) == 72);
+static_assert(sizeof(struct ordma_send_wqe) == ORDMA_SEND_WQE_HDR_SIZE);
+static_assert(sizeof(struct ordma_sge) == 16);
+static_assert(sizeof(struct ordma_recv_wqe) == 16);
+
+struct ordma_qp *ordma_qp_get(struct ordma_ibdev *dev, u32 qpn)
+{
+	struct ordma_qp *qp;
+	unsigned long flags;
+
+	xa_lock_irqsave(&dev->qps, flags);
+	qp = xa_load(&dev->qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->refcount))
+		qp = NULL;
+	xa_unlock_irqrestore(&dev->qps, flags);
+	return qp;
+}
+
+void ordma_qp_put(struct ordma_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->refcount))
+		complete(&qp->free);
+}
+
+/* Hard IRQ context */
+void ordma_qp_async_event(struct ordma_ibdev *dev, u32 qpn,
+			  enum ib_event_type type)
+{
+	struct ordma_qp *qp = ordma_qp_get(dev, qpn);
+	struct ib_event event = {};
+
+	if (!qp) {
+		ibdev_dbg_ratelimited(&dev->ibdev,
+				      "async event %d for unknown QP %u\n",
+				      type, qpn);
+		return;
+	}
+	ibdev_dbg(&dev->ibdev, "QP %u: %s\n", qpn, ib_event_msg(type));
+	if (qp->ibqp.event_handler) {
+		event.device = &dev->ibdev;
+		event.element.qp = &qp->ibqp;
+		event.event = type;
+		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
+	}
+	ordma_qp_put(qp);
+}
+
+/* ---------------------------------------------------------------- */
+/* Address vectors                                                  */
+/* ---------------------------------------------------------------- */
+
+int ordma_av_from_ah_attr(struct ordma_ibdev *dev,
+			  const struct rdma_ah_attr *ah_attr,
+			  struct ordma_av *av)
+{
+	const struct ib_global_route *grh;
+	u16 vlan_id = ORDMA_VLAN_NONE;
+	int err;
+
+	if (ah_attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH))
+		return -EINVAL;
+	grh = rdma_ah_read_grh(ah_attr);
+	if (!grh->sgid_attr)
+		return -EINVAL;
+
+	err = rdma_read_gid_l2_fields(grh->sgid_attr, &vlan_id, NULL);
+	if (err)
+		return err;
+
+	memset(av, 0, sizeof(*av));
+	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
+	memcpy(av->dmac, ah_attr->roce.dmac, sizeof(av->dmac));
+	av->sgid_index = grh->sgid_attr->index;
+	av->hop_limit = grh->hop_limit;
+	av->flow_label = cpu_to_le32(grh->flow_label);
+	av->traffic_class = grh->traffic_class;
+	av->vlan_id = cpu_to_le16(vlan_id < VLAN_N_VID ? vlan_id :
+				  ORDMA_VLAN_NONE);
+	return 0;
+}
+
+static void ordma_av_to_ah_attr(struct ordma_ibdev *dev,
+				const struct ordma_av *av,
+				struct rdma_ah_attr *ah_attr)
+{
+	union ib_gid dgid;
+
+	memset(ah_attr, 0, sizeof(*ah_attr));
+	ah_attr->type = RDMA_AH_ATTR_TYPE_ROCE;
+	rdma_ah_set_port_num(ah_attr, 1);
+	memcpy(dgid.raw, av->dgid, sizeof(dgid.raw));
+	rdma_ah_set_grh(ah_attr, &dgid, le32_to_cpu(av->flow_label),
+			av->sgid_index, av->hop_limit, av->traffic_class);
+	memcpy(ah_attr->roce.dmac, av->dmac, sizeof(ah_attr->roce.dmac));
+}
+
+/* ---------------------------------------------------------------- */
+/* Create and destroy                                               */
+/* ---------------------------------------------------------------- */
+
+static int ordma_qp_check_caps(struct ordma_ibdev *dev,
+			       const struct ib_qp_init_attr *attr)
+{
+	const struct ordma_device_caps *caps = &dev->caps;
+	const struct ib_qp_cap *cap = &attr->cap;
+
+	if (cap->max_send_wr > le32_to_cpu(caps->max_qp_wr) ||
+	    cap->max_send_sge > le32_to_cpu(caps->max_send_sge) ||
+	    cap->max_inline_data > le32_to_cpu(caps->max_inline_data))
+		return -EINVAL;
+	if (attr->srq)
+		return 0;
+	if (cap->max_recv_wr > le32_to_cpu(caps->max_qp_wr) ||
+	    cap->max_recv_sge > le32_to_cpu(caps->max_recv_sge))
+		return -EINVAL;
+	return 0;
+}
+
+static u32 ordma_send_wqe_sges(u32 wqe_shift)
+{
+	return (BIT(wqe_shift) - ORDMA_SEND_WQE_HDR_SIZE) /
+	       sizeof(struct ordma_sge);
+}
+
+static u32 ordma_recv_wqe_sges(u32 wqe_shift)
+{
+	return (BIT(wqe_shift) - ORDMA_RECV_WQE_HDR_SIZE) /
+	       sizeof(struct ordma_sge);
+}
+
+static int ordma_user_qp_sizes(struct ordma_ibdev *dev, struct ordma_qp *qp,
+			       const struct ib_qp_init_attr *attr,
+			       const struct ordma_create_qp *ucmd)
+{
+	const struct ib_qp_cap *cap = &attr->cap;
+	u32 room;
+
+	if (ucmd->sq_log_size < ORDMA_WQ_MIN_LOG_SIZE ||
+	    ucmd->sq_log_size > ORDMA_WQ_MAX_LOG_SIZE ||
+	    ucmd->sq_wqe_shift < ORDMA_SEND_WQE_MIN_SHIFT ||
+	    ucmd->sq_wqe_shift > ORDMA_SEND_WQE_MAX_SHIFT)
+		return -EINVAL;
+	room = BIT(ucmd->sq_wqe_shift) - ORDMA_SEND_WQE_HDR_SIZE;
+	if (BIT(ucmd->sq_log_size) < cap->max_send_wr ||
+	    ordma_send_wqe_sges(ucmd->sq_wqe_shift) < cap->max_send_sge ||
+	    room < cap->max_inline_data)
+		return -EINVAL;
+	qp->sq.log_size = ucmd->sq_log_size;
+	qp->sq.wqe_shift = ucmd->sq_wqe_shift;
+
+	if (attr->srq) {
+		if (ucmd->rq_buf_addr || ucmd->rq_log_size ||
+		    ucmd->rq_wqe_shift)
+			return -EINVAL;
+		return 0;
+	}
+	if (ucmd->rq_log_size < ORDMA_WQ_MIN_LOG_SIZE ||
+	    ucmd->rq_log_size > ORDMA_WQ_MAX_LOG_SIZE ||
+	    ucmd->rq_wqe_shift < ORDMA_RECV_WQE_MIN_SHIFT ||
+	    ucmd->rq_wqe_shift > ORDMA_RECV_WQE_MAX_SHIFT ||
+	    BIT(ucmd->rq_log_size) < cap->max_recv_wr ||
+	    ordma_recv_wqe_sges(ucmd->rq_wqe_shift) < cap->max_recv_sge)
+		return -EINVAL;
+	qp->rq.log_size = ucmd->rq_log_size;
+	qp->rq.wqe_shift = ucmd->rq_wqe_shift;
+	return 0;
+}
+
+static void ordma_qp_free_bufs(struct ordma_ibdev *dev, struct ordma_qp *qp)
+{
+	struct ordma_wq *wqs[] = { &qp->sq, &qp->rq };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(wqs); i++) {
+		ordma_pbl_free(dev, &wqs[i]->pbl);
+		if (wqs[i]->umem)
+			ib_umem_release(wqs[i]->umem);
+		wqs[i]->umem = NULL;
+		ordma_kbuf_free(dev, &wqs[i]->kbuf);
+		kfree(wqs[i]->wr_id);
+		wqs[i]->wr_id = NULL;
+	}
+}
+
+static int ordma_create_user_qp(struct ordma_ibdev *dev, struct ordma_qp *qp,
+				const struct ib_qp_init_attr *attr,
+				struct ib_udata *udata,
+				struct ordma_qp_create_params *p)
+{
+	struct ordma_create_qp ucmd = {};
+	struct ib_umem *umem;
+	int err;
+
+	if (udata->inlen < sizeof(ucmd)) {
+		ibdev_dbg(&dev->ibdev, "create_qp: udata too short (%zu)\n",
+			  udata->inlen);
+		return -EINVAL;
+	}
+	err = ib_copy_from_udata(&ucmd, udata, sizeof(ucmd));
+	if (err)
+		return err;
+	if (ucmd.reserved ||
+	    (udata->inlen > sizeof(ucmd) &&
+	     !ib_is_udata_cleared(udata, sizeof(ucmd),
+				  udata->inlen - sizeof(ucmd)))) {
+		ibdev_dbg(&dev->ibdev, "create_qp: reserved udata not zero\n");
+		return -EINVAL;
+	}
+
+	err = ordma_user_qp_sizes(dev, qp, attr, &ucmd);
+	if (err) {
+		ibdev_dbg(&dev->ibdev,
+			  "create_qp: SQ 2^%u x 2^%u, RQ 2^%u x 2^%u do not fit the caps\n",
+			  ucmd.sq_log_size, ucmd.sq_wqe_shift,
+			  ucmd.rq_log_size, ucmd.rq_wqe_shift);
+		return err;
+	}
+
+	umem = ordma_umem_ring(dev, ucmd.sq_buf_addr,
+			       BIT(qp->sq.log_size + qp->sq.wqe_shift),
+			       &qp->sq.pbl);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	qp->sq.umem = umem;
+	p->sq = qp->sq.pbl.hw;
+
+	if (!attr->srq) {
+		umem = ordma_umem_ring(dev, ucmd.rq_buf_addr,
+				       BIT(qp->rq.log_size + qp->rq.wqe_shift),
+				       &qp->rq.pbl);
+		if (IS_ERR(umem)) {
+			ordma_qp_free_bufs(dev, qp);
+			return PTR_ERR(umem);
+		}
+		qp->rq.umem = umem;
+		p->rq = qp->rq.pbl.hw;
+	}
+	return 0;
+}
+
+static int ordma_kernel_wq_alloc(struct ordma_ibdev *dev, struct ordma_wq *wq,
+				 u32 max_wr, u32 wqe_bytes, u32 min_shift,
+				 struct ordma_page_list *pl)
+{
+	wq->log_size = max_t(u32, order_base_2(max_wr), ORDMA_WQ_MIN_LOG_SIZE);
+	wq->wqe_shift = max_t(u32, order_base_2(wqe_bytes), min_shift);
+	if (wq->log_size > ORDMA_WQ_MAX_LOG_SIZE)
+		return -EINVAL;
+
+	wq->wr_id = kcalloc(BIT(wq->log_size), sizeof(*wq->wr_id), GFP_KERNEL);
+	if (!wq->wr_id)
+		return -ENOMEM;
+	wq->pi = 0;
+	wq->ci = 0;
+	return ordma_kbuf_alloc(dev, &wq->kbuf,
+				BIT(wq->log_size + wq->wqe_shift), pl);
+}
+
+static int ordma_create_kernel_qp(struct ordma_ibdev *dev,
+				  struct ordma_qp *qp,
+				  const struct ib_qp_init_attr *attr,
+				  struct ordma_qp_create_params *p)
+{
+	const struct ib_qp_cap *cap = &attr->cap;
+	u32 bytes;
+	int err;
+
+	/* Kernel SRQs do not exist (create_srq refuses them). */
+	if (attr->srq)
+		return -EOPNOTSUPP;
+
+	bytes = ORDMA_SEND_WQE_HDR_SIZE +
+		max_t(u32, cap->max_send_sge * sizeof(struct ordma_sge),
+		      cap->max_inline_data);
+	err = ordma_kernel_wq_alloc(dev, &qp->sq, cap->max_send_wr, bytes,
+				    ORDMA_SEND_WQE_MIN_SHIFT, &p->sq);
+	if (err)
+		goto err_free;
+
+	bytes = ORDMA_RECV_WQE_HDR_SIZE +
+		max_t(u32, cap->max_recv_sge, 1) * sizeof(struct ordma_sge);
+	err = ordma_kernel_wq_alloc(dev, &qp->rq, cap->max_recv_wr, bytes,
+				    ORDMA_RECV_WQE_MIN_SHIFT, &p->rq);
+	if (err)
+		goto err_free;
+	return 0;
+
+err_free:
+	ordma_qp_free_bufs(dev, qp);
+	return err;
+}
+
+int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		    struct ib_udata *udata)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
+	u32 cap_flags = le32_to_cpu(dev->caps.cap_flags);
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	struct ordma_create_qp_resp resp = {};
+	struct ordma_qp_create_params p = {};
+	struct ordma_srq *srq = NULL;
+	int err;
+
+	switch (init_attr->qp_type) {
+	case IB_QPT_RC:
+		qp->type = ORDMA_QPT_RC;
+		break;
+	case IB_QPT_UD:
+		qp->type = ORDMA_QPT_UD;
+		break;
+	default:
+		ibdev_dbg(&dev->ibdev, "create_qp: QP type %d not supported\n",
+			  init_attr->qp_type);
+		return -EOPNOTSUPP;
+	}
+	if (init_attr->create_flags)
+		return -EOPNOTSUPP;
+	/* The device needs a receive CQ also for a QP on an SRQ. */
+	if (!init_attr->send_cq || !init_attr->recv_cq)
+		return -EINVAL;
+	if (init_attr->srq && !(cap_flags & ORDMA_DEV_CAP_SRQ))
+		return -EOPNOTSUPP;
+	err = ordma_qp_check_caps(dev, init_attr);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "create_qp: caps beyond the device's\n");
+		return err;
+	}
+
+	qp->uctx_id = ordma_udata_uctx(udata);
+	qp->state = ORDMA_QPS_RESET;
+	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->max_inline_data = init_attr->cap.max_inline_data;
+	refcount_set(&qp->refcount, 1);
+	init_completion(&qp->free);
+	spin_lock_init(&qp->sq.lock);
+	spin_lock_init(&qp->rq.lock);
+
+	if (udata)
+		err = ordma_create_user_qp(dev, qp, init_attr, udata, &p);
+	else
+		err = ordma_create_kernel_qp(dev, qp, init_attr, &p);
+	if (err)
+		return err;
+
+	if (init_attr->srq)
+		srq = to_ordma_srq(init_attr->srq);
+	p.uctx = cpu_to_le32(qp->uctx_id);
+	p.pdn = cpu_to_le32(to_ordma_pd(ibqp->pd)->pdn);
+	p.send_cqn = cpu_to_le32(to_ordma_cq(init_attr->send_cq)->cqn);
+	p.recv_cqn = cpu_to_le32(to_ordma_cq(init_attr->recv_cq)->cqn);
+	p.srqn = cpu_to_le32(srq ? srq->srqn : ORDMA_NO_SRQ);
+	p.type = qp->type;
+	p.sq_log_size = qp->sq.log_size;
+	p.sq_wqe_shift = qp->sq.wqe_shift;
+	p.rq_log_size = srq ? 0 : qp->rq.log_size;
+	p.rq_wqe_shift = srq ? 0 : qp->rq.wqe_shift;
+	p.max_inline_data = cpu_to_le32(qp->max_inline_data);
+
+	err = ordma_cmd_create_qp(dev->cdev, &p, &qp->qpn);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "CREATE_QP failed: %d\n", err);
+		if (ordma_cmd_lost(err))
+			return err;
+		goto err_free_bufs;
+	}
+	ibqp->qp_num = qp->qpn;
+
+	err = xa_insert_irq(&dev->qps, qp->qpn, qp, GFP_KERNEL);
+	if (err)
+		goto err_destroy;
+
+	/* What the queues really hold */
+	qp->sq.max_sge = min_t(u32, ordma_send_wqe_sges(qp->sq.wqe_shift),
+			       le32_to_cpu(dev->caps.max_send_sge));
+	init_attr->cap.max_send_wr = BIT(qp->sq.log_size);
+	init_attr->cap.max_send_sge = qp->sq.max_sge;
+	if (!srq) {
+		qp->rq.max_sge = min_t(u32,
+				       ordma_recv_wqe_sges(qp->rq.wqe_shift),
+				       le32_to_cpu(dev->caps.max_recv_sge));
+		init_attr->cap.max_recv_wr = BIT(qp->rq.log_size);
+		init_attr->cap.max_recv_sge = qp->rq.max_sge;
+	}
+
+	if (udata) {
+		resp.qpn = qp->qpn;
+		resp.max_inline_data = qp->max_inline_data;
+		err = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (err)
+			goto err_erase;
+	}
+
+	ibdev_dbg(&dev->ibdev,
+		  "QP %u (%s): SQ 2^%u x %u, RQ 2^%u x %u, uctx %u\n",
+		  qp->qpn, qp->type == ORDMA_QPT_RC ? "RC" : "UD",
+		  qp->sq.log_size, 1U << qp->sq.wqe_shift, qp->rq.log_size,
+		  srq ? 0 : 1U << qp->rq.wqe_shift, qp->uctx_id);
+	return 0;
+
+err_erase:
+	xa_erase_irq(&dev->qps, qp->qpn);
+err_destroy:
+	if (ordma_cmd_destroy_qp(dev->cdev, qp->uctx_id, qp->qpn))
+		return err;	/* keep the memory the device may still use */
+err_free_bufs:
+	ordma_qp_free_bufs(dev, qp);
+	return err;
+}
+
+int ordma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	int err;
+
+	err = ordma_cmd_destroy_qp(dev->cdev, qp->uctx_id, qp->qpn);
+	if (err)
+		ibdev_err(&dev->ibdev, "DESTROY_QP %u failed: %d\n", qp->qpn,
+			  err);
+
+	xa_erase_irq(&dev->qps, qp->qpn);
+	ordma_qp_put(qp);
+	wait_for_completion(&qp->free);
+
+	if (qp->uctx_id == ORDMA_KERNEL_UCTX) {
+		ordma_cq_clean(to_ordma_cq(ibqp->send_cq), qp->qpn);
+		if (ibqp->recv_cq != ibqp->send_cq)
+			ordma_cq_clean(to_ordma_cq(ibqp->recv_cq), qp->qpn);
+	}
+
+	if (!ordma_cmd_lost(err))
+		ordma_qp_free_bufs(dev, qp);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Modify and query                                                 */
+/* ---------------------------------------------------------------- */
+
+static int ordma_qp_access_to_hw(int ib_access, __le32 *hw)
+{
+	u32 access;
+	int err;
+
+	err = ordma_access_to_hw(ib_access, &access);
+	if (err)
+		return -EINVAL;
+	*hw = cpu_to_le32(access);
+	return 0;
+}
+
+static int ordma_qp_access_from_hw(u32 access)
+{
+	int ib = 0;
+
+	if (access & ORDMA_ACCESS_LOCAL_WRITE)
+		ib |= IB_ACCESS_LOCAL_WRITE;
+	if (access & ORDMA_ACCESS_REMOTE_WRITE)
+		ib |= IB_ACCESS_REMOTE_WRITE;
+	if (access & ORDMA_ACCESS_REMOTE_READ)
+		ib |= IB_ACCESS_REMOTE_READ;
+	if (access & ORDMA_ACCESS_REMOTE_ATOMIC)
+		ib |= IB_ACCESS_REMOTE_ATOMIC;
+	return ib;
+}
+
+/* The device numbers mask bits, states and MTUs as IBTA and ib_verbs do. */
+static_assert(ORDMA_QP_ATTR_STATE == IB_QP_STATE);
+static_assert(ORDMA_QP_ATTR_AV == IB_QP_AV);
+static_assert(ORDMA_QP_ATTR_MAX_DEST_RD_ATOMIC == IB_QP_MAX_DEST_RD_ATOMIC);
+static_assert(ORDMA_QP_ATTR_DEST_QPN == IB_QP_DEST_QPN);
+static_assert((int)ORDMA_QPS_ERR == (int)IB_QPS_ERR);
+static_assert((int)ORDMA_QPS_SQE == (int)IB_QPS_SQE);
+
+int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		    int attr_mask, struct ib_udata *udata)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	struct ordma_qp_attr hw = {};
+	unsigned long flags;
+	int err;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	if (attr_mask & ~ORDMA_QP_ATTR_SUPPORTED) {
+		ibdev_dbg(&dev->ibdev, "modify_qp %u: attr_mask %#x unsupported\n",
+			  qp->qpn, attr_mask & ~(int)ORDMA_QP_ATTR_SUPPORTED);
+		return -EOPNOTSUPP;
+	}
+
+	hw.attr_mask = cpu_to_le32(attr_mask);
+	if (attr_mask & IB_QP_STATE) {
+		if (attr->qp_state > IB_QPS_ERR)
+			return -EINVAL;
+		hw.state = attr->qp_state;
+	}
+	if (attr_mask & IB_QP_CUR_STATE) {
+		if (attr->cur_qp_state > IB_QPS_ERR)
+			return -EINVAL;
+		hw.cur_state = attr->cur_qp_state;
+	}
+	if (attr_mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		hw.en_sqd_async_notify = !!attr->en_sqd_async_notify;
+	if (attr_mask & IB_QP_ACCESS_FLAGS) {
+		err = ordma_qp_access_to_hw(attr->qp_access_flags,
+					    &hw.access_flags);
+		if (err)
+			return err;
+	}
+	if (attr_mask & IB_QP_PKEY_INDEX)
+		hw.pkey_index = cpu_to_le16(attr->pkey_index);
+	if (attr_mask & IB_QP_PORT)
+		hw.port = attr->port_num;
+	if (attr_mask & IB_QP_QKEY)
+		hw.qkey = cpu_to_le32(attr->qkey);
+	if (attr_mask & IB_QP_AV) {
+		err = ordma_av_from_ah_attr(dev, &attr->ah_attr, &hw.av);
+		if (err) {
+			ibdev_dbg(&dev->ibdev, "modify_qp %u: bad AV: %d\n",
+				  qp->qpn, err);
+			return err;
+		}
+	}
+	if (attr_mask & IB_QP_PATH_MTU)
+		hw.path_mtu = attr->path_mtu;
+	if (attr_mask & IB_QP_TIMEOUT)
+		hw.timeout = attr->timeout;
+	if (attr_mask & IB_QP_RETRY_CNT)
+		hw.retry_cnt = attr->retry_cnt;
+	if (attr_mask & IB_QP_RNR_RETRY)
+		hw.rnr_retry = attr->rnr_retry;
+	if (attr_mask & IB_QP_RQ_PSN)
+		hw.rq_psn = cpu_to_le32(attr->rq_psn);
+	if (attr_mask & IB_QP_MAX_QP_RD_ATOMIC)
+		hw.max_rd_atomic = attr->max_rd_atomic;
+	if (attr_mask & IB_QP_MIN_RNR_TIMER)
+		hw.min_rnr_timer = attr->min_rnr_timer;
+	if (attr_mask & IB_QP_SQ_PSN)
+		hw.sq_psn = cpu_to_le32(attr->sq_psn);
+	if (attr_mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		hw.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (attr_mask & IB_QP_DEST_QPN)
+		hw.dest_qpn = cpu_to_le32(attr->dest_qp_num);
+
+	err = ordma_cmd_modify_qp(dev->cdev, qp->qpn, &hw);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "MODIFY_QP %u mask %#x failed: %d\n",
+			  qp->qpn, attr_mask, err);
+		return err;
+	}
+
+	if (attr_mask & IB_QP_STATE) {
+		/* Posting looks at the state under the queue locks. */
+		spin_lock_irqsave(&qp->sq.lock, flags);
+		spin_lock(&qp->rq.lock);
+		qp->state = attr->qp_state;
+		if (attr->qp_state == IB_QPS_RESET) {
+			/* The device restarts both queues at index 0. */
+			qp->sq.pi = 0;
+			qp->sq.ci = 0;
+			qp->rq.pi = 0;
+			qp->rq.ci = 0;
+		}
+		spin_unlock(&qp->rq.lock);
+		spin_unlock_irqrestore(&qp->sq.lock, flags);
+	}
+	return 0;
+}
+
+int ordma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+		   int attr_mask, struct ib_qp_init_attr *init_attr)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	struct ordma_qp_attr hw;
+	int err;
+
+	err = ordma_cmd_query_qp(dev->cdev, qp->qpn, &hw);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "QUERY_QP %u failed: %d\n", qp->qpn,
+			  err);
+		return err;
+	}
+
+	memset(attr, 0, sizeof(*attr));
+	attr->qp_state = hw.state;
+	attr->cur_qp_state = hw.cur_state;
+	attr->path_mtu = hw.path_mtu;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	attr->qkey = le32_to_cpu(hw.qkey);
+	attr->rq_psn = le32_to_cpu(hw.rq_psn);
+	attr->sq_psn = le32_to_cpu(hw.sq_psn);
+	attr->dest_qp_num = le32_to_cpu(hw.dest_qpn);
+	attr->qp_access_flags =
+		ordma_qp_access_from_hw(le32_to_cpu(hw.access_flags));
+	attr->en_sqd_async_notify = hw.en_sqd_async_notify;
+	attr->sq_draining = hw.sq_draining;
+	attr->max_rd_atomic = hw.max_rd_atomic;
+	attr->max_dest_rd_atomic = hw.max_dest_rd_atomic;
+	attr->min_rnr_timer = hw.min_rnr_timer;
+	attr->port_num = hw.port ? hw.port : 1;
+	attr->pkey_index = le16_to_cpu(hw.pkey_index);
+	attr->timeout = hw.timeout;
+	attr->retry_cnt = hw.retry_cnt;
+	attr->rnr_retry = hw.rnr_retry;
+	if (qp->type == ORDMA_QPT_RC)
+		ordma_av_to_ah_attr(dev, &hw.av, &attr->ah_attr);
+
+	attr->cap.max_send_wr = BIT(qp->sq.log_size);
+	attr->cap.max_send_sge = qp->sq.max_sge;
+	attr->cap.max_inline_data = qp->max_inline_data;
+	if (!ibqp->srq) {
+		attr->cap.max_recv_wr = BIT(qp->rq.log_size);
+		attr->cap.max_recv_sge = qp->rq.max_sge;
+	}
+
+	memset(init_attr, 0, sizeof(*init_attr));
+	init_attr->event_handler = ibqp->event_handler;
+	init_attr->qp_context = ibqp->qp_context;
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->srq = ibqp->srq;
+	init_attr->qp_type = ibqp->qp_type;
+	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR :
+					       IB_SIGNAL_REQ_WR;
+	init_attr->cap = attr->cap;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Kernel posting                                                   */
+/* ---------------------------------------------------------------- */
+
+static void *ordma_wq_slot(struct ordma_wq *wq, u32 idx)
+{
+	return wq->kbuf.va +
+	       ((size_t)(idx & (BIT(wq->log_size) - 1)) << wq->wqe_shift);
+}
+
+static bool ordma_wq_full(const struct ordma_wq *wq)
+{
+	return wq->pi - wq->ci >= BIT(wq->log_size);
+}
+
+static void ordma_ring_wq_db(struct ordma_ibdev *dev, u32 reg, u32 qpn,
+			     u32 pi)
+{
+	/* The WQEs must reach memory before the device hears of them. */
+	wmb();
+	writeq(FIELD_PREP(ORDMA_DB_QN, qpn) | FIELD_PREP(ORDMA_DB_IDX, pi),
+	       dev->kdb + reg);
+}
+
+static void ordma_set_sges(struct ordma_sge *dst, const struct ib_sge *src,
+			   int num_sge)
+{
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		dst[i].addr = cpu_to_le64(src[i].addr);
+		dst[i].length = cpu_to_le32(src[i].length);
+		dst[i].lkey = cpu_to_le32(src[i].lkey);
+	}
+}
+
+static int ordma_copy_inline(struct ordma_qp *qp, void *dst,
+			     const struct ib_send_wr *wr, u32 *len)
+{
+	u32 total = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		const struct ib_sge *sge = &wr->sg_list[i];
+
+		if (sge->length > qp->max_inline_data - total)
+			return -EINVAL;
+		memcpy(dst + total, (void *)(uintptr_t)sge->addr, sge->length);
+		total += sge->length;
+	}
+	*len = total;
+	return 0;
+}
+
+static int ordma_build_send_wqe(struct ordma_qp *qp,
+				const struct ib_send_wr *wr,
+				struct ordma_send_wqe *wqe)
+{
+	struct ordma_sge *sges = (void *)(wqe + 1);
+	bool data = true;
+	u32 ctrl = 0, inline_len = 0;
+	u8 opcode;
+	int err;
+
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+		opcode = ORDMA_WQE_SEND;
+		break;
+	case IB_WR_SEND_WITH_IMM:
+		opcode = ORDMA_WQE_SEND_IMM;
+		wqe->ctrl.imm_inv = (__force __le32)wr->ex.imm_data;
+		break;
+	case IB_WR_SEND_WITH_INV:
+		opcode = ORDMA_WQE_SEND_INV;
+		wqe->ctrl.imm_inv = cpu_to_le32(wr->ex.invalidate_rkey);
+		break;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		if (wr->opcode == IB_WR_RDMA_READ) {
+			opcode = ORDMA_WQE_RDMA_READ;
+		} else if (wr->opcode == IB_WR_RDMA_WRITE) {
+			opcode = ORDMA_WQE_RDMA_WRITE;
+		} else {
+			opcode = ORDMA_WQE_RDMA_WRITE_IMM;
+			wqe->ctrl.imm_inv = (__force __le32)wr->ex.imm_data;
+		}
+		wqe->rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
+		wqe->rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		opcode = wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
+			 ORDMA_WQE_ATOMIC_CMP_SWP : ORDMA_WQE_ATOMIC_FETCH_ADD;
+		wqe->atomic.remote_addr =
+			cpu_to_le64(atomic_wr(wr)->remote_addr);
+		wqe->atomic.rkey = cpu_to_le32(atomic_wr(wr)->rkey);
+		wqe->atomic.compare_add =
+			cpu_to_le64(atomic_wr(wr)->compare_add);
+		wqe->atomic.swap = cpu_to_le64(atomic_wr(wr)->swap);
+		break;
+	case IB_WR_LOCAL_INV:
+		opcode = ORDMA_WQE_LOCAL_INV;
+		wqe->ctrl.imm_inv = cpu_to_le32(wr->ex.invalidate_rkey);
+		data = false;
+		break;
+	case IB_WR_REG_MR: {
+		const struct ib_reg_wr *reg = reg_wr(wr);
+		struct ordma_mr *mr = to_ordma_mr(reg->mr);
+		u32 access;
+
+		if (!mr->pages || !mr->npages)
+			return -EINVAL;
+		err = ordma_access_to_hw(reg->access, &access);
+		if (err)
+			return -EINVAL;
+		opcode = ORDMA_WQE_REG_MR;
+		wqe->reg_mr.iova = cpu_to_le64(mr->ibmr.iova);
+		wqe->reg_mr.length = cpu_to_le64(mr->ibmr.length);
+		wqe->reg_mr.page_list = cpu_to_le64(mr->pages_dma);
+		wqe->reg_mr.key = cpu_to_le32(reg->key);
+		wqe->reg_mr.num_pages = cpu_to_le16(mr->npages);
+		wqe->reg_mr.page_shift = ilog2(mr->ibmr.page_size);
+		wqe->reg_mr.access = access;
+		data = false;
+		break;
+	}
+	default:
+		return -EINVAL;
+	}
+
+	/* The operations only RC has */
+	if (qp->type == ORDMA_QPT_UD) {
+		if (opcode != ORDMA_WQE_SEND && opcode != ORDMA_WQE_SEND_IMM)
+			return -EINVAL;
+		wqe->ud.ah = cpu_to_le32(to_ordma_ah(ud_wr(wr)->ah)->handle);
+		wqe->ud.remote_qpn = cpu_to_le32(ud_wr(wr)->remote_qpn);
+		wqe->ud.remote_qkey = cpu_to_le32(ud_wr(wr)->remote_qkey);
+	}
+
+	if (data && (wr->send_flags & IB_SEND_INLINE)) {
+		if (opcode == ORDMA_WQE_RDMA_READ ||
+		    opcode == ORDMA_WQE_ATOMIC_CMP_SWP ||
+		    opcode == ORDMA_WQE_ATOMIC_FETCH_ADD)
+			return -EINVAL;
+		err = ordma_copy_inline(qp, sges, wr, &inline_len);
+		if (err)
+			return err;
+		ctrl |= ORDMA_WQE_INLINE;
+		wqe->ctrl.inline_len = cpu_to_le32(inline_len);
+	} else if (data) {
+		if (wr->num_sge > qp->sq.max_sge)
+			return -EINVAL;
+		ordma_set_sges(sges, wr->sg_list, wr->num_sge);
+		ctrl |= FIELD_PREP(ORDMA_WQE_NUM_SGE, wr->num_sge);
+	}
+
+	ctrl |= FIELD_PREP(ORDMA_WQE_OPCODE, opcode);
+	if (qp->sig_all || (wr->send_flags & IB_SEND_SIGNALED))
+		ctrl |= ORDMA_WQE_SIGNALED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		ctrl |= ORDMA_WQE_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		ctrl |= ORDMA_WQE_FENCE;
+	wqe->ctrl.ctrl = cpu_to_le32(ctrl);
+	return 0;
+}
+
+int ordma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	struct ordma_wq *sq = &qp->sq;
+	struct ordma_send_wqe *wqe;
+	unsigned long flags;
+	u32 start;
+	int err = 0;
+
+	if (!sq->kbuf.va) {
+		*bad_wr = wr;
+		return -EOPNOTSUPP;
+	}
+
+	spin_lock_irqsave(&sq->lock, flags);
+	start = sq->pi;
+	if (qp->state == IB_QPS_RESET) {
+		err = -EINVAL;
+		*bad_wr = wr;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		if (ordma_wq_full(sq)) {
+			err = -ENOMEM;
+			break;
+		}
+		wqe = ordma_wq_slot(sq, sq->pi);
+		memset(wqe, 0, BIT(sq->wqe_shift));
+		err = ordma_build_send_wqe(qp, wr, wqe);
+		if (err)
+			break;
+		sq->wr_id[sq->pi & (BIT(sq->log_size) - 1)] = wr->wr_id;
+		sq->pi++;
+	}
+	if (err)
+		*bad_wr = wr;
+	if (sq->pi != start)
+		ordma_ring_wq_db(dev, ORDMA_DB_SQ, qp->qpn, sq->pi);
+out:
+	spin_unlock_irqrestore(&sq->lock, flags);
+	return err;
+}
+
+int ordma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	struct ordma_wq *rq = &qp->rq;
+	struct ordma_recv_wqe *wqe;
+	unsigned long flags;
+	u32 start;
+	int err = 0;
+
+	if (!rq->kbuf.va || ibqp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+
+	spin_lock_irqsave(&rq->lock, flags);
+	start = rq->pi;
+	if (qp->state == IB_QPS_RESET) {
+		err = -EINVAL;
+		*bad_wr = wr;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		if (ordma_wq_full(rq)) {
+			err = -ENOMEM;
+			break;
+		}
+		if (wr->num_sge > rq->max_sge) {
+			err = -EINVAL;
+			break;
+		}
+		wqe = ordma_wq_slot(rq, rq->pi);
+		memset(wqe, 0, BIT(rq->wqe_shift));
+		wqe->num_sge = cpu_to_le32(wr->num_sge);
+		ordma_set_sges((void *)(wqe + 1), wr->sg_list, wr->num_sge);
+		rq->wr_id[rq->pi & (BIT(rq->log_size) - 1)] = wr->wr_id;
+		rq->pi++;
+	}
+	if (err)
+		*bad_wr = wr;
+	if (rq->pi != start)
+		ordma_ring_wq_db(dev, ORDMA_DB_RQ, qp->qpn, rq->pi);
+out:
+	spin_unlock_irqrestore(&rq->lock, flags);
+	return err;
+}

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * ORDMA RDMA driver: shared receive queues (user space only).
+ *
+ * The ring lives in the process (struct ordma_create_srq); the provider
+ * posts to it and rings the SRQ doorbell.  The limit event is armed by
+ * CREATE_SRQ/MODIFY_SRQ and fires once per arm.
+ */
+
+#include <linux/log2.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/ordma-abi.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "ordma_ib.h"
+
+#define ORDMA_SRQ_MIN_LOG_SIZE		1
+#define ORDMA_SRQ_MAX_LOG_SIZE		12
+#define ORDMA_SRQ_WQE_MIN_SHIFT		5
+#define ORDMA_SRQ_WQE_MAX_SHIFT		8
+
+static struct ordma_srq *ordma_srq_get(struct ordma_ibdev *dev, u32 srqn)
+{
+	struct ordma_srq *srq;
+	unsigned long flags;
+
+	xa_lock_irqsave(&dev->srqs, flags);
+	srq = xa_load(&dev->srqs, srqn);
+	if (srq && !refcount_inc_not_zero(&srq->refcount))
+		srq = NULL;
+	xa_unlock_irqrestore(&dev->srqs, flags);
+	return srq;
+}
+
+static void ordma_srq_put(struct ordma_srq *srq)
+{
+	if (refcount_dec_and_test(&srq->refcount))
+		complete(&srq->free);
+}
+
+/* Hard IRQ context */
+void ordma_srq_async_event(struct ordma_ibdev *dev, u32 srqn,
+			   enum ib_event_type type)
+{
+	struct ordma_srq *srq = ordma_srq_get(dev, srqn);
+	struct ib_event event = {};
+
+	if (!srq) {
+		ibdev_dbg_ratelimited(&dev->ibdev,
+				      "async event %d for unknown SRQ %u\n",
+				      type, srqn);
+		return;
+	}
+	/* The device disarmed the limit with this event. */
+	if (type == IB_EVENT_SRQ_LIMIT_REACHED)
+		WRITE_ONCE(srq->limit, 0);
+	if (srq->ibsrq.event_handler) {
+		event.device = &dev->ibdev;
+		event.element.srq = &srq->ibsrq;
+		event.event = type;
+		srq->ibsrq.event_handler(&event, srq->ibsrq.srq_context);
+	}
+	ordma_srq_put(srq);
+}
+
+static u32 ordma_srq_wqe_sges(u32 wqe_shift)
+{
+	return (BIT(wqe_shift) - sizeof(struct ordma_recv_wqe)) /
+	       sizeof(struct ordma_sge);
+}
+
+int ordma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
+		     struct ib_udata *udata)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibsrq->device);
+	const struct ordma_device_caps *caps = &dev->caps;
+	struct ordma_srq *srq = to_ordma_srq(ibsrq);
+	struct ib_srq_attr *attr = &init_attr->attr;
+	struct ordma_create_srq_resp resp = {};
+	struct ordma_cmd_create_srq cmd = {};
+	struct ordma_create_srq ucmd = {};
+	int err;
+
+	if (init_attr->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (!(le32_to_cpu(caps->cap_flags) & ORDMA_DEV_CAP_SRQ))
+		return -EOPNOTSUPP;
+	/* Kernel ULPs get no SRQ: there is no kernel post_srq_recv. */
+	if (!udata)
+		return -EOPNOTSUPP;
+
+	if (udata->inlen < sizeof(ucmd)) {
+		ibdev_dbg(&dev->ibdev, "create_srq: udata too short (%zu)\n",
+			  udata->inlen);
+		return -EINVAL;
+	}
+	err = ib_copy_from_udata(&ucmd, udata, sizeof(ucmd));
+	if (err)
+		return err;
+	if (memchr_inv(ucmd.reserved, 0, sizeof(ucmd.reserved)) ||
+	    (udata->inlen > sizeof(ucmd) &&
+	     !ib_is_udata_cleared(udata, sizeof(ucmd),
+				  udata->inlen - sizeof(ucmd))))
+		return -EINVAL;
+
+	if (!attr->max_wr || attr->max_wr > le32_to_cpu(caps->max_srq_wr) ||
+	    attr->max_sge > le32_to_cpu(caps->max_srq_sge))
+		return -EINVAL;
+	if (ucmd.log_size < ORDMA_SRQ_MIN_LOG_SIZE ||
+	    ucmd.log_size > ORDMA_SRQ_MAX_LOG_SIZE ||
+	    ucmd.wqe_shift < ORDMA_SRQ_WQE_MIN_SHIFT ||
+	    ucmd.wqe_shift > ORDMA_SRQ_WQE_MAX_SHIFT ||
+	    BIT(ucmd.log_size) < attr->max_wr ||
+	    ordma_srq_wqe_sges(ucmd.wqe_shift) < attr->max_sge ||
+	    attr->srq_limit > BIT(ucmd.log_size)) {
+		ibdev_dbg(&dev->ibdev,
+			  "create_srq: 2^%u WQEs of 2^%u bytes for %u x %u, limit %u\n",
+			  ucmd.log_size, ucmd.wqe_shift, attr->max_wr,
+			  attr->max_sge, attr->srq_limit);
+		return -EINVAL;
+	}
+
+	srq->uctx_id = ordma_udata_uctx(udata);
+	srq->log_size = ucmd.log_size;
+	srq->wqe_shift = ucmd.wqe_shift;
+	srq->max_sge = min_t(u32, ordma_srq_wqe_sges(srq->wqe_shift),
+			     le32_to_cpu(caps->max_srq_sge));
+	srq->limit = attr->srq_limit;
+	refcount_set(&srq->refcount, 1);
+	init_completion(&srq->free);
+
+	srq->umem = ordma_umem_ring(dev, ucmd.buf_addr,
+				    BIT(srq->log_size + srq->wqe_shift),
+				    &srq->pbl);
+	if (IS_ERR(srq->umem))
+		return PTR_ERR(srq->umem);
+
+	cmd.uctx = cpu_to_le32(srq->uctx_id);
+	cmd.pdn = cpu_to_le32(to_ordma_pd(ibsrq->pd)->pdn);
+	cmd.ring = srq->pbl.hw;
+	cmd.log_size = srq->log_size;
+	cmd.wqe_shift = srq->wqe_shift;
+	cmd.limit = cpu_to_le32(srq->limit);
+	err = ordma_cmd_create_srq(dev->cdev, &cmd, &srq->srqn);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "CREATE_SRQ failed: %d\n", err);
+		if (ordma_cmd_lost(err))
+			return err;
+		goto err_free_ring;
+	}
+
+	err = xa_insert_irq(&dev->srqs, srq->srqn, srq, GFP_KERNEL);
+	if (err)
+		goto err_destroy;
+
+	attr->max_wr = BIT(srq->log_size);
+	attr->max_sge = srq->max_sge;
+
+	resp.srqn = srq->srqn;
+	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	if (err)
+		goto err_erase;
+
+	ibdev_dbg(&dev->ibdev, "SRQ %u: 2^%u x %u bytes, limit %u, uctx %u\n",
+		  srq->srqn, srq->log_size, 1U << srq->wqe_shift, srq->limit,
+		  srq->uctx_id);
+	return 0;
+
+err_erase:
+	xa_erase_irq(&dev->srqs, srq->srqn);
+err_destroy:
+	if (ordma_cmd_destroy_srq(dev->cdev, srq->uctx_id, srq->srqn))
+		return err;	/* keep the memory the device may still use */
+err_free_ring:
+	ordma_pbl_free(dev, &srq->pbl);
+	ib_umem_release(srq->umem);
+	return err;
+}
+
+int ordma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask attr_mask, struct ib_udata *udata)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibsrq->device);
+	struct ordma_srq *srq = to_ordma_srq(ibsrq);
+	int err;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return -EINVAL;
+	/* The ring cannot be resized. */
+	if (attr_mask & ~IB_SRQ_LIMIT)
+		return -EOPNOTSUPP;
+	if (!(attr_mask & IB_SRQ_LIMIT))
+		return 0;
+	if (attr->srq_limit > BIT(srq->log_size))
+		return -EINVAL;
+
+	err = ordma_cmd_modify_srq(dev->cdev, srq->uctx_id, srq->srqn,
+				   attr->srq_limit);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "MODIFY_SRQ %u failed: %d\n", srq->srqn,
+			  err);
+		return err;
+	}
+	WRITE_ONCE(srq->limit, attr->srq_limit);
+	return 0;
+}
+
+int ordma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct ordma_srq *srq = to_ordma_srq(ibsrq);
+
+	attr->max_wr = BIT(srq->log_size);
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = READ_ONCE(srq->limit);
+	return 0;
+}
+
+int ordma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibsrq->device);
+	struct ordma_srq *srq = to_ordma_srq(ibsrq);
+	int err;
+
+	err = ordma_cmd_destroy_srq(dev->cdev, srq->uctx_id, srq->srqn);
+	if (err)
+		ibdev_err(&dev->ibdev, "DESTROY_SRQ %u failed: %d\n",
+			  srq->srqn, err);
+
+	xa_erase_irq(&dev->srqs, srq->srqn);
+	ordma_srq_put(srq);
+	wait_for_completion(&srq->free);
+
+	if (!ordma_cmd_lost(err)) {
+		ordma_pbl_free(dev, &srq->pbl);
+		ib_umem_release(srq->umem);
+	}
+	return 0;
+}

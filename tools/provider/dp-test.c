@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Host unit test of the ORDMA provider's pure data-path helpers
+ * (tools/provider/ordma/ordma_dp.c): queue geometry, send/receive WQE
+ * encoding, CQE phase and CQE -> ibv_wc translation.  Built and run by
+ * tools/provider/host-test.sh against the rdma-core 56.1 tree of
+ * build.sh; prints TAP lines "ok N - ..." and exits non-zero on failure.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ordma/ordma_dp.h"
+
+static int n, failed;
+
+static void check(int cond, const char *what)
+{
+	n++;
+	if (!cond)
+		failed++;
+	printf("%sok %d - %s\n", cond ? "" : "not ", n, what);
+}
+
+static uint8_t wqe[512];
+
+static const struct ordma_sge *wqe_sge(int i)
+{
+	return (const struct ordma_sge *)(wqe + ORDMA_SEND_WQE_HDR_SIZE) + i;
+}
+
+static uint32_t wqe_ctrl(void)
+{
+	return le32toh(((struct ordma_send_wqe *)wqe)->ctrl.ctrl);
+}
+
+static void test_sizes(void)
+{
+	check(ordma_cq_log_size(0) == 1 && ordma_cq_log_size(1) == 1 &&
+	      ordma_cq_log_size(2) == 2 && ordma_cq_log_size(3) == 2 &&
+	      ordma_cq_log_size(4) == 3, "CQ log_size = ceil_log2(cqe + 1), at least 1");
+	check(ordma_cq_log_size(65535) == 16 && ordma_cq_log_size(65536) == -1,
+	      "CQ log_size up to 16");
+	check(ordma_sq_wqe_shift(0, 0) == 6 && ordma_sq_wqe_shift(1, 0) == 6 &&
+	      ordma_sq_wqe_shift(2, 0) == 7 && ordma_sq_wqe_shift(8, 0) == 8,
+	      "send WQE size from SGEs: 48 + 16 * sge, pow2, >= 64");
+	check(ordma_sq_wqe_shift(1, 16) == 6 && ordma_sq_wqe_shift(1, 64) == 7 &&
+	      ordma_sq_wqe_shift(1, 256) == 9 && ordma_sq_wqe_shift(8, 200) == 8,
+	      "send WQE size from inline: 48 + max(16 * sge, inline)");
+	check(ordma_sq_wqe_shift(9, 0) == -1 && ordma_sq_wqe_shift(1, 257) == -1,
+	      "send WQE: more than 8 SGEs or 256 inline bytes refused");
+	check(ordma_rq_wqe_shift(0) == 5 && ordma_rq_wqe_shift(1) == 5 &&
+	      ordma_rq_wqe_shift(2) == 6 && ordma_rq_wqe_shift(8) == 8 &&
+	      ordma_rq_wqe_shift(9) == -1,
+	      "receive WQE size: 16 + 16 * sge, pow2, >= 32, <= 8 SGEs");
+	check(ordma_sq_max_sge(6) == 1 && ordma_sq_max_sge(7) == 5 &&
+	      ordma_sq_max_sge(9) == 8 && ordma_rq_max_sge(5) == 1 &&
+	      ordma_rq_max_sge(6) == 3 && ordma_rq_max_sge(8) == 8,
+	      "SGEs that fit a WQE, capped at 8");
+	check(ordma_log2_ceil(0, 1, 12) == 1 && ordma_log2_ceil(500, 1, 12) == 9 &&
+	      ordma_log2_ceil(4096, 1, 12) == 12 &&
+	      ordma_log2_ceil(4097, 1, 12) == -1,
+	      "work queue depth rounded to a power of two, 2..4096");
+}
+
+static void test_send(void)
+{
+	struct ibv_sge sg[3] = {
+		{ .addr = 0x1122334455667788ULL, .length = 100, .lkey = 0x1201 },
+		{ .addr = 0x1000, .length = 8, .lkey = 0x1302 },
+		{ .addr = 0x2000, .length = 8, .lkey = 0x1403 },
+	};
+	struct ordma_send_params rc = { .max_sge = 2, .max_inline = 64 };
+	struct ordma_send_params ud = { .ud = true, .max_sge = 1, .qkey = 0x1234,
+					.ah_handle = 7 };
+	struct ordma_send_wqe *w = (struct ordma_send_wqe *)wqe;
+	struct ibv_send_wr wr = {
+		.wr_id = 1, .sg_list = sg, .num_sge = 2,
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED,
+		.imm_data = htonl(0xdeadbeef),
+	};
+	char payload[300];
+	uint8_t imm[4];
+	int ret;
+
+	wr.wr.rdma.remote_addr = 0xabcdef0012345678ULL;
+	wr.wr.rdma.rkey = 0x4567;
+	memset(wqe, 0xa5, sizeof(wqe));
+	ret = ordma_build_send_wqe(wqe, 7, &wr, &rc);
+	memcpy(imm, &w->ctrl.imm_inv, 4);
+	check(ret == 0 && FIELD_GET(ORDMA_WQE_OPCODE, wqe_ctrl()) == ORDMA_WQE_RDMA_WRITE_IMM &&
+	      FIELD_GET(ORDMA_WQE_NUM_SGE, wqe_ctrl()) == 2 &&
+	      (wqe_ctrl() & ORDMA_WQE_SIGNALED) && (wqe_ctrl() & ORDMA_WQE_SOLICITED) &&
+	      !(wqe_ctrl() & (ORDMA_WQE_FENCE | ORDMA_WQE_INLINE)) &&
+	      !(wqe_ctrl() & 0xfff0e000),
+	      "RDMA_WRITE_WITH_IMM: opcode, NUM_SGE, SIGNALED|SOLICITED, reserved bits 0");
+	check(imm[0] == 0xde && imm[1] == 0xad && imm[2] == 0xbe && imm[3] == 0xef,
+	      "immediate stored as sent (network byte order bytes)");
+	check(le64toh(w->rdma.remote_addr) == 0xabcdef0012345678ULL &&
+	      le32toh(w->rdma.rkey) == 0x4567 && !w->rdma.reserved_12 &&
+	      !w->rdma.reserved_16 && !w->rdma.reserved_24 &&
+	      !w->ctrl.inline_len && !w->ctrl.reserved_12,
+	      "rdma segment: remote_addr, rkey, reserved 0");
+	check(le64toh(wqe_sge(0)->addr) == sg[0].addr &&
+	      le32toh(wqe_sge(0)->length) == 100 && le32toh(wqe_sge(0)->lkey) == 0x1201 &&
+	      le64toh(wqe_sge(1)->addr) == 0x1000 && le32toh(wqe_sge(1)->lkey) == 0x1302,
+	      "SGEs after the 48-byte header");
+
+	wr.num_sge = 3;
+	check(ordma_build_send_wqe(wqe, 7, &wr, &rc) == EINVAL,
+	      "more SGEs than max_send_sge: EINVAL");
+	wr.num_sge = 1;
+	wr.opcode = 99;
+	check(ordma_build_send_wqe(wqe, 7, &wr, &rc) == EINVAL, "unknown opcode: EINVAL");
+
+	/* sig_all, fence, SEND_WITH_INV */
+	rc.sig_all = true;
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.send_flags = IBV_SEND_FENCE;
+	wr.invalidate_rkey = 0x778899;
+	ret = ordma_build_send_wqe(wqe, 7, &wr, &rc);
+	check(ret == 0 && FIELD_GET(ORDMA_WQE_OPCODE, wqe_ctrl()) == ORDMA_WQE_SEND_INV &&
+	      (wqe_ctrl() & ORDMA_WQE_SIGNALED) && (wqe_ctrl() & ORDMA_WQE_FENCE) &&
+	      le32toh(w->ctrl.imm_inv) == 0x778899,
+	      "SEND_WITH_INV: rkey in imm_inv, sq_sig_all signals, FENCE");
+	rc.sig_all = false;
+
+	/* inline */
+	for (ret = 0; ret < (int)sizeof(payload); ret++)
+		payload[ret] = (char)ret;
+	sg[0].addr = (uintptr_t)payload;
+	sg[0].length = 40;
+	sg[1].addr = (uintptr_t)(payload + 40);
+	sg[1].length = 24;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_INLINE;
+	wr.num_sge = 2;
+	ret = ordma_build_send_wqe(wqe, 7, &wr, &rc);
+	check(ret == 0 && (wqe_ctrl() & ORDMA_WQE_INLINE) &&
+	      FIELD_GET(ORDMA_WQE_NUM_SGE, wqe_ctrl()) == 0 &&
+	      le32toh(w->ctrl.inline_len) == 64 &&
+	      !memcmp(wqe + ORDMA_SEND_WQE_HDR_SIZE, payload, 64),
+	      "inline SEND: gather list copied after the header, inline_len");
+	sg[1].length = 25;
+	check(ordma_build_send_wqe(wqe, 7, &wr, &rc) == EINVAL,
+	      "inline data above max_inline_data: EINVAL");
+	sg[1].length = 24;
+	wr.opcode = IBV_WR_RDMA_READ;
+	check(ordma_build_send_wqe(wqe, 7, &wr, &rc) == EINVAL, "inline RDMA_READ: EINVAL");
+
+	/* atomics */
+	sg[0].addr = 0x5000;
+	sg[0].length = 8;
+	wr.send_flags = 0;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	wr.wr.atomic.remote_addr = 0x8000;
+	wr.wr.atomic.rkey = 0x99;
+	wr.wr.atomic.compare_add = 5;
+	wr.wr.atomic.swap = 6;
+	ret = ordma_build_send_wqe(wqe, 7, &wr, &rc);
+	check(ret == 0 && FIELD_GET(ORDMA_WQE_OPCODE, wqe_ctrl()) == ORDMA_WQE_ATOMIC_CMP_SWP &&
+	      !(wqe_ctrl() & ORDMA_WQE_SIGNALED) &&
+	      le64toh(w->atomic.remote_addr) == 0x8000 && le32toh(w->atomic.rkey) == 0x99 &&
+	      le64toh(w->atomic.compare_add) == 5 && le64toh(w->atomic.swap) == 6,
+	      "ATOMIC_CMP_AND_SWP: atomic segment, unsignaled");
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	ret = ordma_build_send_wqe(wqe, 7, &wr, &rc);
+	check(ret == 0 && FIELD_GET(ORDMA_WQE_OPCODE, wqe_ctrl()) == ORDMA_WQE_ATOMIC_FETCH_ADD &&
+	      !w->atomic.swap, "ATOMIC_FETCH_AND_ADD: addend, swap 0");
+	wr.num_sge = 2;
+	check(ordma_build_send_wqe(wqe, 7, &wr, &rc) == EINVAL, "atomic with 2 SGEs: EINVAL");
+
+	/* UD */
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND_WITH_IMM;
+	wr.wr.ud.remote_qpn = 0x33;
+	wr.wr.ud.remote_qkey = 0x11111111;
+	ret = ordma_build_send_wqe(wqe, 6, &wr, &ud);
+	check(ret == 0 && FIELD_GET(ORDMA_WQE_OPCODE, wqe_ctrl()) == ORDMA_WQE_SEND_IMM &&
+	      le32toh(w->ud.ah) == 7 && le32toh(w->ud.remote_qpn) == 0x33 &&
+	      le32toh(w->ud.remote_qkey) == 0x11111111,
+	      "UD SEND_WITH_IMM: ah handle, remote_qpn, remote_qkey");
+	wr.wr.ud.remote_qkey = 0x80000001;
+	ret = ordma_build_send_wqe(wqe, 6, &wr, &ud);
+	check(ret == 0 && le32toh(w->ud.remote_qkey) == 0x1234,
+	      "UD remote_qkey with the high bit: the QP's Q_Key");
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	check(ordma_build_send_wqe(wqe, 6, &wr, &ud) == EINVAL, "RDMA_WRITE on UD: EINVAL");
+}
+
+static void test_recv(void)
+{
+	struct ibv_sge sg[2] = {
+		{ .addr = 0x10, .length = 4096, .lkey = 1 },
+		{ .addr = 0x20, .length = 1, .lkey = 2 },
+	};
+	struct ibv_recv_wr wr = { .sg_list = sg, .num_sge = 2 };
+	const struct ordma_sge *s = (const struct ordma_sge *)(wqe + 16);
+
+	memset(wqe, 0xa5, sizeof(wqe));
+	check(ordma_build_recv_wqe(wqe, 6, &wr, 3) == 0 &&
+	      le32toh(((struct ordma_recv_wqe *)wqe)->num_sge) == 2 &&
+	      !((struct ordma_recv_wqe *)wqe)->reserved_4 &&
+	      !((struct ordma_recv_wqe *)wqe)->reserved_8 &&
+	      le64toh(s[0].addr) == 0x10 && le32toh(s[0].length) == 4096 &&
+	      le32toh(s[1].lkey) == 2,
+	      "receive WQE: num_sge, reserved 0, SGEs after 16 bytes");
+	check(ordma_build_recv_wqe(wqe, 5, &wr, 8) == EINVAL,
+	      "receive WQE: more SGEs than fit: EINVAL");
+}
+
+static void test_cqe(void)
+{
+	struct ordma_cqe cqe = {};
+	struct ibv_wc wc;
+	uint8_t imm[4] = { 0x01, 0x02, 0x03, 0x04 };
+
+	cqe.owner = htole32(ORDMA_CQE_PHASE);
+	check(ordma_cqe_valid(&cqe, 0, 1) && ordma_cqe_valid(&cqe, 1, 1) &&
+	      !ordma_cqe_valid(&cqe, 2, 1) && ordma_cqe_valid(&cqe, 4, 1),
+	      "phase 1 on the first pass, toggling each wrap");
+	cqe.owner = 0;
+	check(!ordma_cqe_valid(&cqe, 0, 1) && ordma_cqe_valid(&cqe, 2, 1),
+	      "a zeroed ring holds no CQE; phase 0 on the second pass");
+
+	cqe.qpn = htole32(5);
+	cqe.byte_len = htole32(1234);
+	cqe.src_qp = htole32(0x77);
+	memcpy(&cqe.imm_inv, imm, 4);
+	cqe.flags = htole16(ORDMA_CQE_F_IMM | ORDMA_CQE_F_GRH);
+	cqe.opcode = ORDMA_CQE_OP_RECV;
+	cqe.status = ORDMA_CQE_SUCCESS;
+	ordma_cqe_to_wc(&cqe, &wc);
+	check(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
+	      wc.byte_len == 1234 && wc.qp_num == 5 && wc.src_qp == 0x77 &&
+	      wc.wc_flags == (IBV_WC_WITH_IMM | IBV_WC_GRH) &&
+	      ntohl(wc.imm_data) == 0x01020304,
+	      "receive CQE: opcode, byte_len, qp_num, src_qp, IMM|GRH, imm in network order");
+	cqe.flags = htole16(ORDMA_CQE_F_INV);
+	cqe.imm_inv = htole32(0xabcd);
+	ordma_cqe_to_wc(&cqe, &wc);
+	check(wc.wc_flags == IBV_WC_WITH_INV && wc.invalidated_rkey == 0xabcd,
+	      "receive CQE with F_INV: invalidated_rkey");
+	cqe.flags = 0;
+	cqe.opcode = ORDMA_CQE_OP_RECV_RDMA_IMM;
+	ordma_cqe_to_wc(&cqe, &wc);
+	check(wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM && !wc.wc_flags,
+	      "RECV_RDMA_IMM -> IBV_WC_RECV_RDMA_WITH_IMM");
+	cqe.opcode = ORDMA_CQE_OP_RDMA_READ;
+	cqe.status = ORDMA_CQE_WR_FLUSH_ERR;
+	ordma_cqe_to_wc(&cqe, &wc);
+	check(wc.status == IBV_WC_WR_FLUSH_ERR && wc.opcode == IBV_WC_RDMA_READ,
+	      "status values are ibv_wc_status; RDMA_READ opcode");
+	check(ordma_wc_opcode(ORDMA_CQE_OP_SEND) == IBV_WC_SEND &&
+	      ordma_wc_opcode(ORDMA_CQE_OP_RDMA_WRITE) == IBV_WC_RDMA_WRITE &&
+	      ordma_wc_opcode(ORDMA_CQE_OP_CMP_SWP) == IBV_WC_COMP_SWAP &&
+	      ordma_wc_opcode(ORDMA_CQE_OP_FETCH_ADD) == IBV_WC_FETCH_ADD &&
+	      ordma_wc_opcode(ORDMA_CQE_OP_LOCAL_INV) == IBV_WC_LOCAL_INV,
+	      "send-side CQE opcodes");
+	check((int)ORDMA_CQE_LOC_LEN_ERR == (int)IBV_WC_LOC_LEN_ERR &&
+	      (int)ORDMA_CQE_LOC_PROT_ERR == (int)IBV_WC_LOC_PROT_ERR &&
+	      (int)ORDMA_CQE_WR_FLUSH_ERR == (int)IBV_WC_WR_FLUSH_ERR &&
+	      (int)ORDMA_CQE_REM_ACCESS_ERR == (int)IBV_WC_REM_ACCESS_ERR &&
+	      (int)ORDMA_CQE_RETRY_EXC_ERR == (int)IBV_WC_RETRY_EXC_ERR &&
+	      (int)ORDMA_CQE_RNR_RETRY_EXC_ERR == (int)IBV_WC_RNR_RETRY_EXC_ERR &&
+	      (int)ORDMA_CQE_REM_ABORT_ERR == (int)IBV_WC_REM_ABORT_ERR &&
+	      (int)ORDMA_CQE_GENERAL_ERR == (int)IBV_WC_GENERAL_ERR,
+	      "ordma_cqe_status values equal ibv_wc_status");
+}
+
+int main(void)
+{
+	test_sizes();
+	test_send();
+	test_recv();
+	test_cqe();
+	printf("1..%d\n", n);
+	return failed ? 1 : 0;
+}

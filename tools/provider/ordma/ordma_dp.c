@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * libibverbs provider for the ORDMA RoCEv2 RNIC: queue geometry, send and
+ * receive WQE encoding and CQE decoding (layouts in ordma_hw.h, rules in
+ * Documentation/ordma/hw-reference.rst, "Work queue entries" and
+ * "Completion queue entry").  No locking, no device access.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "ordma_dp.h"
+
+int ordma_log2_ceil(uint32_t want, int min_log, int max_log)
+{
+	int n = min_log;
+
+	while (n <= max_log && (1ULL << n) < want)
+		n++;
+	return n > max_log ? -1 : n;
+}
+
+int ordma_cq_log_size(int cqe)
+{
+	if (cqe < 0 || cqe >= (1 << ORDMA_CQ_MAX_LOG_SIZE))
+		return -1;
+	return ordma_log2_ceil((uint32_t)cqe + 1, 1, ORDMA_CQ_MAX_LOG_SIZE);
+}
+
+int ordma_sq_wqe_shift(uint32_t max_send_sge, uint32_t max_inline)
+{
+	uint32_t body;
+
+	if (max_send_sge > ORDMA_MAX_SGE || max_inline > ORDMA_MAX_INLINE)
+		return -1;
+	body = max_send_sge ? max_send_sge : 1;
+	body *= sizeof(struct ordma_sge);
+	if (max_inline > body)
+		body = max_inline;
+	return ordma_log2_ceil(ORDMA_SEND_WQE_HDR_SIZE + body,
+			       ORDMA_SEND_WQE_MIN_SHIFT,
+			       ORDMA_SEND_WQE_MAX_SHIFT);
+}
+
+int ordma_rq_wqe_shift(uint32_t max_recv_sge)
+{
+	if (max_recv_sge > ORDMA_MAX_SGE)
+		return -1;
+	if (!max_recv_sge)
+		max_recv_sge = 1;
+	return ordma_log2_ceil(ORDMA_RECV_WQE_HDR_SIZE +
+			       max_recv_sge * sizeof(struct ordma_sge),
+			       ORDMA_RECV_WQE_MIN_SHIFT,
+			       ORDMA_RECV_WQE_MAX_SHIFT);
+}
+
+static uint32_t ordma_cap_sge(uint32_t n)
+{
+	return n > ORDMA_MAX_SGE ? ORDMA_MAX_SGE : n;
+}
+
+uint32_t ordma_sq_max_sge(int shift)
+{
+	return ordma_cap_sge(((1u << shift) - ORDMA_SEND_WQE_HDR_SIZE) /
+			     sizeof(struct ordma_sge));
+}
+
+uint32_t ordma_rq_max_sge(int shift)
+{
+	return ordma_cap_sge(((1u << shift) - ORDMA_RECV_WQE_HDR_SIZE) /
+			     sizeof(struct ordma_sge));
+}
+
+/* The ORDMA opcode of a work request on an RC or UD QP, or -1. */
+static int ordma_wqe_opcode(enum ibv_wr_opcode op, bool ud)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+		return ORDMA_WQE_SEND;
+	case IBV_WR_SEND_WITH_IMM:
+		return ORDMA_WQE_SEND_IMM;
+	default:
+		break;
+	}
+	if (ud)
+		return -1;
+	switch (op) {
+	case IBV_WR_SEND_WITH_INV:
+		return ORDMA_WQE_SEND_INV;
+	case IBV_WR_RDMA_WRITE:
+		return ORDMA_WQE_RDMA_WRITE;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return ORDMA_WQE_RDMA_WRITE_IMM;
+	case IBV_WR_RDMA_READ:
+		return ORDMA_WQE_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return ORDMA_WQE_ATOMIC_CMP_SWP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return ORDMA_WQE_ATOMIC_FETCH_ADD;
+	case IBV_WR_LOCAL_INV:
+		return ORDMA_WQE_LOCAL_INV;
+	default:
+		return -1;
+	}
+}
+
+static void ordma_put_sges(struct ordma_sge *dst, const struct ibv_sge *src,
+			   int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		dst[i].addr = htole64(src[i].addr);
+		dst[i].length = htole32(src[i].length);
+		dst[i].lkey = htole32(src[i].lkey);
+	}
+}
+
+/* Copies the gather list into the WQE; -1 if more than room bytes. */
+static int ordma_put_inline(uint8_t *dst, const struct ibv_send_wr *wr,
+			    uint32_t room, uint32_t *len)
+{
+	uint32_t total = 0;
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		uint32_t l = wr->sg_list[i].length;
+
+		if (l > room - total)
+			return -1;
+		memcpy(dst + total, (const void *)(uintptr_t)wr->sg_list[i].addr,
+		       l);
+		total += l;
+	}
+	*len = total;
+	return 0;
+}
+
+int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
+			 const struct ordma_send_params *p)
+{
+	struct ordma_send_wqe *w = wqe;
+	uint32_t ctrl, room = (1u << shift) - ORDMA_SEND_WQE_HDR_SIZE;
+	bool is_inline = wr->send_flags & IBV_SEND_INLINE;
+	int opcode = ordma_wqe_opcode(wr->opcode, p->ud);
+	uint32_t max_sge = p->max_sge;
+
+	if (opcode < 0 || wr->num_sge < 0)
+		return EINVAL;
+	if (max_sge > room / sizeof(struct ordma_sge))
+		max_sge = room / sizeof(struct ordma_sge);
+
+	memset(w, 0, ORDMA_SEND_WQE_HDR_SIZE);
+	ctrl = FIELD_PREP(ORDMA_WQE_OPCODE, opcode);
+	if ((wr->send_flags & IBV_SEND_SIGNALED) || p->sig_all)
+		ctrl |= ORDMA_WQE_SIGNALED;
+	if (wr->send_flags & IBV_SEND_SOLICITED)
+		ctrl |= ORDMA_WQE_SOLICITED;
+	if (wr->send_flags & IBV_SEND_FENCE)
+		ctrl |= ORDMA_WQE_FENCE;
+
+	switch (opcode) {
+	case ORDMA_WQE_SEND_IMM:
+	case ORDMA_WQE_RDMA_WRITE_IMM:
+		/* the immediate goes on the wire as given: network order */
+		memcpy(&w->ctrl.imm_inv, &wr->imm_data, sizeof(w->ctrl.imm_inv));
+		break;
+	case ORDMA_WQE_SEND_INV:
+	case ORDMA_WQE_LOCAL_INV:
+		w->ctrl.imm_inv = htole32(wr->invalidate_rkey);
+		break;
+	default:
+		break;
+	}
+
+	switch (opcode) {
+	case ORDMA_WQE_RDMA_WRITE:
+	case ORDMA_WQE_RDMA_WRITE_IMM:
+	case ORDMA_WQE_RDMA_READ:
+		w->rdma.remote_addr = htole64(wr->wr.rdma.remote_addr);
+		w->rdma.rkey = htole32(wr->wr.rdma.rkey);
+		break;
+	case ORDMA_WQE_ATOMIC_CMP_SWP:
+	case ORDMA_WQE_ATOMIC_FETCH_ADD:
+		/* one 8-byte local buffer for the original value */
+		if (wr->num_sge != 1 || is_inline)
+			return EINVAL;
+		w->atomic.remote_addr = htole64(wr->wr.atomic.remote_addr);
+		w->atomic.rkey = htole32(wr->wr.atomic.rkey);
+		w->atomic.compare_add = htole64(wr->wr.atomic.compare_add);
+		if (opcode == ORDMA_WQE_ATOMIC_CMP_SWP)
+			w->atomic.swap = htole64(wr->wr.atomic.swap);
+		break;
+	case ORDMA_WQE_LOCAL_INV:
+		is_inline = false;
+		if (wr->num_sge)
+			return EINVAL;
+		break;
+	default:
+		break;
+	}
+
+	if (p->ud) {
+		uint32_t qkey = wr->wr.ud.remote_qkey;
+
+		if (qkey & ORDMA_QKEY_USE_QP)
+			qkey = p->qkey;
+		w->ud.ah = htole32(p->ah_handle);
+		w->ud.remote_qpn = htole32(wr->wr.ud.remote_qpn);
+		w->ud.remote_qkey = htole32(qkey);
+	}
+
+	if (is_inline) {
+		uint32_t len, max = p->max_inline < room ? p->max_inline : room;
+
+		if (opcode == ORDMA_WQE_RDMA_READ)
+			return EINVAL;
+		if (ordma_put_inline((uint8_t *)wqe + ORDMA_SEND_WQE_HDR_SIZE,
+				     wr, max, &len))
+			return EINVAL;
+		ctrl |= ORDMA_WQE_INLINE;
+		w->ctrl.inline_len = htole32(len);
+	} else {
+		if ((uint32_t)wr->num_sge > max_sge)
+			return EINVAL;
+		ordma_put_sges((struct ordma_sge *)((uint8_t *)wqe +
+						    ORDMA_SEND_WQE_HDR_SIZE),
+			       wr->sg_list, wr->num_sge);
+		ctrl |= FIELD_PREP(ORDMA_WQE_NUM_SGE, wr->num_sge);
+	}
+	w->ctrl.ctrl = htole32(ctrl);
+	return 0;
+}
+
+int ordma_build_recv_wqe(void *wqe, int shift, const struct ibv_recv_wr *wr,
+			 uint32_t max_sge)
+{
+	struct ordma_recv_wqe *w = wqe;
+	uint32_t fit = ordma_rq_max_sge(shift);
+
+	if (max_sge > fit)
+		max_sge = fit;
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge)
+		return EINVAL;
+	memset(w, 0, sizeof(*w));
+	w->num_sge = htole32(wr->num_sge);
+	ordma_put_sges((struct ordma_sge *)(w + 1), wr->sg_list, wr->num_sge);
+	return 0;
+}
+
+enum ibv_wc_opcode ordma_wc_opcode(uint8_t cqe_opcode)
+{
+	switch (cqe_opcode) {
+	case ORDMA_CQE_OP_RDMA_WRITE:
+		return IBV_WC_RDMA_WRITE;
+	case ORDMA_CQE_OP_RDMA_READ:
+		return IBV_WC_RDMA_READ;
+	case ORDMA_CQE_OP_CMP_SWP:
+		return IBV_WC_COMP_SWAP;
+	case ORDMA_CQE_OP_FETCH_ADD:
+		return IBV_WC_FETCH_ADD;
+	case ORDMA_CQE_OP_LOCAL_INV:
+		return IBV_WC_LOCAL_INV;
+	case ORDMA_CQE_OP_RECV:
+		return IBV_WC_RECV;
+	case ORDMA_CQE_OP_RECV_RDMA_IMM:
+		return IBV_WC_RECV_RDMA_WITH_IMM;
+	default:
+		/* SEND and (kernel-only) REG_MR */
+		return IBV_WC_SEND;
+	}
+}
+
+void ordma_cqe_to_wc(const struct ordma_cqe *cqe, struct ibv_wc *wc)
+{
+	uint16_t flags = le16toh(cqe->flags);
+
+	/* enum ordma_cqe_status has the values of enum ibv_wc_status */
+	wc->status = (enum ibv_wc_status)cqe->status;
+	wc->opcode = ordma_wc_opcode(cqe->opcode);
+	wc->vendor_err = 0;
+	wc->byte_len = le32toh(cqe->byte_len);
+	wc->qp_num = le32toh(cqe->qpn);
+	wc->src_qp = le32toh(cqe->src_qp);
+	wc->wc_flags = 0;
+	wc->imm_data = 0;
+	if (flags & ORDMA_CQE_F_IMM) {
+		/* as received from the wire: network order, like imm_data */
+		memcpy(&wc->imm_data, &cqe->imm_inv, sizeof(wc->imm_data));
+		wc->wc_flags |= IBV_WC_WITH_IMM;
+	} else if (flags & ORDMA_CQE_F_INV) {
+		wc->invalidated_rkey = le32toh(cqe->imm_inv);
+		wc->wc_flags |= IBV_WC_WITH_INV;
+	}
+	if (flags & ORDMA_CQE_F_GRH)
+		wc->wc_flags |= IBV_WC_GRH;
+	wc->pkey_index = 0;
+	wc->slid = 0;
+	wc->sl = 0;
+	wc->dlid_path_bits = 0;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * libibverbs provider for the ORDMA RoCEv2 RNIC: the pure data-path
+ * helpers (queue geometry, WQE encoding, CQE decoding).  They touch no
+ * provider object and no device, so tools/provider/host-test.sh can unit
+ * test them on a host without an ORDMA device (ordma_dp_test.c).
+ */
+#ifndef ORDMA_DP_H
+#define ORDMA_DP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+#include <util/util.h>	/* BIT/GENMASK/FIELD_* used by ordma_hw.h */
+
+#include <linux/ordma/ordma_hw.h>
+
+/* Device limits the provider sizes queues against (hw-reference.rst). */
+#define ORDMA_CQ_MAX_LOG_SIZE		16
+#define ORDMA_WQ_MAX_LOG_SIZE		12
+#define ORDMA_MAX_SGE			8
+#define ORDMA_MAX_INLINE		256
+#define ORDMA_RECV_WQE_HDR_SIZE		16
+#define ORDMA_RECV_WQE_MIN_SHIFT	5	/* header plus one SGE */
+#define ORDMA_RECV_WQE_MAX_SHIFT	8
+/* Q_Key with the high bit set: use the QP's own Q_Key (IBTA 10.2.5) */
+#define ORDMA_QKEY_USE_QP		0x80000000u
+
+/* Smallest n >= min_log with 2^n >= want, or -1 if above max_log. */
+int ordma_log2_ceil(uint32_t want, int min_log, int max_log);
+
+/* log2 of the CQ ring for a request of cqe entries (one spare slot). */
+int ordma_cq_log_size(int cqe);
+
+/*
+ * log2 of the send WQE size holding max(16 * sge, inline) bytes after
+ * the 48-byte header (at least one SGE), or -1 beyond 512 bytes.
+ */
+int ordma_sq_wqe_shift(uint32_t max_send_sge, uint32_t max_inline);
+/* log2 of the receive WQE size for sge SGEs (at least 1), or -1. */
+int ordma_rq_wqe_shift(uint32_t max_recv_sge);
+/* SGEs that fit a send / receive WQE of 2^shift bytes (capped at 8) */
+uint32_t ordma_sq_max_sge(int shift);
+uint32_t ordma_rq_max_sge(int shift);
+
+/* What a send WQE needs besides the work request. */
+struct ordma_send_params {
+	bool ud;			/* QP type UD (else RC) */
+	bool sig_all;			/* sq_sig_all */
+	uint32_t max_sge;		/* the QP's max_send_sge */
+	uint32_t max_inline;		/* the QP's max_inline_data */
+	uint32_t qkey;			/* the QP's Q_Key (UD) */
+	uint32_t ah_handle;		/* UD: handle of wr->wr.ud.ah */
+};
+
+/*
+ * Encodes wr into the send WQE at wqe (2^shift bytes, zeroed here first).
+ * Returns 0 or EINVAL (opcode not valid for the QP type, too many SGEs,
+ * inline data too long).
+ */
+int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
+			 const struct ordma_send_params *p);
+
+/* Encodes a receive work request; 0 or EINVAL (too many SGEs). */
+int ordma_build_recv_wqe(void *wqe, int shift, const struct ibv_recv_wr *wr,
+			 uint32_t max_sge);
+
+/* The CQE at consumer index ci of a 2^log_size ring is the device's new one. */
+static inline bool ordma_cqe_valid(const struct ordma_cqe *cqe, uint32_t ci,
+				   int log_size)
+{
+	uint32_t owner = le32toh(*(const volatile __le32 *)&cqe->owner);
+	bool phase = !((ci >> log_size) & 1);	/* 1 on the first pass */
+
+	return !!(owner & ORDMA_CQE_PHASE) == phase;
+}
+
+static inline bool ordma_cqe_is_recv(const struct ordma_cqe *cqe)
+{
+	return cqe->opcode & ORDMA_CQE_OP_RECV;
+}
+
+/* Fills everything of wc but wr_id from the CQE. */
+void ordma_cqe_to_wc(const struct ordma_cqe *cqe, struct ibv_wc *wc);
+
+/* ibv_wc_opcode of a CQE opcode */
+enum ibv_wc_opcode ordma_wc_opcode(uint8_t cqe_opcode);
+
+#endif /* ORDMA_DP_H */

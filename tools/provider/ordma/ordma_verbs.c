@@ -1,0 +1,1185 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * libibverbs provider for the ORDMA RoCEv2 RNIC: memory regions, CQs
+ * (plain and extended polling), RC/UD QPs, SRQs and address handles.
+ *
+ * Queue rings are page-aligned memory of this process that the kernel
+ * pins and hands to the device.  Posting and polling need no system
+ * call: WQEs are written into the ring and announced with one 64-bit
+ * doorbell per post call; CQEs are found by their phase bit and
+ * returned to the device through the CQ's doorbell record.  Semantics
+ * follow Documentation/ordma/hw-reference.rst ("Completion queues",
+ * "Work queues and doorbells", "Work queue entries").
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <util/mmio.h>
+#include <util/udma_barrier.h>
+
+#include "ordma.h"
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+static int ordma_buf_alloc(struct ordma_buf *b, size_t len)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	int ret;
+
+	b->length = align(len, page);
+	ret = posix_memalign(&b->buf, page, b->length);
+	if (ret) {
+		b->buf = NULL;
+		return ret;
+	}
+	memset(b->buf, 0, b->length);
+	ret = ibv_dontfork_range(b->buf, b->length);
+	if (ret) {
+		free(b->buf);
+		b->buf = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+static void ordma_buf_free(struct ordma_buf *b)
+{
+	if (!b->buf)
+		return;
+	ibv_dofork_range(b->buf, b->length);
+	free(b->buf);
+	b->buf = NULL;
+}
+
+static void ordma_ring_db(struct ordma_context *ctx, unsigned int offset,
+			  uint32_t qn, uint32_t idx, uint64_t flags)
+{
+	uint64_t val = FIELD_PREP(ORDMA_DB_QN, qn) |
+		       FIELD_PREP(ORDMA_DB_IDX, idx) | flags;
+
+	mmio_write64_le((uint8_t *)ctx->db_page + offset, htole64(val));
+}
+
+static void *ordma_wq_slot(const struct ordma_wq *wq, uint32_t idx)
+{
+	return (uint8_t *)wq->ring.buf +
+	       ((size_t)(idx & ((1u << wq->log_size) - 1)) << wq->wqe_shift);
+}
+
+/* qpn -> QP table; writers hold qp_table_mutex */
+static int ordma_qp_table_add(struct ordma_context *ctx, struct ordma_qp *qp)
+{
+	uint32_t top = (qp->qpn >> ORDMA_QP_TABLE_SHIFT) &
+		       (ORDMA_QP_TABLE_SIZE - 1);
+	struct ordma_qp **leaf;
+	int ret = 0;
+
+	pthread_mutex_lock(&ctx->qp_table_mutex);
+	leaf = ctx->qp_table[top];
+	if (!leaf) {
+		leaf = calloc(ORDMA_QP_TABLE_SIZE, sizeof(*leaf));
+		if (!leaf) {
+			ret = ENOMEM;
+			goto out;
+		}
+		__atomic_store_n(&ctx->qp_table[top], leaf, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&leaf[qp->qpn & (ORDMA_QP_TABLE_SIZE - 1)], qp,
+			 __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
+	return ret;
+}
+
+static void ordma_qp_table_del(struct ordma_context *ctx, uint32_t qpn)
+{
+	struct ordma_qp **leaf;
+
+	pthread_mutex_lock(&ctx->qp_table_mutex);
+	leaf = ctx->qp_table[(qpn >> ORDMA_QP_TABLE_SHIFT) &
+			     (ORDMA_QP_TABLE_SIZE - 1)];
+	if (leaf)
+		__atomic_store_n(&leaf[qpn & (ORDMA_QP_TABLE_SIZE - 1)], NULL,
+				 __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ctx->qp_table_mutex);
+}
+
+static struct ordma_qp *ordma_qp_lookup(struct ordma_context *ctx,
+					uint32_t qpn)
+{
+	struct ordma_qp **leaf;
+
+	if (qpn >> (2 * ORDMA_QP_TABLE_SHIFT))
+		return NULL;
+	leaf = __atomic_load_n(&ctx->qp_table[qpn >> ORDMA_QP_TABLE_SHIFT],
+			       __ATOMIC_ACQUIRE);
+	if (!leaf)
+		return NULL;
+	return __atomic_load_n(&leaf[qpn & (ORDMA_QP_TABLE_SIZE - 1)],
+			       __ATOMIC_ACQUIRE);
+}
+
+void ordma_qp_table_free(struct ordma_context *ctx)
+{
+	int i;
+
+	for (i = 0; i < ORDMA_QP_TABLE_SIZE; i++)
+		free(ctx->qp_table[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory regions                                                      */
+/* ------------------------------------------------------------------ */
+
+struct ibv_mr *ordma_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			    uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		verbs_debug(verbs_get_ctx(pd->context), "REG_MR failed: %d\n",
+			    ret);
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+int ordma_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret = ibv_cmd_dereg_mr(vmr);
+
+	if (ret)
+		return ret;
+	free(vmr);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Completion queues                                                   */
+/* ------------------------------------------------------------------ */
+
+static struct ordma_cqe *ordma_cq_entry(struct ordma_cq *cq, uint32_t idx)
+{
+	return (struct ordma_cqe *)cq->ring.buf +
+	       (idx & ((1u << cq->log_size) - 1));
+}
+
+/* Tell the device how far we consumed (read when the ring looks full). */
+static void ordma_cq_update_record(struct ordma_cq *cq)
+{
+	/* the CQEs are read before the device may reuse their slots */
+	udma_from_device_barrier();
+	__atomic_store_n(cq->db_record, htole32(cq->ci), __ATOMIC_RELAXED);
+}
+
+/*
+ * A send or RQ completion for slot returns every slot up to it (the
+ * queue completes in order); returns the wr_id of the slot.
+ */
+static uint64_t ordma_wq_complete(struct ordma_wq *wq, uint32_t slot)
+{
+	uint32_t mask = (1u << wq->log_size) - 1;
+	uint32_t tail = wq->tail;
+	uint32_t head = __atomic_load_n(&wq->head, __ATOMIC_ACQUIRE);
+	uint32_t dist = (slot - tail) & mask;
+	uint64_t wr_id = wq->wrid[slot & mask];
+
+	/* a slot outside [tail, head) returns nothing (stale or bogus) */
+	if (dist < head - tail)
+		__atomic_store_n(&wq->tail, tail + dist + 1, __ATOMIC_RELEASE);
+	return wr_id;
+}
+
+static uint64_t ordma_srq_complete(struct ordma_srq *srq, uint32_t slot)
+{
+	uint64_t wr_id;
+
+	slot &= (1u << srq->log_size) - 1;
+	pthread_spin_lock(&srq->lock);
+	wr_id = srq->wrid[slot];
+	if (srq->busy[slot]) {
+		srq->busy[slot] = 0;
+		srq->posted--;
+	}
+	pthread_spin_unlock(&srq->lock);
+	return wr_id;
+}
+
+/*
+ * Takes the next CQE with the CQ lock held: 0 with *cqep and *qpp set,
+ * ENOENT if the ring is empty, EAGAIN for a CQE of a QP that is gone
+ * (consumed and skipped).  *wr_id is the completed work request's.
+ */
+static int ordma_cq_next(struct ordma_cq *cq, struct ordma_cqe **cqep,
+			 struct ordma_qp **qpp, uint64_t *wr_id)
+{
+	struct ordma_context *ctx = to_ordma_ctx(cq->vcq.cq.context);
+	struct ordma_cqe *cqe = ordma_cq_entry(cq, cq->ci);
+	struct ordma_qp *qp;
+	uint32_t slot;
+
+	if (!ordma_cqe_valid(cqe, cq->ci, cq->log_size))
+		return ENOENT;
+	/* the rest of the CQE was written before its owner dword */
+	udma_from_device_barrier();
+	cq->ci++;
+
+	qp = ordma_qp_lookup(ctx, le32toh(cqe->qpn));
+	if (!qp)
+		return EAGAIN;
+	slot = le32toh(cqe->wqe_idx);
+	if (!ordma_cqe_is_recv(cqe))
+		*wr_id = ordma_wq_complete(&qp->sq, slot);
+	else if (qp->srq)
+		*wr_id = ordma_srq_complete(qp->srq, slot);
+	else
+		*wr_id = ordma_wq_complete(&qp->rq, slot);
+	*cqep = cqe;
+	*qpp = qp;
+	return 0;
+}
+
+int ordma_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct ordma_cq *cq = to_ordma_cq(ibcq);
+	uint32_t start;
+	int n = 0;
+
+	pthread_spin_lock(&cq->lock);
+	start = cq->ci;
+	while (n < num_entries) {
+		struct ordma_cqe *cqe;
+		struct ordma_qp *qp;
+		uint64_t wr_id = 0;
+		int ret = ordma_cq_next(cq, &cqe, &qp, &wr_id);
+
+		if (ret == ENOENT)
+			break;
+		if (ret)
+			continue;
+		ordma_cqe_to_wc(cqe, &wc[n]);
+		wc[n].wr_id = wr_id;
+		n++;
+	}
+	if (cq->ci != start)
+		ordma_cq_update_record(cq);
+	pthread_spin_unlock(&cq->lock);
+	return n;
+}
+
+int ordma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct ordma_cq *cq = to_ordma_cq(ibcq);
+	struct ordma_context *ctx = to_ordma_ctx(ibcq->context);
+	uint64_t flags = ORDMA_DB_ARM;
+
+	if (solicited_only)
+		flags |= ORDMA_DB_SOLICITED;
+	pthread_spin_lock(&cq->lock);
+	ordma_ring_db(ctx, ORDMA_DB_CQ, cq->cqn, cq->ci, flags);
+	pthread_spin_unlock(&cq->lock);
+	return 0;
+}
+
+/*
+ * Drops the CQEs of qpn not yet polled (the QP is being destroyed or
+ * reset), moving later CQEs of other QPs down over them.  CQ lock held.
+ */
+static void ordma_cq_clean(struct ordma_cq *cq, struct ordma_qp *qp)
+{
+	uint32_t qpn = qp->qpn;
+	uint32_t size = 1u << cq->log_size;
+	uint32_t end = cq->ci, idx, dropped = 0;
+	const size_t body = offsetof(struct ordma_cqe, owner);
+
+	while (end - cq->ci < size &&
+	       ordma_cqe_valid(ordma_cq_entry(cq, end), end, cq->log_size))
+		end++;
+	if (end == cq->ci)
+		return;
+	udma_from_device_barrier();
+	for (idx = end; idx != cq->ci;) {
+		struct ordma_cqe *cqe = ordma_cq_entry(cq, --idx);
+
+		if (le32toh(cqe->qpn) == qpn) {
+			/* an SRQ slot comes back only with its CQE */
+			if (qp->srq && ordma_cqe_is_recv(cqe))
+				ordma_srq_complete(qp->srq,
+						   le32toh(cqe->wqe_idx));
+			dropped++;
+		}
+		else if (dropped)
+			/* the destination holds a valid CQE of this pass:
+			 * its owner dword already has the right phase
+			 */
+			memcpy(ordma_cq_entry(cq, idx + dropped), cqe, body);
+	}
+	if (dropped) {
+		cq->ci += dropped;
+		ordma_cq_update_record(cq);
+	}
+}
+
+/* Extended CQ polling (ibv_start_poll & co.) */
+static void ordma_cqx_fill(struct ordma_cq *cq, struct ordma_cqe *cqe,
+			   struct ordma_qp *qp, uint64_t wr_id)
+{
+	cq->cur_cqe = cqe;
+	cq->cur_qp = qp;
+	cq->vcq.cq_ex.wr_id = wr_id;
+	cq->vcq.cq_ex.status = (enum ibv_wc_status)cqe->status;
+}
+
+static int ordma_cqx_advance(struct ordma_cq *cq)
+{
+	struct ordma_cqe *cqe;
+	struct ordma_qp *qp;
+	uint64_t wr_id = 0;
+	int ret;
+
+	do {
+		ret = ordma_cq_next(cq, &cqe, &qp, &wr_id);
+	} while (ret == EAGAIN);
+	if (ret)
+		return ret;
+	ordma_cqx_fill(cq, cqe, qp, wr_id);
+	return 0;
+}
+
+static int ordma_cqx_start_poll(struct ibv_cq_ex *ibcq,
+				struct ibv_poll_cq_attr *attr)
+{
+	struct ordma_cq *cq = to_ordma_cq_ex(ibcq);
+	int ret;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	ret = ordma_cqx_advance(cq);
+	if (ret) {
+		/* skipped CQEs of destroyed QPs are consumed all the same */
+		ordma_cq_update_record(cq);
+		pthread_spin_unlock(&cq->lock);
+	}
+	return ret;
+}
+
+static int ordma_cqx_next_poll(struct ibv_cq_ex *ibcq)
+{
+	return ordma_cqx_advance(to_ordma_cq_ex(ibcq));
+}
+
+static void ordma_cqx_end_poll(struct ibv_cq_ex *ibcq)
+{
+	struct ordma_cq *cq = to_ordma_cq_ex(ibcq);
+
+	ordma_cq_update_record(cq);
+	cq->cur_cqe = NULL;
+	cq->cur_qp = NULL;
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode ordma_cqx_read_opcode(struct ibv_cq_ex *ibcq)
+{
+	return ordma_wc_opcode(to_ordma_cq_ex(ibcq)->cur_cqe->opcode);
+}
+
+static uint32_t ordma_cqx_read_vendor_err(struct ibv_cq_ex *ibcq)
+{
+	return 0;
+}
+
+static uint32_t ordma_cqx_read_byte_len(struct ibv_cq_ex *ibcq)
+{
+	return le32toh(to_ordma_cq_ex(ibcq)->cur_cqe->byte_len);
+}
+
+static __be32 ordma_cqx_read_imm_data(struct ibv_cq_ex *ibcq)
+{
+	const struct ordma_cqe *cqe = to_ordma_cq_ex(ibcq)->cur_cqe;
+	__be32 imm;
+
+	uint32_t rkey;
+
+	if (le16toh(cqe->flags) & ORDMA_CQE_F_INV) {
+		/* ibv_wc_read_invalidated_rkey() takes the bits as they are */
+		rkey = le32toh(cqe->imm_inv);
+		memcpy(&imm, &rkey, sizeof(imm));
+	} else {
+		memcpy(&imm, &cqe->imm_inv, sizeof(imm));
+	}
+	return imm;
+}
+
+static uint32_t ordma_cqx_read_qp_num(struct ibv_cq_ex *ibcq)
+{
+	return le32toh(to_ordma_cq_ex(ibcq)->cur_cqe->qpn);
+}
+
+static uint32_t ordma_cqx_read_src_qp(struct ibv_cq_ex *ibcq)
+{
+	return le32toh(to_ordma_cq_ex(ibcq)->cur_cqe->src_qp);
+}
+
+static unsigned int ordma_cqx_read_wc_flags(struct ibv_cq_ex *ibcq)
+{
+	struct ibv_wc wc;
+
+	ordma_cqe_to_wc(to_ordma_cq_ex(ibcq)->cur_cqe, &wc);
+	return wc.wc_flags;
+}
+
+static uint32_t ordma_cqx_read_slid(struct ibv_cq_ex *ibcq)
+{
+	return 0;
+}
+
+static uint8_t ordma_cqx_read_sl(struct ibv_cq_ex *ibcq)
+{
+	return 0;
+}
+
+static uint8_t ordma_cqx_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
+{
+	return 0;
+}
+
+#define ORDMA_CQX_WC_FLAGS                                                     \
+	(IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM | \
+	 IBV_WC_EX_WITH_SRC_QP | IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL |     \
+	 IBV_WC_EX_WITH_DLID_PATH_BITS)
+
+static void ordma_cqx_set_ops(struct ordma_cq *cq, uint64_t wc_flags)
+{
+	struct ibv_cq_ex *x = &cq->vcq.cq_ex;
+
+	x->start_poll = ordma_cqx_start_poll;
+	x->next_poll = ordma_cqx_next_poll;
+	x->end_poll = ordma_cqx_end_poll;
+	x->read_opcode = ordma_cqx_read_opcode;
+	x->read_vendor_err = ordma_cqx_read_vendor_err;
+	x->read_wc_flags = ordma_cqx_read_wc_flags;
+	if (wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		x->read_byte_len = ordma_cqx_read_byte_len;
+	if (wc_flags & IBV_WC_EX_WITH_IMM)
+		x->read_imm_data = ordma_cqx_read_imm_data;
+	if (wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		x->read_qp_num = ordma_cqx_read_qp_num;
+	if (wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		x->read_src_qp = ordma_cqx_read_src_qp;
+	if (wc_flags & IBV_WC_EX_WITH_SLID)
+		x->read_slid = ordma_cqx_read_slid;
+	if (wc_flags & IBV_WC_EX_WITH_SL)
+		x->read_sl = ordma_cqx_read_sl;
+	if (wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		x->read_dlid_path_bits = ordma_cqx_read_dlid_path_bits;
+}
+
+static struct ordma_cq *ordma_cq_create(struct ibv_context *ibctx,
+					struct ibv_cq_init_attr_ex *attr,
+					bool extended)
+{
+	struct ordma_uverbs_create_cq_resp resp = {};
+	struct ordma_uverbs_create_cq cmd = {};
+	size_t page = sysconf(_SC_PAGESIZE);
+	struct ordma_cq *cq;
+	int log, ret;
+
+	if (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (extended && (attr->wc_flags & ~(uint64_t)ORDMA_CQX_WC_FLAGS)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	log = ordma_cq_log_size(attr->cqe);
+	if (log < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	cq->log_size = log;
+	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret)
+		goto err_free;
+	ret = ordma_buf_alloc(&cq->ring, (size_t)ORDMA_CQE_SIZE << log);
+	if (ret)
+		goto err_lock;
+	/* a page of its own: the kernel pins the page of the record */
+	ret = posix_memalign((void **)&cq->db_record, page, page);
+	if (ret)
+		goto err_ring;
+	memset(cq->db_record, 0, page);
+
+	cmd.buf_addr = (uintptr_t)cq->ring.buf;
+	cmd.db_record_addr = (uintptr_t)cq->db_record;
+	cmd.log_size = log;
+	ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
+				   0);
+	if (ret) {
+		verbs_err(verbs_get_ctx(ibctx), "CREATE_CQ failed: %d\n", ret);
+		goto err_record;
+	}
+	cq->cqn = resp.cqn;
+	/* the device fills every slot of the ring (pi - ci up to the size) */
+	cq->vcq.cq.cqe = 1 << log;
+	if (extended)
+		ordma_cqx_set_ops(cq, attr->wc_flags);
+	verbs_debug(verbs_get_ctx(ibctx), "cqn %u, %u CQEs\n", cq->cqn,
+		    1u << log);
+	return cq;
+
+err_record:
+	free(cq->db_record);
+err_ring:
+	ordma_buf_free(&cq->ring);
+err_lock:
+	pthread_spin_destroy(&cq->lock);
+err_free:
+	free(cq);
+	errno = ret;
+	return NULL;
+}
+
+struct ibv_cq *ordma_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector)
+{
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = cqe,
+		.channel = channel,
+		.comp_vector = comp_vector,
+	};
+	struct ordma_cq *cq;
+
+	if (cqe < 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = ordma_cq_create(ibctx, &attr, false);
+	return cq ? &cq->vcq.cq : NULL;
+}
+
+struct ibv_cq_ex *ordma_create_cq_ex(struct ibv_context *ibctx,
+				     struct ibv_cq_init_attr_ex *attr)
+{
+	struct ordma_cq *cq;
+
+	if (attr->cqe < 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = ordma_cq_create(ibctx, attr, true);
+	return cq ? &cq->vcq.cq_ex : NULL;
+}
+
+int ordma_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct ordma_cq *cq = to_ordma_cq(ibcq);
+	int ret;
+
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return ret;
+	free(cq->db_record);
+	ordma_buf_free(&cq->ring);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Queue pairs                                                         */
+/* ------------------------------------------------------------------ */
+
+static int ordma_wq_init(struct ordma_wq *wq, int log_size, int wqe_shift,
+			 uint32_t max_sge)
+{
+	int ret;
+
+	wq->log_size = log_size;
+	wq->wqe_shift = wqe_shift;
+	wq->max_sge = max_sge;
+	ret = pthread_spin_init(&wq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret)
+		return ret;
+	wq->wrid = calloc(1u << log_size, sizeof(*wq->wrid));
+	if (!wq->wrid) {
+		ret = ENOMEM;
+		goto err_lock;
+	}
+	ret = ordma_buf_alloc(&wq->ring, (size_t)1 << (log_size + wqe_shift));
+	if (ret)
+		goto err_wrid;
+	return 0;
+
+err_wrid:
+	free(wq->wrid);
+	wq->wrid = NULL;
+err_lock:
+	pthread_spin_destroy(&wq->lock);
+	wq->log_size = 0;
+	return ret;
+}
+
+static void ordma_wq_fini(struct ordma_wq *wq)
+{
+	if (!wq->log_size)
+		return;
+	ordma_buf_free(&wq->ring);
+	free(wq->wrid);
+	pthread_spin_destroy(&wq->lock);
+	wq->log_size = 0;
+}
+
+static void ordma_qp_fini(struct ordma_qp *qp)
+{
+	ordma_wq_fini(&qp->sq);
+	ordma_wq_fini(&qp->rq);
+	free(qp);
+}
+
+/* The QP's real capabilities */
+static void ordma_qp_caps(const struct ordma_qp *qp, struct ibv_qp_cap *cap)
+{
+	cap->max_send_wr = 1u << qp->sq.log_size;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_inline_data = qp->max_inline;
+	if (qp->srq) {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	} else {
+		cap->max_recv_wr = 1u << qp->rq.log_size;
+		cap->max_recv_sge = qp->rq.max_sge;
+	}
+}
+
+struct ibv_qp *ordma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ordma_context *ctx = to_ordma_ctx(pd->context);
+	struct ordma_uverbs_create_qp_resp resp = {};
+	struct ordma_uverbs_create_qp cmd = {};
+	struct ibv_qp_init_attr kattr;
+	int sq_log, sq_shift, rq_log = 0, rq_shift = 0, ret;
+	struct ordma_qp *qp;
+
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!attr->send_cq || (!attr->recv_cq && !attr->srq) ||
+	    attr->cap.max_inline_data > ctx->max_inline_data) {
+		errno = EINVAL;
+		return NULL;
+	}
+	sq_log = ordma_log2_ceil(attr->cap.max_send_wr, 1,
+				 ORDMA_WQ_MAX_LOG_SIZE);
+	sq_shift = ordma_sq_wqe_shift(attr->cap.max_send_sge,
+				      attr->cap.max_inline_data);
+	if (!attr->srq) {
+		rq_log = ordma_log2_ceil(attr->cap.max_recv_wr, 1,
+					 ORDMA_WQ_MAX_LOG_SIZE);
+		rq_shift = ordma_rq_wqe_shift(attr->cap.max_recv_sge);
+	}
+	if (sq_log < 0 || sq_shift < 0 || rq_log < 0 || rq_shift < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	qp->ud = attr->qp_type == IBV_QPT_UD;
+	qp->sig_all = attr->sq_sig_all;
+	qp->state = IBV_QPS_RESET;
+	ret = ordma_wq_init(&qp->sq, sq_log, sq_shift,
+			    ordma_sq_max_sge(sq_shift));
+	if (ret)
+		goto err_free;
+	if (attr->srq) {
+		qp->srq = to_ordma_srq(attr->srq);
+	} else {
+		ret = ordma_wq_init(&qp->rq, rq_log, rq_shift,
+				    ordma_rq_max_sge(rq_shift));
+		if (ret)
+			goto err_free;
+	}
+	qp->send_cq = to_ordma_cq(attr->send_cq);
+	qp->recv_cq = attr->recv_cq ? to_ordma_cq(attr->recv_cq) : NULL;
+
+	cmd.sq_buf_addr = (uintptr_t)qp->sq.ring.buf;
+	cmd.sq_log_size = sq_log;
+	cmd.sq_wqe_shift = sq_shift;
+	if (!attr->srq) {
+		cmd.rq_buf_addr = (uintptr_t)qp->rq.ring.buf;
+		cmd.rq_log_size = rq_log;
+		cmd.rq_wqe_shift = rq_shift;
+	}
+
+	/* the kernel sees the queues as they are */
+	kattr = *attr;
+	ordma_qp_caps(qp, &kattr.cap);
+	kattr.cap.max_inline_data = attr->cap.max_inline_data;
+	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, &kattr, &cmd.ibv_cmd,
+				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		verbs_err(&ctx->ibv_ctx, "CREATE_QP failed: %d\n", ret);
+		goto err_free;
+	}
+	qp->qpn = resp.qpn;
+	qp->max_inline = resp.max_inline_data;
+	if (qp->max_inline > ORDMA_MAX_INLINE ||
+	    qp->max_inline > (1u << sq_shift) - ORDMA_SEND_WQE_HDR_SIZE)
+		qp->max_inline = 0;	/* a kernel we do not understand */
+
+	ret = ordma_qp_table_add(ctx, qp);
+	if (ret)
+		goto err_destroy;
+	ordma_qp_caps(qp, &attr->cap);
+	verbs_debug(&ctx->ibv_ctx,
+		    "qpn %u: sq %u x %u B, rq %u x %u B, inline %u\n", qp->qpn,
+		    1u << sq_log, 1u << sq_shift,
+		    attr->srq ? 0 : 1u << rq_log, attr->srq ? 0 : 1u << rq_shift,
+		    qp->max_inline);
+	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	ordma_qp_fini(qp);
+	errno = ret;
+	return NULL;
+}
+
+/* Both CQs of a QP, locked in address order (they may be the same). */
+static void ordma_lock_cqs(struct ordma_qp *qp)
+{
+	struct ordma_cq *a = qp->send_cq, *b = qp->recv_cq;
+
+	if (!b || a == b) {
+		pthread_spin_lock(&a->lock);
+		return;
+	}
+	if (a > b) {
+		struct ordma_cq *t = a;
+
+		a = b;
+		b = t;
+	}
+	pthread_spin_lock(&a->lock);
+	pthread_spin_lock(&b->lock);
+}
+
+static void ordma_unlock_cqs(struct ordma_qp *qp)
+{
+	pthread_spin_unlock(&qp->send_cq->lock);
+	if (qp->recv_cq && qp->recv_cq != qp->send_cq)
+		pthread_spin_unlock(&qp->recv_cq->lock);
+}
+
+static void ordma_clean_cqs(struct ordma_qp *qp)
+{
+	ordma_cq_clean(qp->send_cq, qp);
+	if (qp->recv_cq && qp->recv_cq != qp->send_cq)
+		ordma_cq_clean(qp->recv_cq, qp);
+}
+
+/* After RESET the device's SQ and RQ indices are 0 and WQEs are gone. */
+static void ordma_qp_reset(struct ordma_qp *qp)
+{
+	ordma_lock_cqs(qp);
+	ordma_clean_cqs(qp);
+	pthread_spin_lock(&qp->sq.lock);
+	qp->sq.head = 0;
+	qp->sq.tail = 0;
+	pthread_spin_unlock(&qp->sq.lock);
+	if (!qp->srq) {
+		pthread_spin_lock(&qp->rq.lock);
+		qp->rq.head = 0;
+		qp->rq.tail = 0;
+		pthread_spin_unlock(&qp->rq.lock);
+	}
+	ordma_unlock_cqs(qp);
+}
+
+int ordma_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask)
+{
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	struct ibv_modify_qp cmd = {};
+	int ret;
+
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	if (attr_mask & IBV_QP_QKEY)
+		qp->qkey = attr->qkey;
+	if (attr_mask & IBV_QP_STATE) {
+		if (attr->qp_state == IBV_QPS_RESET)
+			ordma_qp_reset(qp);
+		__atomic_store_n(&qp->state, attr->qp_state, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+int ordma_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	struct ibv_query_qp cmd = {};
+	int ret;
+
+	ret = ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+			       sizeof(cmd));
+	if (ret)
+		return ret;
+	ordma_qp_caps(qp, &attr->cap);
+	init_attr->cap = attr->cap;
+	init_attr->sq_sig_all = qp->sig_all;
+	return 0;
+}
+
+int ordma_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct ordma_context *ctx = to_ordma_ctx(ibqp->context);
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+	/* no poller may be looking at the QP once it leaves the table */
+	ordma_lock_cqs(qp);
+	ordma_clean_cqs(qp);
+	ordma_qp_table_del(ctx, qp->qpn);
+	ordma_unlock_cqs(qp);
+	ordma_qp_fini(qp);
+	return 0;
+}
+
+static bool ordma_qp_in_reset(struct ordma_qp *qp)
+{
+	return __atomic_load_n(&qp->state, __ATOMIC_ACQUIRE) == IBV_QPS_RESET;
+}
+
+int ordma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad_wr)
+{
+	struct ordma_context *ctx = to_ordma_ctx(ibqp->context);
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	struct ordma_wq *sq = &qp->sq;
+	struct ordma_send_params p = {
+		.ud = qp->ud,
+		.sig_all = qp->sig_all,
+		.max_sge = sq->max_sge,
+		.max_inline = qp->max_inline,
+		.qkey = qp->qkey,
+	};
+	uint32_t size = 1u << sq->log_size, head;
+	int ret = 0;
+
+	pthread_spin_lock(&sq->lock);
+	head = sq->head;
+	/* the device does not refuse WQEs in RESET; IBTA does */
+	if (ordma_qp_in_reset(qp)) {
+		ret = EINVAL;
+		*bad_wr = wr;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		uint32_t tail = __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE);
+
+		if (head - tail >= size) {
+			ret = ENOMEM;
+			break;
+		}
+		if (qp->ud) {
+			if (!wr->wr.ud.ah) {
+				ret = EINVAL;
+				break;
+			}
+			p.ah_handle = to_ordma_ah(wr->wr.ud.ah)->handle;
+		}
+		ret = ordma_build_send_wqe(ordma_wq_slot(sq, head),
+					   sq->wqe_shift, wr, &p);
+		if (ret)
+			break;
+		sq->wrid[head & (size - 1)] = wr->wr_id;
+		head++;
+	}
+	if (ret)
+		*bad_wr = wr;
+	if (head != sq->head) {
+		/* WQEs in memory before the device hears of them */
+		udma_to_device_barrier();
+		__atomic_store_n(&sq->head, head, __ATOMIC_RELEASE);
+		ordma_ring_db(ctx, ORDMA_DB_SQ, qp->qpn, head, 0);
+	}
+out:
+	pthread_spin_unlock(&sq->lock);
+	return ret;
+}
+
+int ordma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad_wr)
+{
+	struct ordma_context *ctx = to_ordma_ctx(ibqp->context);
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	struct ordma_wq *rq = &qp->rq;
+	uint32_t size, head;
+	int ret = 0;
+
+	if (qp->srq) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	size = 1u << rq->log_size;
+	pthread_spin_lock(&rq->lock);
+	head = rq->head;
+	if (ordma_qp_in_reset(qp)) {
+		ret = EINVAL;
+		*bad_wr = wr;
+		goto out;
+	}
+	for (; wr; wr = wr->next) {
+		uint32_t tail = __atomic_load_n(&rq->tail, __ATOMIC_ACQUIRE);
+
+		if (head - tail >= size) {
+			ret = ENOMEM;
+			break;
+		}
+		ret = ordma_build_recv_wqe(ordma_wq_slot(rq, head),
+					   rq->wqe_shift, wr, rq->max_sge);
+		if (ret)
+			break;
+		rq->wrid[head & (size - 1)] = wr->wr_id;
+		head++;
+	}
+	if (ret)
+		*bad_wr = wr;
+	if (head != rq->head) {
+		udma_to_device_barrier();
+		__atomic_store_n(&rq->head, head, __ATOMIC_RELEASE);
+		ordma_ring_db(ctx, ORDMA_DB_RQ, qp->qpn, head, 0);
+	}
+out:
+	pthread_spin_unlock(&rq->lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared receive queues                                               */
+/* ------------------------------------------------------------------ */
+
+static void ordma_srq_fini(struct ordma_srq *srq)
+{
+	ordma_buf_free(&srq->ring);
+	free(srq->busy);
+	free(srq->wrid);
+	pthread_spin_destroy(&srq->lock);
+	free(srq);
+}
+
+struct ibv_srq *ordma_create_srq(struct ibv_pd *pd,
+				 struct ibv_srq_init_attr *attr)
+{
+	struct ordma_uverbs_create_srq_resp resp = {};
+	struct ordma_uverbs_create_srq cmd = {};
+	struct ibv_srq_init_attr kattr;
+	struct ordma_srq *srq;
+	int log, shift, ret;
+
+	log = ordma_log2_ceil(attr->attr.max_wr, 1, ORDMA_WQ_MAX_LOG_SIZE);
+	shift = ordma_rq_wqe_shift(attr->attr.max_sge);
+	if (log < 0 || shift < 0 || attr->attr.srq_limit > (1u << log)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret) {
+		free(srq);
+		errno = ret;
+		return NULL;
+	}
+	srq->log_size = log;
+	srq->wqe_shift = shift;
+	srq->max_sge = ordma_rq_max_sge(shift);
+	srq->wrid = calloc(1u << log, sizeof(*srq->wrid));
+	srq->busy = calloc(1u << log, sizeof(*srq->busy));
+	if (!srq->wrid || !srq->busy) {
+		ret = ENOMEM;
+		goto err;
+	}
+	ret = ordma_buf_alloc(&srq->ring, (size_t)1 << (log + shift));
+	if (ret)
+		goto err;
+
+	cmd.buf_addr = (uintptr_t)srq->ring.buf;
+	cmd.log_size = log;
+	cmd.wqe_shift = shift;
+	kattr = *attr;
+	kattr.attr.max_wr = 1u << log;
+	kattr.attr.max_sge = srq->max_sge;
+	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, &kattr, &cmd.ibv_cmd,
+				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		verbs_err(verbs_get_ctx(pd->context), "CREATE_SRQ failed: %d\n",
+			  ret);
+		goto err;
+	}
+	srq->srqn = resp.srqn;
+	attr->attr.max_wr = 1u << log;
+	attr->attr.max_sge = srq->max_sge;
+	return &srq->vsrq.srq;
+
+err:
+	ordma_srq_fini(srq);
+	errno = ret;
+	return NULL;
+}
+
+int ordma_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		     int attr_mask)
+{
+	struct ibv_modify_srq cmd = {};
+
+	/* the ring cannot be resized */
+	if (attr_mask & IBV_SRQ_MAX_WR)
+		return EINVAL;
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int ordma_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct ordma_srq *srq = to_ordma_srq(ibsrq);
+	struct ibv_query_srq cmd = {};
+	int ret;
+
+	ret = ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+	if (ret)
+		return ret;
+	attr->max_wr = 1u << srq->log_size;
+	attr->max_sge = srq->max_sge;
+	return 0;
+}
+
+int ordma_destroy_srq(struct ibv_srq *ibsrq)
+{
+	int ret = ibv_cmd_destroy_srq(ibsrq);
+
+	if (ret)
+		return ret;
+	ordma_srq_fini(to_ordma_srq(ibsrq));
+	return 0;
+}
+
+/*
+ * The device takes SRQ WQEs in ring order, but their CQEs may come back
+ * in any order (several QPs): a post needs the slot at the producer
+ * index to have been polled.
+ */
+int ordma_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad_wr)
+{
+	struct ordma_context *ctx = to_ordma_ctx(ibsrq->context);
+	struct ordma_srq *srq = to_ordma_srq(ibsrq);
+	uint32_t mask = (1u << srq->log_size) - 1, head;
+	int ret = 0;
+
+	pthread_spin_lock(&srq->lock);
+	head = srq->head;
+	for (; wr; wr = wr->next) {
+		uint32_t slot = head & mask;
+
+		if (srq->busy[slot]) {
+			ret = ENOMEM;
+			break;
+		}
+		ret = ordma_build_recv_wqe((uint8_t *)srq->ring.buf +
+					   ((size_t)slot << srq->wqe_shift),
+					   srq->wqe_shift, wr, srq->max_sge);
+		if (ret)
+			break;
+		srq->wrid[slot] = wr->wr_id;
+		srq->busy[slot] = 1;
+		srq->posted++;
+		head++;
+	}
+	if (ret)
+		*bad_wr = wr;
+	if (head != srq->head) {
+		udma_to_device_barrier();
+		srq->head = head;
+		ordma_ring_db(ctx, ORDMA_DB_SRQ, srq->srqn, head, 0);
+	}
+	pthread_spin_unlock(&srq->lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Address handles                                                     */
+/* ------------------------------------------------------------------ */
+
+struct ibv_ah *ordma_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct ordma_uverbs_create_ah_resp resp = {};
+	struct ordma_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (ret) {
+		verbs_debug(verbs_get_ctx(pd->context), "CREATE_AH failed: %d\n",
+			    ret);
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+	ah->handle = resp.ah_handle;
+	return &ah->ibv_ah;
+}
+
+int ordma_destroy_ah(struct ibv_ah *ibah)
+{
+	int ret = ibv_cmd_destroy_ah(ibah);
+
+	if (ret)
+		return ret;
+	free(to_ordma_ah(ibah));
+	return 0;
+}
