@@ -70,7 +70,7 @@ OW=$W OSL=$SL ORL=$RL
 
 # Soft-RoCE on the same netdev: without ordma_ib the NIC has no GIDs and
 # passes RoCE frames to the netdev.
-modprobe -r ordma_ib
+rmmod ordma_ib	# not modprobe -r: that would take ordma_core (the netdev) too
 modprobe rdma_rxe
 rdma link add rxe0 type rxe netdev "$nd"
 wait_for 30 test -n "$(gidx_of rxe0)"

@@ -38,9 +38,10 @@ static uint32_t wqe_ctrl(void)
 static void test_sizes(void)
 {
 	check(ordma_cq_log_size(0) == 1 && ordma_cq_log_size(1) == 1 &&
-	      ordma_cq_log_size(2) == 2 && ordma_cq_log_size(3) == 2 &&
-	      ordma_cq_log_size(4) == 3, "CQ log_size = ceil_log2(cqe + 1), at least 1");
-	check(ordma_cq_log_size(65535) == 16 && ordma_cq_log_size(65536) == -1,
+	      ordma_cq_log_size(2) == 1 && ordma_cq_log_size(3) == 2 &&
+	      ordma_cq_log_size(4) == 2 && ordma_cq_log_size(5) == 3,
+	      "CQ log_size = ceil_log2(cqe), at least 1");
+	check(ordma_cq_log_size(65536) == 16 && ordma_cq_log_size(65537) == -1,
 	      "CQ log_size up to 16");
 	check(ordma_sq_wqe_shift(0, 0) == 6 && ordma_sq_wqe_shift(1, 0) == 6 &&
 	      ordma_sq_wqe_shift(2, 0) == 7 && ordma_sq_wqe_shift(8, 0) == 8,

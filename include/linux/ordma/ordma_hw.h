@@ -381,7 +381,7 @@ struct ordma_qp_create_params {
 	__u8	sq_log_size;		/* WQEs */
 	__u8	rq_log_size;		/* WQEs, 0 with an SRQ */
 	__u8	sq_wqe_shift;		/* 6..9: send WQE is 64..512 bytes */
-	__u8	rq_wqe_shift;		/* 4..8: receive WQE is 16..256 bytes */
+	__u8	rq_wqe_shift;		/* 5..8: receive WQE is 32..256 bytes */
 	__u8	reserved_25;
 	__le16	reserved_26;
 	__le32	max_inline_data;

@@ -21,9 +21,12 @@ int ordma_log2_ceil(uint32_t want, int min_log, int max_log)
 
 int ordma_cq_log_size(int cqe)
 {
-	if (cqe < 0 || cqe >= (1 << ORDMA_CQ_MAX_LOG_SIZE))
+	/* The device fills every slot (the phase bit tells new from old),
+	 * so cqe entries need 2^ceil_log2(cqe) slots and max_cqe = 2^16.
+	 */
+	if (cqe < 0 || cqe > (1 << ORDMA_CQ_MAX_LOG_SIZE))
 		return -1;
-	return ordma_log2_ceil((uint32_t)cqe + 1, 1, ORDMA_CQ_MAX_LOG_SIZE);
+	return ordma_log2_ceil((uint32_t)cqe, 1, ORDMA_CQ_MAX_LOG_SIZE);
 }
 
 int ordma_sq_wqe_shift(uint32_t max_send_sge, uint32_t max_inline)

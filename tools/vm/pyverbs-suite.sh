@@ -1,0 +1,34 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# rdma-core's Python test suite on ORDMA and on rxe in the same VM, one
+# after the other (see tools/vm/pyverbs-guest.sh), and the pass / fail /
+# error / skip counts of both.  Not part of `make check` (about half an
+# hour under TCG); Documentation/ordma/user-guide.rst records a run.
+#
+# Usage: tools/vm/pyverbs-suite.sh [-o DIR]
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=$REPO/build/vm/pyverbs-$(date +%Y%m%d-%H%M%S)
+[ "${1:-}" = -o ] && OUT=$2
+mkdir -p "$OUT"
+P=$(ORDMA_PYVERBS=1 "$REPO/tools/provider/build.sh" | tail -n 1)
+[ -d "$P/python/pyverbs" ] || { echo "pyverbs-suite: no pyverbs in $P" >&2; exit 1; }
+SRC=$(cd "$P/../src" && pwd)
+ORDMA_PROVIDER_DIR=$P "$REPO/tools/vm/run-vm.sh" -o "$OUT" -t 3600 \
+	-c "ORDMA_RDMA_CORE_SRC=$SRC $REPO/tools/vm/pyverbs-guest.sh" single || true
+G=$OUT/vm0/guest
+for log in "$G"/pyverbs-*.log; do
+	[ -f "$log" ] || continue
+	dev=${log##*/pyverbs-}
+	dev=${dev%.log}
+	ran=$(sed -n 's/^Ran \([0-9]*\) tests.*/\1/p' "$log" | tail -n 1)
+	sum=$(grep -E '^(OK|FAILED)' "$log" | tail -n 1)
+	ok=$(grep -c ' \.\.\. ok$' "$log" || true)
+	fail=$(grep -c ' \.\.\. FAIL$' "$log" || true)
+	err=$(grep -c ' \.\.\. ERROR$' "$log" || true)
+	skip=$(grep -c ' \.\.\. skipped' "$log" || true)
+	printf '%-8s ran %-4s passed %-4s failed %-4s errors %-4s skipped %-4s (%s)\n' \
+		"$dev" "${ran:-?}" "$ok" "$fail" "$err" "$skip" "${sum:-no summary}"
+done
+echo "logs: $G"
