@@ -30,7 +30,7 @@ KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
 .PHONY: all modules modules_clean diag fw-build fw-check qemu provider lint \
-	vm-check vm-smoke check demo clean help
+	vm-check vm-smoke check demo clean help install
 
 all: modules diag fw-build
 
@@ -93,6 +93,11 @@ vm-check: diag
 
 check:
 	@tools/check/run-check.sh
+
+# The libibverbs provider into the system's libibverbs (DESTDIR honoured);
+# the kernel modules install with `make -C $$KDIR M=$$PWD modules_install`.
+install:
+	$(MAKE) -C tools/provider install
 
 demo:
 	@tools/vm/demo.sh

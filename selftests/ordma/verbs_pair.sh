@@ -20,7 +20,7 @@ barrier() {
 	wait_for 300 test -e "$ORDMA_SYNC/$ORDMA_PEER_ROLE.verbs.$1"
 }
 
-tap_begin 7
+tap_begin 15
 modprobe ib_uverbs
 bdf=$(ordma_pci_devs | head -n 1)
 nd=$(ordma_netdev "$bdf") || nd=
@@ -28,7 +28,7 @@ ib=$(ordma_ibdev "$bdf") || ib=
 if [ -n "$nd" ]; then
 	ip link set dev "$nd" up
 	ip addr add "$ORDMA_LOCAL_IP/24" dev "$nd" 2>/dev/null
-	ip link set dev "$nd" mtu 1500
+	ip link set dev "$nd" mtu 9000	# path MTU 4096 available
 fi
 gid=$(ipv4_to_gid "$ORDMA_LOCAL_IP")
 gidx_of() { ordma_gid_table "$ib" | awk -v g="$gid" '$2 == g && $3 == "RoCE_v2" { print $1; exit }'; }
@@ -38,7 +38,7 @@ wait_for 60 ping -c 1 -W 1 "$ORDMA_PEER_IP"
 barrier up
 if [ -z "$ib" ] || [ -z "$gidx" ]; then
 	tap_fail "$bdf: RDMA device with an IPv4 RoCE v2 GID"
-	for n in 1 2 3 4 5 6; do barrier "t$n"; barrier "d$n"; done
+	for n in $(seq 14); do barrier "t$n"; barrier "d$n"; done
 	tap_skip_rest "no RDMA device"
 	tap_end
 fi
@@ -85,11 +85,31 @@ across() {
 }
 
 pp_re='bytes in [0-9.]+ seconds'
+bw_re='^[[:space:]]*65536[[:space:]]+100[[:space:]]'
+lat_re='^[[:space:]]*2[[:space:]]+50[[:space:]]'
+at_re='^[[:space:]]*8[[:space:]]+100[[:space:]]'
 across "ibv_rc_pingpong 50 x 4096 bytes, data checked" "$pp_re" ibv_rc_pingpong -n 50 -s 4096 -c
+across "ibv_rc_pingpong 10 x 65536 bytes, MTU 4096, CQ events, data checked" "$pp_re" \
+	ibv_rc_pingpong -n 10 -s 65536 -m 4096 -e -c
 across "ibv_ud_pingpong 50 x 1024 bytes" "$pp_re" ibv_ud_pingpong -n 50 -s 1024
 across "ibv_srq_pingpong 2 QPs x 20" "$pp_re" ibv_srq_pingpong -q 2 -n 20
-across "ib_write_bw 100 x 64 KiB" '^[[:space:]]*65536[[:space:]]+100[[:space:]]' ib_write_bw -n 100 -s 65536
-across "ib_read_lat 50 x 2 bytes" '^[[:space:]]*2[[:space:]]+50[[:space:]]' ib_read_lat -n 50 -s 2
-across "ib_atomic_bw 100 fetch-and-add" '^[[:space:]]*8[[:space:]]+100[[:space:]]' ib_atomic_bw -n 100
+across "ib_write_bw 100 x 64 KiB" "$bw_re" ib_write_bw -n 100 -s 65536
+across "ib_read_bw 100 x 64 KiB" "$bw_re" ib_read_bw -n 100 -s 65536
+across "ib_send_bw 100 x 64 KiB" "$bw_re" ib_send_bw -n 100 -s 65536
+across "ib_write_lat 50 x 2 bytes" "$lat_re" ib_write_lat -n 50 -s 2
+across "ib_read_lat 50 x 2 bytes" "$lat_re" ib_read_lat -n 50 -s 2
+across "ib_send_lat 50 x 2 bytes" "$lat_re" ib_send_lat -n 50 -s 2
+across "ib_atomic_bw 100 fetch-and-add" "$at_re" ib_atomic_bw -n 100 -A FETCH_AND_ADD
+across "ib_atomic_bw 100 compare-and-swap" "$at_re" ib_atomic_bw -n 100 -A CMP_AND_SWAP
+# after the data path: the port is still ACTIVE and the netdev still
+# carries IP traffic
+out=$(rdma link show "$ib/1" 2>&1)
+tap_match "$ib/1 still ACTIVE after the tools" 'state ACTIVE' "$out"
+barrier t13
+barrier d13
+out=$(ping -c 2 -W 5 "$ORDMA_PEER_IP" 2>&1)
+tap_match "ping $ORDMA_PEER_IP after the tools" ' 2 received' "$out"
+barrier t14
+barrier d14
 
 tap_end
