@@ -3,7 +3,8 @@
 #
 # Static checks, one TAP result each:
 #   - checkpatch.pl --strict on every kernel C file and header (drivers/,
-#     include/linux/ordma/, include/uapi/rdma/)
+#     include/linux/ordma/, include/uapi/rdma/, and the kernel verbs test
+#     module in selftests/ordma/kverbs/)
 #   - an SPDX-License-Identifier in every source file of the repository
 #   - a sparse (C=2) build of the modules that prints no warning
 # Usage: lint.sh [KDIR]
@@ -27,6 +28,7 @@ if ! checkpatch=$(tools/check/fetch-checkpatch.sh 2>&1 | tail -n 1) || [ ! -f "$
 	echo "$checkpatch" | diag
 else
 	mapfile -t kfiles < <(find drivers include/linux/ordma include/uapi/rdma \
+		selftests/ordma/kverbs \
 		\( -name '*.c' -o -name '*.h' \) ! -name '*.mod.c' 2>/dev/null | LC_ALL=C sort)
 	for f in "${kfiles[@]}"; do
 		out=$(perl "$checkpatch" --no-tree --strict --terse --show-types -f "$f" 2>&1)

@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# The kernel verbs path between the two ORDMA NICs of one machine, as a
+# kernel ULP uses it: the test module kverbs/ordma_kverbs_test.ko (built
+# by 'make modules', loaded here by path) runs its steps at init with a
+# kernel RC QP on each NIC: PDs with the local DMA lkey and an unsafe
+# global rkey, CQs polled directly and by completion event, SEND/RECV
+# (also inline), a fast-registration MR written, read, invalidated by
+# SEND_WITH_INV, re-keyed and invalidated locally, and a WRITE to the
+# invalidated rkey that must fail with a remote access error.  Each step
+# is one result here; the module must also unload and leave the kernel
+# log free of the patterns in kmsg_fail_patterns.
+. "$(dirname "$0")/lib.sh"
+
+ordma_require_device
+KO=${ORDMA_KVERBS_KO:-$ORDMA_REPO/selftests/ordma/kverbs/ordma_kverbs_test.ko}
+MOD=ordma_kverbs_test
+# Results the module prints (its kv_tests[])
+KV_CASES=22
+BAD_KMSG=$(grep -v '^#' "$SELFTEST_DIR/kmsg_fail_patterns" | paste -sd '|')
+
+mapfile -t devs < <(ordma_pci_devs)
+[ "${#devs[@]}" -ge 2 ] || tap_skip_all "needs two ORDMA NICs cabled together"
+
+tap_begin $((1 + 1 + KV_CASES + 3))
+
+# The IPv4 RoCE v2 GID index of RDMA device $1 for address $2
+roce_v2_gid_index() {
+	local gid
+	gid=$(ipv4_to_gid "$2")
+	ordma_gid_table "$1" | awk -v g="$gid" '$2 == g && $3 == "RoCE_v2" { print $1; exit }'
+}
+
+# As in verbs.sh: both NICs are in one network namespace.
+for k in all "$(ordma_netdev "${devs[0]}")" "$(ordma_netdev "${devs[1]}")"; do
+	[ -n "$k" ] && sysctl -qw "net.ipv4.conf.$k.accept_local=1" "net.ipv4.conf.$k.rp_filter=0"
+done
+
+ib=() gidx=()
+setup_ok=1
+for n in 1 2; do
+	bdf=${devs[$((n - 1))]}
+	nd=$(ordma_netdev "$bdf") || nd=
+	ib[n]=$(ordma_ibdev "$bdf") || ib[n]=
+	if [ -z "$nd" ] || [ -z "${ib[n]}" ]; then
+		setup_ok=0
+		continue
+	fi
+	ip link set dev "$nd" mtu 9000
+	ip link set dev "$nd" up
+	ip addr add "$(ordma_test_ip "$n")/24" dev "$nd" 2>/dev/null
+	wait_for 20 sh -c "rdma link show ${ib[n]}/1 | grep -q 'state ACTIVE'" || setup_ok=0
+	wait_for 20 test -n "$(roce_v2_gid_index "${ib[n]}" "$(ordma_test_ip "$n")")" || setup_ok=0
+	gidx[n]=$(roce_v2_gid_index "${ib[n]}" "$(ordma_test_ip "$n")")
+done
+if [ "$setup_ok" != 1 ]; then
+	tap_fail "both NICs ACTIVE with an IPv4 RoCE v2 GID"
+	tap_skip_rest "no RDMA device pair"
+	tap_end
+fi
+tap_ok "${ib[1]} (GID ${gidx[1]}) and ${ib[2]} (GID ${gidx[2]}) ACTIVE with IPv4 RoCE v2 GIDs"
+
+if [ ! -f "$KO" ]; then
+	tap_fail "insmod $MOD: $KO not built (make modules)"
+	tap_skip_rest "test module not built"
+	tap_end
+fi
+# A module left behind by an interrupted run
+grep -q "^$MOD " /proc/modules && rmmod "$MOD"
+
+kmsg_lines=$(dmesg | wc -l)
+out=$(timeout 300 insmod "$KO" dev_a="${ib[1]}" dev_b="${ib[2]}" \
+	gid_index_a="${gidx[1]}" gid_index_b="${gidx[2]}" 2>&1)
+rc=$?
+tap_result "$rc" "insmod $MOD dev_a=${ib[1]} dev_b=${ib[2]}"
+[ "$rc" -eq 0 ] || tap_diag "$out"
+
+# The module's lines of this run: after its last "begin"
+log=$(dmesg | tail -n +$((kmsg_lines + 1)) | sed -n 's/^.*ordma_kverbs: //p' |
+	awk '$0 == "begin" { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }')
+n=0 done_line=
+while IFS= read -r line; do
+	case $line in
+	"ok "*) [ "$n" -lt "$KV_CASES" ] && tap_ok "${line#ok * - }"; n=$((n + 1)) ;;
+	"not ok "*) [ "$n" -lt "$KV_CASES" ] && tap_fail "${line#not ok * - }"; n=$((n + 1)) ;;
+	"done "*) done_line=$line ;;
+	"# "*) tap_diag "${line#\# }" ;;
+	esac
+done <<<"$log"
+[ "$n" -le "$KV_CASES" ] || tap_diag "the module printed $n results, $KV_CASES expected"
+while [ "$n" -lt "$KV_CASES" ]; do
+	n=$((n + 1))
+	tap_fail "kernel verbs step $n did not run"
+done
+tap_match "the module ran its $KV_CASES steps, none failed" "^done $KV_CASES passed 0 failed\$" "${done_line:-no done line}"
+
+if grep -q "^$MOD " /proc/modules; then
+	tap_cmd "rmmod $MOD" rmmod "$MOD"
+else
+	tap_fail "rmmod $MOD: the module is not loaded"
+fi
+
+bad=$(dmesg | tail -n +$((kmsg_lines + 1)) | grep -E "$BAD_KMSG")
+tap_eq "no kernel warnings during the run" "" "$bad"
+
+tap_end
