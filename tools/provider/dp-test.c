@@ -272,12 +272,78 @@ static void test_cqe(void)
 	      "ordma_cqe_status values equal ibv_wc_status");
 }
 
+static void test_qpx(void)
+{
+	const uint64_t rc_only = IBV_QP_EX_WITH_SEND_WITH_INV |
+		IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+		IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+	const uint64_t never[] = {
+		IBV_QP_EX_WITH_LOCAL_INV, IBV_QP_EX_WITH_BIND_MW,
+		IBV_QP_EX_WITH_TSO, IBV_QP_EX_WITH_FLUSH,
+		IBV_QP_EX_WITH_ATOMIC_WRITE, 1ULL << 40,
+	};
+	char a[] = "abc", b[] = "defgh";
+	struct ibv_data_buf list[3] = {
+		{ .addr = a, .length = 3 },
+		{ .addr = NULL, .length = 0 },
+		{ .addr = b, .length = 5 },
+	};
+	uint8_t dst[16];
+	uint32_t len = 99;
+	int ok = 1;
+	size_t i;
+
+	check(ordma_qpx_check_ops(true, 0) == 0 &&
+	      ordma_qpx_check_ops(true, IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_SEND_WITH_IMM) == 0 &&
+	      ordma_qpx_check_ops(false, IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_SEND_WITH_IMM | rc_only) == 0,
+	      "send_ops_flags: UD SEND/SEND_IMM, RC those plus INV/WRITE(_IMM)/READ/atomics");
+	for (i = 0; i < 64; i++)
+		if (rc_only & (1ULL << i))
+			ok &= ordma_qpx_check_ops(true, IBV_QP_EX_WITH_SEND |
+						  (1ULL << i)) == EOPNOTSUPP;
+	check(ok && ordma_qpx_check_ops(true, rc_only) == EOPNOTSUPP,
+	      "send_ops_flags: RC-only operations on UD: EOPNOTSUPP");
+	ok = 1;
+	for (i = 0; i < sizeof(never) / sizeof(never[0]); i++)
+		ok &= ordma_qpx_check_ops(false, IBV_QP_EX_WITH_SEND | never[i]) ==
+			      EOPNOTSUPP &&
+		      ordma_qpx_check_ops(true, never[i]) == EOPNOTSUPP;
+	check(ok, "send_ops_flags: LOCAL_INV, BIND_MW, TSO, FLUSH, ATOMIC_WRITE, unknown: EOPNOTSUPP");
+
+	memset(dst, 0, sizeof(dst));
+	check(ordma_gather_bufs(dst, 8, list, 3, &len) == 0 && len == 8 &&
+	      !memcmp(dst, "abcdefgh", 8) && !dst[8],
+	      "inline data list gathered in order, exactly filling the room");
+	len = 99;
+	check(ordma_gather_bufs(dst, 7, list, 3, &len) == EINVAL && len == 99,
+	      "inline data list longer than the room: EINVAL");
+	check(ordma_gather_bufs(dst, 0, list + 1, 1, &len) == 0 && len == 0 &&
+	      ordma_gather_bufs(dst, 0, NULL, 0, &len) == 0 && len == 0,
+	      "empty inline data (zero-length buffer, no buffers) fits no room");
+	check(ordma_qp_access_flags(IBV_ACCESS_REMOTE_WRITE |
+				    IBV_ACCESS_REMOTE_READ |
+				    IBV_ACCESS_REMOTE_ATOMIC |
+				    IBV_ACCESS_FLUSH_GLOBAL |
+				    IBV_ACCESS_FLUSH_PERSISTENT) ==
+	      (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+	       IBV_ACCESS_REMOTE_ATOMIC) &&
+	      ordma_qp_access_flags(IBV_ACCESS_LOCAL_WRITE) ==
+	      IBV_ACCESS_LOCAL_WRITE,
+	      "QP access flags: FLUSH grants dropped, the others kept");
+	check((ORDMA_QPX_WR_FLAGS & IBV_SEND_IP_CSUM) == 0,
+	      "wr_flags: IBV_SEND_IP_CSUM not accepted");
+}
+
 int main(void)
 {
 	test_sizes();
 	test_send();
 	test_recv();
 	test_cqe();
+	test_qpx();
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
 }

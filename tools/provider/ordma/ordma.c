@@ -108,6 +108,7 @@ static const struct verbs_context_ops ordma_ctx_ops = {
 	.create_cq = ordma_create_cq,
 	.create_cq_ex = ordma_create_cq_ex,
 	.create_qp = ordma_create_qp,
+	.create_qp_ex = ordma_create_qp_ex,
 	.create_srq = ordma_create_srq,
 	.dealloc_pd = ordma_dealloc_pd,
 	.dereg_mr = ordma_dereg_mr,

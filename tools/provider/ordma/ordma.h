@@ -103,8 +103,24 @@ struct ordma_srq {
 	uint32_t posted;		/* slots busy */
 };
 
+/*
+ * The batch of an extended post (ibv_wr_start .. ibv_wr_complete): the
+ * work request being built is staged here and encoded into its slot
+ * when the next one starts or the batch completes.  Under the SQ lock.
+ */
+struct ordma_qpx {
+	struct ibv_send_wr wr;		/* staged, sg_list = sge */
+	struct ibv_sge sge[ORDMA_MAX_SGE];
+	uint8_t inl[ORDMA_MAX_INLINE];	/* wr_set_inline_data* gathered */
+	uint32_t ah_handle;		/* UD: from wr_set_ud_addr */
+	bool have_ah;
+	bool pending;			/* wr holds an unencoded request */
+	uint32_t head;			/* next slot of the batch */
+	int err;			/* first error, returned by wr_complete */
+};
+
 struct ordma_qp {
-	struct verbs_qp vqp;
+	struct verbs_qp vqp;		/* vqp.qp_ex valid with VERBS_QP_EX */
 	uint32_t qpn;
 	bool ud;
 	bool sig_all;
@@ -116,6 +132,7 @@ struct ordma_qp {
 	struct ordma_srq *srq;
 	struct ordma_cq *send_cq;
 	struct ordma_cq *recv_cq;
+	struct ordma_qpx x;
 };
 
 struct ordma_ah {
@@ -148,6 +165,11 @@ static inline struct ordma_qp *to_ordma_qp(struct ibv_qp *ibqp)
 	return container_of(ibqp, struct ordma_qp, vqp.qp);
 }
 
+static inline struct ordma_qp *to_ordma_qpx(struct ibv_qp_ex *ibqpx)
+{
+	return container_of(ibqpx, struct ordma_qp, vqp.qp_ex);
+}
+
 static inline struct ordma_srq *to_ordma_srq(struct ibv_srq *ibsrq)
 {
 	return container_of(ibsrq, struct ordma_srq, vsrq.srq);
@@ -172,6 +194,8 @@ int ordma_destroy_cq(struct ibv_cq *ibcq);
 int ordma_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 int ordma_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 struct ibv_qp *ordma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr);
+struct ibv_qp *ordma_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr);
 int ordma_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		    int attr_mask);
 int ordma_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,

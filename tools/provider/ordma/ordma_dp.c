@@ -234,6 +234,35 @@ int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
 	return 0;
 }
 
+int ordma_qpx_check_ops(bool ud, uint64_t send_ops_flags)
+{
+	uint64_t have = ud ? ORDMA_QPX_OPS_UD : ORDMA_QPX_OPS_RC;
+
+	return (send_ops_flags & ~have) ? EOPNOTSUPP : 0;
+}
+
+unsigned int ordma_qp_access_flags(unsigned int access)
+{
+	return access & ~(IBV_ACCESS_FLUSH_GLOBAL | IBV_ACCESS_FLUSH_PERSISTENT);
+}
+
+int ordma_gather_bufs(uint8_t *dst, uint32_t room,
+		      const struct ibv_data_buf *list, size_t n, uint32_t *len)
+{
+	uint32_t total = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (list[i].length > room - total)
+			return EINVAL;
+		if (list[i].length)
+			memcpy(dst + total, list[i].addr, list[i].length);
+		total += list[i].length;
+	}
+	*len = total;
+	return 0;
+}
+
 int ordma_build_recv_wqe(void *wqe, int shift, const struct ibv_recv_wr *wr,
 			 uint32_t max_sge)
 {

@@ -62,6 +62,40 @@ struct ordma_send_params {
 int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
 			 const struct ordma_send_params *p);
 
+/*
+ * Extended QP (ibv_create_qp_ex with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS):
+ * the send_ops_flags implemented on a UD and on an RC QP.  Not offered:
+ * LOCAL_INV (only fast-register MRs can be invalidated, and user space
+ * has none), BIND_MW (no memory windows), TSO, FLUSH, ATOMIC_WRITE.
+ */
+#define ORDMA_QPX_OPS_UD	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define ORDMA_QPX_OPS_RC						\
+	(ORDMA_QPX_OPS_UD | IBV_QP_EX_WITH_SEND_WITH_INV |		\
+	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
+	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+/* wr_flags an extended post takes (INLINE is implied by the setter) */
+#define ORDMA_QPX_WR_FLAGS						\
+	(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_FENCE |	\
+	 IBV_SEND_INLINE)
+
+/* 0 if every op of send_ops_flags is implemented for the type, else EOPNOTSUPP */
+int ordma_qpx_check_ops(bool ud, uint64_t send_ops_flags);
+
+/*
+ * Concatenates the n buffers of list into dst (room bytes): 0 with *len
+ * the total, or EINVAL if they do not fit.
+ */
+int ordma_gather_bufs(uint8_t *dst, uint32_t room,
+		      const struct ibv_data_buf *list, size_t n, uint32_t *len);
+
+/*
+ * The QP access flags modify_qp hands to the kernel: the grants of remote
+ * FLUSH (IBV_ACCESS_FLUSH_GLOBAL/_PERSISTENT) are dropped, as the device
+ * has no FLUSH operation to grant and the kernel refuses unknown bits.
+ */
+unsigned int ordma_qp_access_flags(unsigned int access);
+
 /* Encodes a receive work request; 0 or EINVAL (too many SGEs). */
 int ordma_build_recv_wqe(void *wqe, int shift, const struct ibv_recv_wr *wr,
 			 uint32_t max_sge);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * libibverbs provider for the ORDMA RoCEv2 RNIC: memory regions, CQs
- * (plain and extended polling), RC/UD QPs, SRQs and address handles.
+ * (plain and extended polling), RC/UD QPs (ibv_post_send and the
+ * extended ibv_wr_* posting), SRQs and address handles.
  *
  * Queue rings are page-aligned memory of this process that the kernel
  * pins and hands to the device.  Posting and polling need no system
@@ -677,16 +678,45 @@ static void ordma_qp_caps(const struct ordma_qp *qp, struct ibv_qp_cap *cap)
 	}
 }
 
-struct ibv_qp *ordma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+static void ordma_qpx_set_ops(struct ordma_qp *qp);
+
+#define ORDMA_QP_INIT_ATTR_MASK                                        \
+	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS |          \
+	 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
+static struct ordma_qp *ordma_qp_create(struct ibv_context *ibctx,
+					struct ibv_qp_init_attr_ex *attr)
 {
-	struct ordma_context *ctx = to_ordma_ctx(pd->context);
+	struct ordma_context *ctx = to_ordma_ctx(ibctx);
 	struct ordma_uverbs_create_qp_resp resp = {};
 	struct ordma_uverbs_create_qp cmd = {};
-	struct ibv_qp_init_attr kattr;
+	struct ibv_qp_init_attr_ex kattr;
 	int sq_log, sq_shift, rq_log = 0, rq_shift = 0, ret;
+	bool ud = attr->qp_type == IBV_QPT_UD;
 	struct ordma_qp *qp;
 
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
+	if (attr->qp_type != IBV_QPT_RC && !ud) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* XRCD, RSS, TSO, source QPN, ...: not implemented */
+	if (attr->comp_mask & ~(uint32_t)ORDMA_QP_INIT_ATTR_MASK) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    ordma_qpx_check_ops(ud, attr->send_ops_flags)) {
+		verbs_debug(&ctx->ibv_ctx, "send_ops_flags 0x%llx not supported\n",
+			    (unsigned long long)attr->send_ops_flags);
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -714,7 +744,7 @@ struct ibv_qp *ordma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		errno = ENOMEM;
 		return NULL;
 	}
-	qp->ud = attr->qp_type == IBV_QPT_UD;
+	qp->ud = ud;
 	qp->sig_all = attr->sq_sig_all;
 	qp->state = IBV_QPS_RESET;
 	ret = ordma_wq_init(&qp->sq, sq_log, sq_shift,
@@ -741,12 +771,13 @@ struct ibv_qp *ordma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 		cmd.rq_wqe_shift = rq_shift;
 	}
 
-	/* the kernel sees the queues as they are */
+	/* the kernel sees the queues as they are; the rest is ours */
 	kattr = *attr;
+	kattr.comp_mask &= IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	ordma_qp_caps(qp, &kattr.cap);
 	kattr.cap.max_inline_data = attr->cap.max_inline_data;
-	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, &kattr, &cmd.ibv_cmd,
-				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, &kattr, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret) {
 		verbs_err(&ctx->ibv_ctx, "CREATE_QP failed: %d\n", ret);
 		goto err_free;
@@ -760,13 +791,18 @@ struct ibv_qp *ordma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	ret = ordma_qp_table_add(ctx, qp);
 	if (ret)
 		goto err_destroy;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		ordma_qpx_set_ops(qp);
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+	}
 	ordma_qp_caps(qp, &attr->cap);
 	verbs_debug(&ctx->ibv_ctx,
-		    "qpn %u: sq %u x %u B, rq %u x %u B, inline %u\n", qp->qpn,
+		    "qpn %u: sq %u x %u B, rq %u x %u B, inline %u%s\n", qp->qpn,
 		    1u << sq_log, 1u << sq_shift,
 		    attr->srq ? 0 : 1u << rq_log, attr->srq ? 0 : 1u << rq_shift,
-		    qp->max_inline);
-	return &qp->vqp.qp;
+		    qp->max_inline,
+		    (qp->vqp.comp_mask & VERBS_QP_EX) ? ", extended" : "");
+	return qp;
 
 err_destroy:
 	ibv_cmd_destroy_qp(&qp->vqp.qp);
@@ -774,6 +810,35 @@ err_free:
 	ordma_qp_fini(qp);
 	errno = ret;
 	return NULL;
+}
+
+struct ibv_qp *ordma_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct ordma_qp *qp = ordma_qp_create(pd->context, &attr_ex);
+
+	if (!qp)
+		return NULL;
+	attr->cap = attr_ex.cap;
+	return &qp->vqp.qp;
+}
+
+struct ibv_qp *ordma_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	struct ordma_qp *qp = ordma_qp_create(ibctx, attr);
+
+	return qp ? &qp->vqp.qp : NULL;
 }
 
 /* Both CQs of a QP, locked in address order (they may be the same). */
@@ -832,9 +897,21 @@ int ordma_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 {
 	struct ordma_qp *qp = to_ordma_qp(ibqp);
 	struct ibv_modify_qp cmd = {};
+	struct ibv_qp_attr kattr;
 	int ret;
 
-	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if ((attr_mask & IBV_QP_ACCESS_FLAGS) &&
+	    ordma_qp_access_flags(attr->qp_access_flags) !=
+		    attr->qp_access_flags) {
+		kattr = *attr;
+		kattr.qp_access_flags =
+			ordma_qp_access_flags(attr->qp_access_flags);
+		ret = ibv_cmd_modify_qp(ibqp, &kattr, attr_mask, &cmd,
+					sizeof(cmd));
+	} else {
+		ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd,
+					sizeof(cmd));
+	}
 	if (ret)
 		return ret;
 	if (attr_mask & IBV_QP_QKEY)
@@ -943,6 +1020,375 @@ int ordma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 out:
 	pthread_spin_unlock(&sq->lock);
 	return ret;
+}
+
+/*
+ * Extended posting (ibv_wr_*).  wr_start takes the SQ lock and
+ * wr_complete or wr_abort drops it.  Each wr_<opcode> call stages a work
+ * request (wr_id and wr_flags read from the ibv_qp_ex at that point);
+ * the setters that follow fill in its SGEs, inline data or UD address;
+ * it is encoded into its slot by ordma_build_send_wqe, the encoder of
+ * ibv_post_send, when the next one starts or at wr_complete.  The first
+ * error (queue full, bad setter, too many SGEs, inline too long, an
+ * opcode the QP type lacks) is latched: the rest of the batch is ignored
+ * and wr_complete returns it, posting nothing of the batch.  Otherwise
+ * wr_complete publishes the new head with one barrier and one doorbell.
+ */
+static void ordma_qpx_latch(struct ordma_qp *qp, int err)
+{
+	if (!qp->x.err)
+		qp->x.err = err;
+	qp->x.pending = false;
+}
+
+/* Encodes the staged work request into the next slot of the batch. */
+static void ordma_qpx_encode(struct ordma_qp *qp)
+{
+	struct ordma_qpx *x = &qp->x;
+	struct ordma_wq *sq = &qp->sq;
+	struct ordma_send_params p = {
+		.ud = qp->ud,
+		.sig_all = qp->sig_all,
+		.max_sge = sq->max_sge,
+		.max_inline = qp->max_inline,
+		.qkey = qp->qkey,
+		.ah_handle = x->ah_handle,
+	};
+	int ret;
+
+	if (!x->pending)
+		return;
+	x->pending = false;
+	if (qp->ud && !x->have_ah) {
+		ordma_qpx_latch(qp, EINVAL);
+		return;
+	}
+	ret = ordma_build_send_wqe(ordma_wq_slot(sq, x->head), sq->wqe_shift,
+				   &x->wr, &p);
+	if (ret) {
+		ordma_qpx_latch(qp, ret);
+		return;
+	}
+	sq->wrid[x->head & ((1u << sq->log_size) - 1)] = x->wr.wr_id;
+	x->head++;
+}
+
+/* Stages a new work request of opcode op; NULL once the batch failed. */
+static struct ibv_send_wr *ordma_qpx_begin(struct ibv_qp_ex *ibqpx,
+					   enum ibv_wr_opcode op)
+{
+	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
+	struct ordma_qpx *x = &qp->x;
+	uint32_t tail;
+
+	ordma_qpx_encode(qp);
+	if (x->err)
+		return NULL;
+	tail = __atomic_load_n(&qp->sq.tail, __ATOMIC_ACQUIRE);
+	if (x->head - tail >= (1u << qp->sq.log_size)) {
+		ordma_qpx_latch(qp, ENOMEM);
+		return NULL;
+	}
+	if (ibqpx->wr_flags & ~(unsigned int)ORDMA_QPX_WR_FLAGS) {
+		ordma_qpx_latch(qp, EINVAL);
+		return NULL;
+	}
+	memset(&x->wr, 0, sizeof(x->wr));
+	x->wr.wr_id = ibqpx->wr_id;
+	x->wr.opcode = op;
+	/* inline or not is decided by the data setter */
+	x->wr.send_flags = ibqpx->wr_flags & ~(unsigned int)IBV_SEND_INLINE;
+	x->wr.sg_list = x->sge;
+	x->have_ah = false;
+	x->pending = true;
+	return &x->wr;
+}
+
+/* The staged work request for a setter; NULL (EINVAL latched) if none. */
+static struct ibv_send_wr *ordma_qpx_cur(struct ordma_qp *qp)
+{
+	if (qp->x.pending)
+		return &qp->x.wr;
+	ordma_qpx_latch(qp, EINVAL);
+	return NULL;
+}
+
+static void ordma_qpx_start(struct ibv_qp_ex *ibqpx)
+{
+	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
+
+	pthread_spin_lock(&qp->sq.lock);
+	qp->x.err = 0;
+	qp->x.pending = false;
+	qp->x.head = qp->sq.head;
+	/* as ibv_post_send: refused in RESET */
+	if (ordma_qp_in_reset(qp))
+		qp->x.err = EINVAL;
+}
+
+static int ordma_qpx_complete(struct ibv_qp_ex *ibqpx)
+{
+	struct ordma_context *ctx = to_ordma_ctx(ibqpx->qp_base.context);
+	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
+	struct ordma_wq *sq = &qp->sq;
+	int err;
+
+	ordma_qpx_encode(qp);
+	err = qp->x.err;
+	if (!err && qp->x.head != sq->head) {
+		/* WQEs in memory before the device hears of them */
+		udma_to_device_barrier();
+		__atomic_store_n(&sq->head, qp->x.head, __ATOMIC_RELEASE);
+		ordma_ring_db(ctx, ORDMA_DB_SQ, qp->qpn, qp->x.head, 0);
+	}
+	/* on error the slots written stay unannounced: the batch is gone */
+	qp->x.err = 0;
+	qp->x.pending = false;
+	pthread_spin_unlock(&sq->lock);
+	return err;
+}
+
+static void ordma_qpx_abort(struct ibv_qp_ex *ibqpx)
+{
+	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
+
+	qp->x.err = 0;
+	qp->x.pending = false;
+	pthread_spin_unlock(&qp->sq.lock);
+}
+
+static void ordma_qpx_send(struct ibv_qp_ex *ibqpx)
+{
+	ordma_qpx_begin(ibqpx, IBV_WR_SEND);
+}
+
+static void ordma_qpx_send_imm(struct ibv_qp_ex *ibqpx, __be32 imm_data)
+{
+	struct ibv_send_wr *wr = ordma_qpx_begin(ibqpx, IBV_WR_SEND_WITH_IMM);
+
+	if (wr)
+		wr->imm_data = imm_data;
+}
+
+static void ordma_qpx_send_inv(struct ibv_qp_ex *ibqpx,
+			       uint32_t invalidate_rkey)
+{
+	struct ibv_send_wr *wr = ordma_qpx_begin(ibqpx, IBV_WR_SEND_WITH_INV);
+
+	if (wr)
+		wr->invalidate_rkey = invalidate_rkey;
+}
+
+static void ordma_qpx_rdma(struct ibv_qp_ex *ibqpx, enum ibv_wr_opcode op,
+			   uint32_t rkey, uint64_t remote_addr, __be32 imm)
+{
+	struct ibv_send_wr *wr = ordma_qpx_begin(ibqpx, op);
+
+	if (!wr)
+		return;
+	wr->wr.rdma.rkey = rkey;
+	wr->wr.rdma.remote_addr = remote_addr;
+	wr->imm_data = imm;
+}
+
+static void ordma_qpx_rdma_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				 uint64_t remote_addr)
+{
+	ordma_qpx_rdma(ibqpx, IBV_WR_RDMA_WRITE, rkey, remote_addr, 0);
+}
+
+static void ordma_qpx_rdma_write_imm(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				     uint64_t remote_addr, __be32 imm_data)
+{
+	ordma_qpx_rdma(ibqpx, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, remote_addr,
+		       imm_data);
+}
+
+static void ordma_qpx_rdma_read(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				uint64_t remote_addr)
+{
+	ordma_qpx_rdma(ibqpx, IBV_WR_RDMA_READ, rkey, remote_addr, 0);
+}
+
+static void ordma_qpx_atomic(struct ibv_qp_ex *ibqpx, enum ibv_wr_opcode op,
+			     uint32_t rkey, uint64_t remote_addr,
+			     uint64_t compare_add, uint64_t swap)
+{
+	struct ibv_send_wr *wr = ordma_qpx_begin(ibqpx, op);
+
+	if (!wr)
+		return;
+	wr->wr.atomic.rkey = rkey;
+	wr->wr.atomic.remote_addr = remote_addr;
+	wr->wr.atomic.compare_add = compare_add;
+	wr->wr.atomic.swap = swap;
+}
+
+static void ordma_qpx_atomic_cmp_swp(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				     uint64_t remote_addr, uint64_t compare,
+				     uint64_t swap)
+{
+	ordma_qpx_atomic(ibqpx, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, remote_addr,
+			 compare, swap);
+}
+
+static void ordma_qpx_atomic_fetch_add(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				       uint64_t remote_addr, uint64_t add)
+{
+	ordma_qpx_atomic(ibqpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr,
+			 add, 0);
+}
+
+/* Operations create_qp_ex refuses; reached only by calling them anyway */
+static void ordma_qpx_local_inv(struct ibv_qp_ex *ibqpx,
+				uint32_t invalidate_rkey)
+{
+	ordma_qpx_latch(to_ordma_qpx(ibqpx), EOPNOTSUPP);
+}
+
+static void ordma_qpx_bind_mw(struct ibv_qp_ex *ibqpx, struct ibv_mw *mw,
+			      uint32_t rkey,
+			      const struct ibv_mw_bind_info *bind_info)
+{
+	ordma_qpx_latch(to_ordma_qpx(ibqpx), EOPNOTSUPP);
+}
+
+static void ordma_qpx_send_tso(struct ibv_qp_ex *ibqpx, void *hdr,
+			       uint16_t hdr_sz, uint16_t mss)
+{
+	ordma_qpx_latch(to_ordma_qpx(ibqpx), EOPNOTSUPP);
+}
+
+static void ordma_qpx_atomic_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				   uint64_t remote_addr, const void *atomic_wr)
+{
+	ordma_qpx_latch(to_ordma_qpx(ibqpx), EOPNOTSUPP);
+}
+
+static void ordma_qpx_flush(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+			    uint64_t remote_addr, size_t len, uint8_t type,
+			    uint8_t level)
+{
+	ordma_qpx_latch(to_ordma_qpx(ibqpx), EOPNOTSUPP);
+}
+
+static void ordma_qpx_set_xrc_srqn(struct ibv_qp_ex *ibqpx,
+				   uint32_t remote_srqn)
+{
+	ordma_qpx_latch(to_ordma_qpx(ibqpx), EOPNOTSUPP);
+}
+
+static void ordma_qpx_set_ud_addr(struct ibv_qp_ex *ibqpx, struct ibv_ah *ah,
+				  uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
+	struct ibv_send_wr *wr = ordma_qpx_cur(qp);
+
+	if (!wr)
+		return;
+	if (!qp->ud || !ah) {
+		ordma_qpx_latch(qp, EINVAL);
+		return;
+	}
+	wr->wr.ud.ah = ah;
+	wr->wr.ud.remote_qpn = remote_qpn;
+	wr->wr.ud.remote_qkey = remote_qkey;
+	qp->x.ah_handle = to_ordma_ah(ah)->handle;
+	qp->x.have_ah = true;
+}
+
+static void ordma_qpx_set_sge(struct ibv_qp_ex *ibqpx, uint32_t lkey,
+			      uint64_t addr, uint32_t length)
+{
+	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
+	struct ibv_send_wr *wr = ordma_qpx_cur(qp);
+
+	if (!wr)
+		return;
+	qp->x.sge[0].addr = addr;
+	qp->x.sge[0].length = length;
+	qp->x.sge[0].lkey = lkey;
+	wr->num_sge = 1;
+	wr->send_flags &= ~(unsigned int)IBV_SEND_INLINE;
+}
+
+static void ordma_qpx_set_sge_list(struct ibv_qp_ex *ibqpx, size_t num_sge,
+				   const struct ibv_sge *sg_list)
+{
+	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
+	struct ibv_send_wr *wr = ordma_qpx_cur(qp);
+
+	if (!wr)
+		return;
+	if (num_sge > qp->sq.max_sge) {
+		ordma_qpx_latch(qp, EINVAL);
+		return;
+	}
+	if (num_sge)
+		memcpy(qp->x.sge, sg_list, num_sge * sizeof(*sg_list));
+	wr->num_sge = num_sge;
+	wr->send_flags &= ~(unsigned int)IBV_SEND_INLINE;
+}
+
+static void ordma_qpx_set_inline_data_list(struct ibv_qp_ex *ibqpx,
+					   size_t num_buf,
+					   const struct ibv_data_buf *buf_list)
+{
+	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
+	struct ibv_send_wr *wr = ordma_qpx_cur(qp);
+	uint32_t len;
+
+	if (!wr)
+		return;
+	if (ordma_gather_bufs(qp->x.inl, qp->max_inline, buf_list, num_buf,
+			      &len)) {
+		ordma_qpx_latch(qp, EINVAL);
+		return;
+	}
+	/* the encoder copies it on into the WQE */
+	qp->x.sge[0].addr = (uintptr_t)qp->x.inl;
+	qp->x.sge[0].length = len;
+	qp->x.sge[0].lkey = 0;
+	wr->num_sge = 1;
+	wr->send_flags |= IBV_SEND_INLINE;
+}
+
+static void ordma_qpx_set_inline_data(struct ibv_qp_ex *ibqpx, void *addr,
+				      size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	ordma_qpx_set_inline_data_list(ibqpx, 1, &buf);
+}
+
+static void ordma_qpx_set_ops(struct ordma_qp *qp)
+{
+	struct ibv_qp_ex *x = &qp->vqp.qp_ex;
+
+	x->comp_mask = 0;
+	x->wr_start = ordma_qpx_start;
+	x->wr_complete = ordma_qpx_complete;
+	x->wr_abort = ordma_qpx_abort;
+	/* every entry is set: an opcode the QP type lacks fails the batch */
+	x->wr_send = ordma_qpx_send;
+	x->wr_send_imm = ordma_qpx_send_imm;
+	x->wr_send_inv = ordma_qpx_send_inv;
+	x->wr_rdma_write = ordma_qpx_rdma_write;
+	x->wr_rdma_write_imm = ordma_qpx_rdma_write_imm;
+	x->wr_rdma_read = ordma_qpx_rdma_read;
+	x->wr_atomic_cmp_swp = ordma_qpx_atomic_cmp_swp;
+	x->wr_atomic_fetch_add = ordma_qpx_atomic_fetch_add;
+	x->wr_local_inv = ordma_qpx_local_inv;
+	x->wr_bind_mw = ordma_qpx_bind_mw;
+	x->wr_send_tso = ordma_qpx_send_tso;
+	x->wr_atomic_write = ordma_qpx_atomic_write;
+	x->wr_flush = ordma_qpx_flush;
+	x->wr_set_xrc_srqn = ordma_qpx_set_xrc_srqn;
+	x->wr_set_ud_addr = ordma_qpx_set_ud_addr;
+	x->wr_set_sge = ordma_qpx_set_sge;
+	x->wr_set_sge_list = ordma_qpx_set_sge_list;
+	x->wr_set_inline_data = ordma_qpx_set_inline_data;
+	x->wr_set_inline_data_list = ordma_qpx_set_inline_data_list;
 }
 
 int ordma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
