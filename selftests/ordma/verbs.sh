@@ -118,7 +118,9 @@ run_pair "ibv_srq_pingpong: 4 QPs on one SRQ, 50 x 4096 bytes each" "$pp_re" \
 	ibv_srq_pingpong -q 4 -n 50 -s 4096
 
 bw_re='^[[:space:]]*65536[[:space:]]+200[[:space:]]+[0-9.]+'
-lat_re='^[[:space:]]*2[[:space:]]+100[[:space:]]+[0-9.]+'
+# The result line with its iteration count; the timings are not checked
+# (perftest prints "inf" when it cannot read the guest CPU's clock rate).
+lat_re='^[[:space:]]*2[[:space:]]+100[[:space:]]+'
 run_pair "ib_write_bw: 200 x 64 KiB" "$bw_re" ib_write_bw -n 200 -s 65536
 run_pair "ib_read_bw: 200 x 64 KiB" "$bw_re" ib_read_bw -n 200 -s 65536
 run_pair "ib_send_bw: 200 x 64 KiB" "$bw_re" ib_send_bw -n 200 -s 65536
