@@ -249,3 +249,46 @@ ordma_diag() {
 ordma_require_device() {
 	[ -n "$(ordma_pci_devs)" ] || tap_skip_all "no ORDMA PCI function (1234:4f52)"
 }
+
+# The IPv4 RoCE v2 GID index of RDMA device $1 for address $2
+roce_v2_gid_index() {
+	local gid
+	gid=$(ipv4_to_gid "$2")
+	ordma_gid_table "$1" | awk -v g="$gid" '$2 == g && $3 == "RoCE_v2" { print $1; exit }'
+}
+
+# ordma_rdma_pair_up BDF1 BDF2: both NICs up with MTU 9000 (every path
+# MTU up to 4096) and the test addresses, ports ACTIVE, IPv4 RoCE v2
+# GIDs present.  Sets ib[1], ib[2] (RDMA devices) and gidx[1], gidx[2];
+# false if any of it did not come up.
+#
+# Both NICs are in one network namespace: their ARP requests and replies
+# carry a source address that is local to the receiver, which Linux
+# drops unless told to accept them.  The kernel resolves the destination
+# MAC of each RoCE path through ARP on the source GID's netdev, across
+# the cable.
+ordma_rdma_pair_up() {
+	local n bdf nd ok=0 k
+
+	for k in all "$(ordma_netdev "$1")" "$(ordma_netdev "$2")"; do
+		[ -n "$k" ] && sysctl -qw "net.ipv4.conf.$k.accept_local=1" \
+			"net.ipv4.conf.$k.rp_filter=0"
+	done
+	ib=() gidx=()
+	for n in 1 2; do
+		bdf=${!n}
+		nd=$(ordma_netdev "$bdf") || nd=
+		ib[n]=$(ordma_ibdev "$bdf") || ib[n]=
+		if [ -z "$nd" ] || [ -z "${ib[n]}" ]; then
+			ok=1
+			continue
+		fi
+		ip link set dev "$nd" mtu 9000
+		ip link set dev "$nd" up
+		ip addr add "$(ordma_test_ip "$n")/24" dev "$nd" 2>/dev/null
+		wait_for 20 sh -c "rdma link show ${ib[n]}/1 | grep -q 'state ACTIVE'" || ok=1
+		wait_for 20 test -n "$(roce_v2_gid_index "${ib[n]}" "$(ordma_test_ip "$n")")" || ok=1
+		gidx[n]=$(roce_v2_gid_index "${ib[n]}" "$(ordma_test_ip "$n")")
+	done
+	return "$ok"
+}

@@ -28,40 +28,7 @@ tap_begin $((2 + 14 + NEG_CASES + UDATA_CASES))
 tap_cmd "ib_uverbs loads" modprobe ib_uverbs
 ip link set dev lo up
 
-# The IPv4 RoCE v2 GID index of RDMA device $1 for address $2
-roce_v2_gid_index() {
-	local gid
-	gid=$(ipv4_to_gid "$2")
-	ordma_gid_table "$1" | awk -v g="$gid" '$2 == g && $3 == "RoCE_v2" { print $1; exit }'
-}
-
-# Both NICs are in one network namespace: their ARP requests and
-# replies carry a source address that is local to the receiver, which
-# Linux drops unless told to accept them.  The kernel resolves the
-# destination MAC of each RoCE path through ARP on the source GID's
-# netdev, across the cable.
-for k in all "$(ordma_netdev "${devs[0]}")" "$(ordma_netdev "${devs[1]}")"; do
-	[ -n "$k" ] && sysctl -qw "net.ipv4.conf.$k.accept_local=1" "net.ipv4.conf.$k.rp_filter=0"
-done
-
-ib=() gidx=()
-setup_ok=1
-for n in 1 2; do
-	bdf=${devs[$((n - 1))]}
-	nd=$(ordma_netdev "$bdf") || nd=
-	ib[n]=$(ordma_ibdev "$bdf") || ib[n]=
-	if [ -z "$nd" ] || [ -z "${ib[n]}" ]; then
-		setup_ok=0
-		continue
-	fi
-	# jumbo frames, so that every path MTU up to 4096 is available
-	ip link set dev "$nd" mtu 9000
-	ip link set dev "$nd" up
-	ip addr add "$(ordma_test_ip "$n")/24" dev "$nd" 2>/dev/null
-	wait_for 20 sh -c "rdma link show ${ib[n]}/1 | grep -q 'state ACTIVE'" || setup_ok=0
-	wait_for 20 test -n "$(roce_v2_gid_index "${ib[n]}" "$(ordma_test_ip "$n")")" || setup_ok=0
-	gidx[n]=$(roce_v2_gid_index "${ib[n]}" "$(ordma_test_ip "$n")")
-done
+ordma_rdma_pair_up "${devs[0]}" "${devs[1]}" && setup_ok=1 || setup_ok=0
 if [ "$setup_ok" != 1 ]; then
 	tap_fail "both NICs ACTIVE with an IPv4 RoCE v2 GID"
 	tap_skip_rest "no RDMA device pair"
