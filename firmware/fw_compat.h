@@ -67,10 +67,15 @@ _Static_assert(sizeof(struct ordma_comp_health) == 20, "comp health");
 _Static_assert(sizeof(struct ordma_eqe) == ORDMA_EQE_SIZE, "EQE");
 _Static_assert(sizeof(struct ordma_eth_desc) == ORDMA_ETH_DESC_SIZE,
 	       "Ethernet descriptor");
-_Static_assert(sizeof(struct ordma_device_caps) == 184, "device_caps");
+_Static_assert(sizeof(struct ordma_device_caps) == 200, "device_caps");
 _Static_assert(sizeof(struct ordma_port_attr) == 40, "port_attr");
 _Static_assert(sizeof(struct ordma_port_stats) == 13 * 8, "port_stats");
 _Static_assert(sizeof(struct ordma_sge) == 16, "SGE");
 _Static_assert(sizeof(struct ordma_cqe) == ORDMA_CQE_SIZE, "CQE");
+_Static_assert(sizeof(struct ordma_cmd_alloc_mw) == 16, "alloc_mw");
+_Static_assert(sizeof(struct ordma_cmd_mcast) == 32, "mcast");
+_Static_assert(sizeof(struct ordma_av) == 32, "address vector");
+_Static_assert(sizeof(struct ordma_send_wqe) == ORDMA_SEND_WQE_HDR_SIZE,
+	       "send WQE header");
 
 #endif /* ORDMA_FW_COMPAT_H */

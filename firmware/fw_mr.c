@@ -18,6 +18,11 @@
 #include "fw_verbs.h"
 
 #define FW_MR_KNOWN_FLAGS	(ORDMA_MR_FAST_REG | ORDMA_MR_DMA)
+/* MR access bits this firmware grants (REG_MR, REG_MR WQE) */
+#define FW_MR_ACCESS_SUPPORTED	(ORDMA_ACCESS_LOCAL_WRITE | \
+				 ORDMA_ACCESS_REMOTE_WRITE | \
+				 ORDMA_ACCESS_REMOTE_READ | \
+				 ORDMA_ACCESS_REMOTE_ATOMIC)
 #define FW_MR_NEEDS_LOCAL_WRITE	(ORDMA_ACCESS_REMOTE_WRITE | \
 				 ORDMA_ACCESS_REMOTE_ATOMIC)
 
@@ -60,7 +65,7 @@ static struct fw_mr *fw_mr_by_index(struct ordma_fw *fw, uint32_t key)
 
 static bool fw_access_valid(uint32_t access)
 {
-	if (access & ~(uint32_t)ORDMA_ACCESS_ALL)
+	if (access & ~(uint32_t)FW_MR_ACCESS_SUPPORTED)
 		return false;
 	/* IBTA: remote write and atomic need local write */
 	return !(access & FW_MR_NEEDS_LOCAL_WRITE) ||

@@ -19,6 +19,11 @@
 #define FW_QP_MAX_ACK_TIMEOUT	31
 #define FW_QP_MAX_RETRY		7
 #define FW_QP_MAX_MIN_RNR_TIMER	31
+/* MODIFY_QP access_flags this firmware accepts */
+#define FW_QP_ACCESS_SUPPORTED	(ORDMA_ACCESS_LOCAL_WRITE | \
+				 ORDMA_ACCESS_REMOTE_WRITE | \
+				 ORDMA_ACCESS_REMOTE_READ | \
+				 ORDMA_ACCESS_REMOTE_ATOMIC)
 
 #define CP_OFF(field) \
 	FW_BUF_SYNDROME(offsetof(struct ordma_qp_create_params, field))
@@ -689,7 +694,7 @@ static uint8_t fw_qp_check_values(struct ordma_fw *fw, struct fw_cmd *c,
 		return fw_cmd_bad_param(c, AT_OFF(en_sqd_async_notify),
 					"en_sqd_async_notify not 0 or 1");
 	if ((mask & ORDMA_QP_ATTR_ACCESS_FLAGS) &&
-	    le32_to_cpu(a->access_flags) & ~(uint32_t)ORDMA_ACCESS_ALL)
+	    le32_to_cpu(a->access_flags) & ~(uint32_t)FW_QP_ACCESS_SUPPORTED)
 		return fw_cmd_bad_param(c, AT_OFF(access_flags),
 					"unknown access flags");
 	if ((mask & ORDMA_QP_ATTR_PKEY_INDEX) && a->pkey_index)

@@ -15,6 +15,11 @@
 #define DRV_ACQ_ADDR		0x110000ULL	/* 32 KiB */
 #define DRV_BUF_ADDR		0x120000ULL	/* query buffers */
 #define DRV_SCRATCH_ADDR	0x130000ULL	/* 64 KiB of anything */
+/* The MR rights every firmware version grants */
+#define DRV_ACCESS_ALL		(ORDMA_ACCESS_LOCAL_WRITE | \
+				 ORDMA_ACCESS_REMOTE_WRITE | \
+				 ORDMA_ACCESS_REMOTE_READ | \
+				 ORDMA_ACCESS_REMOTE_ATOMIC)
 #define DRV_EQ_ADDR(n)		(0x200000ULL + (uint64_t)(n) * 0x10000)
 #define DRV_RING_ADDR(n)	(0x400000ULL + (uint64_t)(n) * 0x10000)
 #define DRV_FRAME_SLOTS		64

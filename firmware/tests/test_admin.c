@@ -133,7 +133,8 @@ static void test_query_device(void)
 	CHECK_EQ(le32_to_cpu(caps.pkey_table_len), 1);
 	CHECK_EQ(le32_to_cpu(caps.local_ca_ack_delay), 15);
 	CHECK_EQ(le32_to_cpu(caps.max_eth_rings), 8);
-	CHECK_EQ(caps.reserved_148, 0);
+	CHECK_EQ(caps.max_mw, 0);
+	CHECK_EQ(caps.reserved_196, 0);
 	CHECK(!memcmp(caps.serial, "ORD123456\0\0\0\0\0\0\0", 16));
 	CHECK(!memcmp(caps.board_id, "ORDMA-RNIC-V1\0\0\0", 16));
 

@@ -390,7 +390,7 @@ static void test_reg_mr_success(void)
 	struct drv d;
 
 	REQUIRE(open_with_pd(&d, &uctx, &kpd, &upd));
-	reg_mr_init(&cmd, upd, uctx, 0x7000, 4 * 4096, ORDMA_ACCESS_ALL);
+	reg_mr_init(&cmd, upd, uctx, 0x7000, 4 * 4096, DRV_ACCESS_ALL);
 	CHECK_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_OK);
 	CHECK_EQ(le32_to_cpu(d.last_comp.handle.handle), 1u << 8 | 0x5a);
 	CHECK_EQ(le32_to_cpu(d.last_comp.handle.db_page), 0);

@@ -235,7 +235,7 @@ static bool side_open(struct side *s, int i, const struct tcfg *c)
 	    !drv_cq_open(&s->d, &s->scq, 0, 0, s->comp.eqn, 10) ||
 	    !drv_cq_open(&s->d, &s->rcq, 1, 0, s->comp.eqn, 10) ||
 	    drv_reg_mr_contig(&s->d, s->pdn, 0, MR1_ADDR, MR1_ADDR, MR1_LEN,
-			      ORDMA_ACCESS_ALL, 0x11, &s->key1) != OK ||
+			      DRV_ACCESS_ALL, 0x11, &s->key1) != OK ||
 	    drv_reg_mr_contig(&s->d, s->pdn, 0, MR2_ADDR, MR2_ADDR, MR2_LEN,
 			      ORDMA_ACCESS_LOCAL_WRITE, 0x22, &s->key2) != OK)
 		return false;
@@ -1807,7 +1807,7 @@ static void test_tp_local_ops(void)
 	w.reg.key = cpu_to_le32(frkey);
 	w.reg.num_pages = cpu_to_le16(2);
 	w.reg.page_shift = 12;
-	w.reg.access = ORDMA_ACCESS_ALL;
+	w.reg.access = DRV_ACCESS_ALL;
 	post(b, &w);
 	expect_cqe(b, true, ORDMA_CQE_OP_REG_MR, ORDMA_CQE_SUCCESS, 0, 0);
 	/* A writes through it */
@@ -1848,7 +1848,7 @@ static void test_tp_local_ops(void)
 	w.reg.key = cpu_to_le32(frkey);
 	w.reg.num_pages = cpu_to_le16(2);
 	w.reg.page_shift = 12;
-	w.reg.access = ORDMA_ACCESS_ALL;
+	w.reg.access = DRV_ACCESS_ALL;
 	post(b, &w);
 	memset(&w, 0, sizeof(w));
 	w.opcode = ORDMA_WQE_LOCAL_INV;

@@ -13,6 +13,8 @@ SRC=${ORDMA_RDMA_CORE_SRC:?}
 OUT=${ORDMA_RESULTS:-/mnt/results}
 export LD_LIBRARY_PATH=$P/lib PYTHONPATH=$P/python
 TIMEOUT=${PYVERBS_TIMEOUT:-1500}
+FILTER=${PYVERBS_FILTER:-}	# unittest -k options
+DEVS=${PYVERBS_DEVS:-ordma rxe}
 
 modprobe ib_uverbs
 mapfile -t devs < <(ordma_pci_devs)
@@ -36,14 +38,16 @@ run_suite() {
 	gid=$(gid_of "$dev")
 	echo "pyverbs: $dev GID index ${gid:-none}"
 	(cd "$SRC/tests" && timeout "$TIMEOUT" /usr/bin/python3 run_tests.py \
-		--dev "$dev" --gid "${gid:-1}" -v) >"$OUT/pyverbs-$dev.log" 2>&1
+		--dev "$dev" --gid "${gid:-1}" -v $FILTER) >"$OUT/pyverbs-$dev.log" 2>&1
 	echo "pyverbs: $dev exit $?"
 	tail -n 4 "$OUT/pyverbs-$dev.log"
 }
 
 run_suite "$(ordma_ibdev "${devs[0]}")"
-rmmod ordma_ib	# not modprobe -r: that would take ordma_core (the netdev) too
-modprobe rdma_rxe
-rdma link add rxe0 type rxe netdev "$nd"
-run_suite rxe0
+if [[ " $DEVS " == *" rxe "* ]]; then
+	rmmod ordma_ib	# not modprobe -r: that takes ordma_core (the netdev) too
+	modprobe rdma_rxe
+	rdma link add rxe0 type rxe netdev "$nd"
+	run_suite rxe0
+fi
 dmesg >"$OUT/dmesg-pyverbs.txt"

@@ -6,17 +6,28 @@
 # error / skip counts of both.  Not part of `make check` (about half an
 # hour under TCG); Documentation/ordma/user-guide.rst records a run.
 #
-# Usage: tools/vm/pyverbs-suite.sh [-o DIR]
+# Usage: tools/vm/pyverbs-suite.sh [-o DIR] [-k PATTERN]... [--ordma-only]
+#   -k PATTERN    run only the tests whose names contain PATTERN (unittest -k)
+#   --ordma-only  skip the rxe run
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$REPO/build/vm/pyverbs-$(date +%Y%m%d-%H%M%S)
-[ "${1:-}" = -o ] && OUT=$2
+FILTER=
+DEVS="ordma rxe"
+while [ $# -gt 0 ]; do
+	case $1 in
+	-o) OUT=$2; shift 2 ;;
+	-k) FILTER="$FILTER -k $2"; shift 2 ;;
+	--ordma-only) DEVS=ordma; shift ;;
+	*) echo "usage: $0 [-o DIR] [-k PATTERN]... [--ordma-only]" >&2; exit 2 ;;
+	esac
+done
 mkdir -p "$OUT"
 P=$(ORDMA_PYVERBS=1 "$REPO/tools/provider/build.sh" | tail -n 1)
 [ -d "$P/python/pyverbs" ] || { echo "pyverbs-suite: no pyverbs in $P" >&2; exit 1; }
 SRC=$(cd "$P/../src" && pwd)
 ORDMA_PROVIDER_DIR=$P "$REPO/tools/vm/run-vm.sh" -o "$OUT" -t 3600 \
-	-c "ORDMA_RDMA_CORE_SRC=$SRC $REPO/tools/vm/pyverbs-guest.sh" single || true
+	-c "ORDMA_RDMA_CORE_SRC=$SRC PYVERBS_FILTER='$FILTER' PYVERBS_DEVS='$DEVS' $REPO/tools/vm/pyverbs-guest.sh" single || true
 G=$OUT/vm0/guest
 for log in "$G"/pyverbs-*.log; do
 	[ -f "$log" ] || continue

@@ -153,8 +153,12 @@ enum ordma_cmd_opcode {
 	ORDMA_CMD_DESTROY_SRQ		= 0x2b,
 	ORDMA_CMD_REG_MR		= 0x2c,
 	ORDMA_CMD_DEREG_MR		= 0x2d,
+	ORDMA_CMD_ALLOC_MW		= 0x2e,
+	ORDMA_CMD_DEALLOC_MW		= 0x2f,
 	ORDMA_CMD_CREATE_AH		= 0x30,
 	ORDMA_CMD_DESTROY_AH		= 0x31,
+	ORDMA_CMD_ATTACH_MCAST		= 0x32,
+	ORDMA_CMD_DETACH_MCAST		= 0x33,
 };
 
 enum ordma_cmd_status {
@@ -313,7 +317,11 @@ struct ordma_cmd_buf {
 #define ORDMA_ACCESS_REMOTE_WRITE	BIT(1)
 #define ORDMA_ACCESS_REMOTE_READ	BIT(2)
 #define ORDMA_ACCESS_REMOTE_ATOMIC	BIT(3)
-#define ORDMA_ACCESS_ALL		GENMASK(3, 0)
+#define ORDMA_ACCESS_MW_BIND		BIT(4)	/* MR: windows may be bound */
+#define ORDMA_ACCESS_FLUSH_GLOBAL	BIT(5)	/* FLUSH, global visibility */
+#define ORDMA_ACCESS_FLUSH_PERSISTENT	BIT(6)	/* FLUSH, persistence */
+#define ORDMA_ACCESS_ZERO_BASED		BIT(7)	/* BIND_MW: addresses from 0 */
+#define ORDMA_ACCESS_ALL		GENMASK(7, 0)
 
 #define ORDMA_MR_FAST_REG		BIT(0)	/* pages come from a REG_MR WQE */
 #define ORDMA_MR_DMA			BIT(1)	/* kernel only: iova = DMA addr */
@@ -334,6 +342,21 @@ struct ordma_cmd_reg_mr {
 	__le16	max_pages;		/* FAST_REG: page list capacity */
 };
 
+/* Memory windows share the key space of MRs: rkey = index << 8 | key. */
+enum ordma_mw_type {
+	ORDMA_MW_TYPE_1			= 1,	/* bound by BIND_MW, on any QP of the PD */
+	ORDMA_MW_TYPE_2			= 2,	/* bound to one QP, invalidatable */
+};
+
+struct ordma_cmd_alloc_mw {
+	__le32	pdn;
+	__le32	uctx;
+	__u8	type;			/* enum ordma_mw_type */
+	__u8	key;			/* ORDMA_KEY_VARIANT of the first rkey */
+	__le16	reserved_10;
+	__le32	reserved_12;
+};
+
 struct ordma_cmd_create_cq {
 	__le32	uctx;
 	__le32	eqn;			/* completion EQ for this CQ's events */
@@ -350,7 +373,16 @@ struct ordma_cmd_create_cq {
 enum ordma_qp_type {
 	ORDMA_QPT_RC			= 0,
 	ORDMA_QPT_UD			= 1,
+	ORDMA_QPT_UC			= 2,
+	/* The port's general services QP: UD semantics, always QPN 1,
+	 * kernel only, one per port.
+	 */
+	ORDMA_QPT_GSI			= 3,
 };
+
+#define ORDMA_GSI_QPN			1
+#define ORDMA_GSI_QKEY			0x80010000
+#define ORDMA_MCAST_QPN			0xffffff
 
 struct ordma_cmd_create_srq {
 	__le32	uctx;
@@ -469,6 +501,14 @@ struct ordma_cmd_create_ah {
 	__le32	reserved_44;
 };
 
+/* ATTACH_MCAST, DETACH_MCAST: a UD QP joins or leaves a multicast GID */
+struct ordma_cmd_mcast {
+	__le32	qpn;
+	__le32	uctx;
+	__u8	gid[16];		/* network order; IPv4 as ::ffff:a.b.c.d */
+	__le64	reserved_24;
+};
+
 struct ordma_aq_cmd {
 	struct ordma_aq_cmd_hdr hdr;
 	union {
@@ -485,6 +525,8 @@ struct ordma_aq_cmd {
 		struct ordma_cmd_create_srq	create_srq;
 		struct ordma_cmd_modify_srq	modify_srq;
 		struct ordma_cmd_create_ah	create_ah;
+		struct ordma_cmd_alloc_mw	alloc_mw;
+		struct ordma_cmd_mcast		mcast;
 		__u8				raw[56];
 	};
 };
@@ -550,6 +592,11 @@ struct ordma_aq_comp {
 #define ORDMA_DEV_CAP_ATOMIC		BIT(4)
 #define ORDMA_DEV_CAP_FAST_REG		BIT(5)
 #define ORDMA_DEV_CAP_VERBS		BIT(6)	/* v1.1 verbs commands present */
+#define ORDMA_DEV_CAP_MW		BIT(7)	/* ALLOC_MW, BIND_MW: types 1, 2 */
+#define ORDMA_DEV_CAP_GSI		BIT(8)	/* ORDMA_QPT_GSI, inline AV */
+#define ORDMA_DEV_CAP_MCAST		BIT(9)	/* ATTACH_MCAST on UD QPs */
+#define ORDMA_DEV_CAP_FLUSH		BIT(10)	/* FLUSH WQE, global + persistent */
+#define ORDMA_DEV_CAP_ATOMIC_WRITE	BIT(11)	/* ATOMIC_WRITE WQE */
 
 struct ordma_device_caps {
 	__be64	node_guid;		/* EUI-64 of the factory MAC */
@@ -585,9 +632,13 @@ struct ordma_device_caps {
 	__le32	pkey_table_len;
 	__le32	local_ca_ack_delay;
 	__le32	max_eth_rings;
-	__le32	reserved_148;
+	__le32	max_mw;
 	__u8	serial[16];		/* ASCII, NUL padded */
 	__u8	board_id[16];		/* ASCII, NUL padded */
+	__le32	max_mcast_grp;
+	__le32	max_mcast_qp_attach;	/* QPs per group */
+	__le32	max_total_mcast_qp_attach;
+	__le32	reserved_196;
 };
 
 enum ordma_port_state {
@@ -703,6 +754,10 @@ struct ordma_eth_desc {
 #define ORDMA_WQE_SOLICITED		BIT(17)
 #define ORDMA_WQE_FENCE			BIT(18)
 #define ORDMA_WQE_INLINE		BIT(19)
+/* UD/GSI: a struct ordma_av follows the 48-byte header in place of the
+ * first two SGEs (ud.ah is ignored); the SGEs or inline data follow it.
+ */
+#define ORDMA_WQE_AV_INLINE		BIT(20)
 #define ORDMA_SEND_WQE_MIN_SHIFT	6
 #define ORDMA_SEND_WQE_MAX_SHIFT	9
 #define ORDMA_SEND_WQE_HDR_SIZE		48
@@ -718,6 +773,9 @@ enum ordma_wqe_opcode {
 	ORDMA_WQE_ATOMIC_FETCH_ADD	= 0x07,
 	ORDMA_WQE_LOCAL_INV		= 0x08,
 	ORDMA_WQE_REG_MR		= 0x09,
+	ORDMA_WQE_BIND_MW		= 0x0a,
+	ORDMA_WQE_FLUSH			= 0x0b,
+	ORDMA_WQE_ATOMIC_WRITE		= 0x0c,
 };
 
 struct ordma_wqe_ctrl {
@@ -762,6 +820,40 @@ struct ordma_wqe_reg_mr {		/* REG_MR (fast registration) */
 	__u8	access;			/* ORDMA_ACCESS_* */
 };
 
+struct ordma_wqe_bind_mw {		/* BIND_MW (types 1 and 2) */
+	__le64	addr;			/* start of the window in the MR */
+	__le64	length;			/* 0 unbinds a type 1 window */
+	__le32	mw_rkey;		/* window index | new ORDMA_KEY_VARIANT */
+	__le32	mr_lkey;		/* the MR the window lies in */
+	__le32	access;			/* ORDMA_ACCESS_REMOTE_* | ZERO_BASED */
+	__le32	reserved_28;
+};
+
+/* FLUSH placement type and selectivity level (IBTA 1.5, FETH) */
+#define ORDMA_FLUSH_GLOBAL		BIT(0)
+#define ORDMA_FLUSH_PERSISTENT		BIT(1)
+#define ORDMA_FLUSH_LEVEL_RANGE		0	/* remote_addr..+length */
+#define ORDMA_FLUSH_LEVEL_MR		1	/* the whole MR of rkey */
+
+struct ordma_wqe_flush {			/* FLUSH */
+	__le64	remote_addr;
+	__le32	rkey;
+	__le32	length;
+	__u8	placement;		/* ORDMA_FLUSH_GLOBAL | PERSISTENT */
+	__u8	level;			/* ORDMA_FLUSH_LEVEL_* */
+	__le16	reserved_18;
+	__le32	reserved_20;
+	__le64	reserved_24;
+};
+
+struct ordma_wqe_atomic_write {		/* ATOMIC_WRITE: 8 bytes, aligned */
+	__le64	remote_addr;
+	__le32	rkey;
+	__le32	reserved_12;
+	__u8	value[8];		/* written as is, in one access */
+	__le64	reserved_24;
+};
+
 struct ordma_send_wqe {
 	struct ordma_wqe_ctrl ctrl;
 	union {
@@ -769,6 +861,9 @@ struct ordma_send_wqe {
 		struct ordma_wqe_atomic	atomic;
 		struct ordma_wqe_ud	ud;
 		struct ordma_wqe_reg_mr	reg_mr;
+		struct ordma_wqe_bind_mw bind_mw;
+		struct ordma_wqe_flush	flush;
+		struct ordma_wqe_atomic_write atomic_write;
 		__u8			raw[32];
 	};
 	/* struct ordma_sge sge[] or inline data follow */
@@ -804,6 +899,9 @@ enum ordma_cqe_opcode {
 	ORDMA_CQE_OP_FETCH_ADD		= 0x04,
 	ORDMA_CQE_OP_LOCAL_INV		= 0x05,
 	ORDMA_CQE_OP_REG_MR		= 0x06,
+	ORDMA_CQE_OP_BIND_MW		= 0x07,
+	ORDMA_CQE_OP_FLUSH		= 0x08,
+	ORDMA_CQE_OP_ATOMIC_WRITE	= 0x09,
 	ORDMA_CQE_OP_RECV		= 0x80,
 	ORDMA_CQE_OP_RECV_RDMA_IMM	= 0x81,
 };
