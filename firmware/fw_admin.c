@@ -232,6 +232,7 @@ static void fw_fill_device_caps(const struct ordma_fw *fw,
 	caps->vendor_part_id = cpu_to_le32(ORDMA_PCI_DEVICE_ID);
 	caps->hw_rev = cpu_to_le32(ORDMA_PCI_REVISION);
 	caps->cap_flags = cpu_to_le32(ORDMA_DEV_CAP_RC | ORDMA_DEV_CAP_UD |
+				      ORDMA_DEV_CAP_UC |
 				      ORDMA_DEV_CAP_SRQ | ORDMA_DEV_CAP_ATOMIC |
 				      ORDMA_DEV_CAP_FAST_REG |
 				      ORDMA_DEV_CAP_VERBS);

@@ -238,7 +238,8 @@ void fw_qp_set_error(struct ordma_fw *fw, struct fw_qp *qp,
 
 void fw_qp_enter_sqe(struct ordma_fw *fw, struct fw_qp *qp)
 {
-	if (qp->type != ORDMA_QPT_UD) {
+	/* IBTA 10.3.1: SQE is for the unreliable types; RC goes to ERR */
+	if (qp->type == ORDMA_QPT_RC) {
 		fw_qp_set_error(fw, qp, ORDMA_EQE_QP_REQ_ERR);
 		return;
 	}
@@ -470,8 +471,10 @@ static uint8_t fw_qp_check_create(struct ordma_fw *fw, struct fw_cmd *c,
 	if (p->reserved_26)
 		return fw_cmd_bad_param(c, CP_OFF(reserved_26),
 					"reserved field not zero");
-	if (p->type != ORDMA_QPT_RC && p->type != ORDMA_QPT_UD)
-		return fw_cmd_bad_param(c, CP_OFF(type), "QP type not RC or UD");
+	if (p->type != ORDMA_QPT_RC && p->type != ORDMA_QPT_UD &&
+	    p->type != ORDMA_QPT_UC)
+		return fw_cmd_bad_param(c, CP_OFF(type),
+					"QP type not RC, UC or UD");
 	if (p->sq_log_size < FW_WQ_MIN_LOG_SIZE ||
 	    p->sq_log_size > FW_WQ_MAX_LOG_SIZE)
 		return fw_cmd_bad_param(c, CP_OFF(sq_log_size),
@@ -671,7 +674,7 @@ static bool fw_gid_is_multicast(const uint8_t gid[16])
 	       (gid[12] & 0xf0) == 0xe0;
 }
 
-/* The connected path of an RC QP: a unicast destination. */
+/* The connected path of an RC or UC QP: a unicast destination. */
 static uint8_t fw_qp_check_av(struct ordma_fw *fw, struct fw_cmd *c,
 			      const struct ordma_av *av)
 {
@@ -851,7 +854,7 @@ static void fw_qp_change_state(struct ordma_fw *fw, struct fw_qp *qp,
 		return;
 	case ORDMA_QPS_RTS:
 		/* RTR -> RTS starts the requester at SQ_PSN; SQE -> RTS
-		 * (UD) clears the error that stopped it.  SQD -> RTS resumes.
+		 * (UD, UC) clears the error that stopped it.  SQD -> RTS resumes.
 		 */
 		if (cur == ORDMA_QPS_RTR || cur == ORDMA_QPS_SQE)
 			fw_tp_qp_to_rts(qp);

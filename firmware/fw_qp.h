@@ -258,7 +258,7 @@ void fw_qp_set_error(struct ordma_fw *fw, struct fw_qp *qp,
 		     uint8_t event_type);
 
 /*
- * A UD send WQE completed in error: the QP enters SQE and the rest of
+ * A UD or UC send WQE completed in error: the QP enters SQE and the rest of
  * its SQ is flushed; receives go on.  RC has no SQE state: fw_qp_set_error
  * with ORDMA_EQE_QP_REQ_ERR instead.
  */

@@ -6,13 +6,13 @@
  * so it can be tested exhaustively.
  *
  * The table follows the IBTA rules as the Linux RDMA core checks them,
- * for the two QP types the device has (RC, UD), with one deliberate
+ * for the QP types the device has (RC, UC, UD), with one deliberate
  * superset: RESET -> ERR is allowed ("any state to Error").
  */
 #include "fw_qp.h"
 
 #define FW_QP_NUM_STATES	(ORDMA_QPS_ERR + 1)
-#define FW_QP_NUM_TYPES		(ORDMA_QPT_UD + 1)
+#define FW_QP_NUM_TYPES		(ORDMA_QPT_UC + 1)
 
 #define ATTR(name)		ORDMA_QP_ATTR_##name
 
@@ -27,6 +27,11 @@ struct fw_qp_rule {
 				 ATTR(ALT_PATH) | ATTR(PATH_MIG_STATE) | \
 				 ATTR(MIN_RNR_TIMER))
 #define FW_UD_RTS_OPTIONAL	(ATTR(CUR_STATE) | ATTR(QKEY))
+/* UC: no acknowledgements, so no timeout, retries or RNR timer */
+#define FW_UC_RTS_OPTIONAL	(ATTR(CUR_STATE) | ATTR(ACCESS_FLAGS) | \
+				 ATTR(ALT_PATH) | ATTR(PATH_MIG_STATE))
+#define FW_UC_INIT_ATTRS	(ATTR(PKEY_INDEX) | ATTR(PORT) | \
+				 ATTR(ACCESS_FLAGS))
 
 static const struct fw_qp_rule fw_qp_rules[FW_QP_NUM_STATES][FW_QP_NUM_STATES] = {
 	[ORDMA_QPS_RESET] = {
@@ -38,6 +43,7 @@ static const struct fw_qp_rule fw_qp_rules[FW_QP_NUM_STATES][FW_QP_NUM_STATES] =
 						 ATTR(ACCESS_FLAGS),
 				[ORDMA_QPT_UD] = ATTR(PKEY_INDEX) | ATTR(PORT) |
 						 ATTR(QKEY),
+				[ORDMA_QPT_UC] = FW_UC_INIT_ATTRS,
 			},
 		},
 		[ORDMA_QPS_ERR] = { .valid = true },
@@ -51,6 +57,7 @@ static const struct fw_qp_rule fw_qp_rules[FW_QP_NUM_STATES][FW_QP_NUM_STATES] =
 						 ATTR(ACCESS_FLAGS),
 				[ORDMA_QPT_UD] = ATTR(PKEY_INDEX) | ATTR(PORT) |
 						 ATTR(QKEY),
+				[ORDMA_QPT_UC] = FW_UC_INIT_ATTRS,
 			},
 		},
 		[ORDMA_QPS_RTR] = {
@@ -60,12 +67,17 @@ static const struct fw_qp_rule fw_qp_rules[FW_QP_NUM_STATES][FW_QP_NUM_STATES] =
 						 ATTR(DEST_QPN) | ATTR(RQ_PSN) |
 						 ATTR(MAX_DEST_RD_ATOMIC) |
 						 ATTR(MIN_RNR_TIMER),
+				[ORDMA_QPT_UC] = ATTR(AV) | ATTR(PATH_MTU) |
+						 ATTR(DEST_QPN) | ATTR(RQ_PSN),
 			},
 			.optional = {
 				[ORDMA_QPT_RC] = ATTR(ALT_PATH) |
 						 ATTR(ACCESS_FLAGS) |
 						 ATTR(PKEY_INDEX),
 				[ORDMA_QPT_UD] = ATTR(PKEY_INDEX) | ATTR(QKEY),
+				[ORDMA_QPT_UC] = ATTR(ALT_PATH) |
+						 ATTR(ACCESS_FLAGS) |
+						 ATTR(PKEY_INDEX),
 			},
 		},
 		[ORDMA_QPS_ERR] = { .valid = true },
@@ -79,10 +91,12 @@ static const struct fw_qp_rule fw_qp_rules[FW_QP_NUM_STATES][FW_QP_NUM_STATES] =
 						 ATTR(RNR_RETRY) | ATTR(SQ_PSN) |
 						 ATTR(MAX_QP_RD_ATOMIC),
 				[ORDMA_QPT_UD] = ATTR(SQ_PSN),
+				[ORDMA_QPT_UC] = ATTR(SQ_PSN),
 			},
 			.optional = {
 				[ORDMA_QPT_RC] = FW_RC_RTS_OPTIONAL,
 				[ORDMA_QPT_UD] = FW_UD_RTS_OPTIONAL,
+				[ORDMA_QPT_UC] = FW_UC_RTS_OPTIONAL,
 			},
 		},
 		[ORDMA_QPS_ERR] = { .valid = true },
@@ -94,6 +108,7 @@ static const struct fw_qp_rule fw_qp_rules[FW_QP_NUM_STATES][FW_QP_NUM_STATES] =
 			.optional = {
 				[ORDMA_QPT_RC] = FW_RC_RTS_OPTIONAL,
 				[ORDMA_QPT_UD] = FW_UD_RTS_OPTIONAL,
+				[ORDMA_QPT_UC] = FW_UC_RTS_OPTIONAL,
 			},
 		},
 		[ORDMA_QPS_SQD] = {
@@ -101,6 +116,7 @@ static const struct fw_qp_rule fw_qp_rules[FW_QP_NUM_STATES][FW_QP_NUM_STATES] =
 			.optional = {
 				[ORDMA_QPT_RC] = ATTR(EN_SQD_ASYNC),
 				[ORDMA_QPT_UD] = ATTR(EN_SQD_ASYNC),
+				[ORDMA_QPT_UC] = ATTR(EN_SQD_ASYNC),
 			},
 		},
 		[ORDMA_QPS_ERR] = { .valid = true },
@@ -112,6 +128,7 @@ static const struct fw_qp_rule fw_qp_rules[FW_QP_NUM_STATES][FW_QP_NUM_STATES] =
 			.optional = {
 				[ORDMA_QPT_RC] = FW_RC_RTS_OPTIONAL,
 				[ORDMA_QPT_UD] = FW_UD_RTS_OPTIONAL,
+				[ORDMA_QPT_UC] = FW_UC_RTS_OPTIONAL,
 			},
 		},
 		[ORDMA_QPS_SQD] = {
@@ -128,17 +145,23 @@ static const struct fw_qp_rule fw_qp_rules[FW_QP_NUM_STATES][FW_QP_NUM_STATES] =
 						 ATTR(MIN_RNR_TIMER) |
 						 ATTR(PATH_MIG_STATE),
 				[ORDMA_QPT_UD] = ATTR(PKEY_INDEX) | ATTR(QKEY),
+				[ORDMA_QPT_UC] = ATTR(AV) | ATTR(ALT_PATH) |
+						 ATTR(ACCESS_FLAGS) |
+						 ATTR(PKEY_INDEX) |
+						 ATTR(PATH_MIG_STATE),
 			},
 		},
 		[ORDMA_QPS_ERR] = { .valid = true },
 	},
 	[ORDMA_QPS_SQE] = {
 		[ORDMA_QPS_RESET] = { .valid = true },
-		/* only UD reaches SQE; RC takes no attribute here */
+		/* only UD and UC reach SQE; RC takes no attribute here */
 		[ORDMA_QPS_RTS] = {
 			.valid = true,
 			.optional = {
 				[ORDMA_QPT_UD] = FW_UD_RTS_OPTIONAL,
+				[ORDMA_QPT_UC] = ATTR(CUR_STATE) |
+						 ATTR(ACCESS_FLAGS),
 			},
 		},
 		[ORDMA_QPS_ERR] = { .valid = true },

@@ -11,6 +11,12 @@
  * WQEs complete in order once acknowledged (READ: all responses placed,
  * atomic: the original value placed).
  *
+ * UC: SEND, SEND with immediate, RDMA WRITE (with immediate) only.  A WQE
+ * is segmented and numbered as on RC, but nothing is acknowledged: it
+ * completes once its last packet is handed to the port, and packets
+ * leave in bursts of FW_TP_UC_BURST (pace_deadline) because no ACK
+ * clocks them.  A failed WQE takes the QP to SQE, as on UD.
+ *
  * UD: every SEND is one packet and completes when it is handed to the port.
  */
 #include <string.h>
@@ -209,10 +215,11 @@ static bool fw_req_complete_walk(struct ordma_fw *fw, struct fw_qp *qp)
 		if (status != ORDMA_CQE_SUCCESS) {
 			qp->req.rexmit_deadline = 0;
 			qp->req.rnr_deadline = 0;
-			if (qp->type == ORDMA_QPT_UD)
-				fw_qp_enter_sqe(fw, qp);
-			else
+			qp->req.pace_deadline = 0;
+			if (qp->type == ORDMA_QPT_RC)
 				fw_qp_set_error(fw, qp, 0);
+			else
+				fw_qp_enter_sqe(fw, qp);
 			return false;
 		}
 	}
@@ -247,9 +254,12 @@ static uint8_t fw_req_check(struct ordma_fw *fw, struct fw_qp *qp,
 	case ORDMA_WQE_REG_MR:
 		return ORDMA_CQE_SUCCESS;
 	case ORDMA_WQE_SEND_INV:
+		if (qp->type != ORDMA_QPT_RC)
+			return ORDMA_CQE_LOC_QP_OP_ERR;
+		break;
 	case ORDMA_WQE_RDMA_WRITE:
 	case ORDMA_WQE_RDMA_WRITE_IMM:
-		if (qp->type != ORDMA_QPT_RC)
+		if (qp->type != ORDMA_QPT_RC && qp->type != ORDMA_QPT_UC)
 			return ORDMA_CQE_LOC_QP_OP_ERR;
 		break;
 	case ORDMA_WQE_RDMA_READ:
@@ -285,7 +295,8 @@ static uint8_t fw_req_check(struct ordma_fw *fw, struct fw_qp *qp,
 		return ORDMA_CQE_LOC_LEN_ERR;
 	if (qp->type == ORDMA_QPT_UD && *length > fw_tp_qp_mtu(fw, qp))
 		return ORDMA_CQE_LOC_LEN_ERR;
-	if (qp->type == ORDMA_QPT_RC && !qp->attr.has_av)
+	if ((qp->type == ORDMA_QPT_RC || qp->type == ORDMA_QPT_UC) &&
+	    !qp->attr.has_av)
 		return ORDMA_CQE_LOC_QP_OP_ERR;
 	return ORDMA_CQE_SUCCESS;
 }
@@ -526,10 +537,24 @@ static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 		break;
 	}
 	}
+	if (qp->type == ORDMA_QPT_UC) {
+		h.opcode |= FW_ROCE_OPCODE_UC;
+		h.ack_req = false;
+	}
 	if (fw_tp_send(fw, qp, &qp->attr.av, &h, &pl, &status) &&
 	    status != ORDMA_CQE_SUCCESS) {
 		fw_req_fail(qp, e, status);
 		return false;
+	}
+	if (qp->type == ORDMA_QPT_UC) {
+		/* nothing comes back: sent is as far as UC goes */
+		r->una_psn = fw_psn_add(psn, 1);
+		r->cur_pkt = last ? e->npkts : r->cur_pkt + 1;
+		if (last) {
+			e->done = true;
+			e->status = ORDMA_CQE_SUCCESS;
+		}
+		return true;
 	}
 	/* a frame the port did not take is lost like one on the wire */
 	r->since_ack_req = h.ack_req ? 0 : r->since_ack_req + 1;
@@ -542,10 +567,11 @@ void fw_req_progress(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	struct fw_tp_req *r = &qp->req;
 	struct fw_wq *sq = &qp->sq;
+	unsigned int burst = 0;
 
 	if (qp->state != ORDMA_QPS_RTS && qp->state != ORDMA_QPS_SQD)
 		return;
-	while (!r->rnr_deadline) {
+	while (!r->rnr_deadline && !r->pace_deadline) {
 		struct fw_tp_swqe *e;
 
 		if (r->error && fw_req_index_at_or_after(qp, r->cur,
@@ -567,8 +593,14 @@ void fw_req_progress(struct ordma_fw *fw, struct fw_qp *qp)
 			}
 			continue;
 		}
+		if (qp->type == ORDMA_QPT_UC && burst == FW_TP_UC_BURST) {
+			r->pace_deadline = fw_now(fw) + FW_TP_UC_GAP_NS;
+			fw_tp_arm(fw, r->pace_deadline);
+			break;
+		}
 		if (!fw_req_send_pkt(fw, qp, e))
 			break;
+		burst++;
 	}
 	fw_req_complete_walk(fw, qp);
 }
@@ -878,6 +910,12 @@ void fw_req_timer(struct ordma_fw *fw, struct fw_qp *qp, uint64_t now)
 	if (qp->state != ORDMA_QPS_RTS && qp->state != ORDMA_QPS_SQD) {
 		r->rexmit_deadline = 0;
 		r->rnr_deadline = 0;
+		r->pace_deadline = 0;
+		return;
+	}
+	if (r->pace_deadline && r->pace_deadline <= now) {
+		r->pace_deadline = 0;
+		fw_req_progress(fw, qp);
 		return;
 	}
 	if (r->rnr_deadline && r->rnr_deadline <= now) {

@@ -11,6 +11,10 @@
  * responses and atomic ACKs for every READ/atomic.  Errors NAK the
  * request and take the QP to ERR, as IBTA puts it for the responder.
  *
+ * UC: no ACK or NAK ever.  Packets are taken in PSN order; a gap or a
+ * bad request drops the whole message and the responder resynchronises
+ * at the next First/Only packet (see fw_resp_rx_uc()).
+ *
  * UD: Q_Key checked, the receive buffer gets a 40-byte GRH area, then
  * the payload.
  */
@@ -706,4 +710,229 @@ void fw_resp_rx_ud(struct ordma_fw *fw, struct fw_qp *qp,
 		}
 	}
 	fw_resp_complete_recv(fw, qp, &cqe, fw_bth_se(pkt->bth));
+}
+
+/* ------------------------------------------------------------------ */
+/* UC                                                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The message in progress is given up (IBTA class D/E responder errors,
+ * rxe does the same): a receive WQE it was filling is kept for the next
+ * message if it came from the RQ; one taken from an SRQ cannot be given
+ * back and completes with srq_status.
+ */
+static void fw_resp_uc_abort(struct ordma_fw *fw, struct fw_qp *qp,
+			     uint8_t srq_status)
+{
+	struct fw_tp_resp *r = &qp->resp;
+
+	r->seq = FW_TP_SEQ_NONE;
+	r->write_left = 0;
+	if (!r->recv_valid)
+		return;
+	if (qp->srqn != ORDMA_NO_SRQ)
+		fw_resp_recv_error(fw, qp, srq_status);
+	else
+		r->recv_off = 0;
+}
+
+/* Drops this packet and its message; nothing more is taken up to the
+ * next First/Only packet.
+ */
+static void fw_resp_uc_drop(struct ordma_fw *fw, struct fw_qp *qp,
+			    enum fw_tp_drop why, uint8_t srq_status)
+{
+	fw_tp_count_rx_drop(fw, why);
+	fw_resp_uc_abort(fw, qp, srq_status);
+	qp->resp.uc_drop = true;
+}
+
+/* The receive WQE itself is unusable: a local error, the QP enters ERR. */
+static void fw_resp_uc_local_error(struct ordma_fw *fw, struct fw_qp *qp,
+				   uint8_t status)
+{
+	fw_tp_count_rx_drop(fw, FW_TP_DROP_BAD_REQ);
+	fw_resp_recv_error(fw, qp, status);
+	qp->resp.seq = FW_TP_SEQ_NONE;
+	fw_qp_set_error(fw, qp, status == ORDMA_CQE_LOC_PROT_ERR ?
+				ORDMA_EQE_QP_ACCESS_ERR : ORDMA_EQE_QP_REQ_ERR);
+}
+
+/* A First/Only SEND or WRITE with immediate needs a receive WQE: the
+ * one a dropped message left, or the next posted one.
+ */
+static bool fw_resp_uc_recv(struct ordma_fw *fw, struct fw_qp *qp)
+{
+	return qp->resp.recv_valid || fw_resp_take_recv(fw, qp);
+}
+
+static void fw_resp_uc_send(struct ordma_fw *fw, struct fw_qp *qp,
+			    const struct fw_roce_pkt *pkt)
+{
+	struct fw_tp_resp *r = &qp->resp;
+	uint16_t flags = pkt->op->flags;
+	uint32_t len = (uint32_t)pkt->payload_len, mtu = fw_tp_qp_mtu(fw, qp);
+	bool last = flags & FW_ROCE_LAST;
+	struct ordma_cqe cqe;
+	unsigned int nsge;
+	uint8_t st;
+
+	if ((!last && len != mtu) || len > mtu) {
+		fw_resp_uc_drop(fw, qp, FW_TP_DROP_BAD_REQ,
+				ORDMA_CQE_REM_INV_REQ_ERR);
+		return;
+	}
+	if ((flags & FW_ROCE_FIRST) && !fw_resp_uc_recv(fw, qp)) {
+		fw_resp_uc_drop(fw, qp, FW_TP_DROP_NO_RECV, 0);
+		return;
+	}
+	if (!fw_resp_recv_sges(fw, qp, &nsge)) {
+		fw_resp_uc_local_error(fw, qp, ORDMA_CQE_LOC_QP_OP_ERR);
+		return;
+	}
+	st = fw_tp_scatter(fw, qp, fw_resp_wqe(qp)->sge, nsge, r->recv_off,
+			   pkt->payload, len);
+	if (st == ORDMA_CQE_LOC_LEN_ERR) {
+		/* longer than the receive buffer: the message is dropped */
+		fw_resp_uc_drop(fw, qp, FW_TP_DROP_BAD_REQ,
+				ORDMA_CQE_REM_INV_REQ_ERR);
+		return;
+	}
+	if (st != ORDMA_CQE_SUCCESS) {
+		fw_resp_uc_local_error(fw, qp, st);
+		return;
+	}
+	r->recv_off += len;
+	if (!last) {
+		r->seq = FW_TP_SEQ_SEND;
+		return;
+	}
+	memset(&cqe, 0, sizeof(cqe));
+	cqe.opcode = ORDMA_CQE_OP_RECV;
+	cqe.byte_len = cpu_to_le32(r->recv_off);
+	if (pkt->immdt) {
+		cqe.flags |= cpu_to_le16(ORDMA_CQE_F_IMM);
+		fw_wire_put32((uint8_t *)&cqe.imm_inv, fw_immdt_get(pkt->immdt));
+	}
+	r->seq = FW_TP_SEQ_NONE;
+	qp->msn++;
+	fw_resp_complete_recv(fw, qp, &cqe, fw_bth_se(pkt->bth));
+}
+
+static void fw_resp_uc_write(struct ordma_fw *fw, struct fw_qp *qp,
+			     const struct fw_roce_pkt *pkt)
+{
+	struct fw_tp_resp *r = &qp->resp;
+	uint16_t flags = pkt->op->flags;
+	uint32_t len = (uint32_t)pkt->payload_len, mtu = fw_tp_qp_mtu(fw, qp);
+	bool first = flags & FW_ROCE_FIRST, last = flags & FW_ROCE_LAST;
+	struct ordma_cqe cqe;
+	struct fw_mr *mr;
+
+	if (first) {
+		if (!(qp->attr.access_flags & ORDMA_ACCESS_REMOTE_WRITE) ||
+		    fw_reth_dma_len(pkt->reth) > (1u << 31)) {
+			fw_resp_uc_drop(fw, qp, FW_TP_DROP_BAD_REQ,
+					ORDMA_CQE_REM_INV_REQ_ERR);
+			return;
+		}
+		r->write_va = fw_reth_va(pkt->reth);
+		r->write_rkey = fw_reth_rkey(pkt->reth);
+		r->write_len = fw_reth_dma_len(pkt->reth);
+		r->write_left = r->write_len;
+		if (r->write_len &&
+		    fw_mr_lookup(fw, r->write_rkey, qp->pdn, r->write_va,
+				 r->write_len, ORDMA_ACCESS_REMOTE_WRITE,
+				 &mr) != FW_MR_OK) {
+			fw_resp_uc_drop(fw, qp, FW_TP_DROP_BAD_REQ,
+					ORDMA_CQE_REM_ACCESS_ERR);
+			return;
+		}
+	}
+	if ((!last && len != mtu) || len > mtu || len > r->write_left ||
+	    (last && len != r->write_left)) {
+		fw_resp_uc_drop(fw, qp, FW_TP_DROP_BAD_REQ,
+				ORDMA_CQE_REM_INV_REQ_ERR);
+		return;
+	}
+	/* WRITE with immediate consumes a receive WQE: none -> dropped */
+	if (last && pkt->immdt && !fw_resp_uc_recv(fw, qp)) {
+		fw_resp_uc_drop(fw, qp, FW_TP_DROP_NO_RECV, 0);
+		return;
+	}
+	/* the MR may have gone since the first packet */
+	if (len &&
+	    (fw_mr_lookup(fw, r->write_rkey, qp->pdn, r->write_va, len,
+			  ORDMA_ACCESS_REMOTE_WRITE, &mr) != FW_MR_OK ||
+	     fw_mr_copy_to(fw, mr, r->write_va, pkt->payload, len))) {
+		fw_resp_uc_drop(fw, qp, FW_TP_DROP_BAD_REQ,
+				ORDMA_CQE_REM_ACCESS_ERR);
+		return;
+	}
+	r->write_va += len;
+	r->write_left -= len;
+	if (!last) {
+		r->seq = FW_TP_SEQ_WRITE;
+		return;
+	}
+	r->seq = FW_TP_SEQ_NONE;
+	qp->msn++;
+	if (pkt->immdt) {
+		memset(&cqe, 0, sizeof(cqe));
+		cqe.opcode = ORDMA_CQE_OP_RECV_RDMA_IMM;
+		cqe.byte_len = cpu_to_le32(r->write_len);
+		cqe.flags = cpu_to_le16(ORDMA_CQE_F_IMM);
+		fw_wire_put32((uint8_t *)&cqe.imm_inv, fw_immdt_get(pkt->immdt));
+		fw_resp_complete_recv(fw, qp, &cqe, fw_bth_se(pkt->bth));
+	}
+}
+
+/*
+ * UC receive (IBTA 9.7.5.1, 9.9.4).  A PSN other than the expected one
+ * means packets were lost: the message in progress is abandoned and
+ * everything up to the next First/Only packet is discarded; that packet
+ * is taken whatever its PSN and the expected PSN follows it.  An opcode
+ * out of sequence drops the packet and its message the same way.
+ */
+void fw_resp_rx_uc(struct ordma_fw *fw, struct fw_qp *qp,
+		   const struct fw_roce_pkt *pkt)
+{
+	struct fw_tp_resp *r = &qp->resp;
+	uint32_t psn = fw_bth_psn(pkt->bth);
+	/* UC SEND/WRITE opcodes are the RC ones in the UC transport */
+	uint8_t opc = fw_bth_opcode(pkt->bth) & FW_ROCE_OPCODE_OP_MASK;
+	uint16_t flags = pkt->op->flags;
+
+	if (psn != qp->expected_psn && !r->uc_drop) {
+		qp->counters.seq_errors++;
+		fw_resp_uc_abort(fw, qp, ORDMA_CQE_REM_INV_REQ_ERR);
+		r->uc_drop = true;
+	}
+	qp->expected_psn = fw_psn_add(psn, 1);
+	if (r->uc_drop) {
+		if (!(flags & FW_ROCE_FIRST)) {
+			fw_tp_count_rx_drop(fw, FW_TP_DROP_SEQ);
+			return;
+		}
+		r->uc_drop = false;
+	}
+	if (!fw_resp_seq_ok(qp, opc, flags)) {
+		fw_resp_uc_drop(fw, qp, FW_TP_DROP_OPCODE_SEQ,
+				ORDMA_CQE_REM_INV_REQ_ERR);
+		return;
+	}
+	switch (opc) {
+	case FW_ROCE_RC_SEND_FIRST:
+	case FW_ROCE_RC_SEND_MIDDLE:
+	case FW_ROCE_RC_SEND_LAST:
+	case FW_ROCE_RC_SEND_LAST_IMM:
+	case FW_ROCE_RC_SEND_ONLY:
+	case FW_ROCE_RC_SEND_ONLY_IMM:
+		fw_resp_uc_send(fw, qp, pkt);
+		return;
+	default:
+		fw_resp_uc_write(fw, qp, pkt);
+		return;
+	}
 }

@@ -104,6 +104,28 @@ static const struct fw_roce_opcode_info fw_roce_opcodes[256] = {
 		FW_OP("RC SEND Last with Invalidate", REQ | PAY | LAST | IETH),
 	[FW_ROCE_RC_SEND_ONLY_INV] =
 		FW_OP("RC SEND Only with Invalidate", REQ | PAY | ONLY | IETH),
+	[FW_ROCE_UC_SEND_FIRST] = FW_OP("UC SEND First", REQ | PAY | FIRST),
+	[FW_ROCE_UC_SEND_MIDDLE] = FW_OP("UC SEND Middle", REQ | PAY),
+	[FW_ROCE_UC_SEND_LAST] = FW_OP("UC SEND Last", REQ | PAY | LAST),
+	[FW_ROCE_UC_SEND_LAST_IMM] =
+		FW_OP("UC SEND Last with Immediate", REQ | PAY | LAST | IMM),
+	[FW_ROCE_UC_SEND_ONLY] = FW_OP("UC SEND Only", REQ | PAY | ONLY),
+	[FW_ROCE_UC_SEND_ONLY_IMM] =
+		FW_OP("UC SEND Only with Immediate", REQ | PAY | ONLY | IMM),
+	[FW_ROCE_UC_RDMA_WRITE_FIRST] =
+		FW_OP("UC RDMA WRITE First", REQ | PAY | FIRST | RETH),
+	[FW_ROCE_UC_RDMA_WRITE_MIDDLE] =
+		FW_OP("UC RDMA WRITE Middle", REQ | PAY),
+	[FW_ROCE_UC_RDMA_WRITE_LAST] =
+		FW_OP("UC RDMA WRITE Last", REQ | PAY | LAST),
+	[FW_ROCE_UC_RDMA_WRITE_LAST_IMM] =
+		FW_OP("UC RDMA WRITE Last with Immediate",
+		      REQ | PAY | LAST | IMM),
+	[FW_ROCE_UC_RDMA_WRITE_ONLY] =
+		FW_OP("UC RDMA WRITE Only", REQ | PAY | ONLY | RETH),
+	[FW_ROCE_UC_RDMA_WRITE_ONLY_IMM] =
+		FW_OP("UC RDMA WRITE Only with Immediate",
+		      REQ | PAY | ONLY | RETH | IMM),
 	[FW_ROCE_UD_SEND_ONLY] = FW_OP("UD SEND Only", REQ | PAY | ONLY | DETH),
 	[FW_ROCE_UD_SEND_ONLY_IMM] =
 		FW_OP("UD SEND Only with Immediate",

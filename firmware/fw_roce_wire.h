@@ -479,12 +479,27 @@ enum fw_roce_opcode {
 	FW_ROCE_RC_FETCH_ADD			= 0x14,
 	FW_ROCE_RC_SEND_LAST_INV		= 0x16,
 	FW_ROCE_RC_SEND_ONLY_INV		= 0x17,
+	FW_ROCE_UC_SEND_FIRST			= 0x20,
+	FW_ROCE_UC_SEND_MIDDLE			= 0x21,
+	FW_ROCE_UC_SEND_LAST			= 0x22,
+	FW_ROCE_UC_SEND_LAST_IMM		= 0x23,
+	FW_ROCE_UC_SEND_ONLY			= 0x24,
+	FW_ROCE_UC_SEND_ONLY_IMM		= 0x25,
+	FW_ROCE_UC_RDMA_WRITE_FIRST		= 0x26,
+	FW_ROCE_UC_RDMA_WRITE_MIDDLE		= 0x27,
+	FW_ROCE_UC_RDMA_WRITE_LAST		= 0x28,
+	FW_ROCE_UC_RDMA_WRITE_LAST_IMM		= 0x29,
+	FW_ROCE_UC_RDMA_WRITE_ONLY		= 0x2a,
+	FW_ROCE_UC_RDMA_WRITE_ONLY_IMM		= 0x2b,
 	FW_ROCE_UD_SEND_ONLY			= 0x64,
 	FW_ROCE_UD_SEND_ONLY_IMM		= 0x65,
 };
 
 #define FW_ROCE_OPCODE_TRANSPORT_MASK	0xe0
 #define FW_ROCE_OPCODE_RC		0x00
+#define FW_ROCE_OPCODE_UC		0x20
+/* UC SEND/WRITE opcodes are the RC ones with the UC transport bits */
+#define FW_ROCE_OPCODE_OP_MASK		0x1f
 #define FW_ROCE_OPCODE_UD		0x60
 
 /* What an opcode carries (extension headers in wire order) and where the
@@ -508,7 +523,7 @@ struct fw_roce_opcode_info {
 	uint8_t hdr_len;	/* BTH + extension headers */
 };
 
-/* NULL for opcodes the device does not speak (UC, RD, reserved, ...) */
+/* NULL for opcodes the device does not speak (RD, XRC, CNP, reserved, ...) */
 const struct fw_roce_opcode_info *fw_roce_opcode_info(uint8_t opcode);
 
 /* ------------------------------------------------------------------ */

@@ -33,6 +33,8 @@ static uint64_t fw_tp_qp_deadline(const struct fw_qp *qp)
 		t = qp->req.rexmit_deadline;
 	if (qp->req.rnr_deadline && qp->req.rnr_deadline < t)
 		t = qp->req.rnr_deadline;
+	if (qp->req.pace_deadline && qp->req.pace_deadline < t)
+		t = qp->req.pace_deadline;
 	if (qp->resp.read_deadline && qp->resp.read_deadline < t)
 		t = qp->resp.read_deadline;
 	return t;
@@ -46,7 +48,8 @@ uint64_t fw_tp_timer(struct ordma_fw *fw)
 	for (qpn = FW_FIRST_QPN; qpn < FW_MAX_QP; qpn++) {
 		struct fw_qp *qp = &fw->qps[qpn];
 
-		if (!qp->valid || qp->type != ORDMA_QPT_RC)
+		if (!qp->valid ||
+		    (qp->type != ORDMA_QPT_RC && qp->type != ORDMA_QPT_UC))
 			continue;
 		if (qp->resp.read_deadline && qp->resp.read_deadline <= now) {
 			qp->resp.read_deadline = 0;
@@ -86,6 +89,7 @@ void fw_tp_qp_stop(struct fw_qp *qp)
 {
 	qp->req.rexmit_deadline = 0;
 	qp->req.rnr_deadline = 0;
+	qp->req.pace_deadline = 0;
 	qp->resp.recv_valid = false;
 	qp->resp.seq = FW_TP_SEQ_NONE;
 	qp->resp.read_head = qp->resp.read_tail = 0;
@@ -277,9 +281,22 @@ static bool fw_tp_state_takes(const struct fw_qp *qp, bool request)
 	case ORDMA_QPS_SQD:
 		return true;
 	case ORDMA_QPS_SQE:
-		return request;	/* UD only: receives go on */
+		return request;	/* UD, UC: receives go on */
 	default:
 		return false;
+	}
+}
+
+/* The BTH opcode transport bits a QP of this type takes */
+static uint8_t fw_tp_transport(const struct fw_qp *qp)
+{
+	switch (qp->type) {
+	case ORDMA_QPT_RC:
+		return FW_ROCE_OPCODE_RC;
+	case ORDMA_QPT_UC:
+		return FW_ROCE_OPCODE_UC;
+	default:
+		return FW_ROCE_OPCODE_UD;
 	}
 }
 
@@ -288,7 +305,6 @@ void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 	struct fw_roce_pkt pkt;
 	enum fw_roce_drop why;
 	struct fw_qp *qp;
-	bool ud_op;
 
 	why = fw_roce_parse(frame, len, &pkt);
 	if (why != FW_ROCE_OK) {
@@ -301,9 +317,8 @@ void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 		fw_tp_count_rx_drop(fw, FW_TP_DROP_NO_QP);
 		return;
 	}
-	ud_op = (fw_bth_opcode(pkt.bth) & FW_ROCE_OPCODE_TRANSPORT_MASK) ==
-		FW_ROCE_OPCODE_UD;
-	if (ud_op != (qp->type == ORDMA_QPT_UD)) {
+	if ((fw_bth_opcode(pkt.bth) & FW_ROCE_OPCODE_TRANSPORT_MASK) !=
+	    fw_tp_transport(qp)) {
 		fw_tp_count_rx_drop(fw, FW_TP_DROP_TRANSPORT);
 		return;
 	}
@@ -329,7 +344,9 @@ void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 			return;
 		}
 	}
-	if (pkt.op->flags & FW_ROCE_REQUEST)
+	if (qp->type == ORDMA_QPT_UC)
+		fw_resp_rx_uc(fw, qp, &pkt);	/* UC opcodes are all requests */
+	else if (pkt.op->flags & FW_ROCE_REQUEST)
 		fw_resp_rx_rc(fw, qp, &pkt);
 	else
 		fw_req_rx(fw, qp, &pkt);

@@ -8,11 +8,13 @@
  *                    engine's timers, QP lifecycle hooks.
  *   fw_requester.c   send queue execution: RC segmentation, PSNs, the
  *                    send window, ACK/NAK/response processing,
- *                    retransmission, completions; UD sends; local
+ *                    retransmission, completions; UC sends (segmented,
+ *                    paced, never acknowledged); UD sends; local
  *                    operations (LOCAL_INV, REG_MR).
  *   fw_responder.c   incoming requests: RC SEND/WRITE/READ/atomics with
  *                    PSN checking, duplicates, ACK coalescing, NAKs and
- *                    RNR; UD receives with the GRH area.
+ *                    RNR; UC receives (no ACKs, lost or bad messages
+ *                    dropped); UD receives with the GRH area.
  *
  * The engine runs synchronously inside doorbell writes, received frames
  * and timer callbacks, with the device lock held.  The per-QP state below
@@ -49,6 +51,12 @@ struct ordma_sge;
 #define FW_TP_READ_GAP_NS		10000ULL
 /* READ responses waiting to be sent, per QP */
 #define FW_TP_READ_JOBS			(FW_TP_MAX_RD_RES + 4)
+/*
+ * UC sends have no ACKs to clock them: like READ responses they leave in
+ * bursts of FW_TP_UC_BURST packets, one burst per FW_TP_UC_GAP_NS.
+ */
+#define FW_TP_UC_BURST			FW_TP_READ_BURST
+#define FW_TP_UC_GAP_NS			FW_TP_READ_GAP_NS
 #define FW_TP_MAX_SGE			8
 /* A receive WQE as the engine keeps it: header plus 8 SGEs */
 #define FW_TP_RECV_WQE_BYTES		(16 + FW_TP_MAX_SGE * 16)
@@ -82,6 +90,7 @@ struct fw_tp_req {
 	uint32_t error_index;	/* ... the SQ index of the failed WQE */
 	uint64_t rexmit_deadline;	/* 0: not armed */
 	uint64_t rnr_deadline;		/* 0: not waiting for an RNR timer */
+	uint64_t pace_deadline;		/* UC: next burst; 0: may send now */
 };
 
 /* A READ or atomic the responder executed */
@@ -112,6 +121,7 @@ struct fw_tp_read_job {
 struct fw_tp_resp {
 	uint8_t seq;		/* enum fw_tp_seq */
 	bool nak_seq_sent;	/* PSN sequence NAK sent, not yet resynced */
+	bool uc_drop;		/* UC: discarding up to the next First/Only */
 	bool recv_valid;	/* a receive WQE is being filled */
 	uint32_t recv_idx;	/* its wqe_idx */
 	uint32_t recv_off;	/* bytes written to it */
@@ -133,17 +143,21 @@ struct fw_tp_resp {
 enum fw_tp_drop {
 	FW_TP_DROP_PARSE = 0,	/* fw_roce_parse() refused it */
 	FW_TP_DROP_NO_QP,	/* destination QP does not exist */
-	FW_TP_DROP_TRANSPORT,	/* RC opcode for a UD QP or the reverse */
+	FW_TP_DROP_TRANSPORT,	/* opcode of another transport (RC/UC/UD) */
 	FW_TP_DROP_STATE,	/* QP not in a state that takes it */
 	FW_TP_DROP_PKEY,
 	FW_TP_DROP_SRC,		/* RC: source address is not the QP's peer */
 	FW_TP_DROP_QKEY,	/* UD: Q_Key mismatch */
-	FW_TP_DROP_NO_RECV,	/* UD: no receive WQE posted */
+	FW_TP_DROP_NO_RECV,	/* UD, UC: no receive WQE posted */
 	FW_TP_DROP_UD_LEN,	/* UD: payload above the path MTU */
-	FW_TP_DROP_SEQ,		/* request PSN ahead of the expected one */
+	FW_TP_DROP_SEQ,		/* RC: request PSN ahead of the expected one;
+				 * UC: packet of a lost or dropped message
+				 */
 	FW_TP_DROP_DUP,		/* duplicate request not answered */
-	FW_TP_DROP_OPCODE_SEQ,	/* opcode out of sequence (NAKed) */
-	FW_TP_DROP_BAD_REQ,	/* malformed request (NAKed) */
+	FW_TP_DROP_OPCODE_SEQ,	/* opcode out of sequence (RC: NAKed) */
+	FW_TP_DROP_BAD_REQ,	/* malformed or not permitted request (RC:
+				 * NAKed; UC: message dropped)
+				 */
 	FW_TP_DROP_RNR,		/* request answered with an RNR NAK */
 	FW_TP_DROP_RESP,	/* unexpected or stale response */
 	FW_TP_DROP_NUM
@@ -261,7 +275,7 @@ uint8_t fw_tp_scatter(struct ordma_fw *fw, const struct fw_qp *qp,
 /* fw_requester.c                                                      */
 /* ------------------------------------------------------------------ */
 
-/* Path MTU in bytes: RC the QP's path_mtu, UD the port's active MTU */
+/* Path MTU in bytes: RC, UC the QP's path_mtu, UD the port's active MTU */
 uint32_t fw_tp_qp_mtu(struct ordma_fw *fw, const struct fw_qp *qp);
 /* IBTA RNR NAK timer encoding (0..31) in nanoseconds */
 uint64_t fw_tp_rnr_ns(unsigned int t);
@@ -282,6 +296,8 @@ void fw_resp_read_pump(struct ordma_fw *fw, struct fw_qp *qp);
 void fw_resp_rx_rc(struct ordma_fw *fw, struct fw_qp *qp,
 		   const struct fw_roce_pkt *pkt);
 void fw_resp_rx_ud(struct ordma_fw *fw, struct fw_qp *qp,
+		   const struct fw_roce_pkt *pkt);
+void fw_resp_rx_uc(struct ordma_fw *fw, struct fw_qp *qp,
 		   const struct fw_roce_pkt *pkt);
 
 #endif /* ORDMA_FW_TRANSPORT_H */

@@ -105,7 +105,8 @@ static void test_query_device(void)
 	CHECK_EQ(le32_to_cpu(caps.vendor_part_id), 0x4f52);
 	CHECK_EQ(le32_to_cpu(caps.hw_rev), 1);
 	CHECK_EQ(le32_to_cpu(caps.cap_flags),
-		 ORDMA_DEV_CAP_RC | ORDMA_DEV_CAP_UD | ORDMA_DEV_CAP_SRQ |
+		 ORDMA_DEV_CAP_RC | ORDMA_DEV_CAP_UD | ORDMA_DEV_CAP_UC |
+		 ORDMA_DEV_CAP_SRQ |
 		 ORDMA_DEV_CAP_ATOMIC | ORDMA_DEV_CAP_FAST_REG |
 		 ORDMA_DEV_CAP_VERBS);
 	CHECK_EQ(le32_to_cpu(caps.max_qp), 1024);

@@ -147,7 +147,7 @@ static struct fw_qp *fw_qp(struct env *e, uint32_t qpn)
 	return fw_qp_lookup(e->d.fw, qpn);
 }
 
-/* RESET -> INIT -> RTR -> RTS -> SQD, ERR directly, SQE (UD) through
+/* RESET -> INIT -> RTR -> RTS -> SQD, ERR directly, SQE (UD, UC) through
  * the engine hook.
  */
 static bool move_to(struct env *e, uint32_t qpn, uint8_t type, uint8_t target)
@@ -163,7 +163,7 @@ static bool move_to(struct env *e, uint32_t qpn, uint8_t type, uint8_t target)
 	if (target == ORDMA_QPS_ERR)
 		return required_attrs_step(e, qpn, type, cur, target, 0) == OK;
 	if (target == ORDMA_QPS_SQE) {
-		if (type != ORDMA_QPT_UD || !move_to(e, qpn, type, ORDMA_QPS_RTS))
+		if (type == ORDMA_QPT_RC || !move_to(e, qpn, type, ORDMA_QPS_RTS))
 			return false;
 		fw_qp_enter_sqe(e->d.fw, fw_qp(e, qpn));
 		return true;
@@ -284,7 +284,7 @@ static void test_qp_every_transition(void)
 	unsigned int type, from, to, done = 0;
 
 	REQUIRE(env_open(&e, true));
-	for (type = ORDMA_QPT_RC; type <= ORDMA_QPT_UD; type++) {
+	for (type = ORDMA_QPT_RC; type <= ORDMA_QPT_UC; type++) {
 		for (from = 0; from < NUM_STATES; from++) {
 			/* RC never enters SQE: its send errors go to ERR */
 			if (type == ORDMA_QPT_RC && from == ORDMA_QPS_SQE)
@@ -297,7 +297,7 @@ static void test_qp_every_transition(void)
 			drain_events(&e);
 		}
 	}
-	CHECK_EQ(done, 2 * NUM_STATES * NUM_STATES - NUM_STATES);
+	CHECK_EQ(done, 3 * NUM_STATES * NUM_STATES - NUM_STATES);
 	drv_close(&e.d);
 }
 
@@ -564,7 +564,7 @@ static void cp_reserved_26(struct ordma_qp_create_params *p)
 {
 	p->reserved_26 = cpu_to_le16(0x100);
 }
-static void cp_type(struct ordma_qp_create_params *p) { p->type = 2; }
+static void cp_type(struct ordma_qp_create_params *p) { p->type = 0x7f; }
 static void cp_sq_log_0(struct ordma_qp_create_params *p) { p->sq_log_size = 0; }
 static void cp_sq_log_13(struct ordma_qp_create_params *p) { p->sq_log_size = 13; }
 static void cp_sq_shift_5(struct ordma_qp_create_params *p) { p->sq_wqe_shift = 5; }

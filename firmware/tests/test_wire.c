@@ -36,7 +36,13 @@ static const uint8_t all_opcodes[] = {
 	FW_ROCE_RC_RDMA_READ_RESPONSE_ONLY, FW_ROCE_RC_ACKNOWLEDGE,
 	FW_ROCE_RC_ATOMIC_ACKNOWLEDGE, FW_ROCE_RC_COMPARE_SWAP,
 	FW_ROCE_RC_FETCH_ADD, FW_ROCE_RC_SEND_LAST_INV,
-	FW_ROCE_RC_SEND_ONLY_INV, FW_ROCE_UD_SEND_ONLY,
+	FW_ROCE_RC_SEND_ONLY_INV, FW_ROCE_UC_SEND_FIRST,
+	FW_ROCE_UC_SEND_MIDDLE, FW_ROCE_UC_SEND_LAST,
+	FW_ROCE_UC_SEND_LAST_IMM, FW_ROCE_UC_SEND_ONLY,
+	FW_ROCE_UC_SEND_ONLY_IMM, FW_ROCE_UC_RDMA_WRITE_FIRST,
+	FW_ROCE_UC_RDMA_WRITE_MIDDLE, FW_ROCE_UC_RDMA_WRITE_LAST,
+	FW_ROCE_UC_RDMA_WRITE_LAST_IMM, FW_ROCE_UC_RDMA_WRITE_ONLY,
+	FW_ROCE_UC_RDMA_WRITE_ONLY_IMM, FW_ROCE_UD_SEND_ONLY,
 	FW_ROCE_UD_SEND_ONLY_IMM,
 };
 
@@ -455,6 +461,24 @@ static void test_wire_opcode_table(void)
 		  FW_ROCE_HAS_PAYLOAD | FW_ROCE_HAS_IETH },
 		{ FW_ROCE_RC_SEND_ONLY_INV, 16,
 		  FW_ROCE_HAS_PAYLOAD | FW_ROCE_HAS_IETH },
+		{ FW_ROCE_UC_SEND_FIRST, 12, FW_ROCE_HAS_PAYLOAD },
+		{ FW_ROCE_UC_SEND_MIDDLE, 12, FW_ROCE_HAS_PAYLOAD },
+		{ FW_ROCE_UC_SEND_LAST, 12, FW_ROCE_HAS_PAYLOAD },
+		{ FW_ROCE_UC_SEND_LAST_IMM, 16,
+		  FW_ROCE_HAS_PAYLOAD | FW_ROCE_HAS_IMMDT },
+		{ FW_ROCE_UC_SEND_ONLY, 12, FW_ROCE_HAS_PAYLOAD },
+		{ FW_ROCE_UC_SEND_ONLY_IMM, 16,
+		  FW_ROCE_HAS_PAYLOAD | FW_ROCE_HAS_IMMDT },
+		{ FW_ROCE_UC_RDMA_WRITE_FIRST, 28,
+		  FW_ROCE_HAS_PAYLOAD | FW_ROCE_HAS_RETH },
+		{ FW_ROCE_UC_RDMA_WRITE_MIDDLE, 12, FW_ROCE_HAS_PAYLOAD },
+		{ FW_ROCE_UC_RDMA_WRITE_LAST, 12, FW_ROCE_HAS_PAYLOAD },
+		{ FW_ROCE_UC_RDMA_WRITE_LAST_IMM, 16,
+		  FW_ROCE_HAS_PAYLOAD | FW_ROCE_HAS_IMMDT },
+		{ FW_ROCE_UC_RDMA_WRITE_ONLY, 28,
+		  FW_ROCE_HAS_PAYLOAD | FW_ROCE_HAS_RETH },
+		{ FW_ROCE_UC_RDMA_WRITE_ONLY_IMM, 32,
+		  FW_ROCE_HAS_PAYLOAD | FW_ROCE_HAS_RETH | FW_ROCE_HAS_IMMDT },
 		{ FW_ROCE_UD_SEND_ONLY, 20,
 		  FW_ROCE_HAS_PAYLOAD | FW_ROCE_HAS_DETH },
 		{ FW_ROCE_UD_SEND_ONLY_IMM, 24,
@@ -477,10 +501,13 @@ static void test_wire_opcode_table(void)
 		known += !!fw_roce_opcode_info((uint8_t)i);
 	CHECK_EQ(known, sizeof(want) / sizeof(want[0]));
 	CHECK_EQ(known, NUM_OPCODES);
-	/* reserved RC opcode, UC, RD, UD SEND others, CNP, vendor range */
+	/* reserved RC opcode, UC READ/atomics, RD, UD SEND others, CNP,
+	 * vendor range
+	 */
 	CHECK(!fw_roce_opcode_info(0x15));
 	CHECK(!fw_roce_opcode_info(0x18));
-	CHECK(!fw_roce_opcode_info(0x20));
+	CHECK(!fw_roce_opcode_info(0x2c));
+	CHECK(!fw_roce_opcode_info(0x33));
 	CHECK(!fw_roce_opcode_info(0x44));
 	CHECK(!fw_roce_opcode_info(0x66));
 	CHECK(!fw_roce_opcode_info(0x81));
@@ -493,6 +520,16 @@ static void test_wire_opcode_table(void)
 	CHECK(!(op->flags & FW_ROCE_REQUEST) && op->flags & FW_ROCE_LAST);
 	op = fw_roce_opcode_info(FW_ROCE_RC_ACKNOWLEDGE);
 	CHECK(!(op->flags & FW_ROCE_REQUEST));
+	/* UC SEND/WRITE are the RC operations with the UC transport bits */
+	for (i = FW_ROCE_UC_SEND_FIRST; i <= FW_ROCE_UC_RDMA_WRITE_ONLY_IMM;
+	     i++) {
+		const struct fw_roce_opcode_info *rc =
+			fw_roce_opcode_info((uint8_t)(i & FW_ROCE_OPCODE_OP_MASK));
+
+		op = fw_roce_opcode_info((uint8_t)i);
+		if (CHECK(op && rc))
+			CHECK_EQ(op->flags, rc->flags);
+	}
 }
 
 static void test_wire_udp_sport(void)
@@ -927,7 +964,7 @@ static void test_wire_drop_reasons(void)
 	memcpy(t, v4, n4);
 	ip4[28] = 0x15;
 	EXPECT(t, n4, FW_ROCE_DROP_OPCODE);
-	ip4[28] = 0x24;			/* UC SEND Only */
+	ip4[28] = 0x2c;			/* UC READ: not a UC opcode */
 	EXPECT(t, n4, FW_ROCE_DROP_OPCODE);
 	ip4[28] = 0x66;
 	EXPECT(t, n4, FW_ROCE_DROP_OPCODE);
