@@ -3,7 +3,7 @@
 #
 # The kernel-bypass data path between the two ORDMA NICs of one machine,
 # driven by unmodified rdma-core and perftest tools through the ordma
-# provider: RC, UD and SRQ ping-pongs (with received data checked where
+# provider: RC, UC, UD and SRQ ping-pongs (with received data checked where
 # the tool can), perftest bandwidth and latency for WRITE, READ, SEND
 # and atomics, then the negative cases of verbs_negative.  The tools
 # meet over TCP on the loopback interface; the RDMA traffic goes over
@@ -24,7 +24,7 @@ TOOL_TIMEOUT=${ORDMA_TOOL_TIMEOUT:-240}
 mapfile -t devs < <(ordma_pci_devs)
 [ "${#devs[@]}" -ge 2 ] || tap_skip_all "needs two ORDMA NICs cabled together"
 
-tap_begin $((2 + 14 + NEG_CASES + UDATA_CASES))
+tap_begin $((2 + 16 + NEG_CASES + UDATA_CASES))
 tap_cmd "ib_uverbs loads" modprobe ib_uverbs
 ip link set dev lo up
 
@@ -79,6 +79,10 @@ run_pair "ibv_rc_pingpong: 20 x 10000 bytes, MTU 256, data checked" "$pp_re" \
 	ibv_rc_pingpong -n 20 -s 10000 -m 256 -c
 run_pair "ibv_rc_pingpong: 200 x 1 byte" "$pp_re" \
 	ibv_rc_pingpong -n 200 -s 1
+run_pair "ibv_uc_pingpong: 100 x 4096 bytes, MTU 1024, data checked" "$pp_re" \
+	ibv_uc_pingpong -n 100 -s 4096 -m 1024 -c
+run_pair "ibv_uc_pingpong: 20 x 10000 bytes, MTU 256, CQ events, data checked" "$pp_re" \
+	ibv_uc_pingpong -n 20 -s 10000 -m 256 -e -c
 run_pair "ibv_ud_pingpong: 100 x 1024 bytes" "$pp_re" \
 	ibv_ud_pingpong -n 100 -s 1024
 run_pair "ibv_srq_pingpong: 4 QPs on one SRQ, 50 x 4096 bytes each" "$pp_re" \

@@ -75,6 +75,8 @@ static void test_send(void)
 	struct ordma_send_params rc = { .max_sge = 2, .max_inline = 64 };
 	struct ordma_send_params ud = { .ud = true, .max_sge = 1, .qkey = 0x1234,
 					.ah_handle = 7 };
+	struct ordma_send_params uc = { .uc = true, .max_sge = 2,
+					.max_inline = 64 };
 	struct ordma_send_wqe *w = (struct ordma_send_wqe *)wqe;
 	struct ibv_send_wr wr = {
 		.wr_id = 1, .sg_list = sg, .num_sge = 2,
@@ -190,6 +192,27 @@ static void test_send(void)
 	      "UD remote_qkey with the high bit: the QP's Q_Key");
 	wr.opcode = IBV_WR_RDMA_WRITE;
 	check(ordma_build_send_wqe(wqe, 6, &wr, &ud) == EINVAL, "RDMA_WRITE on UD: EINVAL");
+
+	/* UC: SEND and RDMA WRITE (with immediate) as on RC, nothing else */
+	wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	wr.wr.rdma.remote_addr = 0x9000;
+	wr.wr.rdma.rkey = 0x321;
+	ret = ordma_build_send_wqe(wqe, 7, &wr, &uc);
+	check(ret == 0 && FIELD_GET(ORDMA_WQE_OPCODE, wqe_ctrl()) == ORDMA_WQE_RDMA_WRITE_IMM &&
+	      le64toh(w->rdma.remote_addr) == 0x9000 && le32toh(w->rdma.rkey) == 0x321,
+	      "UC RDMA_WRITE_WITH_IMM: encoded as on RC");
+	wr.opcode = IBV_WR_SEND;
+	check(ordma_build_send_wqe(wqe, 7, &wr, &uc) == 0 &&
+	      FIELD_GET(ORDMA_WQE_OPCODE, wqe_ctrl()) == ORDMA_WQE_SEND, "UC SEND");
+	wr.opcode = IBV_WR_RDMA_READ;
+	ret = ordma_build_send_wqe(wqe, 7, &wr, &uc);
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	ret |= ordma_build_send_wqe(wqe, 7, &wr, &uc) != EINVAL;
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	ret |= ordma_build_send_wqe(wqe, 7, &wr, &uc) != EINVAL;
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	ret |= ordma_build_send_wqe(wqe, 7, &wr, &uc) != EINVAL;
+	check(ret == EINVAL, "UC RDMA_READ, atomics, SEND_WITH_INV: EINVAL");
 }
 
 static void test_recv(void)

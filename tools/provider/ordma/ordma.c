@@ -129,6 +129,7 @@ static const struct verbs_context_ops ordma_ctx_ops = {
 	.query_srq = ordma_query_srq,
 	.reg_mr = ordma_reg_mr,
 	.req_notify_cq = ordma_req_notify_cq,
+	.rereg_mr = ordma_rereg_mr,
 };
 
 static struct verbs_context *ordma_alloc_context(struct ibv_device *ibdev,

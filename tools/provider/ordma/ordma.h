@@ -123,6 +123,7 @@ struct ordma_qp {
 	struct verbs_qp vqp;		/* vqp.qp_ex valid with VERBS_QP_EX */
 	uint32_t qpn;
 	bool ud;
+	bool uc;
 	bool sig_all;
 	uint32_t max_inline;
 	uint32_t qkey;			/* last set by modify_qp */
@@ -185,6 +186,8 @@ void ordma_qp_table_free(struct ordma_context *ctx);
 struct ibv_mr *ordma_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			    uint64_t hca_va, int access);
 int ordma_dereg_mr(struct verbs_mr *vmr);
+int ordma_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		   void *addr, size_t length, int access);
 struct ibv_cq *ordma_create_cq(struct ibv_context *ibctx, int cqe,
 			       struct ibv_comp_channel *channel,
 			       int comp_vector);

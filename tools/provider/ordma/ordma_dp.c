@@ -106,6 +106,14 @@ static int ordma_wqe_opcode(enum ibv_wr_opcode op, bool ud)
 	}
 }
 
+/* UC has SEND and RDMA WRITE (each with immediate) and local operations */
+static bool ordma_uc_opcode(int opcode)
+{
+	return opcode != ORDMA_WQE_SEND_INV && opcode != ORDMA_WQE_RDMA_READ &&
+	       opcode != ORDMA_WQE_ATOMIC_CMP_SWP &&
+	       opcode != ORDMA_WQE_ATOMIC_FETCH_ADD;
+}
+
 static void ordma_put_sges(struct ordma_sge *dst, const struct ibv_sge *src,
 			   int n)
 {
@@ -147,7 +155,8 @@ int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
 	int opcode = ordma_wqe_opcode(wr->opcode, p->ud);
 	uint32_t max_sge = p->max_sge;
 
-	if (opcode < 0 || wr->num_sge < 0)
+	if (opcode < 0 || wr->num_sge < 0 ||
+	    (p->uc && !ordma_uc_opcode(opcode)))
 		return EINVAL;
 	if (max_sge > room / sizeof(struct ordma_sge))
 		max_sge = room / sizeof(struct ordma_sge);

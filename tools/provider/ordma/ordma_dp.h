@@ -46,7 +46,8 @@ uint32_t ordma_rq_max_sge(int shift);
 
 /* What a send WQE needs besides the work request. */
 struct ordma_send_params {
-	bool ud;			/* QP type UD (else RC) */
+	bool ud;			/* QP type UD (else RC or UC) */
+	bool uc;			/* QP type UC */
 	bool sig_all;			/* sq_sig_all */
 	uint32_t max_sge;		/* the QP's max_send_sge */
 	uint32_t max_inline;		/* the QP's max_inline_data */
@@ -64,11 +65,14 @@ int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
 
 /*
  * Extended QP (ibv_create_qp_ex with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS):
- * the send_ops_flags implemented on a UD and on an RC QP.  Not offered:
+ * the send_ops_flags implemented on a UD, a UC and an RC QP.  Not offered:
  * LOCAL_INV (only fast-register MRs can be invalidated, and user space
  * has none), BIND_MW (no memory windows), TSO, FLUSH, ATOMIC_WRITE.
  */
 #define ORDMA_QPX_OPS_UD	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define ORDMA_QPX_OPS_UC						\
+	(ORDMA_QPX_OPS_UD | IBV_QP_EX_WITH_RDMA_WRITE |			\
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
 #define ORDMA_QPX_OPS_RC						\
 	(ORDMA_QPX_OPS_UD | IBV_QP_EX_WITH_SEND_WITH_INV |		\
 	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \

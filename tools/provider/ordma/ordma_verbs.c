@@ -161,6 +161,26 @@ struct ibv_mr *ordma_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 	return &vmr->ibv_mr;
 }
 
+/*
+ * The kernel registers the changed region as a new MR (the keys change,
+ * ibv_cmd_rereg_mr stores the new ones); the provider keeps no MR state.
+ */
+int ordma_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		   void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+	int ret;
+
+	ret = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+			       access, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret)
+		verbs_debug(verbs_get_ctx(vmr->ibv_mr.context),
+			    "REREG_MR flags %#x failed: %d\n", flags, ret);
+	return ret;
+}
+
 int ordma_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret = ibv_cmd_dereg_mr(vmr);
@@ -693,9 +713,10 @@ static struct ordma_qp *ordma_qp_create(struct ibv_context *ibctx,
 	struct ibv_qp_init_attr_ex kattr;
 	int sq_log, sq_shift, rq_log = 0, rq_shift = 0, ret;
 	bool ud = attr->qp_type == IBV_QPT_UD;
+	bool uc = attr->qp_type == IBV_QPT_UC;
 	struct ordma_qp *qp;
 
-	if (attr->qp_type != IBV_QPT_RC && !ud) {
+	if (attr->qp_type != IBV_QPT_RC && !ud && !uc) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -714,7 +735,8 @@ static struct ordma_qp *ordma_qp_create(struct ibv_context *ibctx,
 		return NULL;
 	}
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    ordma_qpx_check_ops(ud, attr->send_ops_flags)) {
+	    (ordma_qpx_check_ops(ud, attr->send_ops_flags) ||
+	     (uc && (attr->send_ops_flags & ~(uint64_t)ORDMA_QPX_OPS_UC)))) {
 		verbs_debug(&ctx->ibv_ctx, "send_ops_flags 0x%llx not supported\n",
 			    (unsigned long long)attr->send_ops_flags);
 		errno = EOPNOTSUPP;
@@ -745,6 +767,7 @@ static struct ordma_qp *ordma_qp_create(struct ibv_context *ibctx,
 		return NULL;
 	}
 	qp->ud = ud;
+	qp->uc = uc;
 	qp->sig_all = attr->sq_sig_all;
 	qp->state = IBV_QPS_RESET;
 	ret = ordma_wq_init(&qp->sq, sq_log, sq_shift,
@@ -972,6 +995,7 @@ int ordma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	struct ordma_wq *sq = &qp->sq;
 	struct ordma_send_params p = {
 		.ud = qp->ud,
+		.uc = qp->uc,
 		.sig_all = qp->sig_all,
 		.max_sge = sq->max_sge,
 		.max_inline = qp->max_inline,
@@ -1048,6 +1072,7 @@ static void ordma_qpx_encode(struct ordma_qp *qp)
 	struct ordma_wq *sq = &qp->sq;
 	struct ordma_send_params p = {
 		.ud = qp->ud,
+		.uc = qp->uc,
 		.sig_all = qp->sig_all,
 		.max_sge = sq->max_sge,
 		.max_inline = qp->max_inline,

@@ -62,6 +62,7 @@ struct ordma_mr {
 	struct ib_umem *umem;
 	struct ordma_pbl pbl;
 	u32 uctx_id;
+	int access_flags;		/* user MRs: IB access at registration */
 	/* fast-register MRs: the page array REG_MR work requests name */
 	__le64 *pages;
 	dma_addr_t pages_dma;
@@ -261,6 +262,9 @@ struct ib_mr *ordma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
 			     u32 max_num_sg);
 int ordma_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		    unsigned int *sg_offset);
+struct ib_mr *ordma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 virt_addr, int access_flags,
+				  struct ib_pd *ibpd, struct ib_udata *udata);
 int ordma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int ordma_access_to_hw(int ib_access, u32 *hw_access);
 

@@ -93,6 +93,7 @@ static const struct ib_device_ops ordma_ib_dev_ops = {
 	.query_srq = ordma_query_srq,
 	.reg_user_mr = ordma_reg_user_mr,
 	.req_notify_cq = ordma_req_notify_cq,
+	.rereg_user_mr = ordma_rereg_user_mr,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, ordma_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, ordma_cq, ibcq),

@@ -280,6 +280,7 @@ struct ib_mr *ordma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->uctx_id = pd->uctx_id;
+	mr->access_flags = access_flags;
 
 	mr->umem = ib_umem_get(ibpd->device, start, length, access_flags);
 	if (IS_ERR(mr->umem)) {
@@ -329,6 +330,48 @@ err_release:
 err_free:
 	kfree(mr);
 	return ERR_PTR(err);
+}
+
+/*
+ * The device cannot change a registered MR: the region as it is to be
+ * (new translation, PD or access, the rest as it was) is registered as a
+ * new MR with new keys, which the core puts in the old one's place before
+ * it deregisters the old one.  Until then both are valid.
+ */
+struct ib_mr *ordma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 virt_addr, int access_flags,
+				  struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct ordma_mr *mr = to_ordma_mr(ibmr);
+	struct ib_mr *new;
+
+	if (flags & ~IB_MR_REREG_SUPPORTED)
+		return ERR_PTR(-EOPNOTSUPP);
+	/* DMA and fast-register MRs belong to the kernel */
+	if (!mr->umem)
+		return ERR_PTR(-EINVAL);
+	/* only REREG_PD, naming the MR's own PD: nothing changes */
+	if (!flags)
+		return NULL;
+
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
+		length = ibmr->length;
+		virt_addr = ibmr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access_flags = mr->access_flags;
+	if (!(flags & IB_MR_REREG_PD))
+		ibpd = ibmr->pd;
+
+	new = ordma_reg_user_mr(ibpd, start, length, virt_addr, access_flags,
+				udata);
+	if (IS_ERR(new))
+		return new;
+	/* the core sets these for reg_user_mr, not for a rereg */
+	new->iova = virt_addr;
+	new->length = length;
+	return new;
 }
 
 /* Kernel only: the MR translates bus addresses 1:1. */

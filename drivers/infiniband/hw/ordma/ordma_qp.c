@@ -322,6 +322,18 @@ err_free:
 	return err;
 }
 
+static const char *ordma_qp_type_name(u8 type)
+{
+	switch (type) {
+	case ORDMA_QPT_RC:
+		return "RC";
+	case ORDMA_QPT_UC:
+		return "UC";
+	default:
+		return "UD";
+	}
+}
+
 int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		    struct ib_udata *udata)
 {
@@ -339,6 +351,11 @@ int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		break;
 	case IB_QPT_UD:
 		qp->type = ORDMA_QPT_UD;
+		break;
+	case IB_QPT_UC:
+		if (!(cap_flags & ORDMA_DEV_CAP_UC))
+			return -EOPNOTSUPP;
+		qp->type = ORDMA_QPT_UC;
 		break;
 	default:
 		ibdev_dbg(&dev->ibdev, "create_qp: QP type %d not supported\n",
@@ -425,7 +442,7 @@ int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 
 	ibdev_dbg(&dev->ibdev,
 		  "QP %u (%s): SQ 2^%u x %u, RQ 2^%u x %u, uctx %u\n",
-		  qp->qpn, qp->type == ORDMA_QPT_RC ? "RC" : "UD",
+		  qp->qpn, ordma_qp_type_name(qp->type),
 		  qp->sq.log_size, 1U << qp->sq.wqe_shift, qp->rq.log_size,
 		  srq ? 0 : 1U << qp->rq.wqe_shift, qp->uctx_id);
 	return 0;
@@ -638,7 +655,7 @@ int ordma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	attr->timeout = hw.timeout;
 	attr->retry_cnt = hw.retry_cnt;
 	attr->rnr_retry = hw.rnr_retry;
-	if (qp->type == ORDMA_QPT_RC)
+	if (qp->type == ORDMA_QPT_RC || qp->type == ORDMA_QPT_UC)
 		ordma_av_to_ah_attr(dev, &hw.av, &attr->ah_attr);
 
 	attr->cap.max_send_wr = BIT(qp->sq.log_size);
@@ -793,6 +810,12 @@ static int ordma_build_send_wqe(struct ordma_qp *qp,
 		return -EINVAL;
 	}
 
+	/* UC: SEND and RDMA WRITE (with immediate), local operations */
+	if (qp->type == ORDMA_QPT_UC &&
+	    (opcode == ORDMA_WQE_SEND_INV || opcode == ORDMA_WQE_RDMA_READ ||
+	     opcode == ORDMA_WQE_ATOMIC_CMP_SWP ||
+	     opcode == ORDMA_WQE_ATOMIC_FETCH_ADD))
+		return -EINVAL;
 	/* The operations only RC has */
 	if (qp->type == ORDMA_QPT_UD) {
 		if (opcode != ORDMA_WQE_SEND && opcode != ORDMA_WQE_SEND_IMM)
