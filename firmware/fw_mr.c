@@ -299,10 +299,14 @@ static uint8_t fw_mr_check_params(struct ordma_fw *fw, struct fw_cmd *c,
 	uint64_t page_offset;
 	uint8_t status;
 
-	if (p->flags & ~FW_MR_KNOWN_FLAGS ||
-	    (p->flags & FW_MR_KNOWN_FLAGS) == FW_MR_KNOWN_FLAGS)
+	if (p->flags & ~(FW_MR_KNOWN_FLAGS | ORDMA_MR_REREG) ||
+	    (p->flags & FW_MR_KNOWN_FLAGS) == FW_MR_KNOWN_FLAGS ||
+	    ((p->flags & ORDMA_MR_REREG) && (p->flags & FW_MR_KNOWN_FLAGS)))
 		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.flags),
-					"unknown flags or FAST_REG with DMA");
+					"unknown flags, FAST_REG with DMA, or REREG with either");
+	if (!(p->flags & ORDMA_MR_REREG) && p->rereg_key)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.rereg_key),
+					"rereg_key without REREG");
 	if (!fw_access_valid(access))
 		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.access),
 					"unknown access bits, or remote access without local write");
@@ -349,6 +353,52 @@ static uint8_t fw_mr_check_params(struct ordma_fw *fw, struct fw_cmd *c,
 	return ORDMA_CMD_STATUS_OK;
 }
 
+/*
+ * REREG: the plain MR rereg_key names takes the PD, translation and
+ * access of the command and keeps its key.  It happens in one step under
+ * the device lock: the data path sees the old MR or the new one, never a
+ * mix.  On any failure the MR is unchanged.
+ */
+static uint8_t fw_mr_rereg(struct ordma_fw *fw, struct fw_cmd *c,
+			   const struct fw_page_list *pages)
+{
+	const struct ordma_cmd_reg_mr *p = &c->in->reg_mr;
+	uint32_t key = le32_to_cpu(p->rereg_key);
+	uint32_t pdn = le32_to_cpu(p->pdn);
+	uint32_t uctx = le32_to_cpu(p->uctx);
+	struct fw_mr *mr = fw_mr_by_index(fw, key);
+	uint8_t status;
+
+	if (p->key)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.key),
+					"REREG keeps the key: key must be 0");
+	if (!mr || mr->variant != FIELD_GET(ORDMA_KEY_VARIANT, key))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE, "no such MR");
+	if (mr->uctx != uctx)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_PERM,
+				   "MR owned by another context");
+	if (mr->flags)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.rereg_key),
+					"fast-reg and DMA MRs cannot be re-registered");
+	if (pdn != mr->pdn) {
+		status = (uint8_t)fw_pd_get(fw, pdn, uctx);
+		if (status != ORDMA_CMD_STATUS_OK)
+			return fw_cmd_fail(c, status,
+					   status == ORDMA_CMD_STATUS_PERM ?
+					   "PD owned by another context" :
+					   "no such PD");
+		fw_pd_put(fw, mr->pdn);
+		mr->pdn = pdn;
+	}
+	mr->access = le32_to_cpu(p->access);
+	mr->iova = le64_to_cpu(p->iova);
+	mr->length = le64_to_cpu(p->length);
+	mr->pages = *pages;
+	mr->page_offset = mr->iova & ((1ULL << pages->page_shift) - 1);
+	c->out->handle.handle = cpu_to_le32(key);
+	return ORDMA_CMD_STATUS_OK;
+}
+
 uint8_t fw_cmd_reg_mr(struct ordma_fw *fw, struct fw_cmd *c)
 {
 	const struct ordma_cmd_reg_mr *p = &c->in->reg_mr;
@@ -365,6 +415,8 @@ uint8_t fw_cmd_reg_mr(struct ordma_fw *fw, struct fw_cmd *c)
 	status = fw_mr_check_params(fw, c, &pages);
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
+	if (p->flags & ORDMA_MR_REREG)
+		return fw_mr_rereg(fw, c, &pages);
 	if (p->flags & ORDMA_MR_DMA && uctx != ORDMA_KERNEL_UCTX)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_PERM,
 				   "DMA MRs are for the kernel only");

@@ -29,6 +29,8 @@
 #define OFF_KEY		52
 #define OFF_FLAGS	53
 #define OFF_MAX_PAGES	54
+#define OFF_REREG_KEY	56
+#define OFF_RESERVED_52	60
 
 _Static_assert(OFF_PAGES == FW_CMD_OFF(reg_mr.pages), "reg_mr layout");
 _Static_assert(OFF_ACCESS == FW_CMD_OFF(reg_mr.access), "reg_mr layout");
@@ -442,7 +444,7 @@ struct reg_mr_case {
 	void (*mutate)(struct ordma_aq_cmd *cmd);
 };
 
-static void m_flags_unknown(struct ordma_aq_cmd *c) { c->reg_mr.flags = 4; }
+static void m_flags_unknown(struct ordma_aq_cmd *c) { c->reg_mr.flags = 8; }
 static void m_flags_both(struct ordma_aq_cmd *c)
 {
 	c->reg_mr.flags = ORDMA_MR_FAST_REG | ORDMA_MR_DMA;
@@ -518,6 +520,15 @@ static void m_pl_reserved(struct ordma_aq_cmd *c)
 	c->reg_mr.pages.reserved_14 = cpu_to_le16(0x100);
 }
 static void m_trailing(struct ordma_aq_cmd *c) { c->raw[55] = 1; }
+static void m_rereg_key(struct ordma_aq_cmd *c)
+{
+	c->reg_mr.rereg_key = cpu_to_le32(1u << 8 | 0x5a);
+}
+
+static void m_rereg_dma(struct ordma_aq_cmd *c)
+{
+	c->reg_mr.flags = ORDMA_MR_REREG | ORDMA_MR_DMA;
+}
 
 static void test_reg_mr_validation(void)
 {
@@ -543,7 +554,9 @@ static void test_reg_mr_validation(void)
 		{ "too few pages for the offset", OFF_NUM_PAGES,
 		  m_pages_short_offset },
 		{ "page list reserved", OFF_PL_RESERVED, m_pl_reserved },
-		{ "trailing byte", 63, m_trailing },
+		{ "reserved_52", OFF_RESERVED_52, m_trailing },
+		{ "rereg_key without REREG", OFF_REREG_KEY, m_rereg_key },
+		{ "REREG with DMA", OFF_FLAGS, m_rereg_dma },
 	};
 	struct ordma_aq_cmd cmd;
 	uint32_t uctx, kpd, upd;
@@ -1108,6 +1121,117 @@ static void test_pd_refcounts(void)
 	drv_close(&d);
 }
 
+/* REREG: in place, the key kept, all or nothing */
+static void test_mr_rereg(void)
+{
+	uint32_t uctx, kpd, upd, upd2, k, kfr, kk;
+	struct ordma_aq_cmd cmd, good;
+	struct fw_mr *mr = NULL;
+	uint8_t buf[16];
+	struct drv d;
+
+	REQUIRE(open_with_pd(&d, &uctx, &kpd, &upd));
+	REQUIRE_EQ(drv_alloc_pd(&d, uctx, &upd2), ORDMA_CMD_STATUS_OK);
+	reg_mr_init(&cmd, upd, uctx, 0x7000, 4 * 4096,
+		    ORDMA_ACCESS_LOCAL_WRITE | ORDMA_ACCESS_REMOTE_READ);
+	REQUIRE_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_OK);
+	k = le32_to_cpu(d.last_comp.handle.handle);
+
+	/* access: REMOTE_READ becomes REMOTE_WRITE */
+	reg_mr_init(&good, upd, uctx, 0x7000, 4 * 4096,
+		    ORDMA_ACCESS_LOCAL_WRITE | ORDMA_ACCESS_REMOTE_WRITE);
+	good.reg_mr.flags = ORDMA_MR_REREG;
+	good.reg_mr.key = 0;
+	good.reg_mr.rereg_key = cpu_to_le32(k);
+	CHECK_EQ(drv_exec(&d, &good), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(le32_to_cpu(d.last_comp.handle.handle), k);
+	CHECK_EQ(fw_mr_lookup(d.fw, k, upd, 0x7000, 1, ORDMA_ACCESS_REMOTE_WRITE,
+			      &mr), FW_MR_OK);
+	CHECK_EQ(fw_mr_lookup(d.fw, k, upd, 0x7000, 1, ORDMA_ACCESS_REMOTE_READ,
+			      &mr), FW_MR_ERR_ACCESS);
+
+	/* PD: the reference moves with it */
+	good.reg_mr.pdn = cpu_to_le32(upd2);
+	CHECK_EQ(drv_exec(&d, &good), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(fw_mr_lookup(d.fw, k, upd, 0x7000, 1, 0, &mr), FW_MR_ERR_PD);
+	CHECK_EQ(fw_mr_lookup(d.fw, k, upd2, 0x7000, 1, 0, &mr), FW_MR_OK);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_PD, upd2, uctx),
+		 ORDMA_CMD_STATUS_BUSY);
+
+	/* translation: new iova, length and pages */
+	good.reg_mr.iova = cpu_to_le64(0x20000);
+	good.reg_mr.length = cpu_to_le64(2 * 4096);
+	good.reg_mr.pages = make_pl(DATA(4), 2, 12, 0);
+	CHECK_EQ(drv_exec(&d, &good), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(fw_mr_lookup(d.fw, k, upd2, 0x7000, 1, 0, &mr),
+		 FW_MR_ERR_BOUNDS);
+	REQUIRE_EQ(fw_mr_lookup(d.fw, k, upd2, 0x21000, 16, 0, &mr), FW_MR_OK);
+	memset(buf, 0x3c, sizeof(buf));
+	CHECK_EQ(fw_mr_copy_to(d.fw, mr, 0x21000, buf, sizeof(buf)), 0);
+	CHECK(!memcmp(drv_mem(&d, DATA(5), sizeof(buf)), buf, sizeof(buf)));
+	CHECK_EQ(fw_mr_lookup(d.fw, k, upd2, 0x21fff, 2, 0, &mr),
+		 FW_MR_ERR_BOUNDS);
+
+	/* failures leave the MR as it was */
+	cmd = good;
+	cmd.reg_mr.rereg_key = cpu_to_le32(k + 0x100);
+	CHECK_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_BAD_HANDLE);
+	cmd.reg_mr.rereg_key = cpu_to_le32(k ^ 1);
+	CHECK_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_BAD_HANDLE);
+	cmd = good;
+	cmd.reg_mr.uctx = 0;
+	cmd.reg_mr.pdn = cpu_to_le32(kpd);
+	CHECK_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_PERM);
+	cmd = good;
+	cmd.reg_mr.key = 0x5a;
+	CHECK_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_BAD_PARAM);
+	CHECK_EQ(drv_syndrome(&d), OFF_KEY);
+	cmd = good;
+	cmd.reg_mr.pdn = cpu_to_le32(kpd);	/* another context's PD */
+	CHECK_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_PERM);
+	cmd.reg_mr.pdn = cpu_to_le32(FW_MAX_PD);
+	CHECK_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_BAD_HANDLE);
+	cmd = good;
+	cmd.reg_mr.pages = make_pl(DATA(4), 1, 12, 0);	/* too short */
+	CHECK_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_BAD_PARAM);
+	cmd = good;
+	cmd.reg_mr.access = cpu_to_le32(ORDMA_ACCESS_REMOTE_WRITE);
+	CHECK_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_BAD_PARAM);
+	CHECK_EQ(drv_syndrome(&d), OFF_ACCESS);
+	CHECK_EQ(fw_mr_lookup(d.fw, k, upd2, 0x20000, 2 * 4096,
+			      ORDMA_ACCESS_LOCAL_WRITE |
+			      ORDMA_ACCESS_REMOTE_WRITE, &mr), FW_MR_OK);
+
+	/* fast-register and DMA MRs are not re-registered */
+	fast_reg_init(&cmd, upd2, uctx, 4);
+	REQUIRE_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_OK);
+	kfr = le32_to_cpu(d.last_comp.handle.handle);
+	cmd = good;
+	cmd.reg_mr.rereg_key = cpu_to_le32(kfr);
+	CHECK_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_BAD_PARAM);
+	CHECK_EQ(drv_syndrome(&d), OFF_REREG_KEY);
+	dma_mr_init(&cmd, kpd, 0, 4096);
+	REQUIRE_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_OK);
+	kk = le32_to_cpu(d.last_comp.handle.handle);
+	cmd = good;
+	cmd.reg_mr.uctx = 0;
+	cmd.reg_mr.pdn = cpu_to_le32(kpd);
+	cmd.reg_mr.rereg_key = cpu_to_le32(kk);
+	CHECK_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_BAD_PARAM);
+	CHECK_EQ(drv_syndrome(&d), OFF_REREG_KEY);
+
+	/* the old PD is free, the new one is released by DEREG */
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_PD, upd, uctx),
+		 ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEREG_MR, k, uctx),
+		 ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEREG_MR, kfr, uctx),
+		 ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_PD, upd2, uctx),
+		 ORDMA_CMD_STATUS_OK);
+	drv_close(&d);
+}
+
 /* Random page lists, tables and WQEs: defined results, no crash. */
 static void test_mr_random_walks(void)
 {
@@ -1206,6 +1330,7 @@ const struct tap_test mr_tests[] = {
 	TAP_TEST(test_fast_reg_and_invalidate),
 	TAP_TEST(test_dma_mr),
 	TAP_TEST(test_pd_refcounts),
+	TAP_TEST(test_mr_rereg),
 	TAP_TEST(test_mr_random_walks),
 	TAP_END,
 };

@@ -325,6 +325,10 @@ struct ordma_cmd_buf {
 
 #define ORDMA_MR_FAST_REG		BIT(0)	/* pages come from a REG_MR WQE */
 #define ORDMA_MR_DMA			BIT(1)	/* kernel only: iova = DMA addr */
+/* Re-register the MR rereg_key names in place: it takes this command's
+ * PD, iova, length, pages and access and keeps its key.
+ */
+#define ORDMA_MR_REREG			BIT(2)
 
 /* lkey = rkey = index << 8 | key byte chosen by the driver */
 #define ORDMA_KEY_INDEX			GENMASK(31, 8)
@@ -340,6 +344,8 @@ struct ordma_cmd_reg_mr {
 	__u8	key;			/* ORDMA_KEY_VARIANT of the new key */
 	__u8	flags;			/* ORDMA_MR_* */
 	__le16	max_pages;		/* FAST_REG: page list capacity */
+	__le32	rereg_key;		/* REREG: the MR's key, else 0 */
+	__le32	reserved_52;
 };
 
 /* Memory windows share the key space of MRs: rkey = index << 8 | key. */

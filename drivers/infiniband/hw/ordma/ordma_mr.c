@@ -251,6 +251,44 @@ static int ordma_mr_register(struct ordma_ibdev *dev, struct ordma_mr *mr,
 	return 0;
 }
 
+/* Pins [start, start + length) and builds the page list for iova. */
+static int ordma_mr_pin(struct ordma_ibdev *dev, u64 start, u64 length,
+			u64 virt_addr, int access_flags, struct ib_umem **umemp,
+			struct ordma_pbl *pbl)
+{
+	struct ib_umem *umem;
+	unsigned long pgsz;
+	int err;
+
+	umem = ib_umem_get(&dev->ibdev, start, length, access_flags);
+	if (IS_ERR(umem)) {
+		err = PTR_ERR(umem);
+		ibdev_dbg(&dev->ibdev, "failed to pin MR memory: %d\n", err);
+		return err;
+	}
+	pgsz = ib_umem_find_best_pgsz(umem,
+				      le64_to_cpu(dev->caps.page_size_cap) &
+				      GENMASK_ULL(ORDMA_MAX_PAGE_SHIFT,
+						  ORDMA_MIN_PAGE_SHIFT),
+				      virt_addr);
+	if (!pgsz) {
+		err = -EINVAL;
+		goto err_release;
+	}
+	err = ordma_pbl_from_umem(dev, umem, pgsz, pbl);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "MR of %zu %lu-byte pages: %d\n",
+			  ib_umem_num_dma_blocks(umem, pgsz), pgsz, err);
+		goto err_release;
+	}
+	*umemp = umem;
+	return 0;
+
+err_release:
+	ib_umem_release(umem);
+	return err;
+}
+
 struct ib_mr *ordma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 virt_addr, int access_flags,
 				struct ib_udata *udata)
@@ -258,7 +296,6 @@ struct ib_mr *ordma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct ordma_ibdev *dev = to_ordma_ibdev(ibpd->device);
 	struct ordma_pd *pd = to_ordma_pd(ibpd);
 	struct ordma_cmd_reg_mr cmd = {};
-	unsigned long pgsz;
 	struct ordma_mr *mr;
 	u32 access;
 	int err;
@@ -282,29 +319,10 @@ struct ib_mr *ordma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->uctx_id = pd->uctx_id;
 	mr->access_flags = access_flags;
 
-	mr->umem = ib_umem_get(ibpd->device, start, length, access_flags);
-	if (IS_ERR(mr->umem)) {
-		err = PTR_ERR(mr->umem);
-		ibdev_dbg(&dev->ibdev, "failed to pin MR memory: %d\n", err);
+	err = ordma_mr_pin(dev, start, length, virt_addr, access_flags,
+			   &mr->umem, &mr->pbl);
+	if (err)
 		goto err_free;
-	}
-
-	pgsz = ib_umem_find_best_pgsz(mr->umem,
-				      le64_to_cpu(dev->caps.page_size_cap) &
-				      GENMASK_ULL(ORDMA_MAX_PAGE_SHIFT,
-						  ORDMA_MIN_PAGE_SHIFT),
-				      virt_addr);
-	if (!pgsz) {
-		err = -EINVAL;
-		goto err_release;
-	}
-
-	err = ordma_pbl_from_umem(dev, mr->umem, pgsz, &mr->pbl);
-	if (err) {
-		ibdev_dbg(&dev->ibdev, "MR of %zu %lu-byte pages: %d\n",
-			  ib_umem_num_dma_blocks(mr->umem, pgsz), pgsz, err);
-		goto err_release;
-	}
 
 	cmd.pdn = cpu_to_le32(pd->pdn);
 	cmd.iova = cpu_to_le64(virt_addr);
@@ -316,16 +334,16 @@ struct ib_mr *ordma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto err_pbl;
 
 	ibdev_dbg(&dev->ibdev,
-		  "MR key %#x: %llu bytes at %#llx, %u pages of %lu, level %u\n",
+		  "MR key %#x: %llu bytes at %#llx, %u pages of 2^%u, level %u\n",
 		  mr->ibmr.lkey, length, virt_addr,
-		  le32_to_cpu(mr->pbl.hw.num_pages), pgsz, mr->pbl.hw.levels);
+		  le32_to_cpu(mr->pbl.hw.num_pages), mr->pbl.hw.page_shift,
+		  mr->pbl.hw.levels);
 	return &mr->ibmr;
 
 err_pbl:
 	if (ordma_cmd_lost(err))
 		return ERR_PTR(err);
 	ordma_pbl_free(dev, &mr->pbl);
-err_release:
 	ib_umem_release(mr->umem);
 err_free:
 	kfree(mr);
@@ -333,45 +351,93 @@ err_free:
 }
 
 /*
- * The device cannot change a registered MR: the region as it is to be
- * (new translation, PD or access, the rest as it was) is registered as a
- * new MR with new keys, which the core puts in the old one's place before
- * it deregisters the old one.  Until then both are valid.
+ * Re-registration in place (REG_MR with ORDMA_MR_REREG): the MR keeps its
+ * keys, so the rkeys peers hold stay valid, and takes the new PD,
+ * translation and/or access in one command; what is not changed is
+ * passed as it was.  New pages are pinned for a new translation, and
+ * also when the access becomes writable and the old pages were pinned
+ * read-only.  If the command fails the MR is as it was.
  */
 struct ib_mr *ordma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 virt_addr, int access_flags,
 				  struct ib_pd *ibpd, struct ib_udata *udata)
 {
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibmr->device);
 	struct ordma_mr *mr = to_ordma_mr(ibmr);
-	struct ib_mr *new;
+	struct ordma_cmd_reg_mr cmd = {};
+	struct ib_umem *umem = NULL;
+	struct ordma_pbl pbl = {};
+	bool repin;
+	u32 access, key;
+	int err;
 
 	if (flags & ~IB_MR_REREG_SUPPORTED)
 		return ERR_PTR(-EOPNOTSUPP);
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen))
+		return ERR_PTR(-EINVAL);
 	/* DMA and fast-register MRs belong to the kernel */
 	if (!mr->umem)
 		return ERR_PTR(-EINVAL);
-	/* only REREG_PD, naming the MR's own PD: nothing changes */
+	/* only REREG_PD naming the MR's own PD: nothing changes */
 	if (!flags)
 		return NULL;
 
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access_flags = mr->access_flags;
+	if (!(flags & IB_MR_REREG_PD))
+		ibpd = ibmr->pd;
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = mr->umem->address;
 		length = ibmr->length;
 		virt_addr = ibmr->iova;
 	}
-	if (!(flags & IB_MR_REREG_ACCESS))
-		access_flags = mr->access_flags;
-	if (!(flags & IB_MR_REREG_PD))
-		ibpd = ibmr->pd;
+	err = ordma_access_to_hw(access_flags, &access);
+	if (err)
+		return ERR_PTR(err);
+	if (!length || length > le64_to_cpu(dev->caps.max_mr_size))
+		return ERR_PTR(-EINVAL);
 
-	new = ordma_reg_user_mr(ibpd, start, length, virt_addr, access_flags,
-				udata);
-	if (IS_ERR(new))
-		return new;
-	/* the core sets these for reg_user_mr, not for a rereg */
-	new->iova = virt_addr;
-	new->length = length;
-	return new;
+	repin = (flags & IB_MR_REREG_TRANS) ||
+		(ib_access_writable(access_flags) && !mr->umem->writable);
+	if (repin) {
+		err = ordma_mr_pin(dev, start, length, virt_addr, access_flags,
+				   &umem, &pbl);
+		if (err)
+			return ERR_PTR(err);
+	}
+
+	cmd.pdn = cpu_to_le32(to_ordma_pd(ibpd)->pdn);
+	cmd.uctx = cpu_to_le32(mr->uctx_id);
+	cmd.iova = cpu_to_le64(virt_addr);
+	cmd.length = cpu_to_le64(length);
+	cmd.pages = repin ? pbl.hw : mr->pbl.hw;
+	cmd.access = cpu_to_le32(access);
+	cmd.flags = ORDMA_MR_REREG;
+	cmd.rereg_key = cpu_to_le32(ibmr->lkey);
+	err = ordma_cmd_reg_mr(dev->cdev, &cmd, &key);
+	if (err) {
+		ibdev_dbg(&dev->ibdev, "REG_MR (REREG) of %#x failed: %d\n",
+			  ibmr->lkey, err);
+		/* the device may yet switch to the new pages: keep them */
+		if (repin && !ordma_cmd_lost(err)) {
+			ordma_pbl_free(dev, &pbl);
+			ib_umem_release(umem);
+		}
+		return ERR_PTR(err);
+	}
+
+	if (repin) {
+		ordma_pbl_free(dev, &mr->pbl);
+		ib_umem_release(mr->umem);
+		mr->pbl = pbl;
+		mr->umem = umem;
+	}
+	mr->access_flags = access_flags;
+	ibdev_dbg(&dev->ibdev, "MR key %#x re-registered: flags %#x\n",
+		  ibmr->lkey, flags);
+	/* the core updates pd, iova and length of ibmr */
+	return NULL;
 }
 
 /* Kernel only: the MR translates bus addresses 1:1. */

@@ -355,6 +355,14 @@ int ordma_cmd_reg_mr(struct ordma_core_dev *cdev,
 			       key);
 	if (err)
 		return err;
+	/* in place: the MR keeps its key (and is not ours to drop) */
+	if (params->flags & ORDMA_MR_REREG) {
+		if (*key == le32_to_cpu(params->rereg_key))
+			return 0;
+		dev_err(ordma_dev(cdev), "REREG of MR %#x returned key %#x\n",
+			le32_to_cpu(params->rereg_key), *key);
+		return -EIO;
+	}
 	if (FIELD_GET(ORDMA_KEY_VARIANT, *key) != params->key ||
 	    !FIELD_GET(ORDMA_KEY_INDEX, *key)) {
 		dev_err(ordma_dev(cdev), "REG_MR returned key %#x for variant %#x\n",
