@@ -2695,6 +2695,42 @@ static void test_tp_rc_flush_bad_frames(void)
 	}
 }
 
+/* An answer to a FLUSH that carries payload is a bad response */
+static void test_tp_rc_flush_bad_response(void)
+{
+	struct fw_roce_hdrs h;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	uint8_t frame[256], pay[4] = { 1, 2, 3, 4 };
+	size_t plen, len;
+	uint32_t key3;
+
+	flush_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	key3 = flush_mr(b, ORDMA_ACCESS_LOCAL_WRITE | ORDMA_ACCESS_REMOTE_WRITE |
+			ORDMA_ACCESS_FLUSH_GLOBAL);
+	e.l[1].drop_nth = 1;
+	flush_wr(&w, FL_ADDR, key3, 8, ORDMA_FLUSH_GLOBAL,
+		 ORDMA_FLUSH_LEVEL_RANGE);
+	post(a, &w);
+	pump(&e);
+	no_cqe(a, true);
+	/* B's answer (lost on the wire), now with 4 bytes of payload */
+	REQUIRE(last_frame(b, &h, &plen));
+	CHECK_EQ(h.opcode, FW_ROCE_RC_RDMA_READ_RESPONSE_ONLY);
+	h.udp_sport = 0;
+	len = fw_roce_build(frame, sizeof(frame), &h, pay, sizeof(pay));
+	REQUIRE(len);
+	ordma_fw_rx_frame(a->d.fw, frame, len);
+	expect_cqe(a, true, ORDMA_CQE_OP_FLUSH, ORDMA_CQE_BAD_RESP_ERR, 0, 0);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_ERR);
+	env_close(&e);
+}
+
 const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_caps),
 	TAP_TEST(test_tp_rc_send_small),
@@ -2735,5 +2771,6 @@ const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_rc_atomic_write),
 	TAP_TEST(test_tp_rc_atomic_write_errors),
 	TAP_TEST(test_tp_rc_flush_bad_frames),
+	TAP_TEST(test_tp_rc_flush_bad_response),
 	TAP_END
 };
