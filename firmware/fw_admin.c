@@ -236,7 +236,9 @@ static void fw_fill_device_caps(const struct ordma_fw *fw,
 				      ORDMA_DEV_CAP_UC |
 				      ORDMA_DEV_CAP_SRQ | ORDMA_DEV_CAP_ATOMIC |
 				      ORDMA_DEV_CAP_FAST_REG |
-				      ORDMA_DEV_CAP_VERBS);
+				      ORDMA_DEV_CAP_VERBS |
+				      ORDMA_DEV_CAP_FLUSH |
+				      ORDMA_DEV_CAP_ATOMIC_WRITE);
 	caps->max_qp = cpu_to_le32(1024);
 	caps->max_qp_wr = cpu_to_le32(4096);
 	caps->max_send_sge = cpu_to_le32(8);

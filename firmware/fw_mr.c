@@ -22,7 +22,9 @@
 #define FW_MR_ACCESS_SUPPORTED	(ORDMA_ACCESS_LOCAL_WRITE | \
 				 ORDMA_ACCESS_REMOTE_WRITE | \
 				 ORDMA_ACCESS_REMOTE_READ | \
-				 ORDMA_ACCESS_REMOTE_ATOMIC)
+				 ORDMA_ACCESS_REMOTE_ATOMIC | \
+				 ORDMA_ACCESS_FLUSH_GLOBAL | \
+				 ORDMA_ACCESS_FLUSH_PERSISTENT)
 #define FW_MR_NEEDS_LOCAL_WRITE	(ORDMA_ACCESS_REMOTE_WRITE | \
 				 ORDMA_ACCESS_REMOTE_ATOMIC)
 
@@ -103,6 +105,20 @@ int fw_mr_lookup(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
 		return FW_MR_ERR_ACCESS;
 	*mrp = mr;
 	return FW_MR_OK;
+}
+
+int fw_mr_lookup_whole(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
+		       uint32_t need_access, struct fw_mr **mrp,
+		       uint64_t *iova, uint64_t *len)
+{
+	struct fw_mr *mr = fw_mr_by_index(fw, key);
+
+	if (!mr)
+		return FW_MR_ERR_KEY;
+	*iova = mr->iova;
+	*len = mr->length;
+	return fw_mr_lookup(fw, key, pdn, mr->iova, mr->length, need_access,
+			    mrp);
 }
 
 int fw_mr_dma(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,

@@ -23,7 +23,9 @@
 #define FW_QP_ACCESS_SUPPORTED	(ORDMA_ACCESS_LOCAL_WRITE | \
 				 ORDMA_ACCESS_REMOTE_WRITE | \
 				 ORDMA_ACCESS_REMOTE_READ | \
-				 ORDMA_ACCESS_REMOTE_ATOMIC)
+				 ORDMA_ACCESS_REMOTE_ATOMIC | \
+				 ORDMA_ACCESS_FLUSH_GLOBAL | \
+				 ORDMA_ACCESS_FLUSH_PERSISTENT)
 
 #define CP_OFF(field) \
 	FW_BUF_SYNDROME(offsetof(struct ordma_qp_create_params, field))
@@ -135,6 +137,10 @@ static uint8_t fw_send_cqe_opcode(uint8_t wqe_opcode)
 		return ORDMA_CQE_OP_LOCAL_INV;
 	case ORDMA_WQE_REG_MR:
 		return ORDMA_CQE_OP_REG_MR;
+	case ORDMA_WQE_FLUSH:
+		return ORDMA_CQE_OP_FLUSH;
+	case ORDMA_WQE_ATOMIC_WRITE:
+		return ORDMA_CQE_OP_ATOMIC_WRITE;
 	default:
 		/* SEND variants; also an unknown opcode or an unreadable WQE,
 		 * which the flush reports rather than judges

@@ -9,7 +9,10 @@
  * the cursor (cur, cur_pkt) moves back to the WQE holding the PSN to resend
  * and every packet from there is built again from the WQE in host memory.
  * WQEs complete in order once acknowledged (READ: all responses placed,
- * atomic: the original value placed).
+ * atomic: the original value placed).  FLUSH and ATOMIC WRITE are one
+ * packet each and are answered like a READ of 0 bytes (a READ Response
+ * Only without payload): they count against the initiator depth and an
+ * ACK of a later PSN does not complete them.
  *
  * UC: SEND, SEND with immediate, RDMA WRITE (with immediate) only.  A WQE
  * is segmented and numbered as on RC, but nothing is acknowledged: it
@@ -48,11 +51,18 @@ uint32_t fw_tp_qp_mtu(struct ordma_fw *fw, const struct fw_qp *qp)
 	return fw_tp_mtu_bytes(qp->attr.path_mtu);
 }
 
+/* Answered by an empty READ Response Only (IBTA 1.5) */
+static bool fw_req_is_empty_read(uint8_t opcode)
+{
+	return opcode == ORDMA_WQE_FLUSH || opcode == ORDMA_WQE_ATOMIC_WRITE;
+}
+
 static bool fw_req_is_rd_atomic(uint8_t opcode)
 {
 	return opcode == ORDMA_WQE_RDMA_READ ||
 	       opcode == ORDMA_WQE_ATOMIC_CMP_SWP ||
-	       opcode == ORDMA_WQE_ATOMIC_FETCH_ADD;
+	       opcode == ORDMA_WQE_ATOMIC_FETCH_ADD ||
+	       fw_req_is_empty_read(opcode);
 }
 
 static bool fw_req_is_atomic(uint8_t opcode)
@@ -77,6 +87,10 @@ static uint8_t fw_req_cqe_opcode(uint8_t opcode)
 		return ORDMA_CQE_OP_LOCAL_INV;
 	case ORDMA_WQE_REG_MR:
 		return ORDMA_CQE_OP_REG_MR;
+	case ORDMA_WQE_FLUSH:
+		return ORDMA_CQE_OP_FLUSH;
+	case ORDMA_WQE_ATOMIC_WRITE:
+		return ORDMA_CQE_OP_ATOMIC_WRITE;
 	default:
 		return ORDMA_CQE_OP_SEND;
 	}
@@ -234,6 +248,38 @@ static bool fw_req_complete_walk(struct ordma_fw *fw, struct fw_qp *qp)
 /* Starting a WQE                                                      */
 /* ------------------------------------------------------------------ */
 
+/*
+ * FLUSH and ATOMIC WRITE carry everything in the WQE header: no SGEs, no
+ * inline data.  FLUSH: a placement type of GLOBAL and/or PERSISTENT, a
+ * selectivity level RANGE or MR, a range length the RETH can carry.
+ */
+static uint8_t fw_req_check_nodata(const struct fw_qp *qp,
+				   const struct fw_req_wqe *w, uint8_t opcode,
+				   uint64_t *length)
+{
+	const struct ordma_wqe_flush *f = &w->hdr.flush;
+	uint32_t ctrl = fw_req_ctrl(w);
+
+	if (qp->type != ORDMA_QPT_RC || (ctrl & ORDMA_WQE_INLINE) ||
+	    fw_req_num_sge(w))
+		return ORDMA_CQE_LOC_QP_OP_ERR;
+	if (!qp->attr.has_av)
+		return ORDMA_CQE_LOC_QP_OP_ERR;
+	if (opcode == ORDMA_WQE_ATOMIC_WRITE) {
+		*length = FW_ROCE_ATOMIC_WRITE_LEN;
+		return ORDMA_CQE_SUCCESS;
+	}
+	*length = 0;
+	if (!f->placement ||
+	    (f->placement & ~(ORDMA_FLUSH_GLOBAL | ORDMA_FLUSH_PERSISTENT)) ||
+	    f->level > ORDMA_FLUSH_LEVEL_MR)
+		return ORDMA_CQE_LOC_QP_OP_ERR;
+	if (f->level == ORDMA_FLUSH_LEVEL_RANGE &&
+	    le32_to_cpu(f->length) > (1u << 31))
+		return ORDMA_CQE_LOC_LEN_ERR;
+	return ORDMA_CQE_SUCCESS;
+}
+
 static uint8_t fw_req_check(struct ordma_fw *fw, struct fw_qp *qp,
 			    const struct fw_req_wqe *w, uint64_t *length)
 {
@@ -253,6 +299,9 @@ static uint8_t fw_req_check(struct ordma_fw *fw, struct fw_qp *qp,
 	case ORDMA_WQE_LOCAL_INV:
 	case ORDMA_WQE_REG_MR:
 		return ORDMA_CQE_SUCCESS;
+	case ORDMA_WQE_FLUSH:
+	case ORDMA_WQE_ATOMIC_WRITE:
+		return fw_req_check_nodata(qp, w, opcode, length);
 	case ORDMA_WQE_SEND_INV:
 		if (qp->type != ORDMA_QPT_RC)
 			return ORDMA_CQE_LOC_QP_OP_ERR;
@@ -420,7 +469,7 @@ static bool fw_req_start(struct ordma_fw *fw, struct fw_qp *qp)
 		return true;
 	}
 	e->first_psn = qp->next_psn & FW_ROCE_PSN_MASK;
-	if (fw_req_is_atomic(opcode)) {
+	if (fw_req_is_atomic(opcode) || fw_req_is_empty_read(opcode)) {
 		e->npkts = 1;
 	} else {
 		uint32_t mtu = fw_tp_qp_mtu(fw, qp);
@@ -511,6 +560,27 @@ static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 		h.atomic.compare = e->opcode == ORDMA_WQE_ATOMIC_CMP_SWP ?
 				   le64_to_cpu(w.hdr.atomic.compare_add) : 0;
 		h.ack_req = true;
+		last = true;
+		break;
+	case ORDMA_WQE_FLUSH:
+		h.opcode = FW_ROCE_RC_FLUSH;
+		h.reth.va = le64_to_cpu(w.hdr.flush.remote_addr);
+		h.reth.rkey = le32_to_cpu(w.hdr.flush.rkey);
+		h.reth.dma_len = le32_to_cpu(w.hdr.flush.length);
+		h.feth.placement = w.hdr.flush.placement;
+		h.feth.level = w.hdr.flush.level;
+		h.ack_req = true;
+		last = true;
+		break;
+	case ORDMA_WQE_ATOMIC_WRITE:
+		/* the 8 bytes go on the wire as they are in the WQE */
+		h.opcode = FW_ROCE_RC_ATOMIC_WRITE;
+		h.reth.va = le64_to_cpu(w.hdr.atomic_write.remote_addr);
+		h.reth.rkey = le32_to_cpu(w.hdr.atomic_write.rkey);
+		h.reth.dma_len = FW_ROCE_ATOMIC_WRITE_LEN;
+		h.ack_req = true;
+		pl.data = w.hdr.atomic_write.value;
+		pl.len = FW_ROCE_ATOMIC_WRITE_LEN;
 		last = true;
 		break;
 	default: {
@@ -806,7 +876,8 @@ static void fw_req_rx_read_resp(struct ordma_fw *fw, struct fw_qp *qp,
 	struct fw_req_wqe w;
 	uint8_t st;
 
-	if (!e || e->opcode != ORDMA_WQE_RDMA_READ ||
+	if (!e || (e->opcode != ORDMA_WQE_RDMA_READ &&
+		   !fw_req_is_empty_read(e->opcode)) ||
 	    !fw_req_psn_unacked(qp, psn) || !fw_req_implied_ack(fw, qp, e, psn)) {
 		fw_tp_count_rx_drop(fw, FW_TP_DROP_RESP);
 		return;
@@ -817,20 +888,25 @@ static void fw_req_rx_read_resp(struct ordma_fw *fw, struct fw_qp *qp,
 	}
 	off = (uint64_t)e->rcvd * mtu;
 	expect_len = e->rcvd + 1 == e->npkts ? e->length - (uint32_t)off : mtu;
+	if (fw_req_is_empty_read(e->opcode))
+		expect_len = 0;
 	if (!fw_req_read_resp_opcode_ok(e, opc) ||
 	    pkt->payload_len != expect_len) {
 		fw_req_fail(qp, e, ORDMA_CQE_BAD_RESP_ERR);
 		return;
 	}
-	if (fw_req_read(fw, qp, e->index, &w)) {
+	if (fw_req_is_empty_read(e->opcode)) {
+		/* the responder executed it: nothing to place */
+	} else if (fw_req_read(fw, qp, e->index, &w)) {
 		fw_req_fail(qp, e, ORDMA_CQE_LOC_QP_OP_ERR);
 		return;
-	}
-	st = fw_tp_scatter(fw, qp, w.u.sge, fw_req_num_sge(&w), off,
-			   pkt->payload, expect_len);
-	if (st != ORDMA_CQE_SUCCESS) {
-		fw_req_fail(qp, e, st);
-		return;
+	} else {
+		st = fw_tp_scatter(fw, qp, w.u.sge, fw_req_num_sge(&w), off,
+				   pkt->payload, expect_len);
+		if (st != ORDMA_CQE_SUCCESS) {
+			fw_req_fail(qp, e, st);
+			return;
+		}
 	}
 	e->rcvd++;
 	qp->req.una_psn = fw_psn_add(psn, 1);

@@ -14,6 +14,10 @@
  * UC: no ACK or NAK ever.  Packets are taken in PSN order; a gap or a
  * bad request drops the whole message and the responder resynchronises
  * at the next First/Only packet (see fw_resp_rx_uc()).
+ * FLUSH and ATOMIC WRITE (IBTA 1.5) take a READ/atomic resource and are
+ * answered with a READ Response Only of 0 bytes, queued behind earlier
+ * READ responses so the answers leave in PSN order; a duplicate is
+ * answered again from the resource without being executed again.
  *
  * UD: Q_Key checked, the receive buffer gets a 40-byte GRH area, then
  * the payload.
@@ -368,6 +372,137 @@ static void fw_resp_atomic(struct ordma_fw *fw, struct fw_qp *qp,
 }
 
 /* ------------------------------------------------------------------ */
+/* FLUSH, ATOMIC WRITE                                                 */
+/* ------------------------------------------------------------------ */
+
+static struct fw_tp_rd_res *fw_resp_find_empty_res(struct fw_qp *qp,
+						   uint32_t psn, uint8_t opc)
+{
+	unsigned int i;
+
+	for (i = 0; i < FW_TP_MAX_RD_RES; i++) {
+		struct fw_tp_rd_res *res = &qp->resp.res[i];
+
+		if (res->valid && res->opcode == opc && res->psn == psn)
+			return res;
+	}
+	return NULL;
+}
+
+/* Executed: remember it for duplicates and answer it (empty READ response) */
+static void fw_resp_empty_done(struct ordma_fw *fw, struct fw_qp *qp,
+			       uint32_t psn, uint8_t opc)
+{
+	struct fw_tp_rd_res *res = fw_resp_new_res(qp);
+
+	/* atomic keeps READ replays from matching this resource */
+	res->atomic = true;
+	res->opcode = opc;
+	res->psn = psn;
+	res->npkts = 1;
+	qp->expected_psn = fw_psn_add(psn, 1);
+	qp->msn++;
+	fw_resp_read_respond(fw, qp, psn, 0, 0, 0);
+}
+
+/* MR access a FLUSH of this placement type needs (QP and MR alike) */
+static uint32_t fw_resp_flush_access(unsigned int placement)
+{
+	uint32_t access = 0;
+
+	if (placement & FW_FETH_PLT_GLOBAL)
+		access |= ORDMA_ACCESS_FLUSH_GLOBAL;
+	if (placement & FW_FETH_PLT_PERSISTENT)
+		access |= ORDMA_ACCESS_FLUSH_PERSISTENT;
+	return access;
+}
+
+/*
+ * FLUSH: every write this responder executed before it is globally
+ * visible (and, for PERSISTENT, handed to the host memory system).  The
+ * engine runs requests one at a time and each DMA write is complete
+ * before the next request is taken, so nothing is pending here; the
+ * device still reads one byte of the range, the PCIe way of making sure
+ * posted writes ahead of it have landed.  The checks: placement type
+ * GLOBAL and/or PERSISTENT, level RANGE or MR, the QP granted the
+ * placement's FLUSH access, the rkey names an MR of the PD granting it
+ * and, at RANGE level, covering the range.
+ */
+static void fw_resp_flush(struct ordma_fw *fw, struct fw_qp *qp,
+			  const struct fw_roce_pkt *pkt, uint32_t psn)
+{
+	unsigned int plt = fw_feth_placement(pkt->feth);
+	unsigned int sel = fw_feth_level(pkt->feth);
+	uint32_t need = fw_resp_flush_access(plt);
+	uint64_t va = fw_reth_va(pkt->reth), len = fw_reth_dma_len(pkt->reth);
+	uint32_t rkey = fw_reth_rkey(pkt->reth);
+	struct fw_mr *mr;
+	uint8_t byte;
+	int rc;
+
+	if (!need || (plt & ~(FW_FETH_PLT_GLOBAL | FW_FETH_PLT_PERSISTENT)) ||
+	    sel > FW_FETH_SEL_MR ||
+	    (qp->attr.access_flags & need) != need ||
+	    (sel == FW_FETH_SEL_RANGE && len > (1u << 31))) {
+		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_INVALID_REQ, 0,
+			      ORDMA_EQE_QP_REQ_ERR, FW_TP_DROP_BAD_REQ);
+		return;
+	}
+	if (sel == FW_FETH_SEL_MR)
+		rc = fw_mr_lookup_whole(fw, rkey, qp->pdn, need, &mr, &va,
+					&len);
+	else
+		rc = fw_mr_lookup(fw, rkey, qp->pdn, va, len, need, &mr);
+	if (rc != FW_MR_OK || (len && fw_mr_copy_from(fw, mr, va, &byte, 1))) {
+		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_REMOTE_ACCESS, 0,
+			      ORDMA_EQE_QP_ACCESS_ERR, FW_TP_DROP_BAD_REQ);
+		return;
+	}
+	fw_resp_empty_done(fw, qp, psn, FW_ROCE_RC_FLUSH);
+}
+
+/*
+ * ATOMIC WRITE: 8 bytes stored as they came, by one 8-byte DMA write at
+ * an 8-byte aligned address (never torn, never crossing a page).  As
+ * rdma_rxe: the QP and the MR need REMOTE_WRITE; a DMA length or payload
+ * other than 8 and a misaligned address are invalid requests.
+ */
+static void fw_resp_atomic_write(struct ordma_fw *fw, struct fw_qp *qp,
+				 const struct fw_roce_pkt *pkt, uint32_t psn)
+{
+	uint64_t va = fw_reth_va(pkt->reth), dma, contig;
+	struct fw_mr *mr;
+
+	if (!(qp->attr.access_flags & ORDMA_ACCESS_REMOTE_WRITE) ||
+	    fw_reth_dma_len(pkt->reth) != FW_ROCE_ATOMIC_WRITE_LEN ||
+	    pkt->payload_len != FW_ROCE_ATOMIC_WRITE_LEN) {
+		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_INVALID_REQ, 0,
+			      ORDMA_EQE_QP_REQ_ERR, FW_TP_DROP_BAD_REQ);
+		return;
+	}
+	if (fw_mr_lookup(fw, fw_reth_rkey(pkt->reth), qp->pdn, va,
+			 FW_ROCE_ATOMIC_WRITE_LEN, ORDMA_ACCESS_REMOTE_WRITE,
+			 &mr) != FW_MR_OK) {
+		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_REMOTE_ACCESS, 0,
+			      ORDMA_EQE_QP_ACCESS_ERR, FW_TP_DROP_BAD_REQ);
+		return;
+	}
+	if (va % FW_ROCE_ATOMIC_WRITE_LEN) {
+		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_INVALID_REQ, 0,
+			      ORDMA_EQE_QP_REQ_ERR, FW_TP_DROP_BAD_REQ);
+		return;
+	}
+	if (fw_mr_dma(fw, mr, va, &dma, &contig) ||
+	    contig < FW_ROCE_ATOMIC_WRITE_LEN ||
+	    fw_dma_write(fw, dma, pkt->payload, FW_ROCE_ATOMIC_WRITE_LEN)) {
+		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_REMOTE_ACCESS, 0,
+			      ORDMA_EQE_QP_ACCESS_ERR, FW_TP_DROP_BAD_REQ);
+		return;
+	}
+	fw_resp_empty_done(fw, qp, psn, FW_ROCE_RC_ATOMIC_WRITE);
+}
+
+/* ------------------------------------------------------------------ */
 /* SEND, WRITE                                                         */
 /* ------------------------------------------------------------------ */
 
@@ -575,11 +710,20 @@ static void fw_resp_duplicate(struct ordma_fw *fw, struct fw_qp *qp,
 	case FW_ROCE_RC_COMPARE_SWAP:
 	case FW_ROCE_RC_FETCH_ADD:
 		res = fw_resp_find_res(qp, psn, true);
-		if (!res) {
+		if (!res || res->opcode) {
 			fw_tp_count_rx_drop(fw, FW_TP_DROP_DUP);
 			return;
 		}
 		fw_resp_atomic_ack(fw, qp, psn, res->orig);
+		return;
+	case FW_ROCE_RC_FLUSH:
+	case FW_ROCE_RC_ATOMIC_WRITE:
+		/* answered again, not executed again (IBTA 1.5 oA19-14) */
+		if (!fw_resp_find_empty_res(qp, psn, opc)) {
+			fw_tp_count_rx_drop(fw, FW_TP_DROP_DUP);
+			return;
+		}
+		fw_resp_read_respond(fw, qp, psn, 0, 0, 0);
 		return;
 	default:
 		/* executed already: acknowledge what has been received */
@@ -653,6 +797,12 @@ void fw_resp_rx_rc(struct ordma_fw *fw, struct fw_qp *qp,
 	case FW_ROCE_RC_COMPARE_SWAP:
 	case FW_ROCE_RC_FETCH_ADD:
 		fw_resp_atomic(fw, qp, pkt, psn);
+		return;
+	case FW_ROCE_RC_FLUSH:
+		fw_resp_flush(fw, qp, pkt, psn);
+		return;
+	case FW_ROCE_RC_ATOMIC_WRITE:
+		fw_resp_atomic_write(fw, qp, pkt, psn);
 		return;
 	default:
 		fw_resp_write(fw, qp, pkt, psn);

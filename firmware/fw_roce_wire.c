@@ -40,6 +40,7 @@
 #define FW_OP_HDR_LEN(f) \
 	(FW_ROCE_BTH_LEN + \
 	 ((f) & FW_ROCE_HAS_DETH ? FW_ROCE_DETH_LEN : 0) + \
+	 ((f) & FW_ROCE_HAS_FETH ? FW_ROCE_FETH_LEN : 0) + \
 	 ((f) & FW_ROCE_HAS_RETH ? FW_ROCE_RETH_LEN : 0) + \
 	 ((f) & FW_ROCE_HAS_ATOMIC_ETH ? FW_ROCE_ATOMIC_ETH_LEN : 0) + \
 	 ((f) & FW_ROCE_HAS_AETH ? FW_ROCE_AETH_LEN : 0) + \
@@ -126,6 +127,10 @@ static const struct fw_roce_opcode_info fw_roce_opcodes[256] = {
 	[FW_ROCE_UC_RDMA_WRITE_ONLY_IMM] =
 		FW_OP("UC RDMA WRITE Only with Immediate",
 		      REQ | PAY | ONLY | RETH | IMM),
+	[FW_ROCE_RC_FLUSH] =
+		FW_OP("RC FLUSH", REQ | ONLY | FW_ROCE_HAS_FETH | RETH),
+	[FW_ROCE_RC_ATOMIC_WRITE] =
+		FW_OP("RC ATOMIC WRITE", REQ | PAY | ONLY | RETH),
 	[FW_ROCE_UD_SEND_ONLY] = FW_OP("UD SEND Only", REQ | PAY | ONLY | DETH),
 	[FW_ROCE_UD_SEND_ONLY_IMM] =
 		FW_OP("UD SEND Only with Immediate",
@@ -156,6 +161,7 @@ static const struct {
 	uint8_t len;
 } fw_roce_exts[] = {
 	{ FW_ROCE_HAS_DETH, FW_ROCE_DETH_LEN },
+	{ FW_ROCE_HAS_FETH, FW_ROCE_FETH_LEN },
 	{ FW_ROCE_HAS_RETH, FW_ROCE_RETH_LEN },
 	{ FW_ROCE_HAS_ATOMIC_ETH, FW_ROCE_ATOMIC_ETH_LEN },
 	{ FW_ROCE_HAS_AETH, FW_ROCE_AETH_LEN },
@@ -197,6 +203,10 @@ static void fw_roce_put_ext(uint16_t flag, uint8_t *p,
 	case FW_ROCE_HAS_IETH:
 		fw_ieth_set((struct fw_roce_ieth *)p, h->inv_rkey);
 		break;
+	case FW_ROCE_HAS_FETH:
+		fw_feth_set((struct fw_roce_feth *)p, h->feth.placement,
+			    h->feth.level);
+		break;
 	}
 }
 
@@ -224,6 +234,9 @@ static void fw_roce_point_ext(uint16_t flag, const uint8_t *p,
 		break;
 	case FW_ROCE_HAS_IETH:
 		pkt->ieth = (const struct fw_roce_ieth *)p;
+		break;
+	case FW_ROCE_HAS_FETH:
+		pkt->feth = (const struct fw_roce_feth *)p;
 		break;
 	}
 }
@@ -309,6 +322,8 @@ static bool fw_roce_hdrs_valid(const struct fw_roce_hdrs *h,
 		return false;
 	return h->dest_qp <= FW_ROCE_QPN_MASK && h->psn <= FW_ROCE_PSN_MASK &&
 	       h->flow_label <= FW_ROCE_FLOW_LABEL_MASK &&
+	       h->feth.placement <= FW_FETH_PLT_MASK &&
+	       h->feth.level <= FW_FETH_SEL_MASK >> FW_FETH_SEL_SHIFT &&
 	       h->aeth.msn <= 0xffffffu && h->deth.src_qp <= FW_ROCE_QPN_MASK;
 }
 
@@ -728,4 +743,8 @@ void fw_roce_decode(const struct fw_roce_pkt *pkt, struct fw_roce_hdrs *h)
 		h->imm = fw_immdt_get(pkt->immdt);
 	if (pkt->ieth)
 		h->inv_rkey = fw_ieth_rkey(pkt->ieth);
+	if (pkt->feth) {
+		h->feth.placement = (uint8_t)fw_feth_placement(pkt->feth);
+		h->feth.level = (uint8_t)fw_feth_level(pkt->feth);
+	}
 }

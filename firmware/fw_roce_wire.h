@@ -41,6 +41,9 @@
 #define FW_ROCE_IETH_LEN		4
 #define FW_ROCE_ATOMIC_ETH_LEN		28
 #define FW_ROCE_ATOMIC_ACK_ETH_LEN	8
+#define FW_ROCE_FETH_LEN		4
+/* RDMA ATOMIC WRITE: the payload is exactly 8 bytes */
+#define FW_ROCE_ATOMIC_WRITE_LEN	8
 #define FW_ROCE_ICRC_LEN		4
 /* BTH plus the largest set of extension headers an opcode carries */
 #define FW_ROCE_MAX_TRANSPORT_HLEN	(FW_ROCE_BTH_LEN + FW_ROCE_ATOMIC_ETH_LEN)
@@ -439,6 +442,43 @@ static inline void fw_atomic_ack_eth_set(struct fw_roce_atomic_ack_eth *a,
 	fw_wire_put64(a->orig, orig);
 }
 
+/*
+ * FLUSH Extended Transport Header (IBTA 1.5): one big-endian word with
+ * the placement type in bits 3..0 and the selectivity level in bits
+ * 5..4; bits 31..6 are reserved (sent 0, ignored).  It follows the BTH
+ * and comes before the RETH, as rdma_rxe and Wireshark lay it out.
+ */
+struct fw_roce_feth {
+	uint8_t bits[4];
+};
+
+#define FW_FETH_PLT_MASK		0x0fu
+#define FW_FETH_SEL_SHIFT		4
+#define FW_FETH_SEL_MASK		0x30u
+/* placement type bits (IBTA: global visibility, persistence) */
+#define FW_FETH_PLT_GLOBAL		0x1u
+#define FW_FETH_PLT_PERSISTENT		0x2u
+/* selectivity levels */
+#define FW_FETH_SEL_RANGE		0u	/* RETH va .. va + dma_len */
+#define FW_FETH_SEL_MR			1u	/* the whole MR of the rkey */
+
+static inline unsigned int fw_feth_placement(const struct fw_roce_feth *f)
+{
+	return fw_wire_get32(f->bits) & FW_FETH_PLT_MASK;
+}
+
+static inline unsigned int fw_feth_level(const struct fw_roce_feth *f)
+{
+	return (fw_wire_get32(f->bits) & FW_FETH_SEL_MASK) >> FW_FETH_SEL_SHIFT;
+}
+
+static inline void fw_feth_set(struct fw_roce_feth *f, unsigned int placement,
+			       unsigned int level)
+{
+	fw_wire_put32(f->bits, (placement & FW_FETH_PLT_MASK) |
+		      ((level << FW_FETH_SEL_SHIFT) & FW_FETH_SEL_MASK));
+}
+
 _Static_assert(sizeof(struct fw_roce_bth) == FW_ROCE_BTH_LEN, "BTH");
 _Static_assert(sizeof(struct fw_roce_reth) == FW_ROCE_RETH_LEN, "RETH");
 _Static_assert(sizeof(struct fw_roce_aeth) == FW_ROCE_AETH_LEN, "AETH");
@@ -449,6 +489,7 @@ _Static_assert(sizeof(struct fw_roce_atomic_eth) == FW_ROCE_ATOMIC_ETH_LEN,
 	       "AtomicETH");
 _Static_assert(sizeof(struct fw_roce_atomic_ack_eth) ==
 	       FW_ROCE_ATOMIC_ACK_ETH_LEN, "AtomicAckETH");
+_Static_assert(sizeof(struct fw_roce_feth) == FW_ROCE_FETH_LEN, "FETH");
 
 /* ------------------------------------------------------------------ */
 /* Opcodes                                                             */
@@ -491,6 +532,9 @@ enum fw_roce_opcode {
 	FW_ROCE_UC_RDMA_WRITE_LAST_IMM		= 0x29,
 	FW_ROCE_UC_RDMA_WRITE_ONLY		= 0x2a,
 	FW_ROCE_UC_RDMA_WRITE_ONLY_IMM		= 0x2b,
+	/* IBTA 1.5; both are answered by a READ Response Only of 0 bytes */
+	FW_ROCE_RC_FLUSH			= 0x1c,	/* FETH, RETH */
+	FW_ROCE_RC_ATOMIC_WRITE			= 0x1d,	/* RETH, 8 bytes */
 	FW_ROCE_UD_SEND_ONLY			= 0x64,
 	FW_ROCE_UD_SEND_ONLY_IMM		= 0x65,
 };
@@ -516,6 +560,7 @@ enum fw_roce_opcode {
 #define FW_ROCE_REQUEST			(1u << 8)	/* else a response */
 #define FW_ROCE_FIRST			(1u << 9)	/* first packet of a message */
 #define FW_ROCE_LAST			(1u << 10)	/* last packet of a message */
+#define FW_ROCE_HAS_FETH		(1u << 11)
 
 struct fw_roce_opcode_info {
 	const char *name;	/* NULL: not an opcode of this device */
@@ -593,6 +638,10 @@ struct fw_roce_hdrs {
 		uint64_t compare;
 	} atomic;
 	uint64_t atomic_orig;	/* AtomicAckETH */
+	struct {
+		uint8_t placement;	/* FW_FETH_PLT_* */
+		uint8_t level;		/* FW_FETH_SEL_* */
+	} feth;
 };
 
 /* The UDP source port convention of the Linux RDMA stack (rdma_rxe and
@@ -681,6 +730,7 @@ struct fw_roce_pkt {
 	const struct fw_roce_atomic_ack_eth *atomic_ack_eth;
 	const struct fw_roce_immdt *immdt;
 	const struct fw_roce_ieth *ieth;
+	const struct fw_roce_feth *feth;
 	const uint8_t *payload;
 	size_t payload_len;	/* without pad and ICRC */
 	size_t ip_hlen;		/* IPv4 with options: > 20 */

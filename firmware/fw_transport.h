@@ -93,10 +93,11 @@ struct fw_tp_req {
 	uint64_t pace_deadline;		/* UC: next burst; 0: may send now */
 };
 
-/* A READ or atomic the responder executed */
+/* A READ, atomic, FLUSH or ATOMIC WRITE the responder executed */
 struct fw_tp_rd_res {
 	bool valid;
-	bool atomic;
+	bool atomic;		/* also set for FLUSH, ATOMIC WRITE */
+	uint8_t opcode;		/* FLUSH, ATOMIC WRITE: the request opcode */
 	uint32_t psn;
 	uint32_t npkts;
 	uint64_t orig;		/* atomic: the original value returned */

@@ -133,6 +133,14 @@ int fw_mr_copy_from(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
 		    void *buf, size_t len);
 
 /*
+ * fw_mr_lookup over the whole range of the MR key names (operations on
+ * an entire MR: FLUSH at MR level); *iova and *len get that range.
+ */
+int fw_mr_lookup_whole(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
+		       uint32_t need_access, struct fw_mr **mr,
+		       uint64_t *iova, uint64_t *len);
+
+/*
  * DMA address of iova inside the MR and the contiguous bytes from there
  * (e.g. for 8-byte atomics, which must not cross a page); 0 or -1.
  */

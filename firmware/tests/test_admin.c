@@ -108,7 +108,8 @@ static void test_query_device(void)
 		 ORDMA_DEV_CAP_RC | ORDMA_DEV_CAP_UD | ORDMA_DEV_CAP_UC |
 		 ORDMA_DEV_CAP_SRQ |
 		 ORDMA_DEV_CAP_ATOMIC | ORDMA_DEV_CAP_FAST_REG |
-		 ORDMA_DEV_CAP_VERBS);
+		 ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_FLUSH |
+		 ORDMA_DEV_CAP_ATOMIC_WRITE);
 	CHECK_EQ(le32_to_cpu(caps.max_qp), 1024);
 	CHECK_EQ(le32_to_cpu(caps.max_qp_wr), 4096);
 	CHECK_EQ(le32_to_cpu(caps.max_send_sge), 8);

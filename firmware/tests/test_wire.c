@@ -36,7 +36,8 @@ static const uint8_t all_opcodes[] = {
 	FW_ROCE_RC_RDMA_READ_RESPONSE_ONLY, FW_ROCE_RC_ACKNOWLEDGE,
 	FW_ROCE_RC_ATOMIC_ACKNOWLEDGE, FW_ROCE_RC_COMPARE_SWAP,
 	FW_ROCE_RC_FETCH_ADD, FW_ROCE_RC_SEND_LAST_INV,
-	FW_ROCE_RC_SEND_ONLY_INV, FW_ROCE_UC_SEND_FIRST,
+	FW_ROCE_RC_SEND_ONLY_INV, FW_ROCE_RC_FLUSH, FW_ROCE_RC_ATOMIC_WRITE,
+	FW_ROCE_UC_SEND_FIRST,
 	FW_ROCE_UC_SEND_MIDDLE, FW_ROCE_UC_SEND_LAST,
 	FW_ROCE_UC_SEND_LAST_IMM, FW_ROCE_UC_SEND_ONLY,
 	FW_ROCE_UC_SEND_ONLY_IMM, FW_ROCE_UC_RDMA_WRITE_FIRST,
@@ -116,6 +117,8 @@ static void fill_hdrs(struct fw_roce_hdrs *h, uint8_t opcode, bool ipv6,
 	h->atomic.swap_add = 0x0102030405060708ULL;
 	h->atomic.compare = 0x1112131415161718ULL;
 	h->atomic_orig = 0x2122232425262728ULL;
+	h->feth.placement = FW_FETH_PLT_GLOBAL | FW_FETH_PLT_PERSISTENT;
+	h->feth.level = FW_FETH_SEL_MR;
 }
 
 /* What decode must give back for frames built from h */
@@ -152,6 +155,8 @@ static void expected_decode(struct fw_roce_hdrs *want,
 		want->inv_rkey = 0;
 	if (!(f & FW_ROCE_HAS_ATOMIC_ACK_ETH))
 		want->atomic_orig = 0;
+	if (!(f & FW_ROCE_HAS_FETH))
+		memset(&want->feth, 0, sizeof(want->feth));
 }
 
 #define CHECK_FIELD(f)	CHECK_EQ(got->f, want->f)
@@ -195,6 +200,8 @@ static void check_hdrs_equal(const struct fw_roce_hdrs *got,
 	CHECK_FIELD(atomic.swap_add);
 	CHECK_FIELD(atomic.compare);
 	CHECK_FIELD(atomic_orig);
+	CHECK_FIELD(feth.placement);
+	CHECK_FIELD(feth.level);
 }
 
 static size_t payload_for(uint8_t opcode, size_t want)
@@ -479,12 +486,16 @@ static void test_wire_opcode_table(void)
 		  FW_ROCE_HAS_PAYLOAD | FW_ROCE_HAS_RETH },
 		{ FW_ROCE_UC_RDMA_WRITE_ONLY_IMM, 32,
 		  FW_ROCE_HAS_PAYLOAD | FW_ROCE_HAS_RETH | FW_ROCE_HAS_IMMDT },
+		/* FETH before RETH */
+		{ FW_ROCE_RC_FLUSH, 32, FW_ROCE_HAS_FETH | FW_ROCE_HAS_RETH },
+		{ FW_ROCE_RC_ATOMIC_WRITE, 28,
+		  FW_ROCE_HAS_PAYLOAD | FW_ROCE_HAS_RETH },
 		{ FW_ROCE_UD_SEND_ONLY, 20,
 		  FW_ROCE_HAS_PAYLOAD | FW_ROCE_HAS_DETH },
 		{ FW_ROCE_UD_SEND_ONLY_IMM, 24,
 		  FW_ROCE_HAS_PAYLOAD | FW_ROCE_HAS_DETH | FW_ROCE_HAS_IMMDT },
 	};
-	const uint16_t has_mask = FW_ROCE_REQUEST - 1;
+	const uint16_t has_mask = (FW_ROCE_REQUEST - 1) | FW_ROCE_HAS_FETH;
 	const struct fw_roce_opcode_info *op;
 	unsigned int i, known = 0;
 

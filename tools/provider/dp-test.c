@@ -282,7 +282,9 @@ static void test_cqe(void)
 	      ordma_wc_opcode(ORDMA_CQE_OP_RDMA_WRITE) == IBV_WC_RDMA_WRITE &&
 	      ordma_wc_opcode(ORDMA_CQE_OP_CMP_SWP) == IBV_WC_COMP_SWAP &&
 	      ordma_wc_opcode(ORDMA_CQE_OP_FETCH_ADD) == IBV_WC_FETCH_ADD &&
-	      ordma_wc_opcode(ORDMA_CQE_OP_LOCAL_INV) == IBV_WC_LOCAL_INV,
+	      ordma_wc_opcode(ORDMA_CQE_OP_LOCAL_INV) == IBV_WC_LOCAL_INV &&
+	      ordma_wc_opcode(ORDMA_CQE_OP_FLUSH) == IBV_WC_FLUSH &&
+	      ordma_wc_opcode(ORDMA_CQE_OP_ATOMIC_WRITE) == IBV_WC_ATOMIC_WRITE,
 	      "send-side CQE opcodes");
 	check((int)ORDMA_CQE_LOC_LEN_ERR == (int)IBV_WC_LOC_LEN_ERR &&
 	      (int)ORDMA_CQE_LOC_PROT_ERR == (int)IBV_WC_LOC_PROT_ERR &&
@@ -300,11 +302,11 @@ static void test_qpx(void)
 	const uint64_t rc_only = IBV_QP_EX_WITH_SEND_WITH_INV |
 		IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 		IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_FLUSH |
+		IBV_QP_EX_WITH_ATOMIC_WRITE;
 	const uint64_t never[] = {
 		IBV_QP_EX_WITH_LOCAL_INV, IBV_QP_EX_WITH_BIND_MW,
-		IBV_QP_EX_WITH_TSO, IBV_QP_EX_WITH_FLUSH,
-		IBV_QP_EX_WITH_ATOMIC_WRITE, 1ULL << 40,
+		IBV_QP_EX_WITH_TSO, 1ULL << 40,
 	};
 	char a[] = "abc", b[] = "defgh";
 	struct ibv_data_buf list[3] = {
@@ -322,7 +324,7 @@ static void test_qpx(void)
 				  IBV_QP_EX_WITH_SEND_WITH_IMM) == 0 &&
 	      ordma_qpx_check_ops(false, IBV_QP_EX_WITH_SEND |
 				  IBV_QP_EX_WITH_SEND_WITH_IMM | rc_only) == 0,
-	      "send_ops_flags: UD SEND/SEND_IMM, RC those plus INV/WRITE(_IMM)/READ/atomics");
+	      "send_ops_flags: UD SEND/SEND_IMM, RC those plus INV/WRITE(_IMM)/READ/atomics/FLUSH/ATOMIC_WRITE");
 	for (i = 0; i < 64; i++)
 		if (rc_only & (1ULL << i))
 			ok &= ordma_qpx_check_ops(true, IBV_QP_EX_WITH_SEND |
@@ -334,7 +336,7 @@ static void test_qpx(void)
 		ok &= ordma_qpx_check_ops(false, IBV_QP_EX_WITH_SEND | never[i]) ==
 			      EOPNOTSUPP &&
 		      ordma_qpx_check_ops(true, never[i]) == EOPNOTSUPP;
-	check(ok, "send_ops_flags: LOCAL_INV, BIND_MW, TSO, FLUSH, ATOMIC_WRITE, unknown: EOPNOTSUPP");
+	check(ok, "send_ops_flags: LOCAL_INV, BIND_MW, TSO, unknown: EOPNOTSUPP");
 
 	memset(dst, 0, sizeof(dst));
 	check(ordma_gather_bufs(dst, 8, list, 3, &len) == 0 && len == 8 &&
@@ -346,18 +348,60 @@ static void test_qpx(void)
 	check(ordma_gather_bufs(dst, 0, list + 1, 1, &len) == 0 && len == 0 &&
 	      ordma_gather_bufs(dst, 0, NULL, 0, &len) == 0 && len == 0,
 	      "empty inline data (zero-length buffer, no buffers) fits no room");
-	check(ordma_qp_access_flags(IBV_ACCESS_REMOTE_WRITE |
-				    IBV_ACCESS_REMOTE_READ |
-				    IBV_ACCESS_REMOTE_ATOMIC |
-				    IBV_ACCESS_FLUSH_GLOBAL |
-				    IBV_ACCESS_FLUSH_PERSISTENT) ==
-	      (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-	       IBV_ACCESS_REMOTE_ATOMIC) &&
-	      ordma_qp_access_flags(IBV_ACCESS_LOCAL_WRITE) ==
-	      IBV_ACCESS_LOCAL_WRITE,
-	      "QP access flags: FLUSH grants dropped, the others kept");
 	check((ORDMA_QPX_WR_FLAGS & IBV_SEND_IP_CSUM) == 0,
 	      "wr_flags: IBV_SEND_IP_CSUM not accepted");
+}
+
+static void test_flush_atomic_write(void)
+{
+	static const uint8_t val[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	uint8_t buf[64];
+	struct ordma_send_wqe *w = (struct ordma_send_wqe *)buf;
+	uint32_t ctrl;
+
+	memset(buf, 0xff, sizeof(buf));
+	check(ordma_build_flush_wqe(buf, IBV_SEND_SIGNALED, false, 0x1234,
+				    0x1000, 4096, IBV_FLUSH_GLOBAL,
+				    IBV_FLUSH_RANGE) == 0, "FLUSH: encoded");
+	ctrl = le32toh(w->ctrl.ctrl);
+	check(FIELD_GET(ORDMA_WQE_OPCODE, ctrl) == ORDMA_WQE_FLUSH &&
+	      (ctrl & ORDMA_WQE_SIGNALED) &&
+	      !FIELD_GET(ORDMA_WQE_NUM_SGE, ctrl) &&
+	      le64toh(w->flush.remote_addr) == 0x1000 &&
+	      le32toh(w->flush.rkey) == 0x1234 &&
+	      le32toh(w->flush.length) == 4096 &&
+	      w->flush.placement == ORDMA_FLUSH_GLOBAL &&
+	      w->flush.level == ORDMA_FLUSH_LEVEL_RANGE &&
+	      !w->flush.reserved_18 && !w->flush.reserved_20 &&
+	      !w->flush.reserved_24,
+	      "FLUSH WQE: address, rkey, length, placement, level, no SGE");
+	check(ordma_build_flush_wqe(buf, 0, true, 1, 0, 1ULL << 40,
+				    IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT,
+				    IBV_FLUSH_MR) == 0 &&
+	      !w->flush.length && w->flush.level == ORDMA_FLUSH_LEVEL_MR &&
+	      w->flush.placement == 3 &&
+	      (le32toh(w->ctrl.ctrl) & ORDMA_WQE_SIGNALED),
+	      "FLUSH at MR level: any length (sent as 0); sq_sig_all signals");
+	check(ordma_build_flush_wqe(buf, 0, false, 1, 0, 8, 0,
+				    IBV_FLUSH_RANGE) == EINVAL &&
+	      ordma_build_flush_wqe(buf, 0, false, 1, 0, 8, 4,
+				    IBV_FLUSH_RANGE) == EINVAL &&
+	      ordma_build_flush_wqe(buf, 0, false, 1, 0, 8, IBV_FLUSH_GLOBAL,
+				    2) == EINVAL &&
+	      ordma_build_flush_wqe(buf, 0, false, 1, 0, (1ULL << 31) + 1,
+				    IBV_FLUSH_GLOBAL, IBV_FLUSH_RANGE) == EINVAL,
+	      "FLUSH: no/unknown type, unknown level, range above 2^31: EINVAL");
+	memset(buf, 0xff, sizeof(buf));
+	ordma_build_atomic_write_wqe(buf, IBV_SEND_FENCE, false, 0x55, 0x2008,
+				     val);
+	ctrl = le32toh(w->ctrl.ctrl);
+	check(FIELD_GET(ORDMA_WQE_OPCODE, ctrl) == ORDMA_WQE_ATOMIC_WRITE &&
+	      (ctrl & ORDMA_WQE_FENCE) && !(ctrl & ORDMA_WQE_SIGNALED) &&
+	      le64toh(w->atomic_write.remote_addr) == 0x2008 &&
+	      le32toh(w->atomic_write.rkey) == 0x55 &&
+	      !memcmp(w->atomic_write.value, val, 8) &&
+	      !w->atomic_write.reserved_12 && !w->atomic_write.reserved_24,
+	      "ATOMIC WRITE WQE: address, rkey, the 8 bytes as given");
 }
 
 int main(void)
@@ -367,6 +411,7 @@ int main(void)
 	test_recv();
 	test_cqe();
 	test_qpx();
+	test_flush_atomic_write();
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
 }

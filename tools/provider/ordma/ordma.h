@@ -112,6 +112,11 @@ struct ordma_qpx {
 	struct ibv_send_wr wr;		/* staged, sg_list = sge */
 	struct ibv_sge sge[ORDMA_MAX_SGE];
 	uint8_t inl[ORDMA_MAX_INLINE];	/* wr_set_inline_data* gathered */
+	/* FLUSH (wr.wr.rdma has rkey, address) and ATOMIC WRITE (the 8
+	 * bytes in inl): what ibv_send_wr has no field for
+	 */
+	size_t flush_len;
+	uint8_t flush_type, flush_level;
 	uint32_t ah_handle;		/* UD: from wr_set_ud_addr */
 	bool have_ah;
 	bool pending;			/* wr holds an unencoded request */

@@ -5,6 +5,7 @@
  * Documentation/ordma/hw-reference.rst, "Work queue entries" and
  * "Completion queue entry").  No locking, no device access.
  */
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 
@@ -250,9 +251,58 @@ int ordma_qpx_check_ops(bool ud, uint64_t send_ops_flags)
 	return (send_ops_flags & ~have) ? EOPNOTSUPP : 0;
 }
 
-unsigned int ordma_qp_access_flags(unsigned int access)
+static uint32_t ordma_nodata_ctrl(uint8_t opcode, unsigned int send_flags,
+				  bool sig_all)
 {
-	return access & ~(IBV_ACCESS_FLUSH_GLOBAL | IBV_ACCESS_FLUSH_PERSISTENT);
+	uint32_t ctrl = FIELD_PREP(ORDMA_WQE_OPCODE, opcode);
+
+	if ((send_flags & IBV_SEND_SIGNALED) || sig_all)
+		ctrl |= ORDMA_WQE_SIGNALED;
+	if (send_flags & IBV_SEND_FENCE)
+		ctrl |= ORDMA_WQE_FENCE;
+	return ctrl;
+}
+
+/* The device's FLUSH encoding is IBTA's, as verbs.h has it too */
+static_assert(ORDMA_FLUSH_GLOBAL == IBV_FLUSH_GLOBAL, "flush type");
+static_assert(ORDMA_FLUSH_PERSISTENT == IBV_FLUSH_PERSISTENT, "flush type");
+static_assert(ORDMA_FLUSH_LEVEL_RANGE == IBV_FLUSH_RANGE, "flush level");
+static_assert(ORDMA_FLUSH_LEVEL_MR == IBV_FLUSH_MR, "flush level");
+
+int ordma_build_flush_wqe(void *wqe, unsigned int send_flags, bool sig_all,
+			  uint32_t rkey, uint64_t remote_addr, size_t len,
+			  uint8_t type, uint8_t level)
+{
+	struct ordma_send_wqe *w = wqe;
+
+	if (!type || (type & ~(IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT)) ||
+	    (level != IBV_FLUSH_RANGE && level != IBV_FLUSH_MR) ||
+	    (level == IBV_FLUSH_RANGE && len > (1u << 31)))
+		return EINVAL;
+	memset(w, 0, ORDMA_SEND_WQE_HDR_SIZE);
+	w->flush.remote_addr = htole64(remote_addr);
+	w->flush.rkey = htole32(rkey);
+	/* the MR level flushes the whole MR: the length means nothing */
+	w->flush.length = htole32(level == IBV_FLUSH_RANGE ? (uint32_t)len : 0);
+	w->flush.placement = type;
+	w->flush.level = level;
+	w->ctrl.ctrl = htole32(ordma_nodata_ctrl(ORDMA_WQE_FLUSH, send_flags,
+						 sig_all));
+	return 0;
+}
+
+void ordma_build_atomic_write_wqe(void *wqe, unsigned int send_flags,
+				  bool sig_all, uint32_t rkey,
+				  uint64_t remote_addr, const void *value)
+{
+	struct ordma_send_wqe *w = wqe;
+
+	memset(w, 0, ORDMA_SEND_WQE_HDR_SIZE);
+	w->atomic_write.remote_addr = htole64(remote_addr);
+	w->atomic_write.rkey = htole32(rkey);
+	memcpy(w->atomic_write.value, value, sizeof(w->atomic_write.value));
+	w->ctrl.ctrl = htole32(ordma_nodata_ctrl(ORDMA_WQE_ATOMIC_WRITE,
+						 send_flags, sig_all));
 }
 
 int ordma_gather_bufs(uint8_t *dst, uint32_t room,
@@ -301,6 +351,10 @@ enum ibv_wc_opcode ordma_wc_opcode(uint8_t cqe_opcode)
 		return IBV_WC_FETCH_ADD;
 	case ORDMA_CQE_OP_LOCAL_INV:
 		return IBV_WC_LOCAL_INV;
+	case ORDMA_CQE_OP_FLUSH:
+		return IBV_WC_FLUSH;
+	case ORDMA_CQE_OP_ATOMIC_WRITE:
+		return IBV_WC_ATOMIC_WRITE;
 	case ORDMA_CQE_OP_RECV:
 		return IBV_WC_RECV;
 	case ORDMA_CQE_OP_RECV_RDMA_IMM:

@@ -67,7 +67,7 @@ int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
  * Extended QP (ibv_create_qp_ex with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS):
  * the send_ops_flags implemented on a UD, a UC and an RC QP.  Not offered:
  * LOCAL_INV (only fast-register MRs can be invalidated, and user space
- * has none), BIND_MW (no memory windows), TSO, FLUSH, ATOMIC_WRITE.
+ * has none), BIND_MW (no memory windows), TSO.
  */
 #define ORDMA_QPX_OPS_UD	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define ORDMA_QPX_OPS_UC						\
@@ -77,7 +77,8 @@ int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
 	(ORDMA_QPX_OPS_UD | IBV_QP_EX_WITH_SEND_WITH_INV |		\
 	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
-	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_FLUSH |	\
+	 IBV_QP_EX_WITH_ATOMIC_WRITE)
 /* wr_flags an extended post takes (INLINE is implied by the setter) */
 #define ORDMA_QPX_WR_FLAGS						\
 	(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_FENCE |	\
@@ -94,11 +95,19 @@ int ordma_gather_bufs(uint8_t *dst, uint32_t room,
 		      const struct ibv_data_buf *list, size_t n, uint32_t *len);
 
 /*
- * The QP access flags modify_qp hands to the kernel: the grants of remote
- * FLUSH (IBV_ACCESS_FLUSH_GLOBAL/_PERSISTENT) are dropped, as the device
- * has no FLUSH operation to grant and the kernel refuses unknown bits.
+ * FLUSH and ATOMIC WRITE WQEs (extended QP API only: ibv_send_wr has no
+ * fields for them).  Only the signaled and fence flags of send_flags
+ * apply.  FLUSH: type is IBV_FLUSH_GLOBAL and/or IBV_FLUSH_PERSISTENT,
+ * level IBV_FLUSH_RANGE (len at most 2^31) or IBV_FLUSH_MR (len
+ * ignored); 0 or EINVAL.  ATOMIC WRITE: the 8 bytes at value, sent as
+ * they are in memory.
  */
-unsigned int ordma_qp_access_flags(unsigned int access);
+int ordma_build_flush_wqe(void *wqe, unsigned int send_flags, bool sig_all,
+			  uint32_t rkey, uint64_t remote_addr, size_t len,
+			  uint8_t type, uint8_t level);
+void ordma_build_atomic_write_wqe(void *wqe, unsigned int send_flags,
+				  bool sig_all, uint32_t rkey,
+				  uint64_t remote_addr, const void *value);
 
 /* Encodes a receive work request; 0 or EINVAL (too many SGEs). */
 int ordma_build_recv_wqe(void *wqe, int shift, const struct ibv_recv_wr *wr,

@@ -920,21 +920,10 @@ int ordma_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 {
 	struct ordma_qp *qp = to_ordma_qp(ibqp);
 	struct ibv_modify_qp cmd = {};
-	struct ibv_qp_attr kattr;
 	int ret;
 
-	if ((attr_mask & IBV_QP_ACCESS_FLAGS) &&
-	    ordma_qp_access_flags(attr->qp_access_flags) !=
-		    attr->qp_access_flags) {
-		kattr = *attr;
-		kattr.qp_access_flags =
-			ordma_qp_access_flags(attr->qp_access_flags);
-		ret = ibv_cmd_modify_qp(ibqp, &kattr, attr_mask, &cmd,
-					sizeof(cmd));
-	} else {
-		ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd,
-					sizeof(cmd));
-	}
+	/* FLUSH grants included: the kernel translates every access bit */
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
 	if (ret)
 		return ret;
 	if (attr_mask & IBV_QP_QKEY)
@@ -1088,8 +1077,27 @@ static void ordma_qpx_encode(struct ordma_qp *qp)
 		ordma_qpx_latch(qp, EINVAL);
 		return;
 	}
-	ret = ordma_build_send_wqe(ordma_wq_slot(sq, x->head), sq->wqe_shift,
-				   &x->wr, &p);
+	switch (x->wr.opcode) {
+	case IBV_WR_FLUSH:
+		ret = ordma_build_flush_wqe(ordma_wq_slot(sq, x->head),
+					    x->wr.send_flags, qp->sig_all,
+					    x->wr.wr.rdma.rkey,
+					    x->wr.wr.rdma.remote_addr,
+					    x->flush_len, x->flush_type,
+					    x->flush_level);
+		break;
+	case IBV_WR_ATOMIC_WRITE:
+		ordma_build_atomic_write_wqe(ordma_wq_slot(sq, x->head),
+					     x->wr.send_flags, qp->sig_all,
+					     x->wr.wr.rdma.rkey,
+					     x->wr.wr.rdma.remote_addr, x->inl);
+		ret = 0;
+		break;
+	default:
+		ret = ordma_build_send_wqe(ordma_wq_slot(sq, x->head),
+					   sq->wqe_shift, &x->wr, &p);
+		break;
+	}
 	if (ret) {
 		ordma_qpx_latch(qp, ret);
 		return;
@@ -1264,6 +1272,50 @@ static void ordma_qpx_atomic_fetch_add(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 			 add, 0);
 }
 
+/* RC only; the UD encoding refuses every opcode but SENDs */
+static bool ordma_qpx_rc_only(struct ordma_qp *qp)
+{
+	if (!qp->ud)
+		return true;
+	ordma_qpx_latch(qp, EINVAL);
+	return false;
+}
+
+static void ordma_qpx_atomic_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				   uint64_t remote_addr, const void *atomic_wr)
+{
+	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
+	struct ibv_send_wr *wr;
+
+	if (!ordma_qpx_rc_only(qp))
+		return;
+	wr = ordma_qpx_begin(ibqpx, IBV_WR_ATOMIC_WRITE);
+	if (!wr)
+		return;
+	wr->wr.rdma.rkey = rkey;
+	wr->wr.rdma.remote_addr = remote_addr;
+	memcpy(qp->x.inl, atomic_wr, 8);
+}
+
+static void ordma_qpx_flush(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+			    uint64_t remote_addr, size_t len, uint8_t type,
+			    uint8_t level)
+{
+	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
+	struct ibv_send_wr *wr;
+
+	if (!ordma_qpx_rc_only(qp))
+		return;
+	wr = ordma_qpx_begin(ibqpx, IBV_WR_FLUSH);
+	if (!wr)
+		return;
+	wr->wr.rdma.rkey = rkey;
+	wr->wr.rdma.remote_addr = remote_addr;
+	qp->x.flush_len = len;
+	qp->x.flush_type = type;
+	qp->x.flush_level = level;
+}
+
 /* Operations create_qp_ex refuses; reached only by calling them anyway */
 static void ordma_qpx_local_inv(struct ibv_qp_ex *ibqpx,
 				uint32_t invalidate_rkey)
@@ -1284,18 +1336,6 @@ static void ordma_qpx_send_tso(struct ibv_qp_ex *ibqpx, void *hdr,
 	ordma_qpx_latch(to_ordma_qpx(ibqpx), EOPNOTSUPP);
 }
 
-static void ordma_qpx_atomic_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
-				   uint64_t remote_addr, const void *atomic_wr)
-{
-	ordma_qpx_latch(to_ordma_qpx(ibqpx), EOPNOTSUPP);
-}
-
-static void ordma_qpx_flush(struct ibv_qp_ex *ibqpx, uint32_t rkey,
-			    uint64_t remote_addr, size_t len, uint8_t type,
-			    uint8_t level)
-{
-	ordma_qpx_latch(to_ordma_qpx(ibqpx), EOPNOTSUPP);
-}
 
 static void ordma_qpx_set_xrc_srqn(struct ibv_qp_ex *ibqpx,
 				   uint32_t remote_srqn)

@@ -10,6 +10,7 @@
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/ioport.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
@@ -209,7 +210,8 @@ void ordma_kbuf_free(struct ordma_ibdev *dev, struct ordma_kbuf *kbuf)
 int ordma_access_to_hw(int ib_access, u32 *hw_access)
 {
 	int known = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-		    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC;
+		    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+		    IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT;
 
 	ib_access &= ~IB_ACCESS_OPTIONAL;
 	if (ib_access & ~known)
@@ -224,7 +226,31 @@ int ordma_access_to_hw(int ib_access, u32 *hw_access)
 		*hw_access |= ORDMA_ACCESS_REMOTE_READ;
 	if (ib_access & IB_ACCESS_REMOTE_ATOMIC)
 		*hw_access |= ORDMA_ACCESS_REMOTE_ATOMIC;
+	if (ib_access & IB_ACCESS_FLUSH_GLOBAL)
+		*hw_access |= ORDMA_ACCESS_FLUSH_GLOBAL;
+	if (ib_access & IB_ACCESS_FLUSH_PERSISTENT)
+		*hw_access |= ORDMA_ACCESS_FLUSH_PERSISTENT;
 	return 0;
+}
+
+/*
+ * The device acknowledges a persistent FLUSH once the data has reached
+ * host memory; that is persistence only if the memory is.  So the grant
+ * is given only to MRs lying entirely in persistent memory.
+ */
+static bool ordma_umem_is_pmem(struct ib_umem *umem)
+{
+	struct sg_page_iter iter;
+
+	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
+		phys_addr_t pa = page_to_phys(sg_page_iter_page(&iter));
+
+		if (region_intersects(pa, PAGE_SIZE, IORESOURCE_MEM,
+				      IORES_DESC_PERSISTENT_MEMORY) !=
+		    REGION_INTERSECTS)
+			return false;
+	}
+	return true;
 }
 
 static u8 ordma_next_key_variant(struct ordma_ibdev *dev)
@@ -265,6 +291,13 @@ static int ordma_mr_pin(struct ordma_ibdev *dev, u64 start, u64 length,
 		err = PTR_ERR(umem);
 		ibdev_dbg(&dev->ibdev, "failed to pin MR memory: %d\n", err);
 		return err;
+	}
+	if ((access_flags & IB_ACCESS_FLUSH_PERSISTENT) &&
+	    !ordma_umem_is_pmem(umem)) {
+		ibdev_dbg(&dev->ibdev,
+			  "FLUSH_PERSISTENT on memory that is not persistent\n");
+		err = -EINVAL;
+		goto err_release;
 	}
 	pgsz = ib_umem_find_best_pgsz(umem,
 				      le64_to_cpu(dev->caps.page_size_cap) &
@@ -398,8 +431,10 @@ struct ib_mr *ordma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	if (!length || length > le64_to_cpu(dev->caps.max_mr_size))
 		return ERR_PTR(-EINVAL);
 
+	/* new pages, pages pinned writable, or pages to check for pmem */
 	repin = (flags & IB_MR_REREG_TRANS) ||
-		(ib_access_writable(access_flags) && !mr->umem->writable);
+		(ib_access_writable(access_flags) && !mr->umem->writable) ||
+		(access_flags & ~mr->access_flags & IB_ACCESS_FLUSH_PERSISTENT);
 	if (repin) {
 		err = ordma_mr_pin(dev, start, length, virt_addr, access_flags,
 				   &umem, &pbl);
@@ -452,6 +487,9 @@ struct ib_mr *ordma_get_dma_mr(struct ib_pd *ibpd, int access_flags)
 
 	if (pd->uctx_id != ORDMA_KERNEL_UCTX)
 		return ERR_PTR(-EPERM);
+	/* all of memory is not persistent memory */
+	if (access_flags & IB_ACCESS_FLUSH_PERSISTENT)
+		return ERR_PTR(-EINVAL);
 
 	err = ordma_access_to_hw(access_flags, &access);
 	if (err)

@@ -511,6 +511,10 @@ static int ordma_qp_access_from_hw(u32 access)
 		ib |= IB_ACCESS_REMOTE_READ;
 	if (access & ORDMA_ACCESS_REMOTE_ATOMIC)
 		ib |= IB_ACCESS_REMOTE_ATOMIC;
+	if (access & ORDMA_ACCESS_FLUSH_GLOBAL)
+		ib |= IB_ACCESS_FLUSH_GLOBAL;
+	if (access & ORDMA_ACCESS_FLUSH_PERSISTENT)
+		ib |= IB_ACCESS_FLUSH_PERSISTENT;
 	return ib;
 }
 
@@ -790,7 +794,9 @@ static int ordma_build_send_wqe(struct ordma_qp *qp,
 		struct ordma_mr *mr = to_ordma_mr(reg->mr);
 		u32 access;
 
-		if (!mr->pages || !mr->npages)
+		/* pages of a fast-register list are not checked for pmem */
+		if (!mr->pages || !mr->npages ||
+		    (reg->access & IB_ACCESS_FLUSH_PERSISTENT))
 			return -EINVAL;
 		err = ordma_access_to_hw(reg->access, &access);
 		if (err)

@@ -84,6 +84,12 @@ int ordma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	}
 	if (cap_flags & ORDMA_DEV_CAP_ATOMIC)
 		attr->atomic_cap = IB_ATOMIC_HCA;
+	/* PERSISTENT is granted per MR, on persistent memory (ordma_mr.c) */
+	if (cap_flags & ORDMA_DEV_CAP_FLUSH)
+		attr->device_cap_flags |= IB_DEVICE_FLUSH_GLOBAL |
+					  IB_DEVICE_FLUSH_PERSISTENT;
+	if (cap_flags & ORDMA_DEV_CAP_ATOMIC_WRITE)
+		attr->device_cap_flags |= IB_DEVICE_ATOMIC_WRITE;
 	if (!(cap_flags & ORDMA_DEV_CAP_SRQ)) {
 		attr->max_srq = 0;
 		attr->max_srq_wr = 0;
