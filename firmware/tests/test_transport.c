@@ -618,7 +618,7 @@ static void test_tp_caps(void)
 	CHECK_EQ(le32_to_cpu(caps.cap_flags),
 		 ORDMA_DEV_CAP_RC | ORDMA_DEV_CAP_UD | ORDMA_DEV_CAP_SRQ |
 		 ORDMA_DEV_CAP_ATOMIC | ORDMA_DEV_CAP_FAST_REG |
-		 ORDMA_DEV_CAP_VERBS);
+		 ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_MW);
 	drv_close(&d);
 }
 
