@@ -323,6 +323,8 @@ static enum ib_wc_opcode ordma_wc_opcode(u8 opcode)
 		return IB_WC_LOCAL_INV;
 	case ORDMA_CQE_OP_REG_MR:
 		return IB_WC_REG_MR;
+	case ORDMA_CQE_OP_BIND_MW:
+		return IB_WC_BIND_MW;
 	case ORDMA_CQE_OP_RECV:
 		return IB_WC_RECV;
 	case ORDMA_CQE_OP_RECV_RDMA_IMM:

@@ -84,6 +84,11 @@ int ordma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	}
 	if (cap_flags & ORDMA_DEV_CAP_ATOMIC)
 		attr->atomic_cap = IB_ATOMIC_HCA;
+	if (cap_flags & ORDMA_DEV_CAP_MW) {
+		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
+		attr->max_mw = ordma_attr_int(caps->max_mw);
+	}
 	if (!(cap_flags & ORDMA_DEV_CAP_SRQ)) {
 		attr->max_srq = 0;
 		attr->max_srq_wr = 0;
