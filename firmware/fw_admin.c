@@ -80,6 +80,12 @@ static const struct fw_cmd_desc fw_cmds[] = {
 			FW_RESERVED(reg_mr.reserved_52) } },
 	{ FW_CMD(DEREG_MR, sizeof(struct ordma_cmd_handle),
 		 fw_cmd_dereg_mr) },
+	{ FW_CMD(ALLOC_MW, sizeof(struct ordma_cmd_alloc_mw),
+		 fw_cmd_alloc_mw),
+	  .reserved = { FW_RESERVED(alloc_mw.reserved_10),
+			FW_RESERVED(alloc_mw.reserved_12) } },
+	{ FW_CMD(DEALLOC_MW, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_dealloc_mw) },
 	{ FW_CMD(CREATE_AH, sizeof(struct ordma_cmd_create_ah),
 		 fw_cmd_create_ah),
 	  .reserved = { FW_RESERVED(create_ah.av.reserved_29),
@@ -236,7 +242,7 @@ static void fw_fill_device_caps(const struct ordma_fw *fw,
 				      ORDMA_DEV_CAP_UC |
 				      ORDMA_DEV_CAP_SRQ | ORDMA_DEV_CAP_ATOMIC |
 				      ORDMA_DEV_CAP_FAST_REG |
-				      ORDMA_DEV_CAP_VERBS |
+				      ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_MW |
 				      ORDMA_DEV_CAP_FLUSH |
 				      ORDMA_DEV_CAP_ATOMIC_WRITE);
 	caps->max_qp = cpu_to_le32(1024);
@@ -247,6 +253,7 @@ static void fw_fill_device_caps(const struct ordma_fw *fw,
 	caps->max_cq = cpu_to_le32(1024);
 	caps->max_cqe = cpu_to_le32(65536);
 	caps->max_mr = cpu_to_le32(4096);
+	caps->max_mw = cpu_to_le32(FW_MAX_MW);
 	caps->max_pd = cpu_to_le32(FW_MAX_PD);
 	caps->max_srq = cpu_to_le32(256);
 	caps->max_srq_wr = cpu_to_le32(4096);

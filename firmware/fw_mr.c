@@ -11,6 +11,13 @@
  * reuse its list once the WQE completed); it is invalid until then and
  * again after an invalidation.  A DMA MR (kernel only) maps iova 1:1 to
  * bus addresses.
+ *
+ * Memory windows live in the same table, so MR and window keys share one
+ * key space (index << 8 | variant).  A window entry has mw_type set; it is
+ * valid from ALLOC_MW to DEALLOC_MW and live while bound.  A bound window
+ * covers [iova, iova + length) in its own address space (iova is 0 for a
+ * zero-based window) and maps it onto its MR from mr_addr on; only remote
+ * accesses (fw_mr_lookup_remote) may name a window.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +31,11 @@
 				 ORDMA_ACCESS_REMOTE_READ | \
 				 ORDMA_ACCESS_REMOTE_ATOMIC | \
 				 ORDMA_ACCESS_FLUSH_GLOBAL | \
-				 ORDMA_ACCESS_FLUSH_PERSISTENT)
+				 ORDMA_ACCESS_FLUSH_PERSISTENT | \
+				 ORDMA_ACCESS_MW_BIND)
+#define FW_MW_ACCESS_REMOTE	(ORDMA_ACCESS_REMOTE_WRITE | \
+				 ORDMA_ACCESS_REMOTE_READ | \
+				 ORDMA_ACCESS_REMOTE_ATOMIC)
 #define FW_MR_NEEDS_LOCAL_WRITE	(ORDMA_ACCESS_REMOTE_WRITE | \
 				 ORDMA_ACCESS_REMOTE_ATOMIC)
 
@@ -46,6 +57,14 @@ struct fw_mr {
 	uint16_t max_pages;
 	uint16_t fr_num_pages;
 	uint8_t fr_page_shift;
+	uint32_t bound_mws;	/* MR: windows bound to it */
+	/* window: enum ordma_mw_type (0 for an MR), and while bound the MR
+	 * index, the MR address iova maps to and (type 2) the QP
+	 */
+	uint8_t mw_type;
+	uint32_t mw_mr;
+	uint64_t mw_mr_addr;
+	uint32_t mw_qpn;
 };
 
 static uint32_t fw_mr_key(uint32_t index, uint8_t variant)
@@ -95,7 +114,8 @@ int fw_mr_lookup(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
 {
 	struct fw_mr *mr = fw_mr_by_index(fw, key);
 
-	if (!mr || !mr->live || mr->variant != FIELD_GET(ORDMA_KEY_VARIANT, key))
+	if (!mr || mr->mw_type || !mr->live ||
+	    mr->variant != FIELD_GET(ORDMA_KEY_VARIANT, key))
 		return FW_MR_ERR_KEY;
 	if (mr->pdn != pdn)
 		return FW_MR_ERR_PD;
@@ -132,6 +152,18 @@ int fw_mr_dma(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
 	left = mr->length - (iova - mr->iova);
 	off = mr->page_offset + (iova - mr->iova);
 
+	if (mr->mw_type) {
+		struct fw_mr *base = &fw->mrs[mr->mw_mr];
+
+		/* binding checked the window lies inside its MR */
+		if (base->mw_type ||
+		    fw_mr_dma(fw, base, mr->mw_mr_addr + (iova - mr->iova),
+			      dma, contig))
+			return -1;
+		if (*contig > left)
+			*contig = left;
+		return 0;
+	}
 	if (mr->flags & ORDMA_MR_DMA) {
 		*dma = iova;
 		*contig = left;
@@ -208,8 +240,10 @@ int fw_mr_invalidate(struct ordma_fw *fw, uint32_t key, uint32_t pdn)
 		return FW_MR_ERR_KEY;
 	if (mr->pdn != pdn)
 		return FW_MR_ERR_PD;
-	if (!(mr->flags & ORDMA_MR_FAST_REG))
+	if (!(mr->flags & ORDMA_MR_FAST_REG) || mr->mw_type)
 		return FW_MR_ERR_TYPE;
+	if (mr->bound_mws)
+		return FW_MR_ERR_BUSY;
 	mr->live = false;
 	return FW_MR_OK;
 }
@@ -226,7 +260,7 @@ int fw_mr_fast_register(struct ordma_fw *fw, uint32_t pdn,
 	uint64_t page_size, page_offset, i;
 	uint64_t pages[FW_MR_MAX_FAST_REG_PAGES];
 
-	if (!mr)
+	if (!mr || mr->mw_type)
 		return FW_MR_ERR_KEY;
 	if (mr->pdn != pdn)
 		return FW_MR_ERR_PD;
@@ -490,12 +524,242 @@ uint8_t fw_cmd_dereg_mr(struct ordma_fw *fw, struct fw_cmd *c)
 	uint32_t uctx = le32_to_cpu(c->in->handle.uctx);
 	struct fw_mr *mr = fw_mr_by_index(fw, key);
 
-	if (!mr)
+	if (!mr || mr->mw_type)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE, "no such MR");
 	if (mr->uctx != uctx)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_PERM,
 				   "MR owned by another context");
+	/* IBTA: an MR with bound windows cannot be deregistered */
+	if (mr->bound_mws)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BUSY,
+				   "memory windows are bound to the MR");
 	fw_mr_free(fw, mr);
+	return ORDMA_CMD_STATUS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory windows                                                      */
+/* ------------------------------------------------------------------ */
+
+static struct fw_mr *fw_mw_by_index(struct ordma_fw *fw, uint32_t key)
+{
+	struct fw_mr *mw = fw_mr_by_index(fw, key);
+
+	return mw && mw->mw_type ? mw : NULL;
+}
+
+static void fw_mw_unbind(struct ordma_fw *fw, struct fw_mr *mw)
+{
+	if (mw->live && fw->mrs[mw->mw_mr].bound_mws)
+		fw->mrs[mw->mw_mr].bound_mws--;
+	mw->live = false;
+	mw->iova = 0;
+	mw->length = 0;
+	mw->access = 0;
+	mw->mw_mr = 0;
+	mw->mw_mr_addr = 0;
+	mw->mw_qpn = 0;
+}
+
+int fw_mr_lookup_remote(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
+			uint32_t qpn, uint64_t iova, uint64_t len,
+			uint32_t need_access, struct fw_mr **mrp)
+{
+	struct fw_mr *mw = fw_mw_by_index(fw, key);
+
+	if (!mw)
+		return fw_mr_lookup(fw, key, pdn, iova, len, need_access, mrp);
+	if (!mw->live || mw->variant != FIELD_GET(ORDMA_KEY_VARIANT, key) ||
+	    !fw->mrs[mw->mw_mr].live)
+		return FW_MR_ERR_KEY;
+	if (mw->pdn != pdn)
+		return FW_MR_ERR_PD;
+	/* type 2B: usable only through the QP it was bound on */
+	if (mw->mw_type == ORDMA_MW_TYPE_2 && mw->mw_qpn != qpn)
+		return FW_MR_ERR_QP;
+	if (!fw_mr_covers(mw, iova, len))
+		return FW_MR_ERR_BOUNDS;
+	if (need_access & ~mw->access)
+		return FW_MR_ERR_ACCESS;
+	*mrp = mw;
+	return FW_MR_OK;
+}
+
+int fw_rkey_invalidate(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
+		       uint32_t qpn, bool remote)
+{
+	struct fw_mr *mw = fw_mw_by_index(fw, key);
+
+	if (!mw)
+		return fw_mr_invalidate(fw, key, pdn);
+	/* a window not bound has no valid rkey to name */
+	if (!mw->live || mw->variant != FIELD_GET(ORDMA_KEY_VARIANT, key))
+		return FW_MR_ERR_KEY;
+	if (mw->pdn != pdn)
+		return FW_MR_ERR_PD;
+	/* IBTA: type 1 windows are unbound by a zero-length bind only */
+	if (mw->mw_type != ORDMA_MW_TYPE_2)
+		return FW_MR_ERR_TYPE;
+	if (remote && mw->mw_qpn != qpn)
+		return FW_MR_ERR_QP;
+	fw_mw_unbind(fw, mw);
+	return FW_MR_OK;
+}
+
+/* Window rights without ZERO_BASED, which is a property of the binding */
+static uint32_t fw_mw_rights(uint32_t access)
+{
+	return access & FW_MW_ACCESS_REMOTE;
+}
+
+int fw_mw_bind(struct ordma_fw *fw, uint32_t qp_pdn, uint32_t qpn,
+	       const struct ordma_wqe_bind_mw *wqe)
+{
+	uint32_t mw_key = le32_to_cpu(wqe->mw_rkey);
+	uint32_t mr_key = le32_to_cpu(wqe->mr_lkey);
+	uint32_t access = le32_to_cpu(wqe->access);
+	uint64_t addr = le64_to_cpu(wqe->addr);
+	uint64_t length = le64_to_cpu(wqe->length);
+	bool zero_based = access & ORDMA_ACCESS_ZERO_BASED;
+	struct fw_mr *mw = fw_mw_by_index(fw, mw_key);
+	struct fw_mr *mr;
+	uint32_t mr_index;
+
+	if (!mw)
+		return FW_MR_ERR_KEY;
+	if (wqe->reserved_28 ||
+	    access & ~(uint32_t)(FW_MW_ACCESS_REMOTE | ORDMA_ACCESS_ZERO_BASED))
+		return FW_MR_ERR_PARAM;
+	if (mw->pdn != qp_pdn)
+		return FW_MR_ERR_PD;
+	if (mw->mw_type == ORDMA_MW_TYPE_1) {
+		/* IBTA o10-36.2.2: type 1 windows are not zero based */
+		if (zero_based)
+			return FW_MR_ERR_PARAM;
+		if (!length) {
+			fw_mw_unbind(fw, mw);
+			mw->variant = FIELD_GET(ORDMA_KEY_VARIANT, mw_key);
+			return FW_MR_OK;
+		}
+	} else {
+		/* type 2: bound only from the free state, never empty */
+		if (mw->live)
+			return FW_MR_ERR_TYPE;
+		if (!length)
+			return FW_MR_ERR_PARAM;
+	}
+
+	mr = fw_mr_by_index(fw, mr_key);
+	if (!mr || mr->mw_type || !mr->live ||
+	    mr->variant != FIELD_GET(ORDMA_KEY_VARIANT, mr_key))
+		return FW_MR_ERR_KEY;
+	if (mr->pdn != qp_pdn)
+		return FW_MR_ERR_PD;
+	if (!(mr->access & ORDMA_ACCESS_MW_BIND))
+		return FW_MR_ERR_ACCESS;
+	/* C10-75: remote write and atomic need local write on the MR */
+	if (access & FW_MR_NEEDS_LOCAL_WRITE &&
+	    !(mr->access & ORDMA_ACCESS_LOCAL_WRITE))
+		return FW_MR_ERR_ACCESS;
+	/* zero based or not, addr is where the window starts in the MR */
+	if (!fw_mr_covers(mr, addr, length))
+		return FW_MR_ERR_BOUNDS;
+
+	mr_index = FIELD_GET(ORDMA_KEY_INDEX, mr_key);
+	/* a rebind of a type 1 window moves it: drop the old MR's count */
+	fw_mw_unbind(fw, mw);
+	mw->live = true;
+	mw->variant = FIELD_GET(ORDMA_KEY_VARIANT, mw_key);
+	mw->iova = zero_based ? 0 : addr;
+	mw->length = length;
+	mw->access = fw_mw_rights(access);
+	mw->mw_mr = mr_index;
+	mw->mw_mr_addr = addr;
+	mw->mw_qpn = mw->mw_type == ORDMA_MW_TYPE_2 ? qpn : 0;
+	fw->mrs[mr_index].bound_mws++;
+	return FW_MR_OK;
+}
+
+void fw_mw_qp_destroyed(struct ordma_fw *fw, uint32_t qpn)
+{
+	uint32_t index;
+
+	if (!fw->mrs)
+		return;
+	for (index = 1; index <= FW_MAX_MR; index++) {
+		struct fw_mr *mw = &fw->mrs[index];
+
+		if (mw->valid && mw->mw_type == ORDMA_MW_TYPE_2 && mw->live &&
+		    mw->mw_qpn == qpn)
+			fw_mw_unbind(fw, mw);
+	}
+}
+
+static uint32_t fw_mw_count(const struct ordma_fw *fw)
+{
+	uint32_t index, n = 0;
+
+	for (index = 1; index <= FW_MAX_MR; index++)
+		if (fw->mrs[index].valid && fw->mrs[index].mw_type)
+			n++;
+	return n;
+}
+
+uint8_t fw_cmd_alloc_mw(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	const struct ordma_cmd_alloc_mw *p = &c->in->alloc_mw;
+	uint32_t pdn = le32_to_cpu(p->pdn);
+	uint32_t uctx = le32_to_cpu(p->uctx);
+	struct fw_mr *mw;
+	uint32_t index;
+	uint8_t status;
+
+	if (p->type != ORDMA_MW_TYPE_1 && p->type != ORDMA_MW_TYPE_2)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(alloc_mw.type),
+					"window type not 1 or 2");
+	if (!fw_uctx_valid(fw, uctx))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE,
+				   "no such user context");
+	status = (uint8_t)fw_pd_get(fw, pdn, uctx);
+	if (status != ORDMA_CMD_STATUS_OK)
+		return fw_cmd_fail(c, status, status == ORDMA_CMD_STATUS_PERM ?
+				   "PD owned by another context" : "no such PD");
+	for (index = 1; index <= FW_MAX_MR && fw->mrs[index].valid; index++)
+		;
+	if (index > FW_MAX_MR || fw_mw_count(fw) >= FW_MAX_MW) {
+		fw_pd_put(fw, pdn);
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NO_RESOURCES,
+				   "all memory windows or keys in use");
+	}
+	mw = &fw->mrs[index];
+	memset(mw, 0, sizeof(*mw));
+	mw->valid = true;
+	mw->mw_type = p->type;
+	mw->variant = p->key;
+	mw->pdn = pdn;
+	mw->uctx = uctx;
+	c->out->handle.handle = cpu_to_le32(fw_mr_key(index, p->key));
+	return ORDMA_CMD_STATUS_OK;
+}
+
+/* A bound window is unbound first (IBTA allows freeing it bound).  The
+ * variant is not compared: a BIND_MW WQE may have changed it.
+ */
+uint8_t fw_cmd_dealloc_mw(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	uint32_t key = le32_to_cpu(c->in->handle.handle);
+	uint32_t uctx = le32_to_cpu(c->in->handle.uctx);
+	struct fw_mr *mw = fw_mw_by_index(fw, key);
+
+	if (!mw)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE,
+				   "no such memory window");
+	if (mw->uctx != uctx)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_PERM,
+				   "window owned by another context");
+	fw_mw_unbind(fw, mw);
+	fw_pd_put(fw, mw->pdn);
+	memset(mw, 0, sizeof(*mw));
 	return ORDMA_CMD_STATUS_OK;
 }
 

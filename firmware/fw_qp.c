@@ -141,6 +141,8 @@ static uint8_t fw_send_cqe_opcode(uint8_t wqe_opcode)
 		return ORDMA_CQE_OP_FLUSH;
 	case ORDMA_WQE_ATOMIC_WRITE:
 		return ORDMA_CQE_OP_ATOMIC_WRITE;
+	case ORDMA_WQE_BIND_MW:
+		return ORDMA_CQE_OP_BIND_MW;
 	default:
 		/* SEND variants; also an unknown opcode or an unreadable WQE,
 		 * which the flush reports rather than judges
@@ -591,6 +593,7 @@ uint8_t fw_cmd_destroy_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	if (qp->uctx != le32_to_cpu(c->in->handle.uctx))
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_PERM,
 				   "QP owned by another context");
+	fw_mw_qp_destroyed(fw, qp->qpn);
 	fw_pd_put(fw, qp->pdn);
 	fw_cq_put(fw, qp->send_cqn);
 	fw_cq_put(fw, qp->recv_cqn);

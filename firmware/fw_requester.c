@@ -91,6 +91,8 @@ static uint8_t fw_req_cqe_opcode(uint8_t opcode)
 		return ORDMA_CQE_OP_FLUSH;
 	case ORDMA_WQE_ATOMIC_WRITE:
 		return ORDMA_CQE_OP_ATOMIC_WRITE;
+	case ORDMA_WQE_BIND_MW:
+		return ORDMA_CQE_OP_BIND_MW;
 	default:
 		return ORDMA_CQE_OP_SEND;
 	}
@@ -302,6 +304,11 @@ static uint8_t fw_req_check(struct ordma_fw *fw, struct fw_qp *qp,
 	case ORDMA_WQE_FLUSH:
 	case ORDMA_WQE_ATOMIC_WRITE:
 		return fw_req_check_nodata(qp, w, opcode, length);
+	case ORDMA_WQE_BIND_MW:
+		/* IBTA: windows are bound on connected QPs only */
+		if (qp->type != ORDMA_QPT_RC && qp->type != ORDMA_QPT_UC)
+			return ORDMA_CQE_LOC_QP_OP_ERR;
+		return ORDMA_CQE_SUCCESS;
 	case ORDMA_WQE_SEND_INV:
 		if (qp->type != ORDMA_QPT_RC)
 			return ORDMA_CQE_LOC_QP_OP_ERR;
@@ -373,15 +380,21 @@ static uint8_t fw_req_local_op(struct ordma_fw *fw, struct fw_qp *qp,
 {
 	int rc;
 
+	if (opcode == ORDMA_WQE_BIND_MW) {
+		/* every failed bind is a bind error, QP to error (IBTA) */
+		rc = fw_mw_bind(fw, qp->pdn, qp->qpn, &w->hdr.bind_mw);
+		return rc == FW_MR_OK ? ORDMA_CQE_SUCCESS :
+					ORDMA_CQE_MW_BIND_ERR;
+	}
 	if (opcode == ORDMA_WQE_LOCAL_INV)
-		rc = fw_mr_invalidate(fw, le32_to_cpu(w->hdr.ctrl.imm_inv),
-				      qp->pdn);
+		rc = fw_rkey_invalidate(fw, le32_to_cpu(w->hdr.ctrl.imm_inv),
+					qp->pdn, qp->qpn, false);
 	else
 		rc = fw_mr_fast_register(fw, qp->pdn, &w->hdr.reg_mr);
 	if (rc == FW_MR_OK)
 		return ORDMA_CQE_SUCCESS;
-	return rc == FW_MR_ERR_PARAM ? ORDMA_CQE_LOC_QP_OP_ERR :
-				       ORDMA_CQE_LOC_PROT_ERR;
+	return rc == FW_MR_ERR_PARAM || rc == FW_MR_ERR_BUSY ?
+	       ORDMA_CQE_LOC_QP_OP_ERR : ORDMA_CQE_LOC_PROT_ERR;
 }
 
 static uint8_t fw_req_ud_send(struct ordma_fw *fw, struct fw_qp *qp,
@@ -454,7 +467,8 @@ static bool fw_req_start(struct ordma_fw *fw, struct fw_qp *qp)
 		fw_req_fail(qp, e, status);
 		return false;
 	}
-	if (opcode == ORDMA_WQE_LOCAL_INV || opcode == ORDMA_WQE_REG_MR) {
+	if (opcode == ORDMA_WQE_LOCAL_INV || opcode == ORDMA_WQE_REG_MR ||
+	    opcode == ORDMA_WQE_BIND_MW) {
 		e->done = true;
 		e->status = fw_req_local_op(fw, qp, &w, opcode);
 		if (e->status != ORDMA_CQE_SUCCESS)

@@ -294,9 +294,11 @@ static bool fw_resp_read_check(struct ordma_fw *fw, struct fw_qp *qp,
 	uint32_t len = fw_reth_dma_len(pkt->reth);
 	struct fw_mr *mr;
 
-	return !len || fw_mr_lookup(fw, fw_reth_rkey(pkt->reth), qp->pdn,
-				    fw_reth_va(pkt->reth), len,
-				    ORDMA_ACCESS_REMOTE_READ, &mr) == FW_MR_OK;
+	return !len || fw_mr_lookup_remote(fw, fw_reth_rkey(pkt->reth),
+					   qp->pdn, qp->qpn,
+					   fw_reth_va(pkt->reth), len,
+					   ORDMA_ACCESS_REMOTE_READ,
+					   &mr) == FW_MR_OK;
 }
 
 static void fw_resp_read(struct ordma_fw *fw, struct fw_qp *qp,
@@ -340,8 +342,9 @@ static void fw_resp_atomic(struct ordma_fw *fw, struct fw_qp *qp,
 			      ORDMA_EQE_QP_REQ_ERR, FW_TP_DROP_BAD_REQ);
 		return;
 	}
-	if (fw_mr_lookup(fw, fw_atomic_eth_rkey(a), qp->pdn, va, 8,
-			 ORDMA_ACCESS_REMOTE_ATOMIC, &mr) != FW_MR_OK ||
+	if (fw_mr_lookup_remote(fw, fw_atomic_eth_rkey(a), qp->pdn, qp->qpn,
+				va, 8, ORDMA_ACCESS_REMOTE_ATOMIC,
+				&mr) != FW_MR_OK ||
 	    fw_mr_copy_from(fw, mr, va, bytes, 8)) {
 		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_REMOTE_ACCESS, 0,
 			      ORDMA_EQE_QP_ACCESS_ERR, FW_TP_DROP_BAD_REQ);
@@ -571,7 +574,8 @@ static void fw_resp_send(struct ordma_fw *fw, struct fw_qp *qp,
 	if (pkt->ieth) {
 		uint32_t rkey = fw_ieth_rkey(pkt->ieth);
 
-		if (fw_mr_invalidate(fw, rkey, qp->pdn) != FW_MR_OK) {
+		if (fw_rkey_invalidate(fw, rkey, qp->pdn, qp->qpn, true) !=
+		    FW_MR_OK) {
 			fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_INVALID_REQ,
 				      ORDMA_CQE_LOC_PROT_ERR,
 				      ORDMA_EQE_QP_ACCESS_ERR,
@@ -592,9 +596,10 @@ static bool fw_resp_write_check(struct ordma_fw *fw, struct fw_qp *qp,
 {
 	struct fw_mr *mr;
 
-	return !len || fw_mr_lookup(fw, qp->resp.write_rkey, qp->pdn,
-				    qp->resp.write_va, len,
-				    ORDMA_ACCESS_REMOTE_WRITE, &mr) == FW_MR_OK;
+	return !len || fw_mr_lookup_remote(fw, qp->resp.write_rkey, qp->pdn,
+					   qp->qpn, qp->resp.write_va, len,
+					   ORDMA_ACCESS_REMOTE_WRITE,
+					   &mr) == FW_MR_OK;
 }
 
 static void fw_resp_write(struct ordma_fw *fw, struct fw_qp *qp,
@@ -619,9 +624,11 @@ static void fw_resp_write(struct ordma_fw *fw, struct fw_qp *qp,
 		r->write_len = fw_reth_dma_len(pkt->reth);
 		r->write_left = r->write_len;
 		if (r->write_len) {
-			if (fw_mr_lookup(fw, r->write_rkey, qp->pdn, r->write_va,
-					 r->write_len, ORDMA_ACCESS_REMOTE_WRITE,
-					 &mr) != FW_MR_OK) {
+			if (fw_mr_lookup_remote(fw, r->write_rkey, qp->pdn,
+						qp->qpn, r->write_va,
+						r->write_len,
+						ORDMA_ACCESS_REMOTE_WRITE,
+						&mr) != FW_MR_OK) {
 				fw_resp_fatal(fw, qp, psn,
 					      FW_AETH_NAK_REMOTE_ACCESS, 0,
 					      ORDMA_EQE_QP_ACCESS_ERR,
@@ -649,8 +656,10 @@ static void fw_resp_write(struct ordma_fw *fw, struct fw_qp *qp,
 		return;
 	}
 	if (len) {
-		if (fw_mr_lookup(fw, r->write_rkey, qp->pdn, r->write_va, len,
-				 ORDMA_ACCESS_REMOTE_WRITE, &mr) != FW_MR_OK ||
+		if (fw_mr_lookup_remote(fw, r->write_rkey, qp->pdn, qp->qpn,
+					r->write_va, len,
+					ORDMA_ACCESS_REMOTE_WRITE,
+					&mr) != FW_MR_OK ||
 		    fw_mr_copy_to(fw, mr, r->write_va, pkt->payload, len)) {
 			fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_REMOTE_ACCESS,
 				      ORDMA_CQE_REM_ACCESS_ERR,

@@ -225,8 +225,9 @@ int fw_tp_send(struct ordma_fw *fw, struct fw_qp *qp,
 		struct fw_mr *mr;
 		uint64_t va = pl->va + pl->off;
 
-		if (fw_mr_lookup(fw, pl->rkey, qp->pdn, va, len,
-				 ORDMA_ACCESS_REMOTE_READ, &mr) != FW_MR_OK ||
+		if (fw_mr_lookup_remote(fw, pl->rkey, qp->pdn, qp->qpn, va, len,
+					ORDMA_ACCESS_REMOTE_READ,
+					&mr) != FW_MR_OK ||
 		    fw_mr_copy_from(fw, mr, va, fw->frame_buf + f.payload_off,
 				    len)) {
 			fw->tp.tx_drop[FW_TP_TX_DMA]++;

@@ -243,8 +243,8 @@ struct fw_tp_payload {
 	unsigned int num_sge;
 	uint64_t off;
 	uint32_t len;
-	/* or (READ responses) from the MR rkey names, at va + off, checked
-	 * for REMOTE_READ in the QP's PD
+	/* or (READ responses) from the MR or window rkey names, at va +
+	 * off, checked for REMOTE_READ in the QP's PD
 	 */
 	bool remote;
 	uint32_t rkey;

@@ -21,6 +21,8 @@
  * bits 31:8), CQ numbers and AH handles start at 1: 0 is never valid.
  */
 #define FW_MAX_MR			4096
+/* Windows take MR indices too: MRs + windows <= FW_MAX_MR */
+#define FW_MAX_MW			1024
 #define FW_MAX_CQ			1024
 #define FW_MAX_AH			1024
 #define FW_CQ_MIN_LOG_SIZE		1
@@ -110,6 +112,8 @@ enum fw_mr_err {
 	FW_MR_ERR_TYPE		= 5,
 	FW_MR_ERR_PARAM		= 6,	/* fast-register WQE fields invalid */
 	FW_MR_ERR_DMA		= 7,	/* fast-register page list unreadable */
+	FW_MR_ERR_BUSY		= 8,	/* memory windows are bound to the MR */
+	FW_MR_ERR_QP		= 9,	/* type 2 window bound to another QP */
 };
 
 /*
@@ -123,6 +127,17 @@ enum fw_mr_err {
 int fw_mr_lookup(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
 		 uint64_t iova, uint64_t len, uint32_t need_access,
 		 struct fw_mr **mr);
+
+/*
+ * fw_mr_lookup() for an rkey from the wire: the key may also name a bound
+ * memory window, which must belong to pdn, (type 2) be bound to QP qpn,
+ * cover [iova, iova + len) in the window's address space and grant
+ * need_access.  *mr is then the window; the copy and DMA helpers below
+ * translate through it into its MR.
+ */
+int fw_mr_lookup_remote(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
+			uint32_t qpn, uint64_t iova, uint64_t len,
+			uint32_t need_access, struct fw_mr **mr);
 
 /* Copy into / out of an MR at iova (checked by fw_mr_lookup), crossing
  * pages.  0, or -1 on a DMA error or if the range is not in the MR.
@@ -154,6 +169,34 @@ int fw_mr_dma(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
  * Invalidating an already invalid MR with the right key succeeds.
  */
 int fw_mr_invalidate(struct ordma_fw *fw, uint32_t key, uint32_t pdn);
+
+/*
+ * LOCAL_INV (remote false) or SEND_WITH_INV received on QP qpn (remote
+ * true): fw_mr_invalidate() for an MR key; a key naming a memory window
+ * unbinds a bound type 2 window of pdn (received: bound to qpn).  Returns
+ * FW_MR_OK, FW_MR_ERR_KEY (not bound, variant), FW_MR_ERR_PD,
+ * FW_MR_ERR_TYPE (type 1 window, or not a fast-reg MR), FW_MR_ERR_QP or
+ * FW_MR_ERR_BUSY (fast-reg MR with bound windows).
+ */
+int fw_rkey_invalidate(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
+		       uint32_t qpn, bool remote);
+
+/*
+ * BIND_MW WQE posted on QP qpn of PD qp_pdn.  Checked in this order:
+ * FW_MR_ERR_KEY (no window with mw_rkey's index), FW_MR_ERR_PARAM
+ * (unknown access bits, reserved field), FW_MR_ERR_PD (window not in the
+ * QP's PD), type 1: ZERO_BASED -> FW_MR_ERR_PARAM, length 0 unbinds;
+ * type 2: already bound -> FW_MR_ERR_TYPE, length 0 -> FW_MR_ERR_PARAM;
+ * then the MR: FW_MR_ERR_KEY (no such live MR, variant), FW_MR_ERR_PD,
+ * FW_MR_ERR_ACCESS (no MW_BIND, or remote write/atomic without the MR's
+ * local write), FW_MR_ERR_BOUNDS (window outside the MR).  On success the
+ * window is bound with mw_rkey's variant; on failure it is unchanged.
+ */
+int fw_mw_bind(struct ordma_fw *fw, uint32_t qp_pdn, uint32_t qpn,
+	       const struct ordma_wqe_bind_mw *wqe);
+
+/* DESTROY_QP: type 2 windows bound to qpn return to the free state. */
+void fw_mw_qp_destroyed(struct ordma_fw *fw, uint32_t qpn);
 
 /*
  * REG_MR WQE: the fast-reg MR with wqe->key's index, in PD pdn and in the
@@ -247,6 +290,8 @@ const char *fw_cq_doorbell(struct ordma_fw *fw, uint32_t page, uint32_t cqn,
 
 uint8_t fw_cmd_reg_mr(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_dereg_mr(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_alloc_mw(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_dealloc_mw(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_create_cq(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_destroy_cq(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_create_ah(struct ordma_fw *fw, struct fw_cmd *c);

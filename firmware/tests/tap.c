@@ -63,7 +63,7 @@ void tap_note(const char *fmt, ...)
 
 static const struct tap_test *const suites[] = {
 	core_tests, admin_tests, eq_tests, eth_tests, resource_tests,
-	robust_tests, mr_tests, cq_tests, ah_tests, qp_state_tests, qp_tests,
+	robust_tests, mr_tests, mw_tests, cq_tests, ah_tests, qp_state_tests, qp_tests,
 	srq_tests, wire_tests, transport_tests,
 };
 

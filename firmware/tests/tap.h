@@ -40,6 +40,7 @@ extern const struct tap_test eth_tests[];
 extern const struct tap_test resource_tests[];
 extern const struct tap_test robust_tests[];
 extern const struct tap_test mr_tests[];
+extern const struct tap_test mw_tests[];
 extern const struct tap_test cq_tests[];
 extern const struct tap_test ah_tests[];
 extern const struct tap_test qp_state_tests[];

@@ -35,6 +35,8 @@ static const struct {
 	{ ORDMA_CMD_DESTROY_CQ, sizeof(struct ordma_cmd_handle) },
 	{ ORDMA_CMD_REG_MR, sizeof(struct ordma_cmd_reg_mr) },
 	{ ORDMA_CMD_DEREG_MR, sizeof(struct ordma_cmd_handle) },
+	{ ORDMA_CMD_ALLOC_MW, sizeof(struct ordma_cmd_alloc_mw) },
+	{ ORDMA_CMD_DEALLOC_MW, sizeof(struct ordma_cmd_handle) },
 	{ ORDMA_CMD_CREATE_AH, sizeof(struct ordma_cmd_create_ah) },
 	{ ORDMA_CMD_DESTROY_AH, sizeof(struct ordma_cmd_handle) },
 	{ ORDMA_CMD_CREATE_QP, sizeof(struct ordma_cmd_buf) },
@@ -109,7 +111,7 @@ static void test_query_device(void)
 		 ORDMA_DEV_CAP_SRQ |
 		 ORDMA_DEV_CAP_ATOMIC | ORDMA_DEV_CAP_FAST_REG |
 		 ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_FLUSH |
-		 ORDMA_DEV_CAP_ATOMIC_WRITE);
+		 ORDMA_DEV_CAP_ATOMIC_WRITE | ORDMA_DEV_CAP_MW);
 	CHECK_EQ(le32_to_cpu(caps.max_qp), 1024);
 	CHECK_EQ(le32_to_cpu(caps.max_qp_wr), 4096);
 	CHECK_EQ(le32_to_cpu(caps.max_send_sge), 8);
@@ -135,7 +137,7 @@ static void test_query_device(void)
 	CHECK_EQ(le32_to_cpu(caps.pkey_table_len), 1);
 	CHECK_EQ(le32_to_cpu(caps.local_ca_ack_delay), 15);
 	CHECK_EQ(le32_to_cpu(caps.max_eth_rings), 8);
-	CHECK_EQ(caps.max_mw, 0);
+	CHECK_EQ(le32_to_cpu(caps.max_mw), 1024);
 	CHECK_EQ(caps.reserved_196, 0);
 	CHECK(!memcmp(caps.serial, "ORD123456\0\0\0\0\0\0\0", 16));
 	CHECK(!memcmp(caps.board_id, "ORDMA-RNIC-V1\0\0\0", 16));

@@ -966,7 +966,8 @@ static void test_fast_reg_and_invalidate(void)
 	w = make_frwr(newkey, 0x9000100, 8000, TABLE(0), 3, 12,
 		      ORDMA_ACCESS_REMOTE_WRITE);
 	CHECK_EQ(fw_mr_fast_register(d.fw, kpd, &w), FW_MR_ERR_PARAM);
-	w = make_frwr(newkey, 0x9000100, 8000, TABLE(0), 3, 12, 0x10);
+	w = make_frwr(newkey, 0x9000100, 8000, TABLE(0), 3, 12,
+		      ORDMA_ACCESS_ZERO_BASED);
 	CHECK_EQ(fw_mr_fast_register(d.fw, kpd, &w), FW_MR_ERR_PARAM);
 	w = make_frwr(newkey, 0x9000100, 0, TABLE(0), 3, 12, rw);
 	CHECK_EQ(fw_mr_fast_register(d.fw, kpd, &w), FW_MR_ERR_PARAM);

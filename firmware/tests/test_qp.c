@@ -1526,7 +1526,8 @@ static bool storm_status_ok(uint8_t status)
 	return status == ORDMA_CQE_SUCCESS || status == ORDMA_CQE_WR_FLUSH_ERR ||
 	       status == ORDMA_CQE_LOC_QP_OP_ERR ||
 	       status == ORDMA_CQE_LOC_PROT_ERR ||
-	       status == ORDMA_CQE_LOC_LEN_ERR;
+	       status == ORDMA_CQE_LOC_LEN_ERR ||
+	       status == ORDMA_CQE_MW_BIND_ERR;
 }
 
 static void test_qp_random_storm(void)

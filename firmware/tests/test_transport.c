@@ -433,6 +433,7 @@ struct wr {
 	uint8_t placement, level;	/* FLUSH */
 	uint32_t length;		/* FLUSH */
 	uint8_t value[8];		/* ATOMIC_WRITE */
+	struct ordma_wqe_bind_mw bind;
 };
 
 static void sge(struct ordma_sge *g, uint64_t addr, uint32_t len,
@@ -507,6 +508,9 @@ static void put_wqe(struct side *s, const struct wr *w)
 		q->atomic_write.remote_addr = cpu_to_le64(w->remote_addr);
 		q->atomic_write.rkey = cpu_to_le32(w->rkey);
 		memcpy(q->atomic_write.value, w->value, 8);
+		break;
+	case ORDMA_WQE_BIND_MW:
+		q->bind_mw = w->bind;
 		break;
 	default:
 		if (w->ah) {
@@ -637,7 +641,7 @@ static void test_tp_caps(void)
 		 ORDMA_DEV_CAP_SRQ |
 		 ORDMA_DEV_CAP_ATOMIC | ORDMA_DEV_CAP_FAST_REG |
 		 ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_FLUSH |
-		 ORDMA_DEV_CAP_ATOMIC_WRITE);
+		 ORDMA_DEV_CAP_ATOMIC_WRITE | ORDMA_DEV_CAP_MW);
 	drv_close(&d);
 }
 
@@ -3236,6 +3240,270 @@ static void test_tp_rc_flush_bad_response(void)
 	env_close(&e);
 }
 
+/* ------------------------------------------------------------------ */
+/* Memory windows                                                      */
+/* ------------------------------------------------------------------ */
+
+/* B's window MR: MW_BIND over GUARD_ADDR, B's QP binds its windows */
+#define MW_MR_LEN	0x4000ULL
+
+struct mw_env {
+	struct env e;
+	uint32_t mr;		/* B: LOCAL_WRITE | MW_BIND */
+	uint32_t mr_nobind;	/* B: LOCAL_WRITE | REMOTE_WRITE */
+	uint32_t mw1, mw2;	/* B: type 1, type 2 */
+};
+
+static uint32_t mw_next_key(uint32_t key)
+{
+	return (key & ~0xffu) | ((key + 1) & 0xff);
+}
+
+static uint8_t mw_alloc(struct side *s, uint8_t type, uint8_t key,
+			uint32_t *rkey)
+{
+	struct ordma_aq_cmd cmd;
+	uint8_t status;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_ALLOC_MW);
+	cmd.alloc_mw.pdn = cpu_to_le32(s->pdn);
+	cmd.alloc_mw.type = type;
+	cmd.alloc_mw.key = key;
+	status = drv_exec(&s->d, &cmd);
+	*rkey = le32_to_cpu(s->d.last_comp.handle.handle);
+	return status;
+}
+
+static bool mw_env_open(struct mw_env *m)
+{
+	struct tcfg c;
+	struct side *b;
+
+	default_cfg(&c);
+	if (!env_open(&m->e, &c))
+		return false;
+	b = &m->e.s[1];
+	return drv_reg_mr_contig(&b->d, b->pdn, 0, GUARD_ADDR, GUARD_ADDR,
+				 MW_MR_LEN, ORDMA_ACCESS_LOCAL_WRITE |
+				 ORDMA_ACCESS_MW_BIND, 0x51, &m->mr) == OK &&
+	       drv_reg_mr_contig(&b->d, b->pdn, 0, GUARD_ADDR, GUARD_ADDR,
+				 MW_MR_LEN, ORDMA_ACCESS_LOCAL_WRITE |
+				 ORDMA_ACCESS_REMOTE_WRITE, 0x52,
+				 &m->mr_nobind) == OK &&
+	       mw_alloc(b, ORDMA_MW_TYPE_1, 0x61, &m->mw1) == OK &&
+	       mw_alloc(b, ORDMA_MW_TYPE_2, 0x62, &m->mw2) == OK;
+}
+
+static void post_bind(struct side *s, uint32_t mw_rkey, uint32_t mr_lkey,
+		      uint64_t addr, uint64_t len, uint32_t access)
+{
+	struct wr w;
+
+	memset(&w, 0, sizeof(w));
+	w.opcode = ORDMA_WQE_BIND_MW;
+	w.flags = ORDMA_WQE_SIGNALED;
+	w.bind.addr = cpu_to_le64(addr);
+	w.bind.length = cpu_to_le64(len);
+	w.bind.mw_rkey = cpu_to_le32(mw_rkey);
+	w.bind.mr_lkey = cpu_to_le32(mr_lkey);
+	w.bind.access = cpu_to_le32(access);
+	post(s, &w);
+}
+
+static void post_rdma(struct side *s, uint8_t opcode, uint64_t laddr,
+		      uint32_t len, uint64_t raddr, uint32_t rkey)
+{
+	struct wr w;
+
+	wr_init(&w, opcode, laddr, len, s->key1);
+	w.remote_addr = raddr;
+	w.rkey = rkey;
+	post(s, &w);
+}
+
+/* WRITE and READ through a type 1 and a zero-based type 2 window, the
+ * type 2 window invalidated by SEND_WITH_INV, then a WRITE past a window
+ */
+static void test_tp_mw_traffic(void)
+{
+	uint32_t k1, k2;
+	struct ordma_cqe cqe;
+	struct mw_env m;
+	struct side *a, *b;
+	struct wr w;
+
+	REQUIRE(mw_env_open(&m));
+	a = &m.e.s[0];
+	b = &m.e.s[1];
+	k1 = mw_next_key(m.mw1);
+	k2 = mw_next_key(m.mw2);
+	post_bind(b, k1, m.mr, GUARD_ADDR + 0x100, 0x1000,
+		  ORDMA_ACCESS_REMOTE_WRITE | ORDMA_ACCESS_REMOTE_READ);
+	expect_cqe(b, true, ORDMA_CQE_OP_BIND_MW, ORDMA_CQE_SUCCESS, 0, 0);
+	post_bind(b, k2, m.mr, GUARD_ADDR + 0x2000, 0x1000,
+		  ORDMA_ACCESS_REMOTE_WRITE | ORDMA_ACCESS_ZERO_BASED);
+	expect_cqe(b, true, ORDMA_CQE_OP_BIND_MW, ORDMA_CQE_SUCCESS, 0, 1);
+
+	/* 0x800 bytes, two packets, into the type 1 window */
+	pattern(mem(a, MR1_ADDR, 0x800), 0x800, 3);
+	post_rdma(a, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 0x800,
+		  GUARD_ADDR + 0x300, k1);
+	pump(&m.e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, 0x800,
+		   0);
+	CHECK(!memcmp(mem(b, GUARD_ADDR + 0x300, 0x800),
+		      mem(a, MR1_ADDR, 0x800), 0x800));
+	/* and read back through it */
+	post_rdma(a, ORDMA_WQE_RDMA_READ, MR1_ADDR + 0x10000, 0x1000,
+		  GUARD_ADDR + 0x100, k1);
+	pump(&m.e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_SUCCESS, 0x1000,
+		   1);
+	CHECK(!memcmp(mem(a, MR1_ADDR + 0x10000, 0x1000),
+		      mem(b, GUARD_ADDR + 0x100, 0x1000), 0x1000));
+	/* zero based: offset 0x10 of the window is GUARD_ADDR + 0x2010 */
+	pattern(mem(a, MR1_ADDR, 0x100), 0x100, 9);
+	post_rdma(a, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 0x100, 0x10, k2);
+	pump(&m.e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, 0x100,
+		   2);
+	CHECK(!memcmp(mem(b, GUARD_ADDR + 0x2010, 0x100),
+		      mem(a, MR1_ADDR, 0x100), 0x100));
+	/* the MR under bound windows stays */
+	CHECK_EQ(drv_handle_cmd(&b->d, ORDMA_CMD_DEREG_MR, m.mr, 0),
+		 ORDMA_CMD_STATUS_BUSY);
+
+	/* SEND_WITH_INV of the type 2 window, received on its QP */
+	post_recv(b, MR1_ADDR, 64);
+	wr_init(&w, ORDMA_WQE_SEND_INV, MR1_ADDR, 16, a->key1);
+	w.imm_inv = k2;
+	post(a, &w);
+	pump(&m.e);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 16, 3);
+	REQUIRE(cqe_next(b, false, &cqe));
+	CHECK_EQ(cqe.status, ORDMA_CQE_SUCCESS);
+	CHECK_EQ(le16_to_cpu(cqe.flags), ORDMA_CQE_F_INV);
+	CHECK_EQ(le32_to_cpu(cqe.imm_inv), k2);
+	post_rdma(a, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 0x10, 0x10, k2);
+	pump(&m.e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_REM_ACCESS_ERR,
+		   0, 4);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_ERR);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_ERR);
+	env_close(&m.e);
+}
+
+/* A bind that breaks a rule completes with MW_BIND_ERR, QP to error;
+ * the window is unchanged and the next WQE is flushed.
+ */
+static void test_tp_mw_bind_error(void)
+{
+	uint32_t k1;
+	struct mw_env m;
+	struct side *b;
+
+	REQUIRE(mw_env_open(&m));
+	b = &m.e.s[1];
+	k1 = mw_next_key(m.mw1);
+	post_bind(b, k1, m.mr_nobind, GUARD_ADDR, 0x100,
+		  ORDMA_ACCESS_REMOTE_WRITE);
+	post_bind(b, k1, m.mr, GUARD_ADDR, 0x100, ORDMA_ACCESS_REMOTE_WRITE);
+	expect_cqe(b, true, ORDMA_CQE_OP_BIND_MW, ORDMA_CQE_MW_BIND_ERR, 0, 0);
+	expect_cqe(b, true, ORDMA_CQE_OP_BIND_MW, ORDMA_CQE_WR_FLUSH_ERR, 0, 1);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_ERR);
+	/* the window was not bound by the failed WQE */
+	{
+		struct fw_mr *mr;
+
+		CHECK_EQ(fw_mr_lookup_remote(b->d.fw, k1, b->pdn, b->qpn,
+					     GUARD_ADDR, 1, 0, &mr),
+			 FW_MR_ERR_KEY);
+	}
+	env_close(&m.e);
+}
+
+/* Type 1 windows are not invalidated by LOCAL_INV or SEND_WITH_INV. */
+static void test_tp_mw_type1_not_invalidated(void)
+{
+	struct ordma_cqe cqe;
+	uint32_t k1;
+	struct mw_env m;
+	struct side *a, *b;
+	struct wr w;
+
+	REQUIRE(mw_env_open(&m));
+	a = &m.e.s[0];
+	b = &m.e.s[1];
+	k1 = mw_next_key(m.mw1);
+	post_bind(b, k1, m.mr, GUARD_ADDR, 0x100, ORDMA_ACCESS_REMOTE_WRITE);
+	expect_cqe(b, true, ORDMA_CQE_OP_BIND_MW, ORDMA_CQE_SUCCESS, 0, 0);
+	post_recv(b, MR1_ADDR, 64);
+	wr_init(&w, ORDMA_WQE_SEND_INV, MR1_ADDR, 16, a->key1);
+	w.imm_inv = k1;
+	post(a, &w);
+	pump(&m.e);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_REM_INV_REQ_ERR, 0, 0);
+	REQUIRE(cqe_next(b, false, &cqe));
+	CHECK_EQ(cqe.status, ORDMA_CQE_LOC_PROT_ERR);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_ERR);
+	env_close(&m.e);
+
+	/* LOCAL_INV on B's own SQ */
+	REQUIRE(mw_env_open(&m));
+	b = &m.e.s[1];
+	k1 = mw_next_key(m.mw1);
+	post_bind(b, k1, m.mr, GUARD_ADDR, 0x100, ORDMA_ACCESS_REMOTE_WRITE);
+	memset(&w, 0, sizeof(w));
+	w.opcode = ORDMA_WQE_LOCAL_INV;
+	w.flags = ORDMA_WQE_SIGNALED;
+	w.imm_inv = k1;
+	post(b, &w);
+	expect_cqe(b, true, ORDMA_CQE_OP_BIND_MW, ORDMA_CQE_SUCCESS, 0, 0);
+	expect_cqe(b, true, ORDMA_CQE_OP_LOCAL_INV, ORDMA_CQE_LOC_PROT_ERR, 0,
+		   1);
+	env_close(&m.e);
+}
+
+/* A type 2 window invalidated by LOCAL_INV binds again; freed while
+ * bound it refuses access and no longer holds its MR.
+ */
+static void test_tp_mw_type2_dealloc_and_qp(void)
+{
+	uint32_t k2;
+	struct mw_env m;
+	struct side *a, *b;
+	struct wr w;
+
+	REQUIRE(mw_env_open(&m));
+	a = &m.e.s[0];
+	b = &m.e.s[1];
+	k2 = mw_next_key(m.mw2);
+	post_bind(b, k2, m.mr, GUARD_ADDR, 0x100, ORDMA_ACCESS_REMOTE_WRITE);
+	expect_cqe(b, true, ORDMA_CQE_OP_BIND_MW, ORDMA_CQE_SUCCESS, 0, 0);
+	/* LOCAL_INV, then bound again with a new key */
+	memset(&w, 0, sizeof(w));
+	w.opcode = ORDMA_WQE_LOCAL_INV;
+	w.flags = ORDMA_WQE_SIGNALED;
+	w.imm_inv = k2;
+	post(b, &w);
+	expect_cqe(b, true, ORDMA_CQE_OP_LOCAL_INV, ORDMA_CQE_SUCCESS, 0, 1);
+	k2 = mw_next_key(k2);
+	post_bind(b, k2, m.mr, GUARD_ADDR, 0x100, ORDMA_ACCESS_REMOTE_WRITE);
+	expect_cqe(b, true, ORDMA_CQE_OP_BIND_MW, ORDMA_CQE_SUCCESS, 0, 2);
+	post_rdma(a, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 0x10, GUARD_ADDR, k2);
+	pump(&m.e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, 0x10,
+		   0);
+	/* freed while bound: the next WRITE is a remote access error */
+	CHECK_EQ(drv_handle_cmd(&b->d, ORDMA_CMD_DEALLOC_MW, k2, 0), OK);
+	CHECK_EQ(drv_handle_cmd(&b->d, ORDMA_CMD_DEREG_MR, m.mr, 0), OK);
+	post_rdma(a, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 0x10, GUARD_ADDR, k2);
+	pump(&m.e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_REM_ACCESS_ERR,
+		   0, 1);
+	env_close(&m.e);
+}
+
 const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_caps),
 	TAP_TEST(test_tp_rc_send_small),
@@ -3284,5 +3552,9 @@ const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_rc_atomic_write_errors),
 	TAP_TEST(test_tp_rc_flush_bad_frames),
 	TAP_TEST(test_tp_rc_flush_bad_response),
+	TAP_TEST(test_tp_mw_traffic),
+	TAP_TEST(test_tp_mw_bind_error),
+	TAP_TEST(test_tp_mw_type1_not_invalidated),
+	TAP_TEST(test_tp_mw_type2_dealloc_and_qp),
 	TAP_END
 };

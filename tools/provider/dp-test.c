@@ -284,8 +284,11 @@ static void test_cqe(void)
 	      ordma_wc_opcode(ORDMA_CQE_OP_FETCH_ADD) == IBV_WC_FETCH_ADD &&
 	      ordma_wc_opcode(ORDMA_CQE_OP_LOCAL_INV) == IBV_WC_LOCAL_INV &&
 	      ordma_wc_opcode(ORDMA_CQE_OP_FLUSH) == IBV_WC_FLUSH &&
-	      ordma_wc_opcode(ORDMA_CQE_OP_ATOMIC_WRITE) == IBV_WC_ATOMIC_WRITE,
+	      ordma_wc_opcode(ORDMA_CQE_OP_ATOMIC_WRITE) == IBV_WC_ATOMIC_WRITE &&
+	      ordma_wc_opcode(ORDMA_CQE_OP_BIND_MW) == IBV_WC_BIND_MW,
 	      "send-side CQE opcodes");
+	check((int)ORDMA_CQE_MW_BIND_ERR == (int)IBV_WC_MW_BIND_ERR,
+	      "MW_BIND_ERR is IBV_WC_MW_BIND_ERR");
 	check((int)ORDMA_CQE_LOC_LEN_ERR == (int)IBV_WC_LOC_LEN_ERR &&
 	      (int)ORDMA_CQE_LOC_PROT_ERR == (int)IBV_WC_LOC_PROT_ERR &&
 	      (int)ORDMA_CQE_WR_FLUSH_ERR == (int)IBV_WC_WR_FLUSH_ERR &&
@@ -297,16 +300,70 @@ static void test_cqe(void)
 	      "ordma_cqe_status values equal ibv_wc_status");
 }
 
+static void test_bind_mw(void)
+{
+	struct ordma_send_params rc = { .max_sge = 2, .max_inline = 64 };
+	struct ordma_send_params ud = { .ud = true, .max_sge = 1 };
+	struct ordma_send_wqe *w = (struct ordma_send_wqe *)wqe;
+	struct ibv_mr mr = { .lkey = 0x3344 };
+	struct ibv_mw mw = { .rkey = 0x1200, .type = IBV_MW_TYPE_2 };
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_BIND_MW, .send_flags = IBV_SEND_SIGNALED,
+	};
+	uint32_t hw = 0;
+
+	wr.bind_mw.mw = &mw;
+	wr.bind_mw.rkey = 0x1201;
+	wr.bind_mw.bind_info.mr = &mr;
+	wr.bind_mw.bind_info.addr = 0x7000;
+	wr.bind_mw.bind_info.length = 0x100;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_LOCAL_WRITE |
+		IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_ZERO_BASED;
+	memset(wqe, 0xa5, sizeof(wqe));
+	check(ordma_build_send_wqe(wqe, 7, &wr, &rc) == 0 &&
+	      FIELD_GET(ORDMA_WQE_OPCODE, wqe_ctrl()) == ORDMA_WQE_BIND_MW &&
+	      FIELD_GET(ORDMA_WQE_NUM_SGE, wqe_ctrl()) == 0 &&
+	      (wqe_ctrl() & ORDMA_WQE_SIGNALED) &&
+	      le64toh(w->bind_mw.addr) == 0x7000 &&
+	      le64toh(w->bind_mw.length) == 0x100 &&
+	      le32toh(w->bind_mw.mw_rkey) == 0x1201 &&
+	      le32toh(w->bind_mw.mr_lkey) == 0x3344 &&
+	      le32toh(w->bind_mw.access) ==
+	      (ORDMA_ACCESS_REMOTE_WRITE | ORDMA_ACCESS_ZERO_BASED) &&
+	      !w->bind_mw.reserved_28,
+	      "BIND_MW: segment fields, local write dropped from the rights");
+	check(ordma_build_send_wqe(wqe, 7, &wr, &ud) == EINVAL,
+	      "BIND_MW on UD: EINVAL");
+	wr.bind_mw.rkey = 0x1301;
+	check(ordma_build_send_wqe(wqe, 7, &wr, &rc) == EINVAL,
+	      "BIND_MW: new rkey of another window: EINVAL");
+	wr.bind_mw.rkey = 0x1201;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_MW_BIND;
+	check(ordma_build_send_wqe(wqe, 7, &wr, &rc) == EINVAL,
+	      "BIND_MW: a right a window cannot have: EINVAL");
+	wr.bind_mw.bind_info.mw_access_flags = 0;
+	wr.bind_mw.bind_info.mr = NULL;
+	check(ordma_build_send_wqe(wqe, 7, &wr, &rc) == EINVAL,
+	      "BIND_MW: length without an MR: EINVAL");
+	wr.bind_mw.bind_info.length = 0;
+	check(ordma_build_send_wqe(wqe, 7, &wr, &rc) == 0 &&
+	      !w->bind_mw.mr_lkey && !w->bind_mw.length,
+	      "BIND_MW: zero length without an MR (type 1 unbind)");
+	check(ordma_mw_access_to_hw(IBV_ACCESS_REMOTE_READ |
+				    IBV_ACCESS_REMOTE_ATOMIC, &hw) == 0 &&
+	      hw == (ORDMA_ACCESS_REMOTE_READ | ORDMA_ACCESS_REMOTE_ATOMIC),
+	      "window rights: remote read and atomic");
+}
+
 static void test_qpx(void)
 {
 	const uint64_t rc_only = IBV_QP_EX_WITH_SEND_WITH_INV |
 		IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 		IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 		IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_FLUSH |
-		IBV_QP_EX_WITH_ATOMIC_WRITE;
+		IBV_QP_EX_WITH_ATOMIC_WRITE | IBV_QP_EX_WITH_BIND_MW;
 	const uint64_t never[] = {
-		IBV_QP_EX_WITH_LOCAL_INV, IBV_QP_EX_WITH_BIND_MW,
-		IBV_QP_EX_WITH_TSO, 1ULL << 40,
+		IBV_QP_EX_WITH_LOCAL_INV, IBV_QP_EX_WITH_TSO, 1ULL << 40,
 	};
 	char a[] = "abc", b[] = "defgh";
 	struct ibv_data_buf list[3] = {
@@ -324,7 +381,7 @@ static void test_qpx(void)
 				  IBV_QP_EX_WITH_SEND_WITH_IMM) == 0 &&
 	      ordma_qpx_check_ops(false, IBV_QP_EX_WITH_SEND |
 				  IBV_QP_EX_WITH_SEND_WITH_IMM | rc_only) == 0,
-	      "send_ops_flags: UD SEND/SEND_IMM, RC those plus INV/WRITE(_IMM)/READ/atomics/FLUSH/ATOMIC_WRITE");
+	      "send_ops_flags: UD SEND/SEND_IMM, RC those plus INV/WRITE(_IMM)/READ/atomics/FLUSH/ATOMIC_WRITE/BIND_MW");
 	for (i = 0; i < 64; i++)
 		if (rc_only & (1ULL << i))
 			ok &= ordma_qpx_check_ops(true, IBV_QP_EX_WITH_SEND |
@@ -336,7 +393,7 @@ static void test_qpx(void)
 		ok &= ordma_qpx_check_ops(false, IBV_QP_EX_WITH_SEND | never[i]) ==
 			      EOPNOTSUPP &&
 		      ordma_qpx_check_ops(true, never[i]) == EOPNOTSUPP;
-	check(ok, "send_ops_flags: LOCAL_INV, BIND_MW, TSO, unknown: EOPNOTSUPP");
+	check(ok, "send_ops_flags: LOCAL_INV, TSO, unknown: EOPNOTSUPP");
 
 	memset(dst, 0, sizeof(dst));
 	check(ordma_gather_bufs(dst, 8, list, 3, &len) == 0 && len == 8 &&
@@ -410,6 +467,7 @@ int main(void)
 	test_send();
 	test_recv();
 	test_cqe();
+	test_bind_mw();
 	test_qpx();
 	test_flush_atomic_write();
 	printf("1..%d\n", n);

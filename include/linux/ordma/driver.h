@@ -116,6 +116,10 @@ int ordma_cmd_dealloc_pd(struct ordma_core_dev *cdev, u32 uctx, u32 pdn);
 int ordma_cmd_reg_mr(struct ordma_core_dev *cdev,
 		     const struct ordma_cmd_reg_mr *params, u32 *key);
 int ordma_cmd_dereg_mr(struct ordma_core_dev *cdev, u32 uctx, u32 key);
+/* On success *rkey is the new window's first rkey. */
+int ordma_cmd_alloc_mw(struct ordma_core_dev *cdev,
+		       const struct ordma_cmd_alloc_mw *params, u32 *rkey);
+int ordma_cmd_dealloc_mw(struct ordma_core_dev *cdev, u32 uctx, u32 rkey);
 int ordma_cmd_create_cq(struct ordma_core_dev *cdev,
 			const struct ordma_cmd_create_cq *params, u32 *cqn);
 int ordma_cmd_destroy_cq(struct ordma_core_dev *cdev, u32 uctx, u32 cqn);

@@ -103,13 +103,16 @@ static void ordma_free_context(struct ibv_context *ibctx)
 }
 
 static const struct verbs_context_ops ordma_ctx_ops = {
+	.alloc_mw = ordma_alloc_mw,
 	.alloc_pd = ordma_alloc_pd,
+	.bind_mw = ordma_bind_mw,
 	.create_ah = ordma_create_ah,
 	.create_cq = ordma_create_cq,
 	.create_cq_ex = ordma_create_cq_ex,
 	.create_qp = ordma_create_qp,
 	.create_qp_ex = ordma_create_qp_ex,
 	.create_srq = ordma_create_srq,
+	.dealloc_mw = ordma_dealloc_mw,
 	.dealloc_pd = ordma_dealloc_pd,
 	.dereg_mr = ordma_dereg_mr,
 	.destroy_ah = ordma_destroy_ah,

@@ -193,6 +193,10 @@ struct ibv_mr *ordma_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 int ordma_dereg_mr(struct verbs_mr *vmr);
 int ordma_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		   void *addr, size_t length, int access);
+struct ibv_mw *ordma_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int ordma_dealloc_mw(struct ibv_mw *mw);
+int ordma_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *mw_bind);
 struct ibv_cq *ordma_create_cq(struct ibv_context *ibctx, int cqe,
 			       struct ibv_comp_channel *channel,
 			       int comp_vector);

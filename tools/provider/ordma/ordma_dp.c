@@ -102,6 +102,8 @@ static int ordma_wqe_opcode(enum ibv_wr_opcode op, bool ud)
 		return ORDMA_WQE_ATOMIC_FETCH_ADD;
 	case IBV_WR_LOCAL_INV:
 		return ORDMA_WQE_LOCAL_INV;
+	case IBV_WR_BIND_MW:
+		return ORDMA_WQE_BIND_MW;
 	default:
 		return -1;
 	}
@@ -144,6 +146,49 @@ static int ordma_put_inline(uint8_t *dst, const struct ibv_send_wr *wr,
 		total += l;
 	}
 	*len = total;
+	return 0;
+}
+
+int ordma_mw_access_to_hw(unsigned int access, uint32_t *hw)
+{
+	/* local write means nothing for a window: IBTA lets it be given */
+	access &= ~(unsigned int)IBV_ACCESS_LOCAL_WRITE;
+	if (access & ~(unsigned int)(IBV_ACCESS_REMOTE_WRITE |
+				     IBV_ACCESS_REMOTE_READ |
+				     IBV_ACCESS_REMOTE_ATOMIC |
+				     IBV_ACCESS_ZERO_BASED))
+		return EINVAL;
+	*hw = 0;
+	if (access & IBV_ACCESS_REMOTE_WRITE)
+		*hw |= ORDMA_ACCESS_REMOTE_WRITE;
+	if (access & IBV_ACCESS_REMOTE_READ)
+		*hw |= ORDMA_ACCESS_REMOTE_READ;
+	if (access & IBV_ACCESS_REMOTE_ATOMIC)
+		*hw |= ORDMA_ACCESS_REMOTE_ATOMIC;
+	if (access & IBV_ACCESS_ZERO_BASED)
+		*hw |= ORDMA_ACCESS_ZERO_BASED;
+	return 0;
+}
+
+/* The BIND_MW segment; the window keeps its index, the rkey's key byte
+ * is new.
+ */
+static int ordma_put_bind_mw(struct ordma_wqe_bind_mw *b,
+			     const struct ibv_send_wr *wr)
+{
+	const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
+	uint32_t access;
+
+	if (!wr->bind_mw.mw || wr->num_sge ||
+	    (wr->bind_mw.rkey ^ wr->bind_mw.mw->rkey) & ~(uint32_t)0xff ||
+	    (!bi->mr && bi->length) ||
+	    ordma_mw_access_to_hw(bi->mw_access_flags, &access))
+		return EINVAL;
+	b->addr = htole64(bi->addr);
+	b->length = htole64(bi->length);
+	b->mw_rkey = htole32(wr->bind_mw.rkey);
+	b->mr_lkey = htole32(bi->mr ? bi->mr->lkey : 0);
+	b->access = htole32(access);
 	return 0;
 }
 
@@ -206,6 +251,11 @@ int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
 	case ORDMA_WQE_LOCAL_INV:
 		is_inline = false;
 		if (wr->num_sge)
+			return EINVAL;
+		break;
+	case ORDMA_WQE_BIND_MW:
+		is_inline = false;
+		if (ordma_put_bind_mw(&w->bind_mw, wr))
 			return EINVAL;
 		break;
 	default:
@@ -355,6 +405,8 @@ enum ibv_wc_opcode ordma_wc_opcode(uint8_t cqe_opcode)
 		return IBV_WC_FLUSH;
 	case ORDMA_CQE_OP_ATOMIC_WRITE:
 		return IBV_WC_ATOMIC_WRITE;
+	case ORDMA_CQE_OP_BIND_MW:
+		return IBV_WC_BIND_MW;
 	case ORDMA_CQE_OP_RECV:
 		return IBV_WC_RECV;
 	case ORDMA_CQE_OP_RECV_RDMA_IMM:

@@ -56,6 +56,12 @@ struct ordma_send_params {
 };
 
 /*
+ * Rights of a window bind (ibv_mw_bind_info.mw_access_flags) as
+ * ORDMA_ACCESS_* bits: 0, or EINVAL for a flag a window cannot have.
+ */
+int ordma_mw_access_to_hw(unsigned int access, uint32_t *hw);
+
+/*
  * Encodes wr into the send WQE at wqe (2^shift bytes, zeroed here first).
  * Returns 0 or EINVAL (opcode not valid for the QP type, too many SGEs,
  * inline data too long).
@@ -66,8 +72,7 @@ int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
 /*
  * Extended QP (ibv_create_qp_ex with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS):
  * the send_ops_flags implemented on a UD, a UC and an RC QP.  Not offered:
- * LOCAL_INV (only fast-register MRs can be invalidated, and user space
- * has none), BIND_MW (no memory windows), TSO.
+ * LOCAL_INV (as a batch op; ibv_post_send has it), TSO.
  */
 #define ORDMA_QPX_OPS_UD	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define ORDMA_QPX_OPS_UC						\
@@ -78,7 +83,7 @@ int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
 	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
 	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_FLUSH |	\
-	 IBV_QP_EX_WITH_ATOMIC_WRITE)
+	 IBV_QP_EX_WITH_ATOMIC_WRITE | IBV_QP_EX_WITH_BIND_MW)
 /* wr_flags an extended post takes (INLINE is implied by the setter) */
 #define ORDMA_QPX_WR_FLAGS						\
 	(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_FENCE |	\

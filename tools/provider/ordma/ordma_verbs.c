@@ -192,6 +192,71 @@ int ordma_dereg_mr(struct verbs_mr *vmr)
 }
 
 /* ------------------------------------------------------------------ */
+/* Memory windows                                                      */
+/* ------------------------------------------------------------------ */
+
+struct ibv_mw *ordma_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		verbs_debug(verbs_get_ctx(pd->context), "ALLOC_MW failed: %d\n",
+			    ret);
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+int ordma_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = ibv_cmd_dealloc_mw(mw);
+
+	if (ret)
+		return ret;
+	free(mw);
+	return 0;
+}
+
+/*
+ * ibv_bind_mw (type 1): a BIND_MW work request with the next rkey of the
+ * window; mw->rkey becomes that rkey once it is posted.  The device
+ * applies it when the WQE executes; a failed bind completes with
+ * IBV_WC_MW_BIND_ERR.
+ */
+int ordma_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		  struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {}, *bad;
+	int ret;
+
+	if (mw->type != IBV_MW_TYPE_1)
+		return EINVAL;
+	wr.wr_id = mw_bind->wr_id;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = mw_bind->send_flags;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	ret = ordma_post_send(qp, &wr, &bad);
+	if (ret)
+		return ret;
+	mw->rkey = wr.bind_mw.rkey;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Completion queues                                                   */
 /* ------------------------------------------------------------------ */
 
@@ -1272,10 +1337,10 @@ static void ordma_qpx_atomic_fetch_add(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 			 add, 0);
 }
 
-/* RC only; the UD encoding refuses every opcode but SENDs */
+/* RC only; UD and UC refuse these opcodes */
 static bool ordma_qpx_rc_only(struct ordma_qp *qp)
 {
-	if (!qp->ud)
+	if (!qp->ud && !qp->uc)
 		return true;
 	ordma_qpx_latch(qp, EINVAL);
 	return false;
@@ -1316,16 +1381,25 @@ static void ordma_qpx_flush(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 	qp->x.flush_level = level;
 }
 
-/* Operations create_qp_ex refuses; reached only by calling them anyway */
-static void ordma_qpx_local_inv(struct ibv_qp_ex *ibqpx,
-				uint32_t invalidate_rkey)
-{
-	ordma_qpx_latch(to_ordma_qpx(ibqpx), EOPNOTSUPP);
-}
-
+/* The rkey a type 2 window gets is the caller's to track, as with
+ * ibv_post_send; mw->rkey is left alone.
+ */
 static void ordma_qpx_bind_mw(struct ibv_qp_ex *ibqpx, struct ibv_mw *mw,
 			      uint32_t rkey,
 			      const struct ibv_mw_bind_info *bind_info)
+{
+	struct ibv_send_wr *wr = ordma_qpx_begin(ibqpx, IBV_WR_BIND_MW);
+
+	if (!wr)
+		return;
+	wr->bind_mw.mw = mw;
+	wr->bind_mw.rkey = rkey;
+	wr->bind_mw.bind_info = *bind_info;
+}
+
+/* Operations create_qp_ex refuses; reached only by calling them anyway */
+static void ordma_qpx_local_inv(struct ibv_qp_ex *ibqpx,
+				uint32_t invalidate_rkey)
 {
 	ordma_qpx_latch(to_ordma_qpx(ibqpx), EOPNOTSUPP);
 }

@@ -327,6 +327,8 @@ static enum ib_wc_opcode ordma_wc_opcode(u8 opcode)
 		return IB_WC_FLUSH;
 	case ORDMA_CQE_OP_ATOMIC_WRITE:
 		return IB_WC_ATOMIC_WRITE;
+	case ORDMA_CQE_OP_BIND_MW:
+		return IB_WC_BIND_MW;
 	case ORDMA_CQE_OP_RECV:
 		return IB_WC_RECV;
 	case ORDMA_CQE_OP_RECV_RDMA_IMM:

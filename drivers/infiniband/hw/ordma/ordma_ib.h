@@ -70,6 +70,11 @@ struct ordma_mr {
 	u32 npages;
 };
 
+struct ordma_mw {
+	struct ib_mw ibmw;
+	u32 uctx_id;
+};
+
 struct ordma_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
@@ -180,6 +185,11 @@ static inline struct ordma_mr *to_ordma_mr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct ordma_mr, ibmr);
 }
 
+static inline struct ordma_mw *to_ordma_mw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct ordma_mw, ibmw);
+}
+
 static inline struct ordma_cq *to_ordma_cq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct ordma_cq, ibcq);
@@ -267,6 +277,10 @@ struct ib_mr *ordma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  struct ib_pd *ibpd, struct ib_udata *udata);
 int ordma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int ordma_access_to_hw(int ib_access, u32 *hw_access);
+
+/* ordma_mw.c */
+int ordma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int ordma_dealloc_mw(struct ib_mw *ibmw);
 
 /* ordma_cq.c */
 int ordma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -51,6 +51,7 @@ static const struct ib_device_ops ordma_ib_dev_ops = {
 	.add_gid = ordma_add_gid,
 	.alloc_hw_port_stats = ordma_alloc_hw_port_stats,
 	.alloc_mr = ordma_alloc_mr,
+	.alloc_mw = ordma_alloc_mw,
 	.alloc_pd = ordma_alloc_pd,
 	.alloc_ucontext = ordma_alloc_ucontext,
 	.create_ah = ordma_create_ah,
@@ -59,6 +60,7 @@ static const struct ib_device_ops ordma_ib_dev_ops = {
 	.create_srq = ordma_create_srq,
 	/* uverbs offers CREATE_AH only with this op; the same function */
 	.create_user_ah = ordma_create_ah,
+	.dealloc_mw = ordma_dealloc_mw,
 	.dealloc_pd = ordma_dealloc_pd,
 	.dealloc_ucontext = ordma_dealloc_ucontext,
 	.del_gid = ordma_del_gid,
@@ -97,6 +99,7 @@ static const struct ib_device_ops ordma_ib_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, ordma_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, ordma_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, ordma_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, ordma_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, ordma_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, ordma_srq, ibsrq),

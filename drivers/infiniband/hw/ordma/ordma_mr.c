@@ -211,7 +211,8 @@ int ordma_access_to_hw(int ib_access, u32 *hw_access)
 {
 	int known = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 		    IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-		    IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT;
+		    IB_ACCESS_FLUSH_GLOBAL | IB_ACCESS_FLUSH_PERSISTENT |
+		    IB_ACCESS_MW_BIND;
 
 	ib_access &= ~IB_ACCESS_OPTIONAL;
 	if (ib_access & ~known)
@@ -230,6 +231,8 @@ int ordma_access_to_hw(int ib_access, u32 *hw_access)
 		*hw_access |= ORDMA_ACCESS_FLUSH_GLOBAL;
 	if (ib_access & IB_ACCESS_FLUSH_PERSISTENT)
 		*hw_access |= ORDMA_ACCESS_FLUSH_PERSISTENT;
+	if (ib_access & IB_ACCESS_MW_BIND)
+		*hw_access |= ORDMA_ACCESS_MW_BIND;
 	return 0;
 }
 
@@ -590,6 +593,9 @@ int ordma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	int err;
 
 	err = ordma_cmd_dereg_mr(dev->cdev, mr->uctx_id, ibmr->lkey);
+	/* Windows are still bound to it: the MR stays, pages and all. */
+	if (err == -EBUSY)
+		return err;
 	if (err) {
 		ibdev_err(&dev->ibdev, "DEREG_MR %#x failed: %d\n", ibmr->lkey,
 			  err);

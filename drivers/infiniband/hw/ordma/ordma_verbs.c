@@ -90,6 +90,11 @@ int ordma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 					  IB_DEVICE_FLUSH_PERSISTENT;
 	if (cap_flags & ORDMA_DEV_CAP_ATOMIC_WRITE)
 		attr->device_cap_flags |= IB_DEVICE_ATOMIC_WRITE;
+	if (cap_flags & ORDMA_DEV_CAP_MW) {
+		attr->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
+		attr->max_mw = ordma_attr_int(caps->max_mw);
+	}
 	if (!(cap_flags & ORDMA_DEV_CAP_SRQ)) {
 		attr->max_srq = 0;
 		attr->max_srq_wr = 0;

@@ -382,6 +382,34 @@ int ordma_cmd_dereg_mr(struct ordma_core_dev *cdev, u32 uctx, u32 key)
 }
 EXPORT_SYMBOL_NS_GPL(ordma_cmd_dereg_mr, ORDMA);
 
+int ordma_cmd_alloc_mw(struct ordma_core_dev *cdev,
+		       const struct ordma_cmd_alloc_mw *params, u32 *rkey)
+{
+	int err;
+
+	err = ordma_cmd_create(cdev, ORDMA_CMD_ALLOC_MW, params,
+			       sizeof(*params), rkey);
+	if (err)
+		return err;
+	if (FIELD_GET(ORDMA_KEY_VARIANT, *rkey) != params->key ||
+	    !FIELD_GET(ORDMA_KEY_INDEX, *rkey)) {
+		dev_err(ordma_dev(cdev), "ALLOC_MW returned key %#x for variant %#x\n",
+			*rkey, params->key);
+		if (FIELD_GET(ORDMA_KEY_INDEX, *rkey))
+			ordma_cmd_dealloc_mw(cdev, le32_to_cpu(params->uctx),
+					     *rkey);
+		return -EIO;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_alloc_mw, ORDMA);
+
+int ordma_cmd_dealloc_mw(struct ordma_core_dev *cdev, u32 uctx, u32 rkey)
+{
+	return ordma_cmd_destroy(cdev, ORDMA_CMD_DEALLOC_MW, rkey, uctx);
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_dealloc_mw, ORDMA);
+
 int ordma_cmd_create_cq(struct ordma_core_dev *cdev,
 			const struct ordma_cmd_create_cq *params, u32 *cqn)
 {

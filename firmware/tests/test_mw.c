@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Memory windows: ALLOC_MW/DEALLOC_MW validation, ownership and limits,
+ * the BIND_MW checks, remote lookups and copies through a window,
+ * invalidation, and the rules that tie MRs, windows and QPs together.
+ * Traffic through windows between two devices is in test_transport.c.
+ */
+#include <string.h>
+
+#include "../fw_verbs.h"
+#include "drv.h"
+#include "tap.h"
+
+#define OK		ORDMA_CMD_STATUS_OK
+#define MR_IOVA		0x5000000ULL
+#define MR_LEN		0x4000ULL
+#define QPN		0x40
+#define RW		(ORDMA_ACCESS_LOCAL_WRITE | ORDMA_ACCESS_REMOTE_WRITE)
+
+static uint8_t alloc_mw(struct drv *d, uint32_t pdn, uint32_t uctx,
+			uint8_t type, uint8_t key, uint32_t *rkey)
+{
+	struct ordma_aq_cmd cmd;
+	uint8_t status;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_ALLOC_MW);
+	cmd.alloc_mw.pdn = cpu_to_le32(pdn);
+	cmd.alloc_mw.uctx = cpu_to_le32(uctx);
+	cmd.alloc_mw.type = type;
+	cmd.alloc_mw.key = key;
+	status = drv_exec(d, &cmd);
+	if (rkey)
+		*rkey = le32_to_cpu(d->last_comp.handle.handle);
+	return status;
+}
+
+static struct ordma_wqe_bind_mw bind_wqe(uint32_t mw_rkey, uint32_t mr_lkey,
+					 uint64_t addr, uint64_t length,
+					 uint32_t access)
+{
+	struct ordma_wqe_bind_mw w;
+
+	memset(&w, 0, sizeof(w));
+	w.addr = cpu_to_le64(addr);
+	w.length = cpu_to_le64(length);
+	w.mw_rkey = cpu_to_le32(mw_rkey);
+	w.mr_lkey = cpu_to_le32(mr_lkey);
+	w.access = cpu_to_le32(access);
+	return w;
+}
+
+static int bind(struct drv *d, uint32_t pdn, uint32_t qpn, uint32_t mw_rkey,
+		uint32_t mr_lkey, uint64_t addr, uint64_t length,
+		uint32_t access)
+{
+	struct ordma_wqe_bind_mw w = bind_wqe(mw_rkey, mr_lkey, addr, length,
+					      access);
+
+	return fw_mw_bind(d->fw, pdn, qpn, &w);
+}
+
+static uint32_t next_key(uint32_t key)
+{
+	return (key & ~0xffu) | ((key + 1) & 0xff);
+}
+
+/* A device with a user context, a kernel and a user PD and an MR of
+ * MR_LEN bytes at MR_IOVA in the kernel PD with access.
+ */
+static bool setup(struct drv *d, uint32_t *uctx, uint32_t *kpd, uint32_t *upd,
+		  uint32_t access, uint32_t *mr)
+{
+	if (!drv_open(d, 5))
+		return false;
+	memset(drv_mem(d, DRV_MR_ADDR, DRV_MR_SIZE), 0, DRV_MR_SIZE);
+	return drv_alloc_uctx(d, uctx) == OK && drv_alloc_pd(d, 0, kpd) == OK &&
+	       drv_alloc_pd(d, *uctx, upd) == OK &&
+	       drv_reg_mr_contig(d, *kpd, 0, MR_IOVA, DRV_MR_ADDR, MR_LEN,
+				 access, 0x21, mr) == OK;
+}
+
+static void test_alloc_mw_validation(void)
+{
+	struct ordma_aq_cmd cmd;
+	uint32_t uctx, kpd, upd, mr, rkey, rkey2;
+	struct drv d;
+
+	REQUIRE(setup(&d, &uctx, &kpd, &upd, RW | ORDMA_ACCESS_MW_BIND, &mr));
+	CHECK_EQ(alloc_mw(&d, kpd, 0, 0, 1, NULL), ORDMA_CMD_STATUS_BAD_PARAM);
+	CHECK_EQ(drv_syndrome(&d), FW_CMD_OFF(alloc_mw.type));
+	CHECK_EQ(alloc_mw(&d, kpd, 0, 3, 1, NULL), ORDMA_CMD_STATUS_BAD_PARAM);
+	CHECK_EQ(drv_syndrome(&d), FW_CMD_OFF(alloc_mw.type));
+	drv_cmd_init(&cmd, ORDMA_CMD_ALLOC_MW);
+	cmd.alloc_mw.pdn = cpu_to_le32(kpd);
+	cmd.alloc_mw.type = ORDMA_MW_TYPE_1;
+	cmd.alloc_mw.reserved_10 = cpu_to_le16(1);
+	CHECK_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_BAD_PARAM);
+	CHECK_EQ(drv_syndrome(&d), FW_CMD_OFF(alloc_mw.reserved_10));
+	cmd.alloc_mw.reserved_10 = 0;
+	cmd.alloc_mw.reserved_12 = cpu_to_le32(1);
+	CHECK_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_BAD_PARAM);
+	CHECK_EQ(drv_syndrome(&d), FW_CMD_OFF(alloc_mw.reserved_12));
+	CHECK_EQ(alloc_mw(&d, kpd, 77, 1, 1, NULL),
+		 ORDMA_CMD_STATUS_BAD_HANDLE);
+	CHECK_EQ(alloc_mw(&d, 999, 0, 1, 1, NULL), ORDMA_CMD_STATUS_BAD_HANDLE);
+	CHECK_EQ(alloc_mw(&d, upd, 0, 1, 1, NULL), ORDMA_CMD_STATUS_PERM);
+
+	/* windows take indices of the MR table: the next one after the MR */
+	REQUIRE_EQ(alloc_mw(&d, upd, uctx, ORDMA_MW_TYPE_2, 0x9c, &rkey), OK);
+	CHECK_EQ(rkey, (FIELD_GET(ORDMA_KEY_INDEX, mr) + 1) << 8 | 0x9c);
+	REQUIRE_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_1, 0x01, &rkey2), OK);
+	CHECK_EQ(FIELD_GET(ORDMA_KEY_INDEX, rkey2),
+		 FIELD_GET(ORDMA_KEY_INDEX, rkey) + 1);
+	/* a window is neither an MR nor an lkey */
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEREG_MR, rkey, uctx),
+		 ORDMA_CMD_STATUS_BAD_HANDLE);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_MW, mr, 0),
+		 ORDMA_CMD_STATUS_BAD_HANDLE);
+	/* the PD and the user context are held */
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_PD, upd, uctx),
+		 ORDMA_CMD_STATUS_BUSY);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_UCTX, uctx, 0),
+		 ORDMA_CMD_STATUS_BUSY);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_MW, rkey, 0),
+		 ORDMA_CMD_STATUS_PERM);
+	/* the variant is not compared */
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_MW, rkey ^ 0x55, uctx),
+		 OK);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_MW, rkey, uctx),
+		 ORDMA_CMD_STATUS_BAD_HANDLE);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_PD, upd, uctx), OK);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_UCTX, uctx, 0), OK);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_MW, rkey2, 0), OK);
+	drv_close(&d);
+}
+
+static void test_alloc_mw_limit(void)
+{
+	uint32_t uctx, kpd, upd, mr, rkey, first = 0, key;
+	unsigned int i;
+	struct drv d;
+
+	REQUIRE(setup(&d, &uctx, &kpd, &upd, RW, &mr));
+	for (i = 0; i < FW_MAX_MW; i++) {
+		if (!CHECK_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_1, 1, &rkey),
+			      OK))
+			break;
+		if (!first)
+			first = rkey;
+	}
+	CHECK_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_2, 1, NULL),
+		 ORDMA_CMD_STATUS_NO_RESOURCES);
+	/* MRs still get the indices left */
+	CHECK_EQ(drv_reg_mr_contig(&d, kpd, 0, MR_IOVA, DRV_MR_ADDR, MR_LEN,
+				   RW, 1, &key), OK);
+	/* a freed window makes room for one more */
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_MW, first, 0), OK);
+	CHECK_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_2, 1, &rkey), OK);
+	CHECK_EQ(FIELD_GET(ORDMA_KEY_INDEX, rkey),
+		 FIELD_GET(ORDMA_KEY_INDEX, first));
+	drv_close(&d);
+}
+
+/* REG_MR grants MW_BIND (setup); ZERO_BASED is for windows only */
+static void test_mr_mw_bind_access(void)
+{
+	uint32_t uctx, kpd, upd, mr;
+	struct drv d;
+
+	REQUIRE(setup(&d, &uctx, &kpd, &upd, ORDMA_ACCESS_MW_BIND, &mr));
+	CHECK_EQ(drv_reg_mr_contig(&d, kpd, 0, MR_IOVA, DRV_MR_ADDR, MR_LEN,
+				   ORDMA_ACCESS_ZERO_BASED, 1, NULL),
+		 ORDMA_CMD_STATUS_BAD_PARAM);
+	drv_close(&d);
+}
+
+static void test_bind_checks(void)
+{
+	uint32_t uctx, kpd, upd, mr, plain, ro, mw1, mw2, umw, k;
+	struct ordma_wqe_bind_mw w;
+	struct fw_mr *m;
+	struct drv d;
+
+	REQUIRE(setup(&d, &uctx, &kpd, &upd, RW | ORDMA_ACCESS_MW_BIND, &mr));
+	REQUIRE_EQ(drv_reg_mr_contig(&d, kpd, 0, MR_IOVA, DRV_MR_ADDR, MR_LEN,
+				     RW, 0x31, &plain), OK);
+	REQUIRE_EQ(drv_reg_mr_contig(&d, kpd, 0, MR_IOVA, DRV_MR_ADDR, MR_LEN,
+				     ORDMA_ACCESS_MW_BIND |
+				     ORDMA_ACCESS_REMOTE_READ, 0x32, &ro), OK);
+	REQUIRE_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_1, 0x10, &mw1), OK);
+	REQUIRE_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_2, 0x20, &mw2), OK);
+	REQUIRE_EQ(alloc_mw(&d, upd, uctx, ORDMA_MW_TYPE_1, 0x30, &umw), OK);
+
+	/* an unbound window grants nothing */
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, mw1, kpd, QPN, MR_IOVA, 1, 0, &m),
+		 FW_MR_ERR_KEY);
+	/* window */
+	CHECK_EQ(bind(&d, kpd, QPN, mr, mr, MR_IOVA, 16, 0), FW_MR_ERR_KEY);
+	CHECK_EQ(bind(&d, kpd, QPN, 0, mr, MR_IOVA, 16, 0), FW_MR_ERR_KEY);
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(mw1), mr, MR_IOVA, 16,
+		      ORDMA_ACCESS_LOCAL_WRITE), FW_MR_ERR_PARAM);
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(mw1), mr, MR_IOVA, 16,
+		      ORDMA_ACCESS_MW_BIND), FW_MR_ERR_PARAM);
+	w = bind_wqe(next_key(mw1), mr, MR_IOVA, 16, 0);
+	w.reserved_28 = cpu_to_le32(1);
+	CHECK_EQ(fw_mw_bind(d.fw, kpd, QPN, &w), FW_MR_ERR_PARAM);
+	CHECK_EQ(bind(&d, upd, QPN, next_key(mw1), mr, MR_IOVA, 16, 0),
+		 FW_MR_ERR_PD);
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(mw1), mr, MR_IOVA, 16,
+		      ORDMA_ACCESS_ZERO_BASED), FW_MR_ERR_PARAM);
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(mw2), mr, MR_IOVA, 0, 0),
+		 FW_MR_ERR_PARAM);
+	/* MR */
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(mw1), mr ^ 1, MR_IOVA, 16, 0),
+		 FW_MR_ERR_KEY);
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(mw1), mw2, MR_IOVA, 16, 0),
+		 FW_MR_ERR_KEY);
+	CHECK_EQ(bind(&d, upd, QPN, next_key(umw), mr, MR_IOVA, 16, 0),
+		 FW_MR_ERR_PD);
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(mw1), plain, MR_IOVA, 16, 0),
+		 FW_MR_ERR_ACCESS);
+	/* C10-75: remote write/atomic need the MR's local write */
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(mw1), ro, MR_IOVA, 16,
+		      ORDMA_ACCESS_REMOTE_WRITE), FW_MR_ERR_ACCESS);
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(mw1), ro, MR_IOVA, 16,
+		      ORDMA_ACCESS_REMOTE_ATOMIC), FW_MR_ERR_ACCESS);
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(mw1), mr, MR_IOVA - 1, 16, 0),
+		 FW_MR_ERR_BOUNDS);
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(mw1), mr, MR_IOVA + 1, MR_LEN, 0),
+		 FW_MR_ERR_BOUNDS);
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(mw2), mr, MR_IOVA + 0x100, MR_LEN,
+		      ORDMA_ACCESS_ZERO_BASED), FW_MR_ERR_BOUNDS);
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(mw1), mr, ~0ULL - 3, 16, 0),
+		 FW_MR_ERR_BOUNDS);
+	/* nothing of that changed the window */
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, mw1, kpd, QPN, MR_IOVA, 1, 0, &m),
+		 FW_MR_ERR_KEY);
+
+	/* read only to a remote-read MR is fine; the whole MR too */
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(mw1), ro, MR_IOVA, MR_LEN,
+		      ORDMA_ACCESS_REMOTE_READ), FW_MR_OK);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEREG_MR, ro, 0),
+		 ORDMA_CMD_STATUS_BUSY);
+	/* type 1 rebinds at will: the window moves to mr, ro is free */
+	k = next_key(next_key(mw1));
+	CHECK_EQ(bind(&d, kpd, QPN, k, mr, MR_IOVA + 0x100, 0x200,
+		      ORDMA_ACCESS_REMOTE_WRITE), FW_MR_OK);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, next_key(mw1), kpd, QPN,
+				     MR_IOVA + 0x100, 1, 0, &m), FW_MR_ERR_KEY);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k, kpd, QPN, MR_IOVA + 0x100, 0x200,
+				     ORDMA_ACCESS_REMOTE_WRITE, &m), FW_MR_OK);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEREG_MR, ro, 0), OK);
+	/* type 2 binds once, from the free state only */
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(mw2), mr, MR_IOVA, 64,
+		      ORDMA_ACCESS_REMOTE_READ), FW_MR_OK);
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(next_key(mw2)), mr, MR_IOVA, 64,
+		      ORDMA_ACCESS_REMOTE_READ), FW_MR_ERR_TYPE);
+	/* type 1: length 0 unbinds and takes the new key */
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(k), 0, 0, 0, 0), FW_MR_OK);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k, kpd, QPN, MR_IOVA + 0x100, 1, 0,
+				     &m), FW_MR_ERR_KEY);
+	/* mr still carries mw2 */
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEREG_MR, mr, 0),
+		 ORDMA_CMD_STATUS_BUSY);
+	/* freeing a bound window unbinds it */
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_MW, mw2, 0), OK);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEREG_MR, mr, 0), OK);
+	drv_close(&d);
+}
+
+static void test_remote_lookup_and_copy(void)
+{
+	uint32_t uctx, kpd, upd, mr, mw1, mw2, k1, k2;
+	uint8_t buf[32], *host;
+	uint64_t dma, contig;
+	struct fw_mr *m;
+	unsigned int i;
+	struct drv d;
+
+	REQUIRE(setup(&d, &uctx, &kpd, &upd, RW | ORDMA_ACCESS_MW_BIND |
+		      ORDMA_ACCESS_REMOTE_READ, &mr));
+	REQUIRE_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_1, 0x10, &mw1), OK);
+	REQUIRE_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_2, 0x20, &mw2), OK);
+	k1 = next_key(mw1);
+	k2 = next_key(mw2);
+	/* type 1 at MR offset 0x1ff0, 0x20 bytes, crossing a page */
+	REQUIRE_EQ(bind(&d, kpd, QPN, k1, mr, MR_IOVA + 0x1ff0, 0x20,
+			ORDMA_ACCESS_REMOTE_WRITE), FW_MR_OK);
+	/* type 2, zero based, from MR offset 0x3000 */
+	REQUIRE_EQ(bind(&d, kpd, QPN, k2, mr, MR_IOVA + 0x3000, 0x800,
+			ORDMA_ACCESS_REMOTE_READ | ORDMA_ACCESS_ZERO_BASED),
+		   FW_MR_OK);
+
+	/* an lkey never names a window */
+	CHECK_EQ(fw_mr_lookup(d.fw, k1, kpd, MR_IOVA + 0x1ff0, 1, 0, &m),
+		 FW_MR_ERR_KEY);
+	/* the MR's own rkey still works */
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, mr, kpd, 0, MR_IOVA, MR_LEN,
+				     ORDMA_ACCESS_REMOTE_READ, &m), FW_MR_OK);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, mw1, kpd, 0, MR_IOVA + 0x1ff0, 1, 0,
+				     &m), FW_MR_ERR_KEY);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k1, upd, 0, MR_IOVA + 0x1ff0, 1, 0,
+				     &m), FW_MR_ERR_PD);
+	/* type 1 is usable from any QP of the PD */
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k1, kpd, QPN + 1, MR_IOVA + 0x1ff0,
+				     0x20, ORDMA_ACCESS_REMOTE_WRITE, &m),
+		 FW_MR_OK);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k1, kpd, 0, MR_IOVA + 0x1fef, 2, 0,
+				     &m), FW_MR_ERR_BOUNDS);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k1, kpd, 0, MR_IOVA + 0x2000, 0x11,
+				     0, &m), FW_MR_ERR_BOUNDS);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k1, kpd, 0, MR_IOVA + 0x1ff0, 1,
+				     ORDMA_ACCESS_REMOTE_READ, &m),
+		 FW_MR_ERR_ACCESS);
+	/* type 2: its QP only, addresses from 0 */
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k2, kpd, QPN + 1, 0, 1,
+				     ORDMA_ACCESS_REMOTE_READ, &m),
+		 FW_MR_ERR_QP);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k2, kpd, QPN, MR_IOVA + 0x3000, 1,
+				     ORDMA_ACCESS_REMOTE_READ, &m),
+		 FW_MR_ERR_BOUNDS);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k2, kpd, QPN, 0x7ff, 2,
+				     ORDMA_ACCESS_REMOTE_READ, &m),
+		 FW_MR_ERR_BOUNDS);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k2, kpd, QPN, 0, 1,
+				     ORDMA_ACCESS_REMOTE_WRITE, &m),
+		 FW_MR_ERR_ACCESS);
+
+	/* copies land in the MR where the window maps them */
+	REQUIRE_EQ(fw_mr_lookup_remote(d.fw, k1, kpd, 0, MR_IOVA + 0x1ff0, 0x20,
+				       ORDMA_ACCESS_REMOTE_WRITE, &m),
+		   FW_MR_OK);
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(0xa0 + i);
+	CHECK_EQ(fw_mr_copy_to(d.fw, m, MR_IOVA + 0x1ff0, buf, 0x20), 0);
+	CHECK(!memcmp(drv_mem(&d, DRV_MR_ADDR + 0x1ff0, 0x20), buf, 0x20));
+	/* one byte past the window is refused, even inside the MR */
+	CHECK_EQ(fw_mr_copy_to(d.fw, m, MR_IOVA + 0x1ff1, buf, 0x20), -1);
+	CHECK_EQ(fw_mr_dma(d.fw, m, MR_IOVA + 0x1ff8, &dma, &contig), 0);
+	CHECK_EQ(dma, DRV_MR_ADDR + 0x1ff8);
+	/* the MR's pages go on; the window ends 0x18 bytes further */
+	CHECK_EQ(contig, 0x18);
+	CHECK_EQ(fw_mr_dma(d.fw, m, MR_IOVA + 0x2000, &dma, &contig), 0);
+	CHECK_EQ(contig, 0x10);
+	CHECK_EQ(fw_mr_dma(d.fw, m, MR_IOVA + 0x2010, &dma, &contig), -1);
+
+	host = drv_mem(&d, DRV_MR_ADDR + 0x3000, 0x800);
+	for (i = 0; i < 0x800; i++)
+		host[i] = (uint8_t)(i * 3);
+	REQUIRE_EQ(fw_mr_lookup_remote(d.fw, k2, kpd, QPN, 0x7e0, 0x20,
+				       ORDMA_ACCESS_REMOTE_READ, &m), FW_MR_OK);
+	CHECK_EQ(fw_mr_copy_from(d.fw, m, 0x7e0, buf, 0x20), 0);
+	CHECK(!memcmp(buf, host + 0x7e0, 0x20));
+	drv_close(&d);
+}
+
+static void test_invalidate(void)
+{
+	uint32_t uctx, kpd, upd, mr, mw1, mw2, k1, k2, fr, idx;
+	struct ordma_wqe_reg_mr frwr;
+	struct ordma_aq_cmd cmd;
+	struct fw_mr *m;
+	uint64_t *pages;
+	struct drv d;
+
+	REQUIRE(setup(&d, &uctx, &kpd, &upd, RW | ORDMA_ACCESS_MW_BIND, &mr));
+	REQUIRE_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_1, 0x10, &mw1), OK);
+	REQUIRE_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_2, 0x20, &mw2), OK);
+	k1 = next_key(mw1);
+	k2 = next_key(mw2);
+	REQUIRE_EQ(bind(&d, kpd, QPN, k1, mr, MR_IOVA, 64,
+			ORDMA_ACCESS_REMOTE_WRITE), FW_MR_OK);
+	REQUIRE_EQ(bind(&d, kpd, QPN, k2, mr, MR_IOVA, 64,
+			ORDMA_ACCESS_REMOTE_WRITE), FW_MR_OK);
+
+	/* IBTA: type 1 windows cannot be invalidated */
+	CHECK_EQ(fw_rkey_invalidate(d.fw, k1, kpd, QPN, false),
+		 FW_MR_ERR_TYPE);
+	CHECK_EQ(fw_rkey_invalidate(d.fw, k1, kpd, QPN, true), FW_MR_ERR_TYPE);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k1, kpd, QPN, MR_IOVA, 64,
+				     ORDMA_ACCESS_REMOTE_WRITE, &m), FW_MR_OK);
+	/* type 2: key, PD, and (received) the QP it is bound to */
+	CHECK_EQ(fw_rkey_invalidate(d.fw, mw2, kpd, QPN, false),
+		 FW_MR_ERR_KEY);
+	CHECK_EQ(fw_rkey_invalidate(d.fw, k2, upd, QPN, false), FW_MR_ERR_PD);
+	CHECK_EQ(fw_rkey_invalidate(d.fw, k2, kpd, QPN + 1, true),
+		 FW_MR_ERR_QP);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k2, kpd, QPN, MR_IOVA, 64,
+				     ORDMA_ACCESS_REMOTE_WRITE, &m), FW_MR_OK);
+	/* a local invalidate may come from another QP of the PD */
+	CHECK_EQ(fw_rkey_invalidate(d.fw, k2, kpd, QPN + 1, false), FW_MR_OK);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k2, kpd, QPN, MR_IOVA, 1, 0, &m),
+		 FW_MR_ERR_KEY);
+	/* free again: a second invalidate finds no bound window */
+	CHECK_EQ(fw_rkey_invalidate(d.fw, k2, kpd, QPN, false), FW_MR_ERR_KEY);
+	/* and it binds again, on another QP */
+	k2 = next_key(k2);
+	CHECK_EQ(bind(&d, kpd, QPN + 1, k2, mr, MR_IOVA, 64,
+		      ORDMA_ACCESS_REMOTE_WRITE), FW_MR_OK);
+	CHECK_EQ(fw_rkey_invalidate(d.fw, k2, kpd, QPN + 1, true), FW_MR_OK);
+	/* only type 1 holds mr now */
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEREG_MR, mr, 0),
+		 ORDMA_CMD_STATUS_BUSY);
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(k1), 0, 0, 0, 0), FW_MR_OK);
+
+	/* a fast-reg MR with a window stays valid until the window goes */
+	drv_cmd_init(&cmd, ORDMA_CMD_REG_MR);
+	cmd.reg_mr.pdn = cpu_to_le32(kpd);
+	cmd.reg_mr.flags = ORDMA_MR_FAST_REG;
+	cmd.reg_mr.max_pages = cpu_to_le16(2);
+	cmd.reg_mr.key = 0x40;
+	REQUIRE_EQ(drv_exec(&d, &cmd), OK);
+	idx = FIELD_GET(ORDMA_KEY_INDEX,
+			le32_to_cpu(d.last_comp.handle.handle));
+	fr = idx << 8 | 0x41;
+	pages = (uint64_t *)(void *)drv_mem(&d, DRV_SCRATCH_ADDR, 16);
+	pages[0] = cpu_to_le64(DRV_MR_ADDR);
+	pages[1] = cpu_to_le64(DRV_MR_ADDR + 0x1000);
+	memset(&frwr, 0, sizeof(frwr));
+	frwr.iova = cpu_to_le64(0x9000000ULL);
+	frwr.length = cpu_to_le64(0x2000);
+	frwr.page_list = cpu_to_le64(DRV_SCRATCH_ADDR);
+	frwr.key = cpu_to_le32(fr);
+	frwr.num_pages = cpu_to_le16(2);
+	frwr.page_shift = 12;
+	frwr.access = ORDMA_ACCESS_LOCAL_WRITE | ORDMA_ACCESS_MW_BIND;
+	REQUIRE_EQ(fw_mr_fast_register(d.fw, kpd, &frwr), FW_MR_OK);
+	k2 = next_key(k2);
+	CHECK_EQ(bind(&d, kpd, QPN, k2, fr, 0x9000000ULL, 0x2000,
+		      ORDMA_ACCESS_REMOTE_WRITE), FW_MR_OK);
+	CHECK_EQ(fw_rkey_invalidate(d.fw, fr, kpd, QPN, false),
+		 FW_MR_ERR_BUSY);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k2, kpd, QPN, 0x9000000ULL, 0x2000,
+				     ORDMA_ACCESS_REMOTE_WRITE, &m), FW_MR_OK);
+	/* a window cannot be fast-registered */
+	frwr.key = cpu_to_le32(k1);
+	CHECK_EQ(fw_mr_fast_register(d.fw, kpd, &frwr), FW_MR_ERR_KEY);
+	/* the QP going away frees its type 2 windows */
+	fw_mw_qp_destroyed(d.fw, QPN + 1);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k2, kpd, QPN, 0x9000000ULL, 1, 0,
+				     &m), FW_MR_OK);
+	fw_mw_qp_destroyed(d.fw, QPN);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k2, kpd, QPN, 0x9000000ULL, 1, 0,
+				     &m), FW_MR_ERR_KEY);
+	CHECK_EQ(fw_rkey_invalidate(d.fw, fr, kpd, QPN, false), FW_MR_OK);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEREG_MR, mr, 0), OK);
+	drv_close(&d);
+}
+
+/* A reset forgets every window and every binding. */
+static void test_reset_forgets_windows(void)
+{
+	uint32_t uctx, kpd, upd, mr, mw;
+	struct drv d;
+
+	REQUIRE(setup(&d, &uctx, &kpd, &upd, RW | ORDMA_ACCESS_MW_BIND, &mr));
+	REQUIRE_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_1, 0x10, &mw), OK);
+	REQUIRE_EQ(bind(&d, kpd, QPN, next_key(mw), mr, MR_IOVA, 64,
+			ORDMA_ACCESS_REMOTE_WRITE), FW_MR_OK);
+	fw_mr_reset(d.fw);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_MW, mw, 0),
+		 ORDMA_CMD_STATUS_BAD_HANDLE);
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(mw), mr, MR_IOVA, 64, 0),
+		 FW_MR_ERR_KEY);
+	drv_close(&d);
+}
+
+const struct tap_test mw_tests[] = {
+	TAP_TEST(test_alloc_mw_validation),
+	TAP_TEST(test_alloc_mw_limit),
+	TAP_TEST(test_mr_mw_bind_access),
+	TAP_TEST(test_bind_checks),
+	TAP_TEST(test_remote_lookup_and_copy),
+	TAP_TEST(test_invalidate),
+	TAP_TEST(test_reset_forgets_windows),
+	TAP_END,
+};
