@@ -93,6 +93,12 @@ static const struct fw_cmd_desc fw_cmds[] = {
 			FW_RESERVED(create_ah.reserved_44) } },
 	{ FW_CMD(DESTROY_AH, sizeof(struct ordma_cmd_handle),
 		 fw_cmd_destroy_ah) },
+	{ FW_CMD(ATTACH_MCAST, sizeof(struct ordma_cmd_mcast),
+		 fw_cmd_attach_mcast),
+	  .reserved = { FW_RESERVED(mcast.reserved_24) } },
+	{ FW_CMD(DETACH_MCAST, sizeof(struct ordma_cmd_mcast),
+		 fw_cmd_detach_mcast),
+	  .reserved = { FW_RESERVED(mcast.reserved_24) } },
 	{ FW_CMD(CREATE_QP, sizeof(struct ordma_cmd_buf), fw_cmd_create_qp) },
 	{ FW_CMD(MODIFY_QP, sizeof(struct ordma_cmd_buf), fw_cmd_modify_qp) },
 	{ FW_CMD(QUERY_QP, sizeof(struct ordma_cmd_buf), fw_cmd_query_qp) },
@@ -123,7 +129,7 @@ static const struct fw_cmd_desc *fw_cmd_lookup(uint8_t opcode)
 /* Verbs opcodes are defined by the header but arrive with v1.1. */
 static bool fw_opcode_planned(uint8_t opcode)
 {
-	return opcode >= ORDMA_CMD_CREATE_CQ && opcode <= ORDMA_CMD_DESTROY_AH;
+	return opcode >= ORDMA_CMD_CREATE_CQ && opcode <= ORDMA_CMD_DETACH_MCAST;
 }
 
 static const char *fw_status_name(uint8_t status)
@@ -245,6 +251,11 @@ static void fw_fill_device_caps(const struct ordma_fw *fw,
 				      ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_MW |
 				      ORDMA_DEV_CAP_FLUSH |
 				      ORDMA_DEV_CAP_ATOMIC_WRITE);
+	caps->cap_flags |= cpu_to_le32(ORDMA_DEV_CAP_GSI | ORDMA_DEV_CAP_MCAST);
+	caps->max_mcast_grp = cpu_to_le32(FW_MAX_MCAST_GRP);
+	caps->max_mcast_qp_attach = cpu_to_le32(FW_MAX_MCAST_QP_ATTACH);
+	caps->max_total_mcast_qp_attach =
+		cpu_to_le32(FW_MAX_TOTAL_MCAST_QP_ATTACH);
 	caps->max_qp = cpu_to_le32(1024);
 	caps->max_qp_wr = cpu_to_le32(4096);
 	caps->max_send_sge = cpu_to_le32(8);

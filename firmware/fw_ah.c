@@ -38,9 +38,11 @@ int fw_av_check(struct ordma_fw *fw, const struct ordma_av *av,
 	if (fw_bytes_zero(av->dgid, sizeof(av->dgid)))
 		return fw_av_bad(bad_offset, why, offsetof(struct ordma_av, dgid),
 				 "destination GID is zero");
-	if (fw_bytes_zero(av->dmac, sizeof(av->dmac)) || (av->dmac[0] & 1))
+	/* a multicast MAC only for a multicast GID (UD to a group) */
+	if (fw_bytes_zero(av->dmac, sizeof(av->dmac)) ||
+	    (av->dmac[0] & 1) != fw_gid_is_multicast(av->dgid))
 		return fw_av_bad(bad_offset, why, offsetof(struct ordma_av, dmac),
-				 "destination MAC zero or multicast");
+				 "destination MAC zero or not of the GID's kind");
 	if (av->sgid_index >= FW_GID_TABLE_LEN || !fw->gids[av->sgid_index].valid)
 		return fw_av_bad(bad_offset, why,
 				 offsetof(struct ordma_av, sgid_index),

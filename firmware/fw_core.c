@@ -200,6 +200,7 @@ static void fw_reset_state(struct ordma_fw *fw)
 	fw_mr_reset(fw);
 	fw_cq_reset(fw);
 	fw_ah_reset(fw);
+	fw_mcast_reset(fw);
 	fw_resources_reset(fw);
 }
 

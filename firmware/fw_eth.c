@@ -8,6 +8,7 @@
 
 #include "fw_priv.h"
 #include "fw_transport.h"
+#include "fw_verbs.h"
 
 #define FW_ETH_RING_ALIGN	4096u
 #define FW_ETHERTYPE_VLAN	0x8100
@@ -321,6 +322,9 @@ static void fw_eth_tx_one(struct ordma_fw *fw, struct fw_eth_ring *ring)
 	fw_desc_write_back(fw, ring, len | ORDMA_ETH_DESC_DONE);
 }
 
+static bool fw_rx_is_roce_for_us(struct ordma_fw *fw, const uint8_t *frame,
+				 size_t len);
+
 static void fw_eth_loopback_queue(struct ordma_fw *fw, const uint8_t *frame,
 				  size_t len)
 {
@@ -351,6 +355,9 @@ bool fw_eth_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 		fw_eth_loopback_queue(fw, frame, len);
 		return true;
 	}
+	/* a group this port joined hears its own port's multicast too */
+	if ((frame[0] & 1) && fw_rx_is_roce_for_us(fw, frame, len))
+		fw_eth_loopback_queue(fw, frame, len);
 	fw->hal.tx_frame(fw->hal_ctx, frame, len);
 	fw->stats.tx_frames++;
 	fw->stats.tx_bytes += len;
@@ -554,8 +561,8 @@ static bool fw_ipv6_roce_dst(const uint8_t *ip, size_t len, uint8_t gid[16])
 	return true;
 }
 
-static bool fw_rx_is_roce_for_us(const struct ordma_fw *fw,
-				 const uint8_t *frame, size_t len)
+static bool fw_rx_is_roce_for_us(struct ordma_fw *fw, const uint8_t *frame,
+				 size_t len)
 {
 	size_t l3 = FW_ETH_HDR_LEN;
 	uint16_t ethertype = fw_get_be16(frame + 12);
@@ -574,7 +581,10 @@ static bool fw_rx_is_roce_for_us(const struct ordma_fw *fw,
 		roce = fw_ipv6_roce_dst(frame + l3, len - l3, gid);
 	else
 		roce = false;
-	return roce && fw_gid_matches_ip(fw, gid);
+	if (!roce)
+		return false;
+	return fw_gid_is_multicast(gid) ? fw_mcast_joined(fw, gid) :
+					  fw_gid_matches_ip(fw, gid);
 }
 
 static struct fw_eth_ring *fw_rx_ring(struct ordma_fw *fw)

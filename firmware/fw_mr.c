@@ -794,7 +794,7 @@ void fw_mr_table_destroy(struct ordma_fw *fw)
 int fw_verbs_create(struct ordma_fw *fw)
 {
 	if (fw_mr_table_create(fw) || fw_cq_table_create(fw) ||
-	    fw_ah_table_create(fw)) {
+	    fw_ah_table_create(fw) || fw_mcast_table_create(fw)) {
 		fw_verbs_destroy(fw);
 		return -1;
 	}
@@ -803,6 +803,7 @@ int fw_verbs_create(struct ordma_fw *fw)
 
 void fw_verbs_destroy(struct ordma_fw *fw)
 {
+	fw_mcast_table_destroy(fw);
 	fw_ah_table_destroy(fw);
 	fw_cq_table_destroy(fw);
 	fw_mr_table_destroy(fw);

@@ -196,6 +196,7 @@ struct ordma_fw {
 	struct fw_mr *mrs;
 	struct fw_cq *cqs;
 	struct fw_ah *ahs;
+	struct fw_mcast_group *mcast;		/* FW_MAX_MCAST_GRP groups */
 	/* QPs and SRQs (fw_qp.h): qps[qpn], srqs[srqn] */
 	struct fw_qp *qps;
 	struct fw_srq *srqs;

@@ -65,7 +65,8 @@ void fw_qp_reset(struct ordma_fw *fw)
 
 struct fw_qp *fw_qp_lookup(struct ordma_fw *fw, uint32_t qpn)
 {
-	if (qpn < FW_FIRST_QPN || qpn >= FW_MAX_QP || !fw->qps[qpn].valid)
+	if ((qpn < FW_FIRST_QPN && qpn != ORDMA_GSI_QPN) || qpn >= FW_MAX_QP ||
+	    !fw->qps[qpn].valid)
 		return NULL;
 	return &fw->qps[qpn];
 }
@@ -480,9 +481,12 @@ static uint8_t fw_qp_check_create(struct ordma_fw *fw, struct fw_cmd *c,
 		return fw_cmd_bad_param(c, CP_OFF(reserved_26),
 					"reserved field not zero");
 	if (p->type != ORDMA_QPT_RC && p->type != ORDMA_QPT_UD &&
-	    p->type != ORDMA_QPT_UC)
+	    p->type != ORDMA_QPT_UC && p->type != ORDMA_QPT_GSI)
 		return fw_cmd_bad_param(c, CP_OFF(type),
-					"QP type not RC, UC or UD");
+					"QP type not RC, UC, UD or GSI");
+	if (p->type == ORDMA_QPT_GSI && a->uctx != ORDMA_KERNEL_UCTX)
+		return fw_cmd_bad_param(c, CP_OFF(type),
+					"GSI QP from a user context");
 	if (p->sq_log_size < FW_WQ_MIN_LOG_SIZE ||
 	    p->sq_log_size > FW_WQ_MAX_LOG_SIZE)
 		return fw_cmd_bad_param(c, CP_OFF(sq_log_size),
@@ -541,11 +545,19 @@ uint8_t fw_cmd_create_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	status = fw_qp_check_create(fw, c, &p, &a);
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
-	for (qpn = FW_FIRST_QPN; qpn < FW_MAX_QP && fw->qps[qpn].valid; qpn++)
-		;
-	if (qpn == FW_MAX_QP)
-		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NO_RESOURCES,
-				   "all QPs in use");
+	if (p.type == ORDMA_QPT_GSI) {
+		qpn = ORDMA_GSI_QPN;
+		if (fw->qps[qpn].valid)
+			return fw_cmd_fail(c, ORDMA_CMD_STATUS_BUSY,
+					   "the port has its GSI QP");
+	} else {
+		for (qpn = FW_FIRST_QPN;
+		     qpn < FW_MAX_QP && fw->qps[qpn].valid; qpn++)
+			;
+		if (qpn == FW_MAX_QP)
+			return fw_cmd_fail(c, ORDMA_CMD_STATUS_NO_RESOURCES,
+					   "all QPs in use");
+	}
 	/* last check, and the first reference taken */
 	status = (uint8_t)fw_pd_get(fw, a.pdn, a.uctx);
 	if (status != ORDMA_CMD_STATUS_OK)
@@ -558,7 +570,9 @@ uint8_t fw_cmd_create_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	qp = &fw->qps[qpn];
 	memset(qp, 0, sizeof(*qp));
 	qp->valid = true;
-	qp->type = p.type;
+	/* QP1 is a UD QP with a fixed number and the kernel as owner */
+	qp->gsi = p.type == ORDMA_QPT_GSI;
+	qp->type = qp->gsi ? ORDMA_QPT_UD : p.type;
 	qp->state = ORDMA_QPS_RESET;
 	qp->qpn = qpn;
 	qp->uctx = a.uctx;
@@ -599,6 +613,7 @@ uint8_t fw_cmd_destroy_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	fw_cq_put(fw, qp->recv_cqn);
 	if (qp->srqn != ORDMA_NO_SRQ)
 		fw_srq_put(fw, qp->srqn);
+	fw_mcast_qp_destroyed(fw, qp->qpn);
 	memset(qp, 0, sizeof(*qp));
 	return ORDMA_CMD_STATUS_OK;
 }
@@ -673,16 +688,6 @@ static uint8_t fw_qp_check_layout(struct fw_cmd *c,
 	return ORDMA_CMD_STATUS_OK;
 }
 
-static bool fw_gid_is_multicast(const uint8_t gid[16])
-{
-	static const uint8_t v4_prefix[12] = { [10] = 0xff, [11] = 0xff };
-
-	if (gid[0] == 0xff)
-		return true;
-	return !memcmp(gid, v4_prefix, sizeof(v4_prefix)) &&
-	       (gid[12] & 0xf0) == 0xe0;
-}
-
 /* The connected path of an RC or UC QP: a unicast destination. */
 static uint8_t fw_qp_check_av(struct ordma_fw *fw, struct fw_cmd *c,
 			      const struct ordma_av *av)
@@ -690,12 +695,12 @@ static uint8_t fw_qp_check_av(struct ordma_fw *fw, struct fw_cmd *c,
 	size_t bad_offset = 0;
 	const char *why = NULL;
 
-	if (fw_av_check(fw, av, &bad_offset, &why) != ORDMA_CMD_STATUS_OK)
-		return fw_cmd_bad_param(c, AT_OFF(av) + bad_offset,
-					why ? why : "bad address vector");
 	if (fw_gid_is_multicast(av->dgid))
 		return fw_cmd_bad_param(c, AT_OFF(av.dgid),
 					"multicast dgid on a connected QP");
+	if (fw_av_check(fw, av, &bad_offset, &why) != ORDMA_CMD_STATUS_OK)
+		return fw_cmd_bad_param(c, AT_OFF(av) + bad_offset,
+					why ? why : "bad address vector");
 	return ORDMA_CMD_STATUS_OK;
 }
 

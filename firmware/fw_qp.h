@@ -120,8 +120,9 @@ struct fw_qp_counters {
 
 struct fw_qp {
 	bool valid;
-	uint8_t type;			/* enum ordma_qp_type */
+	uint8_t type;			/* enum ordma_qp_type; GSI runs as UD */
 	uint8_t state;			/* enum ordma_qp_state */
+	bool gsi;			/* the port's QP1 (ORDMA_QPT_GSI) */
 	/* SQD entered and WQEs were still in flight: SQ_DRAINED follows
 	 * (if requested) once fw_qp_sq_drained() is called.
 	 */

@@ -27,16 +27,19 @@
 #include "fw_qp.h"
 #include "fw_transport.h"
 
-#define FW_REQ_CTRL_RESERVED	(GENMASK(15, 13) | GENMASK(31, 20))
+#define FW_REQ_CTRL_RESERVED	(GENMASK(15, 13) | GENMASK(31, 21))
 #define FW_REQ_INFINITE_RNR	7
 
-/* A send WQE as read from the SQ: header, then SGEs or inline data */
+/* A send WQE as read from the SQ: header, the address vector of a UD
+ * WQE with ORDMA_WQE_AV_INLINE, then SGEs or inline data.
+ */
 struct fw_req_wqe {
 	struct ordma_send_wqe hdr;
 	union {
 		struct ordma_sge sge[FW_TP_MAX_SGE];
 		uint8_t inl[FW_MAX_INLINE_DATA];
 	} u;
+	struct ordma_av av;
 };
 
 static struct fw_tp_swqe *fw_req_entry(struct fw_qp *qp, uint32_t index)
@@ -101,8 +104,20 @@ static uint8_t fw_req_cqe_opcode(uint8_t opcode)
 static int fw_req_read(struct ordma_fw *fw, struct fw_qp *qp, uint32_t index,
 		       struct fw_req_wqe *w)
 {
+	uint8_t raw[sizeof(w->hdr) + sizeof(w->av) + sizeof(w->u)] = { 0 };
+	size_t off = sizeof(w->hdr);
+
 	memset(w, 0, sizeof(*w));
-	return fw_wq_read_wqe(fw, &qp->sq, index, w, sizeof(*w));
+	if (fw_wq_read_wqe(fw, &qp->sq, index, raw, sizeof(raw)))
+		return -1;
+	memcpy(&w->hdr, raw, sizeof(w->hdr));
+	if (le32_to_cpu(w->hdr.ctrl.ctrl) & ORDMA_WQE_AV_INLINE) {
+		memcpy(&w->av, raw + off, sizeof(w->av));
+		off += sizeof(w->av);
+	}
+	memcpy(&w->u, raw + off, sizeof(raw) - off < sizeof(w->u) ?
+	       sizeof(raw) - off : sizeof(w->u));
+	return 0;
 }
 
 static uint32_t fw_req_ctrl(const struct fw_req_wqe *w)
@@ -294,6 +309,13 @@ static uint8_t fw_req_check(struct ordma_fw *fw, struct fw_qp *qp,
 	*length = 0;
 	if (ctrl & FW_REQ_CTRL_RESERVED)
 		return ORDMA_CQE_LOC_QP_OP_ERR;
+	if (ctrl & ORDMA_WQE_AV_INLINE) {
+		/* the AV takes the room of two SGEs */
+		if (qp->type != ORDMA_QPT_UD ||
+		    wqe_size < ORDMA_SEND_WQE_HDR_SIZE + sizeof(w->av))
+			return ORDMA_CQE_LOC_QP_OP_ERR;
+		wqe_size -= sizeof(w->av);
+	}
 	switch (opcode) {
 	case ORDMA_WQE_SEND:
 	case ORDMA_WQE_SEND_IMM:
@@ -402,12 +424,20 @@ static uint8_t fw_req_ud_send(struct ordma_fw *fw, struct fw_qp *qp,
 			      uint32_t length)
 {
 	const struct ordma_wqe_ud *ud = &w->hdr.ud;
-	const struct ordma_av *av = fw_ah_get(fw, le32_to_cpu(ud->ah), qp->pdn);
 	uint32_t qkey = le32_to_cpu(ud->remote_qkey);
+	const struct ordma_av *av;
 	struct fw_tp_payload pl;
 	struct fw_roce_hdrs h;
+	const char *why;
+	size_t bad;
 	uint8_t status;
 
+	/* An inline AV is checked as CREATE_AH checks one. */
+	if (fw_req_ctrl(w) & ORDMA_WQE_AV_INLINE)
+		av = fw_av_check(fw, &w->av, &bad, &why) == ORDMA_CMD_STATUS_OK ?
+		     &w->av : NULL;
+	else
+		av = fw_ah_get(fw, le32_to_cpu(ud->ah), qp->pdn);
 	if (!av)
 		return ORDMA_CQE_LOC_QP_OP_ERR;
 	if (qkey & 0x80000000u)

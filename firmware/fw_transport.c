@@ -260,20 +260,21 @@ int fw_tp_send(struct ordma_fw *fw, struct fw_qp *qp,
 /* RX                                                                  */
 /* ------------------------------------------------------------------ */
 
-/* Source address of a parsed packet as a GID */
-static void fw_tp_src_gid(const struct fw_roce_pkt *pkt, uint8_t gid[16])
+/* Source (dst false) or destination address of a packet as a GID */
+static void fw_tp_pkt_gid(const struct fw_roce_pkt *pkt, bool dst,
+			  uint8_t gid[16])
 {
 	if (pkt->ipv6) {
-		memcpy(gid, pkt->ip + 8, 16);
+		memcpy(gid, pkt->ip + (dst ? 24 : 8), 16);
 		return;
 	}
 	memset(gid, 0, 10);
 	gid[10] = 0xff;
 	gid[11] = 0xff;
-	memcpy(gid + 12, pkt->ip + 12, 4);
+	memcpy(gid + 12, pkt->ip + (dst ? 16 : 12), 4);
 }
 
-static bool fw_tp_state_takes(const struct fw_qp *qp, bool request)
+bool fw_tp_state_takes(const struct fw_qp *qp, bool request)
 {
 	switch (qp->state) {
 	case ORDMA_QPS_RTR:
@@ -313,6 +314,22 @@ void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 		fw_tp_count_rx_drop(fw, FW_TP_DROP_PARSE);
 		return;
 	}
+	if (fw_bth_dest_qp(pkt.bth) == ORDMA_MCAST_QPN) {
+		uint8_t dgid[16];
+
+		fw_tp_pkt_gid(&pkt, true, dgid);
+		if ((fw_bth_opcode(pkt.bth) & FW_ROCE_OPCODE_TRANSPORT_MASK) !=
+		    FW_ROCE_OPCODE_UD || !fw_gid_is_multicast(dgid)) {
+			fw_tp_count_rx_drop(fw, FW_TP_DROP_TRANSPORT);
+			return;
+		}
+		if ((fw_bth_pkey(pkt.bth) & 0x7fff) != 0x7fff) {
+			fw_tp_count_rx_drop(fw, FW_TP_DROP_PKEY);
+			return;
+		}
+		fw_mcast_rx(fw, &pkt, dgid);
+		return;
+	}
 	qp = fw_qp_lookup(fw, fw_bth_dest_qp(pkt.bth));
 	if (!qp) {
 		fw_tp_count_rx_drop(fw, FW_TP_DROP_NO_QP);
@@ -339,7 +356,7 @@ void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 	{
 		uint8_t src[16];
 
-		fw_tp_src_gid(&pkt, src);
+		fw_tp_pkt_gid(&pkt, false, src);
 		if (!qp->attr.has_av || memcmp(src, qp->attr.av.dgid, 16)) {
 			fw_tp_count_rx_drop(fw, FW_TP_DROP_SRC);
 			return;

@@ -223,6 +223,8 @@ uint64_t fw_tp_timer(struct ordma_fw *fw);
 /* Makes sure the device timer fires no later than deadline. */
 void fw_tp_arm(struct ordma_fw *fw, uint64_t deadline);
 void fw_tp_count_rx_drop(struct ordma_fw *fw, enum fw_tp_drop why);
+/* Whether a QP in its state takes a request (or response) packet. */
+bool fw_tp_state_takes(const struct fw_qp *qp, bool request);
 
 /* Lifecycle hooks (fw_qp.c) */
 void fw_tp_qp_to_rtr(struct fw_qp *qp);
@@ -300,5 +302,9 @@ void fw_resp_rx_ud(struct ordma_fw *fw, struct fw_qp *qp,
 		   const struct fw_roce_pkt *pkt);
 void fw_resp_rx_uc(struct ordma_fw *fw, struct fw_qp *qp,
 		   const struct fw_roce_pkt *pkt);
+
+/* Multicast (fw_mcast.c): a UD packet to ORDMA_MCAST_QPN and dgid. */
+void fw_mcast_rx(struct ordma_fw *fw, const struct fw_roce_pkt *pkt,
+		 const uint8_t dgid[16]);
 
 #endif /* ORDMA_FW_TRANSPORT_H */

@@ -25,6 +25,9 @@
 #define FW_MAX_MW			1024
 #define FW_MAX_CQ			1024
 #define FW_MAX_AH			1024
+#define FW_MAX_MCAST_GRP		64
+#define FW_MAX_MCAST_QP_ATTACH		8	/* QPs per group */
+#define FW_MAX_TOTAL_MCAST_QP_ATTACH	256
 #define FW_CQ_MIN_LOG_SIZE		1
 #define FW_CQ_MAX_LOG_SIZE		16
 #define FW_MAX_MR_SIZE			(1ULL << 40)
@@ -261,6 +264,19 @@ int fw_av_check(struct ordma_fw *fw, const struct ordma_av *av,
 		size_t *bad_offset, const char **why);
 
 /* ------------------------------------------------------------------ */
+/* Multicast groups (fw_mcast.c)                                       */
+/* ------------------------------------------------------------------ */
+
+/* IPv4-mapped 224.0.0.0/4 or IPv6 ff00::/8 */
+bool fw_gid_is_multicast(const uint8_t gid[16]);
+/* Some QP of this port is attached to gid. */
+bool fw_mcast_joined(struct ordma_fw *fw, const uint8_t gid[16]);
+/* DESTROY_QP: the QP leaves every group. */
+void fw_mcast_qp_destroyed(struct ordma_fw *fw, uint32_t qpn);
+uint8_t fw_cmd_attach_mcast(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_detach_mcast(struct ordma_fw *fw, struct fw_cmd *c);
+
+/* ------------------------------------------------------------------ */
 /* Lifetime and dispatch (called by fw_core.c, fw_admin.c, ...)         */
 /* ------------------------------------------------------------------ */
 
@@ -272,6 +288,7 @@ void fw_verbs_destroy(struct ordma_fw *fw);
 void fw_mr_reset(struct ordma_fw *fw);
 void fw_cq_reset(struct ordma_fw *fw);
 void fw_ah_reset(struct ordma_fw *fw);
+void fw_mcast_reset(struct ordma_fw *fw);
 /* per-file halves of fw_verbs_create()/fw_verbs_destroy() */
 int fw_mr_table_create(struct ordma_fw *fw);
 void fw_mr_table_destroy(struct ordma_fw *fw);
@@ -279,6 +296,8 @@ int fw_cq_table_create(struct ordma_fw *fw);
 void fw_cq_table_destroy(struct ordma_fw *fw);
 int fw_ah_table_create(struct ordma_fw *fw);
 void fw_ah_table_destroy(struct ordma_fw *fw);
+int fw_mcast_table_create(struct ordma_fw *fw);
+void fw_mcast_table_destroy(struct ordma_fw *fw);
 
 /* DESTROY_EQ / DEALLOC_UCTX answer BUSY while these hold. */
 bool fw_eq_used_by_cq(const struct ordma_fw *fw, uint32_t eqn);

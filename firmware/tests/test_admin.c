@@ -39,6 +39,8 @@ static const struct {
 	{ ORDMA_CMD_DEALLOC_MW, sizeof(struct ordma_cmd_handle) },
 	{ ORDMA_CMD_CREATE_AH, sizeof(struct ordma_cmd_create_ah) },
 	{ ORDMA_CMD_DESTROY_AH, sizeof(struct ordma_cmd_handle) },
+	{ ORDMA_CMD_ATTACH_MCAST, sizeof(struct ordma_cmd_mcast) },
+	{ ORDMA_CMD_DETACH_MCAST, sizeof(struct ordma_cmd_mcast) },
 	{ ORDMA_CMD_CREATE_QP, sizeof(struct ordma_cmd_buf) },
 	{ ORDMA_CMD_MODIFY_QP, sizeof(struct ordma_cmd_buf) },
 	{ ORDMA_CMD_QUERY_QP, sizeof(struct ordma_cmd_buf) },
@@ -111,7 +113,8 @@ static void test_query_device(void)
 		 ORDMA_DEV_CAP_SRQ |
 		 ORDMA_DEV_CAP_ATOMIC | ORDMA_DEV_CAP_FAST_REG |
 		 ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_FLUSH |
-		 ORDMA_DEV_CAP_ATOMIC_WRITE | ORDMA_DEV_CAP_MW);
+		 ORDMA_DEV_CAP_ATOMIC_WRITE | ORDMA_DEV_CAP_MW |
+		 ORDMA_DEV_CAP_GSI | ORDMA_DEV_CAP_MCAST);
 	CHECK_EQ(le32_to_cpu(caps.max_qp), 1024);
 	CHECK_EQ(le32_to_cpu(caps.max_qp_wr), 4096);
 	CHECK_EQ(le32_to_cpu(caps.max_send_sge), 8);
@@ -138,6 +141,9 @@ static void test_query_device(void)
 	CHECK_EQ(le32_to_cpu(caps.local_ca_ack_delay), 15);
 	CHECK_EQ(le32_to_cpu(caps.max_eth_rings), 8);
 	CHECK_EQ(le32_to_cpu(caps.max_mw), 1024);
+	CHECK_EQ(le32_to_cpu(caps.max_mcast_grp), 64);
+	CHECK_EQ(le32_to_cpu(caps.max_mcast_qp_attach), 8);
+	CHECK_EQ(le32_to_cpu(caps.max_total_mcast_qp_attach), 256);
 	CHECK_EQ(caps.reserved_196, 0);
 	CHECK(!memcmp(caps.serial, "ORD123456\0\0\0\0\0\0\0", 16));
 	CHECK(!memcmp(caps.board_id, "ORDMA-RNIC-V1\0\0\0", 16));

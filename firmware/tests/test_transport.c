@@ -256,7 +256,8 @@ static void fill_attr(struct ordma_qp_attr *a, uint32_t mask, uint8_t next,
 	if (mask & A(PORT))
 		a->port = 1;
 	if (mask & A(QKEY))
-		a->qkey = cpu_to_le32(0x1234);
+		a->qkey = cpu_to_le32(c->type == ORDMA_QPT_GSI ? ORDMA_GSI_QKEY :
+				      0x1234);
 	if (mask & A(AV)) {
 		memcpy(a->av.dgid, peer->gid, 16);
 		memcpy(a->av.dmac, peer->mac, 6);
@@ -293,7 +294,9 @@ static uint8_t qp_step(struct env *e, int i, uint8_t cur, uint8_t next,
 	struct ordma_qp_attr a;
 	uint32_t mask;
 
-	fw_qp_transition_rule(c->type, cur, next, &rule);
+	/* the GSI QP follows the UD rules */
+	fw_qp_transition_rule(c->type == ORDMA_QPT_GSI ? ORDMA_QPT_UD : c->type,
+			      cur, next, &rule);
 	mask = rule.required | A(STATE);
 	if (c->type == ORDMA_QPT_RC && next == ORDMA_QPS_RTR)
 		mask |= A(MIN_RNR_TIMER) | A(MAX_DEST_RD_ATOMIC);
@@ -429,6 +432,7 @@ struct wr {
 	const void *inline_data;
 	uint32_t inline_len;
 	uint32_t ah, remote_qpn, remote_qkey;
+	const struct ordma_av *av;	/* UD: inline AV instead of ah */
 	struct ordma_wqe_reg_mr reg;
 	uint8_t placement, level;	/* FLUSH */
 	uint32_t length;		/* FLUSH */
@@ -466,17 +470,21 @@ static void put_wqe(struct side *s, const struct wr *w)
 			 1u << SQ_SHIFT);
 	struct ordma_send_wqe *q = (struct ordma_send_wqe *)p;
 	uint32_t ctrl = FIELD_PREP(ORDMA_WQE_OPCODE, w->opcode) | w->flags;
+	size_t data = ORDMA_SEND_WQE_HDR_SIZE;
 
 	memset(p, 0, 1u << SQ_SHIFT);
+	if (w->av) {
+		ctrl |= ORDMA_WQE_AV_INLINE;
+		memcpy(p + data, w->av, sizeof(*w->av));
+		data += sizeof(*w->av);
+	}
 	if (w->inline_data) {
 		ctrl |= ORDMA_WQE_INLINE;
 		q->ctrl.inline_len = cpu_to_le32(w->inline_len);
-		memcpy(p + ORDMA_SEND_WQE_HDR_SIZE, w->inline_data,
-		       w->inline_len);
+		memcpy(p + data, w->inline_data, w->inline_len);
 	} else {
 		ctrl |= FIELD_PREP(ORDMA_WQE_NUM_SGE, w->num_sge);
-		memcpy(p + ORDMA_SEND_WQE_HDR_SIZE, w->sge,
-		       w->num_sge * sizeof(struct ordma_sge));
+		memcpy(p + data, w->sge, w->num_sge * sizeof(struct ordma_sge));
 	}
 	q->ctrl.ctrl = cpu_to_le32(ctrl);
 	q->ctrl.imm_inv = cpu_to_le32(w->imm_inv);
@@ -513,7 +521,7 @@ static void put_wqe(struct side *s, const struct wr *w)
 		q->bind_mw = w->bind;
 		break;
 	default:
-		if (w->ah) {
+		if (w->ah || w->av) {
 			q->ud.ah = cpu_to_le32(w->ah);
 			q->ud.remote_qpn = cpu_to_le32(w->remote_qpn);
 			q->ud.remote_qkey = cpu_to_le32(w->remote_qkey);
@@ -641,7 +649,8 @@ static void test_tp_caps(void)
 		 ORDMA_DEV_CAP_SRQ |
 		 ORDMA_DEV_CAP_ATOMIC | ORDMA_DEV_CAP_FAST_REG |
 		 ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_FLUSH |
-		 ORDMA_DEV_CAP_ATOMIC_WRITE | ORDMA_DEV_CAP_MW);
+		 ORDMA_DEV_CAP_ATOMIC_WRITE | ORDMA_DEV_CAP_MW |
+		 ORDMA_DEV_CAP_GSI | ORDMA_DEV_CAP_MCAST);
 	drv_close(&d);
 }
 
@@ -3504,6 +3513,222 @@ static void test_tp_mw_type2_dealloc_and_qp(void)
 	env_close(&m.e);
 }
 
+/* ------------------------------------------------------------------ */
+/* GSI QP, inline address vectors, multicast                           */
+/* ------------------------------------------------------------------ */
+
+static void av_to(struct ordma_av *av, const uint8_t gid[16],
+		  const uint8_t mac[6])
+{
+	memset(av, 0, sizeof(*av));
+	memcpy(av->dgid, gid, 16);
+	memcpy(av->dmac, mac, 6);
+	av->hop_limit = 1;
+	av->vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
+}
+
+static uint8_t create_qp_of(struct side *s, uint32_t uctx, uint8_t type,
+			    unsigned int area, uint32_t *qpn)
+{
+	struct ordma_qp_create_params p;
+
+	drv_qp_params(&p, uctx, s->pdn, type, s->scq.cqn, s->rcq.cqn,
+		      ORDMA_NO_SRQ, area);
+	return drv_create_qp(&s->d, &p, qpn);
+}
+
+static void test_tp_gsi_inline_av(void)
+{
+	struct ordma_cqe cqe;
+	struct ordma_av av;
+	uint32_t qpn = 0, uctx;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	c.type = ORDMA_QPT_GSI;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	CHECK_EQ(a->qpn, ORDMA_GSI_QPN);
+	CHECK_EQ(b->qpn, ORDMA_GSI_QPN);
+	/* one per port, and never a user context's */
+	CHECK_EQ(create_qp_of(a, 0, ORDMA_QPT_GSI, QP_AREA + 2, &qpn),
+		 ORDMA_CMD_STATUS_BUSY);
+	REQUIRE_EQ(drv_alloc_uctx(&a->d, &uctx), OK);
+	CHECK_EQ(create_qp_of(a, uctx, ORDMA_QPT_GSI, QP_AREA + 2, &qpn),
+		 ORDMA_CMD_STATUS_BAD_PARAM);
+	CHECK_EQ(drv_syndrome(&a->d), ORDMA_SYNDROME_BUF_BASE +
+		 offsetof(struct ordma_qp_create_params, type));
+	/* an ordinary QP never gets number 1 */
+	REQUIRE_EQ(create_qp_of(a, 0, ORDMA_QPT_UD, QP_AREA + 2, &qpn), OK);
+	CHECK(qpn >= FW_FIRST_QPN);
+
+	/* a MAD-sized send, AV in the WQE, two SGEs as the MAD layer posts */
+	pattern(mem(a, MR1_ADDR, 256), 256, 3);
+	post_recv(b, MR1_ADDR, 40 + 256);
+	av_to(&av, b->gid, b->mac);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 24, a->key1);
+	sge(&w.sge[1], MR1_ADDR + 24, 232, a->key1);
+	w.num_sge = 2;
+	w.av = &av;
+	w.remote_qpn = ORDMA_GSI_QPN;
+	w.remote_qkey = ORDMA_GSI_QKEY;
+	post(a, &w);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 256, 0);
+	pump(&e);
+	REQUIRE(cqe_next(b, false, &cqe));
+	CHECK_EQ(cqe.status, ORDMA_CQE_SUCCESS);
+	CHECK_EQ(le32_to_cpu(cqe.byte_len), 40 + 256);
+	CHECK_EQ(le32_to_cpu(cqe.src_qp), ORDMA_GSI_QPN);
+	CHECK_EQ(le32_to_cpu(cqe.qpn), ORDMA_GSI_QPN);
+	CHECK(!memcmp(mem(b, MR1_ADDR + 40, 256), mem(a, MR1_ADDR, 256), 256));
+	CHECK_EQ(mem(b, MR1_ADDR + 20 + 8, 1)[0], 1);	/* the AV's TTL */
+
+	/* the GSI Q_Key is checked like any other */
+	post_recv(b, MR1_ADDR, 40 + 256);
+	w.remote_qkey = 0x1234;
+	post(a, &w);
+	pump(&e);
+	no_cqe(b, false);
+	CHECK_EQ(b->d.fw->tp.rx_drop[FW_TP_DROP_QKEY], 1);
+
+	/* an inline AV is checked as CREATE_AH checks one */
+	av.sgid_index = 3;		/* no such GID */
+	w.remote_qkey = ORDMA_GSI_QKEY;
+	post(a, &w);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 256, 1);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_LOC_QP_OP_ERR, 0, 2);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_SQE);
+	pump(&e);
+	no_cqe(b, false);
+	env_close(&e);
+}
+
+static void test_tp_inline_av_rc(void)
+{
+	struct ordma_av av;
+	struct env e;
+	struct tcfg c;
+	struct wr w;
+
+	/* an AV in an RC WQE is a malformed WQE */
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	av_to(&av, e.s[1].gid, e.s[1].mac);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 64, e.s[0].key1);
+	w.av = &av;
+	post(&e.s[0], &w);
+	expect_cqe(&e.s[0], true, ORDMA_CQE_OP_SEND, ORDMA_CQE_LOC_QP_OP_ERR,
+		   0, 0);
+	CHECK_EQ(qp_state(&e.s[0]), ORDMA_QPS_ERR);
+	pump(&e);
+	CHECK_EQ(e.l[0].sent, 0);
+	env_close(&e);
+}
+
+static uint8_t mcast_cmd(struct side *s, uint8_t opcode, uint32_t qpn,
+			 const uint8_t gid[16])
+{
+	struct ordma_aq_cmd cmd;
+
+	drv_cmd_init(&cmd, opcode);
+	cmd.mcast.qpn = cpu_to_le32(qpn);
+	memcpy(cmd.mcast.gid, gid, 16);
+	return drv_exec(&s->d, &cmd);
+}
+
+static void test_tp_mcast(void)
+{
+	static const uint8_t mgid[16] = { [10] = 0xff, [11] = 0xff,
+					  239, 1, 2, 3 };
+	static const uint8_t mmac[6] = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 };
+	static const uint8_t ucast[16] = { [10] = 0xff, [11] = 0xff,
+					   10, 0, 0, 9 };
+	uint32_t gsi = 0, ah;
+	struct ordma_aq_cmd cmd;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	int n;
+
+	default_cfg(&c);
+	c.type = ORDMA_QPT_UD;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+
+	/* what ATTACH_MCAST refuses */
+	CHECK_EQ(mcast_cmd(b, ORDMA_CMD_ATTACH_MCAST, b->qpn, ucast),
+		 ORDMA_CMD_STATUS_BAD_PARAM);
+	CHECK_EQ(mcast_cmd(b, ORDMA_CMD_ATTACH_MCAST, 999, mgid),
+		 ORDMA_CMD_STATUS_BAD_HANDLE);
+	REQUIRE_EQ(create_qp_of(b, 0, ORDMA_QPT_GSI, QP_AREA + 2, &gsi), OK);
+	CHECK_EQ(mcast_cmd(b, ORDMA_CMD_ATTACH_MCAST, gsi, mgid),
+		 ORDMA_CMD_STATUS_BAD_PARAM);
+	CHECK_EQ(mcast_cmd(b, ORDMA_CMD_DETACH_MCAST, b->qpn, mgid),
+		 ORDMA_CMD_STATUS_BAD_HANDLE);
+	drv_cmd_init(&cmd, ORDMA_CMD_ATTACH_MCAST);
+	cmd.mcast.qpn = cpu_to_le32(b->qpn);
+	memcpy(cmd.mcast.gid, mgid, 16);
+	cmd.mcast.reserved_24 = cpu_to_le64(1);
+	CHECK_EQ(drv_exec(&b->d, &cmd), ORDMA_CMD_STATUS_BAD_PARAM);
+
+	/* a multicast AH needs a multicast MAC, and the reverse */
+	drv_cmd_init(&cmd, ORDMA_CMD_CREATE_AH);
+	cmd.create_ah.pdn = cpu_to_le32(a->pdn);
+	memcpy(cmd.create_ah.av.dgid, mgid, 16);
+	memcpy(cmd.create_ah.av.dmac, a->mac, 6);
+	cmd.create_ah.av.vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
+	CHECK_EQ(drv_exec(&a->d, &cmd), ORDMA_CMD_STATUS_BAD_PARAM);
+	memcpy(cmd.create_ah.av.dmac, mmac, 6);
+	REQUIRE_EQ(drv_exec(&a->d, &cmd), OK);
+	ah = le32_to_cpu(a->d.last_comp.handle.handle);
+
+	/* before anyone joined, b does not take the packet */
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 100, a->key1);
+	w.ah = ah;
+	w.remote_qpn = ORDMA_MCAST_QPN;
+	w.remote_qkey = 0x1234;
+	post_recv(b, MR1_ADDR, 40 + 1024);
+	post(a, &w);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 100, 0);
+	no_cqe(b, false);
+
+	/* b and a join: one frame on the wire, a copy for each member */
+	CHECK_EQ(mcast_cmd(b, ORDMA_CMD_ATTACH_MCAST, b->qpn, mgid), OK);
+	CHECK_EQ(mcast_cmd(b, ORDMA_CMD_ATTACH_MCAST, b->qpn, mgid), OK);
+	CHECK_EQ(mcast_cmd(a, ORDMA_CMD_ATTACH_MCAST, a->qpn, mgid), OK);
+	post_recv(a, MR1_ADDR + 0x10000, 40 + 1024);
+	pattern(mem(a, MR1_ADDR, 100), 100, 5);
+	post(a, &w);
+	fake_advance(&a->d.hal, 1);	/* the loopback copy */
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 100, 1);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 140, 0);
+	expect_cqe(a, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 140, 0);
+	CHECK(!memcmp(mem(b, MR1_ADDR + 40, 100), mem(a, MR1_ADDR, 100), 100));
+	CHECK(!memcmp(mem(a, MR1_ADDR + 0x10000 + 40, 100),
+		      mem(a, MR1_ADDR, 100), 100));
+	CHECK_EQ(e.l[0].sent, 2);
+	CHECK(!memcmp(mem(b, MR1_ADDR + 40 - 20 + 16, 4), mgid + 12, 4));
+
+	/* detached: b hears nothing more; destroying a QP detaches it */
+	CHECK_EQ(mcast_cmd(b, ORDMA_CMD_DETACH_MCAST, b->qpn, mgid), OK);
+	post_recv(b, MR1_ADDR, 40 + 1024);
+	post(a, &w);
+	pump(&e);
+	no_cqe(b, false);
+	n = drv_handle_cmd(&a->d, ORDMA_CMD_DESTROY_QP, a->qpn, 0);
+	CHECK_EQ(n, OK);
+	CHECK(!fw_mcast_joined(a->d.fw, mgid));
+	env_close(&e);
+}
+
 const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_caps),
 	TAP_TEST(test_tp_rc_send_small),
@@ -3556,5 +3781,8 @@ const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_mw_bind_error),
 	TAP_TEST(test_tp_mw_type1_not_invalidated),
 	TAP_TEST(test_tp_mw_type2_dealloc_and_qp),
+	TAP_TEST(test_tp_gsi_inline_av),
+	TAP_TEST(test_tp_inline_av_rc),
+	TAP_TEST(test_tp_mcast),
 	TAP_END
 };

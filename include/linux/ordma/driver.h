@@ -131,6 +131,8 @@ int ordma_cmd_destroy_srq(struct ordma_core_dev *cdev, u32 uctx, u32 srqn);
 int ordma_cmd_create_ah(struct ordma_core_dev *cdev,
 			const struct ordma_cmd_create_ah *params, u32 *ah);
 int ordma_cmd_destroy_ah(struct ordma_core_dev *cdev, u32 uctx, u32 ah);
+int ordma_cmd_mcast(struct ordma_core_dev *cdev, bool attach, u32 uctx,
+		    u32 qpn, const u8 gid[16]);
 /* The QP commands pass their parameters in a DMA buffer of the core. */
 int ordma_cmd_create_qp(struct ordma_core_dev *cdev,
 			const struct ordma_qp_create_params *params, u32 *qpn);

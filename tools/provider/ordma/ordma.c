@@ -106,6 +106,8 @@ static const struct verbs_context_ops ordma_ctx_ops = {
 	.alloc_mw = ordma_alloc_mw,
 	.alloc_pd = ordma_alloc_pd,
 	.bind_mw = ordma_bind_mw,
+	/* the kernel tells the device; nothing is kept here */
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = ordma_create_ah,
 	.create_cq = ordma_create_cq,
 	.create_cq_ex = ordma_create_cq_ex,
@@ -119,6 +121,7 @@ static const struct verbs_context_ops ordma_ctx_ops = {
 	.destroy_cq = ordma_destroy_cq,
 	.destroy_qp = ordma_destroy_qp,
 	.destroy_srq = ordma_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = ordma_free_context,
 	.modify_qp = ordma_modify_qp,
 	.modify_srq = ordma_modify_srq,

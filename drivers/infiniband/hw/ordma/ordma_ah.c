@@ -2,9 +2,11 @@
 /*
  * ORDMA RDMA driver: address handles.
  *
- * An AH is a device object (CREATE_AH), so creating one sleeps: callers
- * that cannot sleep get -EOPNOTSUPP.  An AH destroyed in atomic context
- * is destroyed on the device from a work item.
+ * A user AH is a device object (CREATE_AH), named by the provider's
+ * WQEs; a user AH destroyed in atomic context is destroyed on the device
+ * from a work item.  A kernel AH is only its address vector, which the
+ * kernel post path copies into each WQE: the MAD layer creates AHs where
+ * it cannot sleep.
  */
 
 #include <linux/slab.h>
@@ -31,18 +33,21 @@ int ordma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	struct ordma_cmd_create_ah cmd = {};
 	int err;
 
-	if (!(init_attr->flags & RDMA_CREATE_AH_SLEEPABLE))
-		return -EOPNOTSUPP;
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;
 
-	err = ordma_av_from_ah_attr(dev, init_attr->ah_attr, &cmd.av);
+	err = ordma_av_from_ah_attr(dev, init_attr->ah_attr, &ah->av);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "create_ah: bad AH attributes: %d\n",
 			  err);
 		return err;
 	}
+	if (!udata)
+		return 0;
+	if (!(init_attr->flags & RDMA_CREATE_AH_SLEEPABLE))
+		return -EOPNOTSUPP;
+	cmd.av = ah->av;
 
 	ah->uctx_id = ordma_udata_uctx(udata);
 	cmd.pdn = cpu_to_le32(to_ordma_pd(ibah->pd)->pdn);
@@ -53,13 +58,10 @@ int ordma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		return err;
 	}
 
-	if (udata) {
-		resp.ah_handle = ah->handle;
-		err = ib_copy_to_udata(udata, &resp,
-				       min(sizeof(resp), udata->outlen));
-		if (err)
-			goto err_destroy;
-	}
+	resp.ah_handle = ah->handle;
+	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	if (err)
+		goto err_destroy;
 	return 0;
 
 err_destroy:
@@ -87,6 +89,8 @@ int ordma_destroy_ah(struct ib_ah *ibah, u32 flags)
 	struct ordma_ah_release *rel;
 	int err;
 
+	if (!ah->handle)
+		return 0;	/* a kernel AH: nothing on the device */
 	if (!(flags & RDMA_DESTROY_AH_SLEEPABLE)) {
 		/* Without memory the device keeps the AH until reset. */
 		rel = kzalloc(sizeof(*rel), GFP_ATOMIC);

@@ -16,6 +16,9 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
+/* SGE slots of a send WQE an inline address vector takes */
+#define ORDMA_AV_SGE_SLOTS	(sizeof(struct ordma_av) / sizeof(struct ordma_sge))
+
 struct ordma_ibdev {
 	struct ib_device ibdev;
 	struct ordma_core_dev *cdev;
@@ -117,6 +120,8 @@ struct ordma_qp {
 	/* last state set by MODIFY_QP (posting is refused in RESET) */
 	u8 state;
 	bool sig_all;
+	/* kernel UD/GSI: each send WQE carries its AH's address vector */
+	bool av_inline;
 	u32 max_inline_data;
 	refcount_t refcount;
 	struct completion free;
@@ -138,10 +143,16 @@ struct ordma_srq {
 	struct ordma_pbl pbl;
 };
 
+/*
+ * A user AH is a device object (handle); a kernel AH is its address
+ * vector, copied into every WQE that uses it, so that it can be created
+ * where the caller cannot sleep (the MAD layer does).
+ */
 struct ordma_ah {
 	struct ib_ah ibah;
-	u32 handle;
+	u32 handle;		/* 0 for a kernel AH */
 	u32 uctx_id;
+	struct ordma_av av;
 };
 
 struct ordma_ucontext {
@@ -301,6 +312,8 @@ int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 int ordma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		   int attr_mask, struct ib_qp_init_attr *init_attr);
 int ordma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int ordma_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int ordma_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 int ordma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int ordma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

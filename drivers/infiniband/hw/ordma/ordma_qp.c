@@ -154,6 +154,29 @@ static u32 ordma_send_wqe_sges(u32 wqe_shift)
 	       sizeof(struct ordma_sge);
 }
 
+static const char *ordma_qp_type_name(u8 type)
+{
+	switch (type) {
+	case ORDMA_QPT_RC:
+		return "RC";
+	case ORDMA_QPT_UC:
+		return "UC";
+	case ORDMA_QPT_UD:
+		return "UD";
+	case ORDMA_QPT_GSI:
+		return "GSI";
+	default:
+		return "?";
+	}
+}
+
+/* Bytes of a kernel QP's send WQE before its SGEs or inline data */
+static u32 ordma_send_wqe_data_off(const struct ordma_qp *qp)
+{
+	return ORDMA_SEND_WQE_HDR_SIZE +
+	       (qp->av_inline ? sizeof(struct ordma_av) : 0);
+}
+
 static u32 ordma_recv_wqe_sges(u32 wqe_shift)
 {
 	return (BIT(wqe_shift) - ORDMA_RECV_WQE_HDR_SIZE) /
@@ -301,7 +324,7 @@ static int ordma_create_kernel_qp(struct ordma_ibdev *dev,
 	if (attr->srq)
 		return -EOPNOTSUPP;
 
-	bytes = ORDMA_SEND_WQE_HDR_SIZE +
+	bytes = ordma_send_wqe_data_off(qp) +
 		max_t(u32, cap->max_send_sge * sizeof(struct ordma_sge),
 		      cap->max_inline_data);
 	err = ordma_kernel_wq_alloc(dev, &qp->sq, cap->max_send_wr, bytes,
@@ -322,17 +345,6 @@ err_free:
 	return err;
 }
 
-static const char *ordma_qp_type_name(u8 type)
-{
-	switch (type) {
-	case ORDMA_QPT_RC:
-		return "RC";
-	case ORDMA_QPT_UC:
-		return "UC";
-	default:
-		return "UD";
-	}
-}
 
 int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		    struct ib_udata *udata)
@@ -357,6 +369,12 @@ int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 			return -EOPNOTSUPP;
 		qp->type = ORDMA_QPT_UC;
 		break;
+	case IB_QPT_GSI:
+		/* QP1 of the MAD layer: number 1 on the device */
+		if (udata || !(cap_flags & ORDMA_DEV_CAP_GSI))
+			return -EOPNOTSUPP;
+		qp->type = ORDMA_QPT_GSI;
+		break;
 	default:
 		ibdev_dbg(&dev->ibdev, "create_qp: QP type %d not supported\n",
 			  init_attr->qp_type);
@@ -379,6 +397,8 @@ int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	qp->state = ORDMA_QPS_RESET;
 	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->max_inline_data = init_attr->cap.max_inline_data;
+	qp->av_inline = !udata && (qp->type == ORDMA_QPT_UD ||
+				   qp->type == ORDMA_QPT_GSI);
 	refcount_set(&qp->refcount, 1);
 	init_completion(&qp->free);
 	spin_lock_init(&qp->sq.lock);
@@ -419,7 +439,8 @@ int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		goto err_destroy;
 
 	/* What the queues really hold */
-	qp->sq.max_sge = min_t(u32, ordma_send_wqe_sges(qp->sq.wqe_shift),
+	qp->sq.max_sge = min_t(u32, ordma_send_wqe_sges(qp->sq.wqe_shift) -
+			       (qp->av_inline ? ORDMA_AV_SGE_SLOTS : 0),
 			       le32_to_cpu(dev->caps.max_send_sge));
 	init_attr->cap.max_send_wr = BIT(qp->sq.log_size);
 	init_attr->cap.max_send_sge = qp->sq.max_sge;
@@ -567,6 +588,12 @@ int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		hw.pkey_index = cpu_to_le16(attr->pkey_index);
 	if (attr_mask & IB_QP_PORT)
 		hw.port = attr->port_num;
+	/* QP1 is the port's own: the MAD layer never names the port */
+	if (qp->type == ORDMA_QPT_GSI && (attr_mask & IB_QP_STATE) &&
+	    attr->qp_state == IB_QPS_INIT && !(attr_mask & IB_QP_PORT)) {
+		hw.attr_mask |= cpu_to_le32(ORDMA_QP_ATTR_PORT);
+		hw.port = 1;
+	}
 	if (attr_mask & IB_QP_QKEY)
 		hw.qkey = cpu_to_le32(attr->qkey);
 	if (attr_mask & IB_QP_AV) {
@@ -822,11 +849,16 @@ static int ordma_build_send_wqe(struct ordma_qp *qp,
 	     opcode == ORDMA_WQE_ATOMIC_CMP_SWP ||
 	     opcode == ORDMA_WQE_ATOMIC_FETCH_ADD))
 		return -EINVAL;
-	/* The operations only RC has */
-	if (qp->type == ORDMA_QPT_UD) {
+	/* Datagrams: SENDs only, each with its address */
+	if (qp->av_inline) {
+		struct ordma_ah *ah = to_ordma_ah(ud_wr(wr)->ah);
+
 		if (opcode != ORDMA_WQE_SEND && opcode != ORDMA_WQE_SEND_IMM)
 			return -EINVAL;
-		wqe->ud.ah = cpu_to_le32(to_ordma_ah(ud_wr(wr)->ah)->handle);
+		/* kernel QPs: the AV goes in the WQE, before the data */
+		memcpy(sges, &ah->av, sizeof(ah->av));
+		sges += ORDMA_AV_SGE_SLOTS;
+		ctrl |= ORDMA_WQE_AV_INLINE;
 		wqe->ud.remote_qpn = cpu_to_le32(ud_wr(wr)->remote_qpn);
 		wqe->ud.remote_qkey = cpu_to_le32(ud_wr(wr)->remote_qkey);
 	}
@@ -950,4 +982,36 @@ int ordma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 out:
 	spin_unlock_irqrestore(&rq->lock, flags);
 	return err;
+}
+
+/* ---------------------------------------------------------------- */
+/* Multicast                                                        */
+/* ---------------------------------------------------------------- */
+
+static int ordma_mcast(struct ib_qp *ibqp, union ib_gid *gid, bool attach)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	int err;
+
+	if (!(le32_to_cpu(dev->caps.cap_flags) & ORDMA_DEV_CAP_MCAST))
+		return -EOPNOTSUPP;
+	if (qp->type != ORDMA_QPT_UD)
+		return -EINVAL;
+	err = ordma_cmd_mcast(dev->cdev, attach, qp->uctx_id, qp->qpn,
+			      gid->raw);
+	if (err)
+		ibdev_dbg(&dev->ibdev, "%s_MCAST QP %u %pI6: %d\n",
+			  attach ? "ATTACH" : "DETACH", qp->qpn, gid->raw, err);
+	return err;
+}
+
+int ordma_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	return ordma_mcast(ibqp, gid, true);
+}
+
+int ordma_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	return ordma_mcast(ibqp, gid, false);
 }

@@ -95,6 +95,13 @@ int ordma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 					  IB_DEVICE_MEM_WINDOW_TYPE_2B;
 		attr->max_mw = ordma_attr_int(caps->max_mw);
 	}
+	if (cap_flags & ORDMA_DEV_CAP_MCAST) {
+		attr->max_mcast_grp = ordma_attr_int(caps->max_mcast_grp);
+		attr->max_mcast_qp_attach =
+			ordma_attr_int(caps->max_mcast_qp_attach);
+		attr->max_total_mcast_qp_attach =
+			ordma_attr_int(caps->max_total_mcast_qp_attach);
+	}
 	if (!(cap_flags & ORDMA_DEV_CAP_SRQ)) {
 		attr->max_srq = 0;
 		attr->max_srq_wr = 0;
@@ -157,6 +164,7 @@ int ordma_query_port(struct ib_device *ibdev, u32 port,
 int ordma_get_port_immutable(struct ib_device *ibdev, u32 port,
 			     struct ib_port_immutable *immutable)
 {
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibdev);
 	struct ib_port_attr attr;
 	int err;
 
@@ -167,17 +175,18 @@ int ordma_get_port_immutable(struct ib_device *ibdev, u32 port,
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
 	/*
-	 * RoCE v2 without the MAD and CM capabilities: the device has no
-	 * QP1 (CREATE_QP hands out QP numbers from 2 and nothing steers
-	 * QP1 traffic), so ib_mad and ib_cm must leave the port alone
-	 * rather than fail on a GSI QP.  Add RDMA_CORE_CAP_IB_MAD,
-	 * RDMA_CORE_CAP_IB_CM and RDMA_CORE_CAP_AF_IB (that is,
-	 * RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP) and max_mad_size
-	 * IB_MGMT_MAD_SIZE once QP1 exists.
+	 * With a GSI QP (QP1) ib_mad and ib_cm serve the port, and with
+	 * them rdma_cm.  A device without one gets neither, rather than a
+	 * MAD layer failing on its GSI QP.
 	 */
-	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
-				    RDMA_CORE_CAP_ETH_AH;
-	immutable->max_mad_size = 0;
+	if (le32_to_cpu(dev->caps.cap_flags) & ORDMA_DEV_CAP_GSI) {
+		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+		immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	} else {
+		immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
+					    RDMA_CORE_CAP_ETH_AH;
+		immutable->max_mad_size = 0;
+	}
 
 	return 0;
 }

@@ -466,6 +466,22 @@ int ordma_cmd_destroy_ah(struct ordma_core_dev *cdev, u32 uctx, u32 ah)
 }
 EXPORT_SYMBOL_NS_GPL(ordma_cmd_destroy_ah, ORDMA);
 
+/* ATTACH_MCAST (attach true) or DETACH_MCAST of UD QP qpn and gid */
+int ordma_cmd_mcast(struct ordma_core_dev *cdev, bool attach, u32 uctx,
+		    u32 qpn, const u8 gid[16])
+{
+	struct ordma_aq_comp comp;
+	struct ordma_aq_cmd cmd;
+
+	ordma_cmd_init(&cmd, attach ? ORDMA_CMD_ATTACH_MCAST :
+				      ORDMA_CMD_DETACH_MCAST);
+	cmd.mcast.qpn = cpu_to_le32(qpn);
+	cmd.mcast.uctx = cpu_to_le32(uctx);
+	memcpy(cmd.mcast.gid, gid, sizeof(cmd.mcast.gid));
+	return ordma_cmd_run(cdev, &cmd, &comp);
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_mcast, ORDMA);
+
 /*
  * CREATE_QP, MODIFY_QP and QUERY_QP: the parameters travel in a buffer of
  * the admin queue (which keeps it if the command times out).  @in is
