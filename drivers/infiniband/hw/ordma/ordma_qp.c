@@ -345,7 +345,6 @@ err_free:
 	return err;
 }
 
-
 int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		    struct ib_udata *udata)
 {
