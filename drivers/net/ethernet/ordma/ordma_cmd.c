@@ -346,6 +346,24 @@ static int ordma_cmd_create(struct ordma_core_dev *cdev, u8 opcode,
 	return 0;
 }
 
+/*
+ * A new MR or window key must carry the variant the driver chose and a
+ * non-zero index; a device that answers otherwise is not trusted, and a
+ * key it did create is released with @undo (DEREG_MR, DEALLOC_MW).
+ */
+static int ordma_cmd_check_key(struct ordma_core_dev *cdev, u8 undo, u32 key,
+			       u8 variant, u32 uctx)
+{
+	if (FIELD_GET(ORDMA_KEY_VARIANT, key) == variant &&
+	    FIELD_GET(ORDMA_KEY_INDEX, key))
+		return 0;
+	dev_err(ordma_dev(cdev), "device returned key %#x for variant %#x\n",
+		key, variant);
+	if (FIELD_GET(ORDMA_KEY_INDEX, key))
+		ordma_cmd_destroy(cdev, undo, key, uctx);
+	return -EIO;
+}
+
 int ordma_cmd_reg_mr(struct ordma_core_dev *cdev,
 		     const struct ordma_cmd_reg_mr *params, u32 *key)
 {
@@ -363,16 +381,8 @@ int ordma_cmd_reg_mr(struct ordma_core_dev *cdev,
 			le32_to_cpu(params->rereg_key), *key);
 		return -EIO;
 	}
-	if (FIELD_GET(ORDMA_KEY_VARIANT, *key) != params->key ||
-	    !FIELD_GET(ORDMA_KEY_INDEX, *key)) {
-		dev_err(ordma_dev(cdev), "REG_MR returned key %#x for variant %#x\n",
-			*key, params->key);
-		if (FIELD_GET(ORDMA_KEY_INDEX, *key))
-			ordma_cmd_dereg_mr(cdev, le32_to_cpu(params->uctx),
-					   *key);
-		return -EIO;
-	}
-	return 0;
+	return ordma_cmd_check_key(cdev, ORDMA_CMD_DEREG_MR, *key, params->key,
+				   le32_to_cpu(params->uctx));
 }
 EXPORT_SYMBOL_NS_GPL(ordma_cmd_reg_mr, ORDMA);
 
@@ -391,16 +401,8 @@ int ordma_cmd_alloc_mw(struct ordma_core_dev *cdev,
 			       sizeof(*params), rkey);
 	if (err)
 		return err;
-	if (FIELD_GET(ORDMA_KEY_VARIANT, *rkey) != params->key ||
-	    !FIELD_GET(ORDMA_KEY_INDEX, *rkey)) {
-		dev_err(ordma_dev(cdev), "ALLOC_MW returned key %#x for variant %#x\n",
-			*rkey, params->key);
-		if (FIELD_GET(ORDMA_KEY_INDEX, *rkey))
-			ordma_cmd_dealloc_mw(cdev, le32_to_cpu(params->uctx),
-					     *rkey);
-		return -EIO;
-	}
-	return 0;
+	return ordma_cmd_check_key(cdev, ORDMA_CMD_DEALLOC_MW, *rkey,
+				   params->key, le32_to_cpu(params->uctx));
 }
 EXPORT_SYMBOL_NS_GPL(ordma_cmd_alloc_mw, ORDMA);
 
