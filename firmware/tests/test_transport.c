@@ -3647,7 +3647,7 @@ static void test_tp_mcast(void)
 	static const uint8_t mmac[6] = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 };
 	static const uint8_t ucast[16] = { [10] = 0xff, [11] = 0xff,
 					   10, 0, 0, 9 };
-	uint32_t gsi = 0, ah;
+	uint32_t gsi = 0, rc = 0, ah;
 	struct ordma_aq_cmd cmd;
 	struct env e;
 	struct side *a, *b;
@@ -3669,6 +3669,10 @@ static void test_tp_mcast(void)
 	REQUIRE_EQ(create_qp_of(b, 0, ORDMA_QPT_GSI, QP_AREA + 2, &gsi), OK);
 	CHECK_EQ(mcast_cmd(b, ORDMA_CMD_ATTACH_MCAST, gsi, mgid),
 		 ORDMA_CMD_STATUS_BAD_PARAM);
+	REQUIRE_EQ(create_qp_of(b, 0, ORDMA_QPT_RC, QP_AREA + 3, &rc), OK);
+	CHECK_EQ(mcast_cmd(b, ORDMA_CMD_ATTACH_MCAST, rc, mgid),
+		 ORDMA_CMD_STATUS_BAD_PARAM);
+	CHECK_EQ(drv_syndrome(&b->d), FW_CMD_OFF(mcast.qpn));
 	CHECK_EQ(mcast_cmd(b, ORDMA_CMD_DETACH_MCAST, b->qpn, mgid),
 		 ORDMA_CMD_STATUS_BAD_HANDLE);
 	drv_cmd_init(&cmd, ORDMA_CMD_ATTACH_MCAST);
