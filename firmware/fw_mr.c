@@ -422,7 +422,9 @@ static uint8_t fw_mr_rereg(struct ordma_fw *fw, struct fw_cmd *c,
 	if (p->key)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.key),
 					"REREG keeps the key: key must be 0");
-	if (!mr || mr->variant != FIELD_GET(ORDMA_KEY_VARIANT, key))
+	/* a window's key names no MR, as for DEREG_MR */
+	if (!mr || mr->mw_type ||
+	    mr->variant != FIELD_GET(ORDMA_KEY_VARIANT, key))
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE, "no such MR");
 	if (mr->uctx != uctx)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_PERM,
@@ -430,6 +432,13 @@ static uint8_t fw_mr_rereg(struct ordma_fw *fw, struct fw_cmd *c,
 	if (mr->flags)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.rereg_key),
 					"fast-reg and DMA MRs cannot be re-registered");
+	/* A bound window keeps its rights over whatever the MR maps: new
+	 * pages (perhaps pinned read-only) must not inherit them.  As for
+	 * DEREG_MR, the windows go first.
+	 */
+	if (mr->bound_mws)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BUSY,
+				   "memory windows are bound to the MR");
 	if (pdn != mr->pdn) {
 		status = (uint8_t)fw_pd_get(fw, pdn, uctx);
 		if (status != ORDMA_CMD_STATUS_OK)

@@ -447,6 +447,119 @@ static void test_invalidate(void)
 	drv_close(&d);
 }
 
+/* REG_MR with REREG over a page list at bus address addr */
+static uint8_t rereg(struct drv *d, uint32_t key, uint32_t pdn, uint32_t uctx,
+		     uint64_t iova, uint64_t addr, uint64_t length,
+		     uint32_t access)
+{
+	struct ordma_aq_cmd cmd;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_REG_MR);
+	cmd.reg_mr.pdn = cpu_to_le32(pdn);
+	cmd.reg_mr.uctx = cpu_to_le32(uctx);
+	cmd.reg_mr.iova = cpu_to_le64(iova);
+	cmd.reg_mr.length = cpu_to_le64(length);
+	drv_page_list_contig(&cmd.reg_mr.pages, addr, (iova & 4095) + length);
+	cmd.reg_mr.access = cpu_to_le32(access);
+	cmd.reg_mr.flags = ORDMA_MR_REREG;
+	cmd.reg_mr.rereg_key = cpu_to_le32(key);
+	return drv_exec(d, &cmd);
+}
+
+/*
+ * REREG of an MR with bound windows is refused: the windows would keep
+ * their rights (REMOTE_WRITE here) over the new pages, which a driver
+ * may have pinned read-only for a read-only MR.  The MR and the windows
+ * are unchanged; once the windows are gone the REREG goes through.
+ * REREG never takes a window's key.
+ */
+static void test_rereg_with_windows(void)
+{
+	const uint64_t new_addr = DRV_MR_ADDR + 0x10000;
+	uint32_t uctx, kpd, upd, mr, umr, mw1, mw2, umw, k1, k2;
+	uint64_t dma, contig;
+	struct fw_mr *m;
+	struct drv d;
+
+	REQUIRE(setup(&d, &uctx, &kpd, &upd, RW | ORDMA_ACCESS_MW_BIND, &mr));
+	REQUIRE_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_1, 0x10, &mw1), OK);
+	REQUIRE_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_2, 0x20, &mw2), OK);
+	k1 = next_key(mw1);
+	k2 = next_key(mw2);
+	REQUIRE_EQ(bind(&d, kpd, QPN, k1, mr, MR_IOVA, 0x1000,
+			ORDMA_ACCESS_REMOTE_WRITE), FW_MR_OK);
+
+	/* new pages, read only: refused while the window is bound */
+	CHECK_EQ(rereg(&d, mr, kpd, 0, MR_IOVA, new_addr, MR_LEN,
+		       ORDMA_ACCESS_REMOTE_READ | ORDMA_ACCESS_MW_BIND),
+		 ORDMA_CMD_STATUS_BUSY);
+	/* even the same translation and access */
+	CHECK_EQ(rereg(&d, mr, kpd, 0, MR_IOVA, DRV_MR_ADDR, MR_LEN,
+		       RW | ORDMA_ACCESS_MW_BIND), ORDMA_CMD_STATUS_BUSY);
+	/* a window's key names no MR */
+	CHECK_EQ(rereg(&d, k1, kpd, 0, MR_IOVA, new_addr, MR_LEN,
+		       ORDMA_ACCESS_REMOTE_READ), ORDMA_CMD_STATUS_BAD_HANDLE);
+	CHECK_EQ(rereg(&d, mw2, kpd, 0, MR_IOVA, new_addr, MR_LEN,
+		       ORDMA_ACCESS_REMOTE_READ), ORDMA_CMD_STATUS_BAD_HANDLE);
+	/* nothing changed: the window still writes the old pages, the MR
+	 * still has its rights and its PD
+	 */
+	REQUIRE_EQ(fw_mr_lookup_remote(d.fw, k1, kpd, QPN, MR_IOVA, 0x1000,
+				       ORDMA_ACCESS_REMOTE_WRITE, &m),
+		   FW_MR_OK);
+	CHECK_EQ(fw_mr_copy_to(d.fw, m, MR_IOVA + 8, "window", 6), 0);
+	CHECK(!memcmp(drv_mem(&d, DRV_MR_ADDR + 8, 6), "window", 6));
+	CHECK_EQ(fw_mr_lookup(d.fw, mr, kpd, MR_IOVA, MR_LEN,
+			      ORDMA_ACCESS_LOCAL_WRITE, &m), FW_MR_OK);
+	CHECK_EQ(fw_mr_lookup(d.fw, k1, kpd, MR_IOVA, 1, 0, &m),
+		 FW_MR_ERR_KEY);
+	/* the window's entry did not become an MR */
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEREG_MR, k1, 0),
+		 ORDMA_CMD_STATUS_BAD_HANDLE);
+
+	/* a type 2 window holds the MR the same way */
+	CHECK_EQ(bind(&d, kpd, QPN, next_key(k1), 0, 0, 0, 0), FW_MR_OK);
+	REQUIRE_EQ(bind(&d, kpd, QPN, k2, mr, MR_IOVA, 64,
+			ORDMA_ACCESS_REMOTE_READ | ORDMA_ACCESS_ZERO_BASED),
+		   FW_MR_OK);
+	CHECK_EQ(rereg(&d, mr, kpd, 0, MR_IOVA, new_addr, MR_LEN,
+		       ORDMA_ACCESS_REMOTE_READ | ORDMA_ACCESS_MW_BIND),
+		 ORDMA_CMD_STATUS_BUSY);
+	CHECK_EQ(fw_rkey_invalidate(d.fw, k2, kpd, QPN, false), FW_MR_OK);
+
+	/* no window left: the REREG goes through and keeps the key */
+	CHECK_EQ(rereg(&d, mr, kpd, 0, MR_IOVA, new_addr, MR_LEN,
+		       ORDMA_ACCESS_REMOTE_READ | ORDMA_ACCESS_MW_BIND), OK);
+	CHECK_EQ(le32_to_cpu(d.last_comp.handle.handle), mr);
+	REQUIRE_EQ(fw_mr_lookup_remote(d.fw, mr, kpd, QPN, MR_IOVA, 1,
+				       ORDMA_ACCESS_REMOTE_READ, &m),
+		   FW_MR_OK);
+	CHECK_EQ(fw_mr_dma(d.fw, m, MR_IOVA, &dma, &contig), 0);
+	CHECK_EQ(dma, new_addr);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, mr, kpd, QPN, MR_IOVA, 1,
+				     ORDMA_ACCESS_REMOTE_WRITE, &m),
+		 FW_MR_ERR_ACCESS);
+
+	/* a user MR with a user window: the same rule */
+	REQUIRE_EQ(drv_reg_mr_contig(&d, upd, uctx, MR_IOVA, DRV_MR_ADDR,
+				     MR_LEN, RW | ORDMA_ACCESS_MW_BIND, 0x22,
+				     &umr), OK);
+	REQUIRE_EQ(alloc_mw(&d, upd, uctx, ORDMA_MW_TYPE_1, 0x30, &umw), OK);
+	REQUIRE_EQ(bind(&d, upd, QPN, next_key(umw), umr, MR_IOVA, 0x1000,
+			ORDMA_ACCESS_REMOTE_WRITE), FW_MR_OK);
+	CHECK_EQ(rereg(&d, umr, upd, uctx, MR_IOVA, new_addr, MR_LEN,
+		       ORDMA_ACCESS_REMOTE_READ | ORDMA_ACCESS_MW_BIND),
+		 ORDMA_CMD_STATUS_BUSY);
+	CHECK_EQ(rereg(&d, next_key(umw), upd, uctx, MR_IOVA, new_addr, MR_LEN,
+		       ORDMA_ACCESS_REMOTE_READ), ORDMA_CMD_STATUS_BAD_HANDLE);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_MW, umw, uctx), OK);
+	CHECK_EQ(rereg(&d, umr, upd, uctx, MR_IOVA, new_addr, MR_LEN,
+		       ORDMA_ACCESS_REMOTE_READ | ORDMA_ACCESS_MW_BIND), OK);
+	drv_close(&d);
+}
+
+
+
 /* A reset forgets every window and every binding. */
 static void test_reset_forgets_windows(void)
 {
@@ -473,5 +586,6 @@ const struct tap_test mw_tests[] = {
 	TAP_TEST(test_remote_lookup_and_copy),
 	TAP_TEST(test_invalidate),
 	TAP_TEST(test_reset_forgets_windows),
+	TAP_TEST(test_rereg_with_windows),
 	TAP_END,
 };
