@@ -33,9 +33,13 @@
 				 ORDMA_ACCESS_FLUSH_GLOBAL | \
 				 ORDMA_ACCESS_FLUSH_PERSISTENT | \
 				 ORDMA_ACCESS_MW_BIND)
+#define FW_MW_ACCESS_FLUSH	(ORDMA_ACCESS_FLUSH_GLOBAL | \
+				 ORDMA_ACCESS_FLUSH_PERSISTENT)
+/* the rights a window may grant */
 #define FW_MW_ACCESS_REMOTE	(ORDMA_ACCESS_REMOTE_WRITE | \
 				 ORDMA_ACCESS_REMOTE_READ | \
-				 ORDMA_ACCESS_REMOTE_ATOMIC)
+				 ORDMA_ACCESS_REMOTE_ATOMIC | \
+				 FW_MW_ACCESS_FLUSH)
 #define FW_MR_NEEDS_LOCAL_WRITE	(ORDMA_ACCESS_REMOTE_WRITE | \
 				 ORDMA_ACCESS_REMOTE_ATOMIC)
 
@@ -125,20 +129,6 @@ int fw_mr_lookup(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
 		return FW_MR_ERR_ACCESS;
 	*mrp = mr;
 	return FW_MR_OK;
-}
-
-int fw_mr_lookup_whole(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
-		       uint32_t need_access, struct fw_mr **mrp,
-		       uint64_t *iova, uint64_t *len)
-{
-	struct fw_mr *mr = fw_mr_by_index(fw, key);
-
-	if (!mr)
-		return FW_MR_ERR_KEY;
-	*iova = mr->iova;
-	*len = mr->length;
-	return fw_mr_lookup(fw, key, pdn, mr->iova, mr->length, need_access,
-			    mrp);
 }
 
 int fw_mr_dma(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
@@ -570,27 +560,79 @@ static void fw_mw_unbind(struct ordma_fw *fw, struct fw_mr *mw)
 	mw->mw_qpn = 0;
 }
 
+/*
+ * The checks of an rkey from the wire that do not depend on the range:
+ * the key names a live MR or a bound window (whose MR is live) with that
+ * variant, in PD pdn; a type 2 window only through QP qpn.
+ */
+static int fw_rkey_find(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
+			uint32_t qpn, struct fw_mr **mrp)
+{
+	struct fw_mr *mr = fw_mr_by_index(fw, key);
+
+	if (!mr || !mr->live ||
+	    mr->variant != FIELD_GET(ORDMA_KEY_VARIANT, key) ||
+	    (mr->mw_type && !fw->mrs[mr->mw_mr].live))
+		return FW_MR_ERR_KEY;
+	if (mr->pdn != pdn)
+		return FW_MR_ERR_PD;
+	/* type 2B: usable only through the QP it was bound on */
+	if (mr->mw_type == ORDMA_MW_TYPE_2 && mr->mw_qpn != qpn)
+		return FW_MR_ERR_QP;
+	*mrp = mr;
+	return FW_MR_OK;
+}
+
 int fw_mr_lookup_remote(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
 			uint32_t qpn, uint64_t iova, uint64_t len,
 			uint32_t need_access, struct fw_mr **mrp)
 {
-	struct fw_mr *mw = fw_mw_by_index(fw, key);
+	struct fw_mr *mr;
+	int rc = fw_rkey_find(fw, key, pdn, qpn, &mr);
 
-	if (!mw)
-		return fw_mr_lookup(fw, key, pdn, iova, len, need_access, mrp);
-	if (!mw->live || mw->variant != FIELD_GET(ORDMA_KEY_VARIANT, key) ||
-	    !fw->mrs[mw->mw_mr].live)
-		return FW_MR_ERR_KEY;
-	if (mw->pdn != pdn)
-		return FW_MR_ERR_PD;
-	/* type 2B: usable only through the QP it was bound on */
-	if (mw->mw_type == ORDMA_MW_TYPE_2 && mw->mw_qpn != qpn)
-		return FW_MR_ERR_QP;
-	if (!fw_mr_covers(mw, iova, len))
+	if (rc != FW_MR_OK)
+		return rc;
+	if (!fw_mr_covers(mr, iova, len))
 		return FW_MR_ERR_BOUNDS;
-	if (need_access & ~mw->access)
+	if (need_access & ~mr->access)
 		return FW_MR_ERR_ACCESS;
-	*mrp = mw;
+	*mrp = mr;
+	return FW_MR_OK;
+}
+
+int fw_mr_lookup_remote_whole(struct ordma_fw *fw, uint32_t key,
+			      uint32_t pdn, uint32_t qpn,
+			      uint32_t need_access, struct fw_mr **mrp,
+			      uint64_t *iova, uint64_t *len)
+{
+	struct fw_mr *mr;
+	int rc = fw_rkey_find(fw, key, pdn, qpn, &mr);
+
+	if (rc != FW_MR_OK)
+		return rc;
+	if (need_access & ~mr->access)
+		return FW_MR_ERR_ACCESS;
+	*mrp = mr;
+	*iova = mr->iova;
+	*len = mr->length;
+	return FW_MR_OK;
+}
+
+int fw_mr_atomic_dma(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
+		     uint64_t *dma)
+{
+	uint64_t contig;
+
+	if (!fw_mr_covers(mr, iova, 8) || fw_mr_dma(fw, mr, iova, dma, &contig))
+		return FW_MR_ERR_BOUNDS;
+	/*
+	 * Aligned where the bytes land, not only in the MR's or window's
+	 * address space (a zero-based window may start anywhere in its MR):
+	 * an aligned 8-byte word never straddles two pages, so one DMA
+	 * access updates it whole.
+	 */
+	if (*dma % 8 || contig < 8)
+		return FW_MR_ERR_ALIGN;
 	return FW_MR_OK;
 }
 
@@ -669,6 +711,11 @@ int fw_mw_bind(struct ordma_fw *fw, uint32_t qp_pdn, uint32_t qpn,
 	/* C10-75: remote write and atomic need local write on the MR */
 	if (access & FW_MR_NEEDS_LOCAL_WRITE &&
 	    !(mr->access & ORDMA_ACCESS_LOCAL_WRITE))
+		return FW_MR_ERR_ACCESS;
+	/* FLUSH rights say what the memory is (persistent or not): only
+	 * the MR's registration can grant them
+	 */
+	if (access & FW_MW_ACCESS_FLUSH & ~mr->access)
 		return FW_MR_ERR_ACCESS;
 	/* zero based or not, addr is where the window starts in the MR */
 	if (!fw_mr_covers(mr, addr, length))

@@ -158,6 +158,23 @@ static void fw_resp_rnr(struct ordma_fw *fw, struct fw_qp *qp, uint32_t psn)
 }
 
 /* ------------------------------------------------------------------ */
+/* Remote keys                                                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The rkey check of every request that names remote memory, RC and UC
+ * alike: an MR or a bound window of the QP's PD (a type 2 window bound to
+ * this QP) covering the range with the rights asked for.
+ */
+static bool fw_resp_rkey(struct ordma_fw *fw, struct fw_qp *qp, uint32_t rkey,
+			 uint64_t va, uint64_t len, uint32_t need,
+			 struct fw_mr **mr)
+{
+	return fw_mr_lookup_remote(fw, rkey, qp->pdn, qp->qpn, va, len, need,
+				   mr) == FW_MR_OK;
+}
+
+/* ------------------------------------------------------------------ */
 /* READ responses, atomics                                             */
 /* ------------------------------------------------------------------ */
 
@@ -294,11 +311,9 @@ static bool fw_resp_read_check(struct ordma_fw *fw, struct fw_qp *qp,
 	uint32_t len = fw_reth_dma_len(pkt->reth);
 	struct fw_mr *mr;
 
-	return !len || fw_mr_lookup_remote(fw, fw_reth_rkey(pkt->reth),
-					   qp->pdn, qp->qpn,
-					   fw_reth_va(pkt->reth), len,
-					   ORDMA_ACCESS_REMOTE_READ,
-					   &mr) == FW_MR_OK;
+	return !len || fw_resp_rkey(fw, qp, fw_reth_rkey(pkt->reth),
+				    fw_reth_va(pkt->reth), len,
+				    ORDMA_ACCESS_REMOTE_READ, &mr);
 }
 
 static void fw_resp_read(struct ordma_fw *fw, struct fw_qp *qp,
@@ -327,25 +342,42 @@ static void fw_resp_read(struct ordma_fw *fw, struct fw_qp *qp,
 			     fw_reth_rkey(pkt->reth), len);
 }
 
+/*
+ * The 8 bytes are read and written by one DMA access each at an address
+ * aligned in memory (fw_mr_atomic_dma), so the update is never torn.  A
+ * VA that is not 8-byte aligned, or one a zero-based window maps to an
+ * address that is not, is an invalid request, as IBTA makes a
+ * misaligned atomic; no MR, window or right is a remote access error.
+ */
 static void fw_resp_atomic(struct ordma_fw *fw, struct fw_qp *qp,
 			   const struct fw_roce_pkt *pkt, uint32_t psn)
 {
 	const struct fw_roce_atomic_eth *a = pkt->atomic_eth;
-	uint64_t va = fw_atomic_eth_va(a), orig = 0, val;
+	uint64_t va = fw_atomic_eth_va(a), orig = 0, val, dma;
 	uint8_t bytes[8];
 	struct fw_tp_rd_res *res;
 	struct fw_mr *mr;
 	unsigned int i;
+	int rc;
 
 	if (!(qp->attr.access_flags & ORDMA_ACCESS_REMOTE_ATOMIC) || va % 8) {
 		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_INVALID_REQ, 0,
 			      ORDMA_EQE_QP_REQ_ERR, FW_TP_DROP_BAD_REQ);
 		return;
 	}
-	if (fw_mr_lookup_remote(fw, fw_atomic_eth_rkey(a), qp->pdn, qp->qpn,
-				va, 8, ORDMA_ACCESS_REMOTE_ATOMIC,
-				&mr) != FW_MR_OK ||
-	    fw_mr_copy_from(fw, mr, va, bytes, 8)) {
+	if (!fw_resp_rkey(fw, qp, fw_atomic_eth_rkey(a), va, 8,
+			  ORDMA_ACCESS_REMOTE_ATOMIC, &mr)) {
+		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_REMOTE_ACCESS, 0,
+			      ORDMA_EQE_QP_ACCESS_ERR, FW_TP_DROP_BAD_REQ);
+		return;
+	}
+	rc = fw_mr_atomic_dma(fw, mr, va, &dma);
+	if (rc == FW_MR_ERR_ALIGN) {
+		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_INVALID_REQ, 0,
+			      ORDMA_EQE_QP_REQ_ERR, FW_TP_DROP_BAD_REQ);
+		return;
+	}
+	if (rc != FW_MR_OK || fw_dma_read(fw, dma, bytes, 8)) {
 		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_REMOTE_ACCESS, 0,
 			      ORDMA_EQE_QP_ACCESS_ERR, FW_TP_DROP_BAD_REQ);
 		return;
@@ -359,7 +391,7 @@ static void fw_resp_atomic(struct ordma_fw *fw, struct fw_qp *qp,
 		val = orig + fw_atomic_eth_swap_add(a);
 	for (i = 0; i < 8; i++)
 		bytes[i] = (uint8_t)(val >> (8 * i));
-	if (val != orig && fw_mr_copy_to(fw, mr, va, bytes, 8)) {
+	if (val != orig && fw_dma_write(fw, dma, bytes, 8)) {
 		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_REMOTE_ACCESS, 0,
 			      ORDMA_EQE_QP_ACCESS_ERR, FW_TP_DROP_BAD_REQ);
 		return;
@@ -428,8 +460,8 @@ static uint32_t fw_resp_flush_access(unsigned int placement)
  * device still reads one byte of the range, the PCIe way of making sure
  * posted writes ahead of it have landed.  The checks: placement type
  * GLOBAL and/or PERSISTENT, level RANGE or MR, the QP granted the
- * placement's FLUSH access, the rkey names an MR of the PD granting it
- * and, at RANGE level, covering the range.
+ * placement's FLUSH access, the rkey names an MR or a window of the PD
+ * granting it and, at RANGE level, covering the range.
  */
 static void fw_resp_flush(struct ordma_fw *fw, struct fw_qp *qp,
 			  const struct fw_roce_pkt *pkt, uint32_t psn)
@@ -441,7 +473,7 @@ static void fw_resp_flush(struct ordma_fw *fw, struct fw_qp *qp,
 	uint32_t rkey = fw_reth_rkey(pkt->reth);
 	struct fw_mr *mr;
 	uint8_t byte;
-	int rc;
+	bool found;
 
 	if (!need || (plt & ~(FW_FETH_PLT_GLOBAL | FW_FETH_PLT_PERSISTENT)) ||
 	    sel > FW_FETH_SEL_MR ||
@@ -452,11 +484,12 @@ static void fw_resp_flush(struct ordma_fw *fw, struct fw_qp *qp,
 		return;
 	}
 	if (sel == FW_FETH_SEL_MR)
-		rc = fw_mr_lookup_whole(fw, rkey, qp->pdn, need, &mr, &va,
-					&len);
+		found = fw_mr_lookup_remote_whole(fw, rkey, qp->pdn, qp->qpn,
+						  need, &mr, &va, &len) ==
+			FW_MR_OK;
 	else
-		rc = fw_mr_lookup(fw, rkey, qp->pdn, va, len, need, &mr);
-	if (rc != FW_MR_OK || (len && fw_mr_copy_from(fw, mr, va, &byte, 1))) {
+		found = fw_resp_rkey(fw, qp, rkey, va, len, need, &mr);
+	if (!found || (len && fw_mr_copy_from(fw, mr, va, &byte, 1))) {
 		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_REMOTE_ACCESS, 0,
 			      ORDMA_EQE_QP_ACCESS_ERR, FW_TP_DROP_BAD_REQ);
 		return;
@@ -466,15 +499,17 @@ static void fw_resp_flush(struct ordma_fw *fw, struct fw_qp *qp,
 
 /*
  * ATOMIC WRITE: 8 bytes stored as they came, by one 8-byte DMA write at
- * an 8-byte aligned address (never torn, never crossing a page).  As
- * rdma_rxe: the QP and the MR need REMOTE_WRITE; a DMA length or payload
- * other than 8 and a misaligned address are invalid requests.
+ * an address 8-byte aligned in memory (never torn, never crossing a
+ * page).  As rdma_rxe: the QP and the MR or window need REMOTE_WRITE; a
+ * DMA length or payload other than 8 and a misaligned address (the VA,
+ * or where a zero-based window maps it) are invalid requests.
  */
 static void fw_resp_atomic_write(struct ordma_fw *fw, struct fw_qp *qp,
 				 const struct fw_roce_pkt *pkt, uint32_t psn)
 {
-	uint64_t va = fw_reth_va(pkt->reth), dma, contig;
+	uint64_t va = fw_reth_va(pkt->reth), dma;
 	struct fw_mr *mr;
+	int rc;
 
 	if (!(qp->attr.access_flags & ORDMA_ACCESS_REMOTE_WRITE) ||
 	    fw_reth_dma_len(pkt->reth) != FW_ROCE_ATOMIC_WRITE_LEN ||
@@ -483,20 +518,21 @@ static void fw_resp_atomic_write(struct ordma_fw *fw, struct fw_qp *qp,
 			      ORDMA_EQE_QP_REQ_ERR, FW_TP_DROP_BAD_REQ);
 		return;
 	}
-	if (fw_mr_lookup(fw, fw_reth_rkey(pkt->reth), qp->pdn, va,
-			 FW_ROCE_ATOMIC_WRITE_LEN, ORDMA_ACCESS_REMOTE_WRITE,
-			 &mr) != FW_MR_OK) {
+	if (!fw_resp_rkey(fw, qp, fw_reth_rkey(pkt->reth), va,
+			  FW_ROCE_ATOMIC_WRITE_LEN, ORDMA_ACCESS_REMOTE_WRITE,
+			  &mr)) {
 		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_REMOTE_ACCESS, 0,
 			      ORDMA_EQE_QP_ACCESS_ERR, FW_TP_DROP_BAD_REQ);
 		return;
 	}
-	if (va % FW_ROCE_ATOMIC_WRITE_LEN) {
+	rc = va % FW_ROCE_ATOMIC_WRITE_LEN ? FW_MR_ERR_ALIGN :
+	     fw_mr_atomic_dma(fw, mr, va, &dma);
+	if (rc == FW_MR_ERR_ALIGN) {
 		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_INVALID_REQ, 0,
 			      ORDMA_EQE_QP_REQ_ERR, FW_TP_DROP_BAD_REQ);
 		return;
 	}
-	if (fw_mr_dma(fw, mr, va, &dma, &contig) ||
-	    contig < FW_ROCE_ATOMIC_WRITE_LEN ||
+	if (rc != FW_MR_OK ||
 	    fw_dma_write(fw, dma, pkt->payload, FW_ROCE_ATOMIC_WRITE_LEN)) {
 		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_REMOTE_ACCESS, 0,
 			      ORDMA_EQE_QP_ACCESS_ERR, FW_TP_DROP_BAD_REQ);
@@ -596,10 +632,9 @@ static bool fw_resp_write_check(struct ordma_fw *fw, struct fw_qp *qp,
 {
 	struct fw_mr *mr;
 
-	return !len || fw_mr_lookup_remote(fw, qp->resp.write_rkey, qp->pdn,
-					   qp->qpn, qp->resp.write_va, len,
-					   ORDMA_ACCESS_REMOTE_WRITE,
-					   &mr) == FW_MR_OK;
+	return !len || fw_resp_rkey(fw, qp, qp->resp.write_rkey,
+				    qp->resp.write_va, len,
+				    ORDMA_ACCESS_REMOTE_WRITE, &mr);
 }
 
 static void fw_resp_write(struct ordma_fw *fw, struct fw_qp *qp,
@@ -624,11 +659,9 @@ static void fw_resp_write(struct ordma_fw *fw, struct fw_qp *qp,
 		r->write_len = fw_reth_dma_len(pkt->reth);
 		r->write_left = r->write_len;
 		if (r->write_len) {
-			if (fw_mr_lookup_remote(fw, r->write_rkey, qp->pdn,
-						qp->qpn, r->write_va,
-						r->write_len,
-						ORDMA_ACCESS_REMOTE_WRITE,
-						&mr) != FW_MR_OK) {
+			if (!fw_resp_rkey(fw, qp, r->write_rkey, r->write_va,
+					  r->write_len,
+					  ORDMA_ACCESS_REMOTE_WRITE, &mr)) {
 				fw_resp_fatal(fw, qp, psn,
 					      FW_AETH_NAK_REMOTE_ACCESS, 0,
 					      ORDMA_EQE_QP_ACCESS_ERR,
@@ -656,10 +689,8 @@ static void fw_resp_write(struct ordma_fw *fw, struct fw_qp *qp,
 		return;
 	}
 	if (len) {
-		if (fw_mr_lookup_remote(fw, r->write_rkey, qp->pdn, qp->qpn,
-					r->write_va, len,
-					ORDMA_ACCESS_REMOTE_WRITE,
-					&mr) != FW_MR_OK ||
+		if (!fw_resp_rkey(fw, qp, r->write_rkey, r->write_va, len,
+				  ORDMA_ACCESS_REMOTE_WRITE, &mr) ||
 		    fw_mr_copy_to(fw, mr, r->write_va, pkt->payload, len)) {
 			fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_REMOTE_ACCESS,
 				      ORDMA_CQE_REM_ACCESS_ERR,
@@ -1001,9 +1032,9 @@ static void fw_resp_uc_write(struct ordma_fw *fw, struct fw_qp *qp,
 		r->write_len = fw_reth_dma_len(pkt->reth);
 		r->write_left = r->write_len;
 		if (r->write_len &&
-		    fw_mr_lookup(fw, r->write_rkey, qp->pdn, r->write_va,
-				 r->write_len, ORDMA_ACCESS_REMOTE_WRITE,
-				 &mr) != FW_MR_OK) {
+		    !fw_resp_rkey(fw, qp, r->write_rkey, r->write_va,
+				  r->write_len, ORDMA_ACCESS_REMOTE_WRITE,
+				  &mr)) {
 			fw_resp_uc_drop(fw, qp, FW_TP_DROP_BAD_REQ,
 					ORDMA_CQE_REM_ACCESS_ERR);
 			return;
@@ -1022,8 +1053,8 @@ static void fw_resp_uc_write(struct ordma_fw *fw, struct fw_qp *qp,
 	}
 	/* the MR may have gone since the first packet */
 	if (len &&
-	    (fw_mr_lookup(fw, r->write_rkey, qp->pdn, r->write_va, len,
-			  ORDMA_ACCESS_REMOTE_WRITE, &mr) != FW_MR_OK ||
+	    (!fw_resp_rkey(fw, qp, r->write_rkey, r->write_va, len,
+			   ORDMA_ACCESS_REMOTE_WRITE, &mr) ||
 	     fw_mr_copy_to(fw, mr, r->write_va, pkt->payload, len))) {
 		fw_resp_uc_drop(fw, qp, FW_TP_DROP_BAD_REQ,
 				ORDMA_CQE_REM_ACCESS_ERR);

@@ -117,6 +117,8 @@ enum fw_mr_err {
 	FW_MR_ERR_DMA		= 7,	/* fast-register page list unreadable */
 	FW_MR_ERR_BUSY		= 8,	/* memory windows are bound to the MR */
 	FW_MR_ERR_QP		= 9,	/* type 2 window bound to another QP */
+	/* 8-byte atomic target not 8-byte aligned in memory */
+	FW_MR_ERR_ALIGN		= 10,
 };
 
 /*
@@ -132,11 +134,12 @@ int fw_mr_lookup(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
 		 struct fw_mr **mr);
 
 /*
- * fw_mr_lookup() for an rkey from the wire: the key may also name a bound
- * memory window, which must belong to pdn, (type 2) be bound to QP qpn,
- * cover [iova, iova + len) in the window's address space and grant
- * need_access.  *mr is then the window; the copy and DMA helpers below
- * translate through it into its MR.
+ * fw_mr_lookup() for an rkey from the wire, the one rkey check of every
+ * remote access (WRITE, READ, atomics, FLUSH, ATOMIC WRITE; RC and UC):
+ * the key may also name a bound memory window, which must belong to pdn,
+ * (type 2) be bound to QP qpn, cover [iova, iova + len) in the window's
+ * address space and grant need_access.  *mr is then the window; the copy
+ * and DMA helpers below translate through it into its MR.
  */
 int fw_mr_lookup_remote(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
 			uint32_t qpn, uint64_t iova, uint64_t len,
@@ -151,12 +154,13 @@ int fw_mr_copy_from(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
 		    void *buf, size_t len);
 
 /*
- * fw_mr_lookup over the whole range of the MR key names (operations on
- * an entire MR: FLUSH at MR level); *iova and *len get that range.
+ * fw_mr_lookup_remote() over the whole range of the MR or window the
+ * rkey names (FLUSH at MR level); *iova and *len get that range.
  */
-int fw_mr_lookup_whole(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
-		       uint32_t need_access, struct fw_mr **mr,
-		       uint64_t *iova, uint64_t *len);
+int fw_mr_lookup_remote_whole(struct ordma_fw *fw, uint32_t key,
+			      uint32_t pdn, uint32_t qpn,
+			      uint32_t need_access, struct fw_mr **mr,
+			      uint64_t *iova, uint64_t *len);
 
 /*
  * DMA address of iova inside the MR and the contiguous bytes from there
@@ -164,6 +168,17 @@ int fw_mr_lookup_whole(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
  */
 int fw_mr_dma(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
 	      uint64_t *dma, uint64_t *contig);
+
+/*
+ * Target of an 8-byte atomic or ATOMIC WRITE at iova of an rkey-checked
+ * MR or window: *dma, where the 8 bytes lie 8-byte aligned in one page,
+ * so that a single DMA access reads or writes them whole.  FW_MR_OK,
+ * FW_MR_ERR_BOUNDS (not inside, or not translatable) or FW_MR_ERR_ALIGN
+ * (the bus address is not 8-byte aligned: a zero-based window bound at
+ * a misaligned MR address).
+ */
+int fw_mr_atomic_dma(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
+		     uint64_t *dma);
 
 /*
  * LOCAL_INV WQE / SEND_WITH_INV: invalidates the fast-reg MR named by key
@@ -191,8 +206,8 @@ int fw_rkey_invalidate(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
  * QP's PD), type 1: ZERO_BASED -> FW_MR_ERR_PARAM, length 0 unbinds;
  * type 2: already bound -> FW_MR_ERR_TYPE, length 0 -> FW_MR_ERR_PARAM;
  * then the MR: FW_MR_ERR_KEY (no such live MR, variant), FW_MR_ERR_PD,
- * FW_MR_ERR_ACCESS (no MW_BIND, or remote write/atomic without the MR's
- * local write), FW_MR_ERR_BOUNDS (window outside the MR).  On success the
+ * FW_MR_ERR_ACCESS (no MW_BIND, remote write/atomic without the MR's
+ * local write, a FLUSH right the MR lacks), FW_MR_ERR_BOUNDS (window outside the MR).  On success the
  * window is bound with mw_rkey's variant; on failure it is unchanged.
  */
 int fw_mw_bind(struct ordma_fw *fw, uint32_t qp_pdn, uint32_t qpn,

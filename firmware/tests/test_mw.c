@@ -558,7 +558,119 @@ static void test_rereg_with_windows(void)
 	drv_close(&d);
 }
 
+/*
+ * FLUSH rights on a window, only where the MR grants them; a FLUSH at
+ * MR level through a window covers the window, not the MR.
+ */
+static void test_window_flush_rights(void)
+{
+	const uint32_t glob = ORDMA_ACCESS_FLUSH_GLOBAL;
+	uint32_t uctx, kpd, upd, mr, plain, mw1, mw2, k1, k2;
+	uint64_t iova, len;
+	struct fw_mr *m;
+	struct drv d;
 
+	REQUIRE(setup(&d, &uctx, &kpd, &upd,
+		      RW | ORDMA_ACCESS_MW_BIND | glob, &mr));
+	REQUIRE_EQ(drv_reg_mr_contig(&d, kpd, 0, MR_IOVA, DRV_MR_ADDR, MR_LEN,
+				     RW | ORDMA_ACCESS_MW_BIND, 0x31, &plain),
+		   OK);
+	REQUIRE_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_1, 0x10, &mw1), OK);
+	REQUIRE_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_2, 0x20, &mw2), OK);
+	k1 = next_key(mw1);
+	k2 = next_key(mw2);
+	/* the MR does not grant FLUSH_PERSISTENT, plain no FLUSH at all */
+	CHECK_EQ(bind(&d, kpd, QPN, k1, mr, MR_IOVA, 64,
+		      ORDMA_ACCESS_FLUSH_PERSISTENT), FW_MR_ERR_ACCESS);
+	CHECK_EQ(bind(&d, kpd, QPN, k1, plain, MR_IOVA, 64, glob),
+		 FW_MR_ERR_ACCESS);
+	CHECK_EQ(bind(&d, kpd, QPN, k1, mr, MR_IOVA + 0x100, 0x200,
+		      glob | ORDMA_ACCESS_REMOTE_WRITE), FW_MR_OK);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k1, kpd, QPN, MR_IOVA + 0x100,
+				     0x200, glob, &m), FW_MR_OK);
+	CHECK_EQ(fw_mr_lookup_remote(d.fw, k1, kpd, QPN, MR_IOVA + 0x100,
+				     0x200, ORDMA_ACCESS_FLUSH_PERSISTENT, &m),
+		 FW_MR_ERR_ACCESS);
+	iova = len = 0;
+	CHECK_EQ(fw_mr_lookup_remote_whole(d.fw, k1, kpd, QPN + 1, glob, &m,
+					   &iova, &len), FW_MR_OK);
+	CHECK_EQ(iova, MR_IOVA + 0x100);
+	CHECK_EQ(len, 0x200);
+	/* zero based type 2: [0, length), its QP only, its rights only */
+	REQUIRE_EQ(bind(&d, kpd, QPN, k2, mr, MR_IOVA + 0x800, 0x400,
+			ORDMA_ACCESS_ZERO_BASED | ORDMA_ACCESS_REMOTE_READ),
+		   FW_MR_OK);
+	CHECK_EQ(fw_mr_lookup_remote_whole(d.fw, k2, kpd, QPN + 1,
+					   ORDMA_ACCESS_REMOTE_READ, &m, &iova,
+					   &len), FW_MR_ERR_QP);
+	CHECK_EQ(fw_mr_lookup_remote_whole(d.fw, k2, kpd, QPN, glob, &m, &iova,
+					   &len), FW_MR_ERR_ACCESS);
+	CHECK_EQ(fw_mr_lookup_remote_whole(d.fw, k2, upd, QPN,
+					   ORDMA_ACCESS_REMOTE_READ, &m, &iova,
+					   &len), FW_MR_ERR_PD);
+	CHECK_EQ(fw_mr_lookup_remote_whole(d.fw, mw2, kpd, QPN,
+					   ORDMA_ACCESS_REMOTE_READ, &m, &iova,
+					   &len), FW_MR_ERR_KEY);
+	CHECK_EQ(fw_mr_lookup_remote_whole(d.fw, k2, kpd, QPN,
+					   ORDMA_ACCESS_REMOTE_READ, &m, &iova,
+					   &len), FW_MR_OK);
+	CHECK_EQ(iova, 0);
+	CHECK_EQ(len, 0x400);
+	/* an MR key: the whole MR */
+	CHECK_EQ(fw_mr_lookup_remote_whole(d.fw, mr, kpd, QPN, glob, &m, &iova,
+					   &len), FW_MR_OK);
+	CHECK_EQ(iova, MR_IOVA);
+	CHECK_EQ(len, MR_LEN);
+	drv_close(&d);
+}
+
+/*
+ * The target of an 8-byte atomic is aligned where it lands in memory: a
+ * zero-based window bound at an MR address that is not 8-byte aligned
+ * has aligned window addresses whose bytes straddle a page boundary.
+ */
+static void test_atomic_target_alignment(void)
+{
+	uint32_t uctx, kpd, upd, mr, mw1, mw2, k1, k2;
+	uint64_t dma;
+	struct fw_mr *m;
+	struct drv d;
+
+	REQUIRE(setup(&d, &uctx, &kpd, &upd, RW | ORDMA_ACCESS_MW_BIND |
+		      ORDMA_ACCESS_REMOTE_ATOMIC, &mr));
+	REQUIRE_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_1, 0x10, &mw1), OK);
+	REQUIRE_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_2, 0x20, &mw2), OK);
+	k1 = next_key(mw1);
+	k2 = next_key(mw2);
+	/* window offset 0x10 is MR offset 0xffc: 4 bytes in each page */
+	REQUIRE_EQ(bind(&d, kpd, QPN, k2, mr, MR_IOVA + 0xfec, 0x40,
+			ORDMA_ACCESS_ZERO_BASED | ORDMA_ACCESS_REMOTE_ATOMIC),
+		   FW_MR_OK);
+	REQUIRE_EQ(fw_mr_lookup_remote(d.fw, k2, kpd, QPN, 0x10, 8,
+				       ORDMA_ACCESS_REMOTE_ATOMIC, &m),
+		   FW_MR_OK);
+	CHECK_EQ(fw_mr_atomic_dma(d.fw, m, 0x10, &dma), FW_MR_ERR_ALIGN);
+	CHECK_EQ(fw_mr_atomic_dma(d.fw, m, 0x0, &dma), FW_MR_ERR_ALIGN);
+	/* past the window end */
+	CHECK_EQ(fw_mr_atomic_dma(d.fw, m, 0x40, &dma), FW_MR_ERR_BOUNDS);
+	CHECK_EQ(fw_mr_atomic_dma(d.fw, m, 0x3c, &dma), FW_MR_ERR_BOUNDS);
+	/* a type 1 window and the MR: the VA is the address */
+	REQUIRE_EQ(bind(&d, kpd, QPN, k1, mr, MR_IOVA + 0xff8, 0x10,
+			ORDMA_ACCESS_REMOTE_ATOMIC), FW_MR_OK);
+	REQUIRE_EQ(fw_mr_lookup_remote(d.fw, k1, kpd, QPN, MR_IOVA + 0x1000, 8,
+				       ORDMA_ACCESS_REMOTE_ATOMIC, &m),
+		   FW_MR_OK);
+	CHECK_EQ(fw_mr_atomic_dma(d.fw, m, MR_IOVA + 0x1000, &dma), FW_MR_OK);
+	CHECK_EQ(dma, DRV_MR_ADDR + 0x1000);
+	CHECK_EQ(fw_mr_atomic_dma(d.fw, m, MR_IOVA + 0xffc, &dma),
+		 FW_MR_ERR_ALIGN);
+	REQUIRE_EQ(fw_mr_lookup_remote(d.fw, mr, kpd, QPN, MR_IOVA + 0xff8, 8,
+				       ORDMA_ACCESS_REMOTE_ATOMIC, &m),
+		   FW_MR_OK);
+	CHECK_EQ(fw_mr_atomic_dma(d.fw, m, MR_IOVA + 0xff8, &dma), FW_MR_OK);
+	CHECK_EQ(dma, DRV_MR_ADDR + 0xff8);
+	drv_close(&d);
+}
 
 /* A reset forgets every window and every binding. */
 static void test_reset_forgets_windows(void)
@@ -587,5 +699,7 @@ const struct tap_test mw_tests[] = {
 	TAP_TEST(test_invalidate),
 	TAP_TEST(test_reset_forgets_windows),
 	TAP_TEST(test_rereg_with_windows),
+	TAP_TEST(test_window_flush_rights),
+	TAP_TEST(test_atomic_target_alignment),
 	TAP_END,
 };

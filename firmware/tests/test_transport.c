@@ -3283,13 +3283,11 @@ static uint8_t mw_alloc(struct side *s, uint8_t type, uint8_t key,
 	return status;
 }
 
-static bool mw_env_open(struct mw_env *m)
+static bool mw_env_open_cfg(struct mw_env *m, const struct tcfg *c)
 {
-	struct tcfg c;
 	struct side *b;
 
-	default_cfg(&c);
-	if (!env_open(&m->e, &c))
+	if (!env_open(&m->e, c))
 		return false;
 	b = &m->e.s[1];
 	return drv_reg_mr_contig(&b->d, b->pdn, 0, GUARD_ADDR, GUARD_ADDR,
@@ -3301,6 +3299,14 @@ static bool mw_env_open(struct mw_env *m)
 				 &m->mr_nobind) == OK &&
 	       mw_alloc(b, ORDMA_MW_TYPE_1, 0x61, &m->mw1) == OK &&
 	       mw_alloc(b, ORDMA_MW_TYPE_2, 0x62, &m->mw2) == OK;
+}
+
+static bool mw_env_open(struct mw_env *m)
+{
+	struct tcfg c;
+
+	default_cfg(&c);
+	return mw_env_open_cfg(m, &c);
 }
 
 static void post_bind(struct side *s, uint32_t mw_rkey, uint32_t mr_lkey,
@@ -3511,6 +3517,299 @@ static void test_tp_mw_type2_dealloc_and_qp(void)
 	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_REM_ACCESS_ERR,
 		   0, 1);
 	env_close(&m.e);
+}
+
+/*
+ * Every remote access resolves its rkey alike: UC WRITE, FLUSH, ATOMIC
+ * WRITE and atomics through windows, with the window's bounds, rights,
+ * PD and (type 2) QP.  B's windows are bound directly on the firmware;
+ * W_MR is an MR of B over GUARD_ADDR that may carry FLUSH_GLOBAL.
+ */
+#define W_MR_ACCESS	(ORDMA_ACCESS_LOCAL_WRITE | ORDMA_ACCESS_MW_BIND | \
+			 ORDMA_ACCESS_FLUSH_GLOBAL)
+
+/* Allocates a window of type on B and binds it on QP qpn; its rkey. */
+static uint32_t mw_bind_on(struct side *b, uint32_t mr, uint8_t type,
+			   uint32_t qpn, uint64_t addr, uint64_t len,
+			   uint32_t access)
+{
+	struct ordma_wqe_bind_mw w;
+	uint32_t rkey = 0;
+
+	if (!CHECK_EQ(mw_alloc(b, type, 0x70, &rkey), OK))
+		return 0;
+	rkey = mw_next_key(rkey);
+	memset(&w, 0, sizeof(w));
+	w.addr = cpu_to_le64(addr);
+	w.length = cpu_to_le64(len);
+	w.mw_rkey = cpu_to_le32(rkey);
+	w.mr_lkey = cpu_to_le32(mr);
+	w.access = cpu_to_le32(access);
+	CHECK_EQ(fw_mw_bind(b->d.fw, b->pdn, qpn, &w), FW_MR_OK);
+	return rkey;
+}
+
+static uint32_t w_mr(struct side *b)
+{
+	uint32_t key = 0;
+
+	CHECK_EQ(drv_reg_mr_contig(&b->d, b->pdn, 0, GUARD_ADDR, GUARD_ADDR,
+				   MW_MR_LEN, W_MR_ACCESS, 0x53, &key), OK);
+	return key;
+}
+
+static bool all_zero(const uint8_t *p, size_t len)
+{
+	while (len--)
+		if (*p++)
+			return false;
+	return true;
+}
+
+/* UC WRITE through type 1 and zero-based type 2 windows; the refusals
+ * drop the message silently and leave B's memory alone.
+ */
+static void test_tp_mw_uc_write(void)
+{
+	uint32_t mr, k1, k2, ro, other;
+	uint64_t bad_before;
+	struct mw_env m;
+	struct side *a, *b;
+	struct ordma_cqe cqe;
+	struct tcfg c;
+	struct wr w;
+
+	uc_cfg(&c);
+	REQUIRE(mw_env_open_cfg(&m, &c));
+	a = &m.e.s[0];
+	b = &m.e.s[1];
+	memset(mem(b, GUARD_ADDR, MW_MR_LEN), 0, MW_MR_LEN);
+	mr = w_mr(b);
+	k1 = mw_bind_on(b, mr, ORDMA_MW_TYPE_1, b->qpn, GUARD_ADDR + 0x100,
+			0x1000, ORDMA_ACCESS_REMOTE_WRITE);
+	k2 = mw_bind_on(b, mr, ORDMA_MW_TYPE_2, b->qpn, GUARD_ADDR + 0x2000,
+			0x1000, ORDMA_ACCESS_REMOTE_WRITE |
+			ORDMA_ACCESS_ZERO_BASED);
+	ro = mw_bind_on(b, mr, ORDMA_MW_TYPE_1, b->qpn, GUARD_ADDR + 0x3000,
+			0x100, ORDMA_ACCESS_REMOTE_READ);
+	other = mw_bind_on(b, mr, ORDMA_MW_TYPE_2, b->qpn + 1,
+			   GUARD_ADDR + 0x3100, 0x100,
+			   ORDMA_ACCESS_REMOTE_WRITE);
+
+	/* three packets into the type 1 window */
+	pattern(mem(a, MR1_ADDR, 0x1000), 0x1000, 11);
+	post_rdma(a, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 3000, GUARD_ADDR + 0x180,
+		  k1);
+	pump(&m.e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, 3000,
+		   0);
+	CHECK(!memcmp(mem(b, GUARD_ADDR + 0x180, 3000), mem(a, MR1_ADDR, 3000),
+		      3000));
+	/* zero based, with immediate: window offset 0x20 */
+	post_recv(b, MR1_ADDR, 16);
+	wr_init(&w, ORDMA_WQE_RDMA_WRITE_IMM, MR1_ADDR, 0x40, a->key1);
+	w.remote_addr = 0x20;
+	w.rkey = k2;
+	w.imm_inv = 0x5a5a0001;
+	post(a, &w);
+	pump(&m.e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, 0x40,
+		   1);
+	REQUIRE(cqe_next(b, false, &cqe));
+	CHECK_EQ(cqe.status, ORDMA_CQE_SUCCESS);
+	CHECK_EQ(cqe.opcode, ORDMA_CQE_OP_RECV_RDMA_IMM);
+	CHECK(!memcmp(mem(b, GUARD_ADDR + 0x2020, 0x40), mem(a, MR1_ADDR, 0x40),
+		      0x40));
+	CHECK(all_zero(mem(b, GUARD_ADDR + 0x2000, 0x20), 0x20));
+
+	/* refused: no REMOTE_WRITE, past the window's end (inside the MR),
+	 * a type 2 window bound to another QP of B
+	 */
+	bad_before = drops(b, FW_TP_DROP_BAD_REQ);
+	post_rdma(a, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 0x10, GUARD_ADDR + 0x3000,
+		  ro);
+	post_rdma(a, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 0x20,
+		  GUARD_ADDR + 0x1100 - 0x10, k1);
+	post_rdma(a, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 0x10, 0xff8, k2);
+	post_rdma(a, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 0x10, GUARD_ADDR + 0x3100,
+		  other);
+	pump(&m.e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, 0x10,
+		   2);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, 0x20,
+		   3);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, 0x10,
+		   4);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, 0x10,
+		   5);
+	CHECK_EQ(drops(b, FW_TP_DROP_BAD_REQ) - bad_before, 4);
+	CHECK(all_zero(mem(b, GUARD_ADDR + 0x1100 - 0x10, 0x10), 0x10));
+	CHECK(all_zero(mem(b, GUARD_ADDR + 0x1100, 0xf00), 0xf00));
+	CHECK(all_zero(mem(b, GUARD_ADDR + 0x3000, 0x1000), 0x1000));
+	no_cqe(b, false);
+	uc_quiet(&m.e);
+	env_close(&m.e);
+}
+
+/* FLUSH (both levels), ATOMIC WRITE and atomics through windows */
+static void test_tp_mw_flush_atomic(void)
+{
+	uint32_t mr, k1, k2;
+	struct mw_env m;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	flush_cfg(&c);
+	REQUIRE(mw_env_open_cfg(&m, &c));
+	a = &m.e.s[0];
+	b = &m.e.s[1];
+	memset(mem(b, GUARD_ADDR, MW_MR_LEN), 0, MW_MR_LEN);
+	mr = w_mr(b);
+	k1 = mw_bind_on(b, mr, ORDMA_MW_TYPE_1, b->qpn, GUARD_ADDR + 0x100,
+			0x200, ORDMA_ACCESS_REMOTE_WRITE |
+			ORDMA_ACCESS_FLUSH_GLOBAL);
+	k2 = mw_bind_on(b, mr, ORDMA_MW_TYPE_2, b->qpn, GUARD_ADDR + 0x1000,
+			0x100, ORDMA_ACCESS_ZERO_BASED |
+			ORDMA_ACCESS_REMOTE_WRITE | ORDMA_ACCESS_REMOTE_ATOMIC |
+			ORDMA_ACCESS_FLUSH_GLOBAL);
+
+	flush_wr(&w, GUARD_ADDR + 0x100, k1, 0x200, ORDMA_FLUSH_GLOBAL,
+		 ORDMA_FLUSH_LEVEL_RANGE);
+	post(a, &w);
+	flush_wr(&w, 0, k1, 0, ORDMA_FLUSH_GLOBAL, ORDMA_FLUSH_LEVEL_MR);
+	post(a, &w);
+	flush_wr(&w, 0x80, k2, 0x80, ORDMA_FLUSH_GLOBAL,
+		 ORDMA_FLUSH_LEVEL_RANGE);
+	post(a, &w);
+	aw_wr(&w, 0x8, k2, 0x0123456789abcdefULL);
+	post(a, &w);
+	put64(mem(b, GUARD_ADDR + 0x1010, 8), 40);
+	wr_init(&w, ORDMA_WQE_ATOMIC_FETCH_ADD, MR1_ADDR + 0x200, 8, a->key1);
+	w.remote_addr = 0x10;
+	w.rkey = k2;
+	w.compare_add = 2;
+	post(a, &w);
+	pump(&m.e);
+	expect_cqe(a, true, ORDMA_CQE_OP_FLUSH, ORDMA_CQE_SUCCESS, 0, 0);
+	expect_cqe(a, true, ORDMA_CQE_OP_FLUSH, ORDMA_CQE_SUCCESS, 0, 1);
+	expect_cqe(a, true, ORDMA_CQE_OP_FLUSH, ORDMA_CQE_SUCCESS, 0, 2);
+	expect_cqe(a, true, ORDMA_CQE_OP_ATOMIC_WRITE, ORDMA_CQE_SUCCESS, 8, 3);
+	expect_cqe(a, true, ORDMA_CQE_OP_FETCH_ADD, ORDMA_CQE_SUCCESS, 8, 4);
+	CHECK_EQ(get64(mem(b, GUARD_ADDR + 0x1008, 8)), 0x0123456789abcdefULL);
+	CHECK_EQ(get64(mem(b, GUARD_ADDR + 0x1010, 8)), 42);
+	CHECK_EQ(get64(mem(a, MR1_ADDR + 0x200, 8)), 40);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_RTS);
+	env_close(&m.e);
+}
+
+/*
+ * One request through a window B refuses: A's WQE completes with status,
+ * both QPs end in ERR and B's memory under the window is unchanged.  The
+ * window is bound at offset off of W_MR (length len, access) on B's QP,
+ * or on another QP of B.
+ */
+static void mw_refused(uint8_t type, uint64_t off, uint64_t len,
+		       uint32_t access, bool other_qp, uint8_t opcode,
+		       uint64_t raddr, uint32_t rlen, uint8_t cqe_op,
+		       uint8_t status)
+{
+	uint8_t before[0x40];
+	struct mw_env m;
+	struct side *a, *b;
+	struct tcfg c;
+	uint32_t k;
+	struct wr w;
+
+	flush_cfg(&c);
+	REQUIRE(mw_env_open_cfg(&m, &c));
+	a = &m.e.s[0];
+	b = &m.e.s[1];
+	pattern(mem(b, GUARD_ADDR, MW_MR_LEN), MW_MR_LEN, 77);
+	memcpy(before, mem(b, GUARD_ADDR + (off & ~0x1fULL), sizeof(before)),
+	       sizeof(before));
+	k = mw_bind_on(b, w_mr(b), type, other_qp ? b->qpn + 1 : b->qpn,
+		       GUARD_ADDR + off, len, access);
+	switch (opcode) {
+	case ORDMA_WQE_FLUSH:
+		flush_wr(&w, raddr, k, rlen, ORDMA_FLUSH_GLOBAL,
+			 ORDMA_FLUSH_LEVEL_RANGE);
+		break;
+	case ORDMA_WQE_ATOMIC_WRITE:
+		aw_wr(&w, raddr, k, ~0ULL);
+		break;
+	default:
+		wr_init(&w, opcode, MR1_ADDR, rlen, a->key1);
+		w.remote_addr = raddr;
+		w.rkey = k;
+		w.compare_add = 0x100000001ULL;
+		break;
+	}
+	post(a, &w);
+	pump(&m.e);
+	expect_cqe(a, true, cqe_op, status, 0, 0);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_ERR);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_ERR);
+	CHECK(!memcmp(mem(b, GUARD_ADDR + (off & ~0x1fULL), sizeof(before)),
+		      before, sizeof(before)));
+	env_close(&m.e);
+}
+
+static void test_tp_mw_refusals(void)
+{
+	const uint32_t wr = ORDMA_ACCESS_REMOTE_WRITE;
+	const uint32_t glob = ORDMA_ACCESS_FLUSH_GLOBAL;
+	const uint32_t atom = ORDMA_ACCESS_REMOTE_ATOMIC;
+	const uint32_t zb = ORDMA_ACCESS_ZERO_BASED;
+	const uint8_t acc = ORDMA_CQE_REM_ACCESS_ERR;
+
+	/* FLUSH: no FLUSH right, past the end, type 2 of another QP */
+	mw_refused(ORDMA_MW_TYPE_1, 0x100, 0x200, wr, false, ORDMA_WQE_FLUSH,
+		   GUARD_ADDR + 0x100, 0x10, ORDMA_CQE_OP_FLUSH, acc);
+	mw_refused(ORDMA_MW_TYPE_1, 0x100, 0x200, glob, false, ORDMA_WQE_FLUSH,
+		   GUARD_ADDR + 0x200, 0x101, ORDMA_CQE_OP_FLUSH, acc);
+	mw_refused(ORDMA_MW_TYPE_2, 0x100, 0x200, glob | zb, true,
+		   ORDMA_WQE_FLUSH, 0, 0x10, ORDMA_CQE_OP_FLUSH, acc);
+	/* ATOMIC WRITE: no REMOTE_WRITE, past the end, another QP */
+	mw_refused(ORDMA_MW_TYPE_1, 0x100, 0x200, glob | atom, false,
+		   ORDMA_WQE_ATOMIC_WRITE, GUARD_ADDR + 0x100,
+		   0, ORDMA_CQE_OP_ATOMIC_WRITE, acc);
+	mw_refused(ORDMA_MW_TYPE_2, 0x100, 0x200, wr | zb, false,
+		   ORDMA_WQE_ATOMIC_WRITE, 0x200, 0, ORDMA_CQE_OP_ATOMIC_WRITE,
+		   acc);
+	mw_refused(ORDMA_MW_TYPE_2, 0x100, 0x200, wr | zb, true,
+		   ORDMA_WQE_ATOMIC_WRITE, 0x8, 0, ORDMA_CQE_OP_ATOMIC_WRITE,
+		   acc);
+	/* FETCH_ADD: no REMOTE_ATOMIC, another QP */
+	mw_refused(ORDMA_MW_TYPE_1, 0x100, 0x200, wr, false,
+		   ORDMA_WQE_ATOMIC_FETCH_ADD, GUARD_ADDR + 0x100, 8,
+		   ORDMA_CQE_OP_FETCH_ADD, acc);
+	mw_refused(ORDMA_MW_TYPE_2, 0x100, 0x200, atom | zb, true,
+		   ORDMA_WQE_ATOMIC_FETCH_ADD, 0x8, 8, ORDMA_CQE_OP_FETCH_ADD,
+		   acc);
+}
+
+/*
+ * A zero-based window bound 4 bytes before a page boundary: its aligned
+ * address 0 is 4 bytes in each page of B's memory.  The 8-byte atomics
+ * and ATOMIC WRITE there are invalid requests and nothing is written
+ * (never half of the word in each page).
+ */
+static void test_tp_mw_atomic_misaligned(void)
+{
+	const uint32_t zb = ORDMA_ACCESS_ZERO_BASED;
+	const uint8_t inv = ORDMA_CQE_REM_INV_REQ_ERR;
+
+	mw_refused(ORDMA_MW_TYPE_2, 0xffc, 0x40, zb | ORDMA_ACCESS_REMOTE_ATOMIC,
+		   false, ORDMA_WQE_ATOMIC_FETCH_ADD, 0, 8,
+		   ORDMA_CQE_OP_FETCH_ADD, inv);
+	mw_refused(ORDMA_MW_TYPE_2, 0xffc, 0x40, zb | ORDMA_ACCESS_REMOTE_ATOMIC,
+		   false, ORDMA_WQE_ATOMIC_CMP_SWP, 0x8, 8,
+		   ORDMA_CQE_OP_CMP_SWP, inv);
+	mw_refused(ORDMA_MW_TYPE_2, 0xffc, 0x40, zb | ORDMA_ACCESS_REMOTE_WRITE,
+		   false, ORDMA_WQE_ATOMIC_WRITE, 0, 0,
+		   ORDMA_CQE_OP_ATOMIC_WRITE, inv);
 }
 
 /* ------------------------------------------------------------------ */
@@ -3785,6 +4084,10 @@ const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_mw_bind_error),
 	TAP_TEST(test_tp_mw_type1_not_invalidated),
 	TAP_TEST(test_tp_mw_type2_dealloc_and_qp),
+	TAP_TEST(test_tp_mw_uc_write),
+	TAP_TEST(test_tp_mw_flush_atomic),
+	TAP_TEST(test_tp_mw_refusals),
+	TAP_TEST(test_tp_mw_atomic_misaligned),
 	TAP_TEST(test_tp_gsi_inline_av),
 	TAP_TEST(test_tp_inline_av_rc),
 	TAP_TEST(test_tp_mcast),
