@@ -4,6 +4,14 @@
  * with the phase bit, overrun detection through the consumer's doorbell
  * record, one-shot (optionally solicited-only) arming with COMP events,
  * and the CQ doorbell.
+ *
+ * Completion EQs are shared by every context.  So that no CQ can crowd
+ * out another's events (a process re-arming in a loop while completions
+ * are waiting), a CQ has at most one COMP entry unconsumed in its EQ: a
+ * later event of the CQ waits, coalesced into one, until the driver's EQ
+ * doorbell reports that entry consumed, and is posted then.  An EQ
+ * carries at most as many CQs as it has entries, so there is always room
+ * for the one event of each, and no completion event is ever dropped.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +31,9 @@ struct fw_cq {
 	uint64_t db_record;	/* host __le32 consumer index */
 	uint32_t pi;		/* device producer, free running */
 	uint32_t ci;		/* consumer as last reported or read */
+	bool event_in_eq;	/* COMP EQE at event_pos maybe unconsumed */
+	bool event_waiting;	/* a COMP event waits to be posted */
+	uint32_t event_pos;	/* EQ producer index of the last COMP EQE */
 };
 
 static uint32_t fw_cq_size(const struct fw_cq *cq)
@@ -63,10 +74,76 @@ static bool fw_cq_has_room(struct ordma_fw *fw, struct fw_cq *cq)
 	return cq->pi - cq->ci < fw_cq_size(cq);
 }
 
+static void fw_cq_set_waiting(struct ordma_fw *fw, struct fw_cq *cq,
+			      bool waiting)
+{
+	if (cq->event_waiting == waiting)
+		return;
+	cq->event_waiting = waiting;
+	if (waiting)
+		fw->eqs[cq->eqn].waiting_cqs++;
+	else
+		fw->eqs[cq->eqn].waiting_cqs--;
+}
+
+/* Posts the CQ's waiting COMP event if its previous one was consumed. */
+static void fw_cq_post_event(struct ordma_fw *fw, uint32_t cqn,
+			     struct fw_cq *cq)
+{
+	uint32_t pos;
+
+	if (cq->event_in_eq && fw_eq_unconsumed(fw, cq->eqn, cq->event_pos))
+		return;
+	cq->event_in_eq = false;
+	switch (fw_eq_try_post(fw, cq->eqn, ORDMA_EQE_COMP, cqn, 0, 0, &pos)) {
+	case FW_EQ_POSTED:
+		cq->event_in_eq = true;
+		cq->event_pos = pos;
+		fw_cq_set_waiting(fw, cq, false);
+		break;
+	case FW_EQ_FULL:
+		/* posted when the driver frees an entry */
+		break;
+	default:
+		/* counted by the EQ */
+		fw_cq_set_waiting(fw, cq, false);
+		break;
+	}
+}
+
 static void fw_cq_notify(struct ordma_fw *fw, uint32_t cqn, struct fw_cq *cq)
 {
 	cq->armed = false;
-	fw_eq_post(fw, cq->eqn, ORDMA_EQE_COMP, cqn, 0, 0);
+	fw_cq_set_waiting(fw, cq, true);
+	fw_cq_post_event(fw, cqn, cq);
+}
+
+void fw_cq_eq_consumed(struct ordma_fw *fw, uint32_t eqn)
+{
+	uint32_t cqn;
+
+	for (cqn = 1; cqn <= FW_MAX_CQ && fw->eqs[eqn].waiting_cqs; cqn++) {
+		struct fw_cq *cq = &fw->cqs[cqn];
+
+		if (cq->valid && cq->eqn == eqn && cq->event_waiting)
+			fw_cq_post_event(fw, cqn, cq);
+	}
+}
+
+/* CQs on EQ eqn and Ethernet rings posting to it: each may have one
+ * event in the EQ.
+ */
+static uint32_t fw_eq_event_sources(const struct ordma_fw *fw, uint32_t eqn)
+{
+	uint32_t i, n = 0;
+
+	for (i = 1; i <= FW_MAX_CQ; i++)
+		if (fw->cqs[i].valid && fw->cqs[i].eqn == eqn)
+			n++;
+	for (i = 0; i < FW_MAX_ETH_RINGS; i++)
+		if (fw->eth_rings[i].valid && fw->eth_rings[i].eqn == eqn)
+			n++;
+	return n;
 }
 
 int fw_cq_post(struct ordma_fw *fw, uint32_t cqn, const struct ordma_cqe *cqe,
@@ -227,6 +304,9 @@ uint8_t fw_cmd_create_cq(struct ordma_fw *fw, struct fw_cmd *c)
 	if (cqn > FW_MAX_CQ)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NO_RESOURCES,
 				   "all CQs in use");
+	if (fw_eq_event_sources(fw, eqn) >= 1u << fw->eqs[eqn].log_size)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NO_RESOURCES,
+				   "EQ has no room for the events of another CQ");
 
 	cq = &fw->cqs[cqn];
 	memset(cq, 0, sizeof(*cq));
@@ -254,6 +334,7 @@ uint8_t fw_cmd_destroy_cq(struct ordma_fw *fw, struct fw_cmd *c)
 	if (cq->refs)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BUSY,
 				   "CQ still used by a queue pair");
+	fw_cq_set_waiting(fw, cq, false);
 	memset(cq, 0, sizeof(*cq));
 	return ORDMA_CMD_STATUS_OK;
 }
@@ -264,8 +345,12 @@ uint8_t fw_cmd_destroy_cq(struct ordma_fw *fw, struct fw_cmd *c)
 
 void fw_cq_reset(struct ordma_fw *fw)
 {
+	uint32_t eqn;
+
 	if (fw->cqs)
 		memset(fw->cqs, 0, (FW_MAX_CQ + 1) * sizeof(*fw->cqs));
+	for (eqn = 0; eqn < FW_MAX_EQ; eqn++)
+		fw->eqs[eqn].waiting_cqs = 0;
 }
 
 int fw_cq_table_create(struct ordma_fw *fw)

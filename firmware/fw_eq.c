@@ -2,7 +2,9 @@
 /*
  * ORDMA firmware event queues: CREATE/DESTROY_EQ, posting EQEs with the
  * phase bit, one-shot interrupt arming, overrun accounting and the async
- * events (PORT_CHANGE, rate-limited DB_ERROR).
+ * events (PORT_CHANGE, rate-limited DB_ERROR).  Completion events wait
+ * rather than drop (fw_cq.c): a CQ has at most one COMP entry in its EQ
+ * until the driver reports it consumed through the EQ doorbell.
  */
 #include <string.h>
 
@@ -45,33 +47,59 @@ static int fw_eq_write_entry(struct ordma_fw *fw, struct fw_eq *eq,
 			    sizeof(eqe.type));
 }
 
-bool fw_eq_post(struct ordma_fw *fw, uint32_t eqn, uint8_t type,
-		uint32_t d0, uint32_t d1, uint32_t d2)
+enum fw_eq_post_result fw_eq_try_post(struct ordma_fw *fw, uint32_t eqn,
+				      uint8_t type, uint32_t d0, uint32_t d1,
+				      uint32_t d2, uint32_t *pos)
 {
 	struct fw_eq *eq = fw_eq_lookup(fw, eqn);
 
 	if (!eq)
-		return false;
+		return FW_EQ_LOST;
 	/* never overwrite an entry the driver has not consumed */
-	if (eq->pi - eq->ci >= fw_eq_size(eq)) {
-		fw->health.eq_overruns = fw_count_inc(fw->health.eq_overruns);
-		fw_log(fw, ORDMA_FW_LOG_GUEST_ERROR,
-		       "eq: EQ %u full, event 0x%02x dropped", eqn, type);
-		return false;
-	}
+	if (eq->pi - eq->ci >= fw_eq_size(eq))
+		return FW_EQ_FULL;
 	if (fw_eq_write_entry(fw, eq, type, d0, d1, d2)) {
 		fw->health.eq_overruns = fw_count_inc(fw->health.eq_overruns);
 		fw_log(fw, ORDMA_FW_LOG_GUEST_ERROR,
 		       "eq: EQ %u ring not writable, event 0x%02x dropped",
 		       eqn, type);
-		return false;
+		return FW_EQ_LOST;
 	}
-	eq->pi++;
+	*pos = eq->pi++;
 	if (eq->armed) {
 		eq->armed = false;
 		fw_raise_vector(fw, eq->vector);
 	}
-	return true;
+	return FW_EQ_POSTED;
+}
+
+bool fw_eq_post(struct ordma_fw *fw, uint32_t eqn, uint8_t type,
+		uint32_t d0, uint32_t d1, uint32_t d2)
+{
+	uint32_t pos;
+
+	switch (fw_eq_try_post(fw, eqn, type, d0, d1, d2, &pos)) {
+	case FW_EQ_POSTED:
+		return true;
+	case FW_EQ_FULL:
+		fw->health.eq_overruns = fw_count_inc(fw->health.eq_overruns);
+		fw_log(fw, ORDMA_FW_LOG_GUEST_ERROR,
+		       "eq: EQ %u full, event 0x%02x dropped", eqn, type);
+		return false;
+	default:
+		return false;
+	}
+}
+
+bool fw_eq_unconsumed(const struct ordma_fw *fw, uint32_t eqn, uint32_t pos)
+{
+	const struct fw_eq *eq;
+
+	if (eqn >= FW_MAX_EQ || !fw->eqs[eqn].valid)
+		return false;
+	eq = &fw->eqs[eqn];
+	/* the unconsumed entries are [ci, pi), free running */
+	return pos - eq->ci < eq->pi - eq->ci;
 }
 
 static struct fw_eq *fw_async_eq(struct ordma_fw *fw, uint32_t *eqn)
@@ -134,6 +162,9 @@ const char *fw_eq_doorbell(struct ordma_fw *fw, uint32_t eqn, uint32_t ci,
 	if (eq->pi - ci > fw_eq_size(eq))
 		return "EQ consumer index outside the ring";
 	eq->ci = ci;
+	/* consumed events may let waiting ones in, before the arm looks */
+	if (eq->waiting_cqs)
+		fw_cq_eq_consumed(fw, eqn);
 	if (!arm)
 		return NULL;
 	if (eq->pi != eq->ci) {

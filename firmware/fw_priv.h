@@ -61,6 +61,10 @@ struct fw_eq {
 	uint64_t ring_addr;
 	uint32_t pi;		/* device producer, free running */
 	uint32_t ci;		/* driver consumer as last reported */
+	/* CQs whose COMP event waits for room or for their previous one
+	 * to be consumed (fw_cq.c)
+	 */
+	uint32_t waiting_cqs;
 };
 
 struct fw_eth_ring {
@@ -254,6 +258,21 @@ uint8_t fw_cmd_write_query_buf(struct ordma_fw *fw, struct fw_cmd *c,
 void fw_eq_reset(struct ordma_fw *fw);
 bool fw_eq_post(struct ordma_fw *fw, uint32_t eqn, uint8_t type,
 		uint32_t d0, uint32_t d1, uint32_t d2);
+/* fw_eq_post() for an event that may wait: FW_EQ_FULL is not counted,
+ * the caller posts again later; *pos gets the entry's producer index.
+ */
+enum fw_eq_post_result {
+	FW_EQ_POSTED,
+	FW_EQ_FULL,
+	FW_EQ_LOST,	/* no such EQ, or the ring is not writable (counted) */
+};
+enum fw_eq_post_result fw_eq_try_post(struct ordma_fw *fw, uint32_t eqn,
+				      uint8_t type, uint32_t d0, uint32_t d1,
+				      uint32_t d2, uint32_t *pos);
+/* The entry posted at producer index pos is still unconsumed as far as
+ * the driver has reported (EQ doorbell consumer index).
+ */
+bool fw_eq_unconsumed(const struct ordma_fw *fw, uint32_t eqn, uint32_t pos);
 void fw_async_event(struct ordma_fw *fw, uint8_t type,
 		    uint32_t d0, uint32_t d1, uint32_t d2);
 void fw_db_error(struct ordma_fw *fw, uint32_t page, uint32_t reg,

@@ -243,6 +243,8 @@ int fw_mr_fast_register(struct ordma_fw *fw, uint32_t pdn,
  * async event {cqn} is posted and the CQE is dropped.  An armed CQ fires
  * (COMP EQE {cqn} on its EQ, then disarms) on any completion, or with
  * SOLICITED only on solicited or error (status != SUCCESS) completions.
+ * A CQ has at most one COMP EQE unconsumed in its EQ: a later event
+ * waits until the driver's EQ doorbell reports that one consumed.
  * Returns 0, or -1 if the CQE was not written (no such CQ, CQ in error,
  * overrun, DMA error).
  */
@@ -316,6 +318,10 @@ void fw_mcast_table_destroy(struct ordma_fw *fw);
 
 /* DESTROY_EQ / DEALLOC_UCTX answer BUSY while these hold. */
 bool fw_eq_used_by_cq(const struct ordma_fw *fw, uint32_t eqn);
+/* The driver consumed entries of EQ eqn: post the COMP events that
+ * waited for that.
+ */
+void fw_cq_eq_consumed(struct ordma_fw *fw, uint32_t eqn);
 bool fw_uctx_owns_cq(const struct ordma_fw *fw, uint32_t uctx);
 
 /* ORDMA_DB_CQ on doorbell page `page`: NULL or why it was rejected. */

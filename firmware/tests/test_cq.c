@@ -86,7 +86,9 @@ static uint32_t eqe_type(const struct ordma_eqe *eqe)
 	return FIELD_GET(ORDMA_EQE_TYPE, le32_to_cpu(eqe->type));
 }
 
-/* The next event on eq is type with data[0] = d0 */
+/* The next event on eq is type with data[0] = d0; as a driver does, the
+ * consumption is reported with the EQ doorbell.
+ */
 static bool next_event(struct drv *d, struct drv_eq *eq, uint32_t type,
 		       uint32_t d0)
 {
@@ -94,6 +96,7 @@ static bool next_event(struct drv *d, struct drv_eq *eq, uint32_t type,
 
 	if (!CHECK(drv_eq_next(d, eq, &eqe)))
 		return false;
+	drv_eq_update(d, eq, false);
 	return CHECK_EQ(eqe_type(&eqe), type) &&
 	       CHECK_EQ(le32_to_cpu(eqe.data[0]), d0);
 }
@@ -112,6 +115,7 @@ static bool no_event(struct drv *d, struct drv_eq *eq)
 static void test_create_cq(void)
 {
 	struct ordma_aq_cmd cmd;
+	struct drv_eq big;
 	struct drv_cq cq;
 	struct cq_env e;
 	uint32_t i;
@@ -137,8 +141,9 @@ static void test_create_cq(void)
 	CHECK(drv_cq_open(&e.d, &cq, 1, e.uctx, e.comp.eqn, 6));
 	CHECK_EQ(cq.cqn, 4);
 
-	/* device limit */
-	create_cq_init(&cmd, 0, e.comp.eqn, 1);
+	/* device limit, on an EQ with room for the events of them all */
+	REQUIRE(drv_eq_open(&e.d, &big, ORDMA_EQ_TYPE_COMP, 2, 11));
+	create_cq_init(&cmd, 0, big.eqn, 1);
 	for (i = 5; i <= FW_MAX_CQ; i++)
 		if (!CHECK_EQ(drv_exec(&e.d, &cmd), ORDMA_CMD_STATUS_OK))
 			break;
@@ -628,6 +633,117 @@ static void test_cq_arm_solicited(void)
 	drv_close(&e.d);
 }
 
+/* Counts the COMP events for cq_a and cq_b on eq, reporting them
+ * consumed as a driver does; no other event may be there.
+ */
+static void count_comp_events(struct drv *d, struct drv_eq *eq,
+			      uint32_t cq_a, uint32_t cq_b, unsigned int *a,
+			      unsigned int *b)
+{
+	struct ordma_eqe eqe;
+
+	*a = *b = 0;
+	while (drv_eq_next(d, eq, &eqe)) {
+		uint32_t cqn = le32_to_cpu(eqe.data[0]);
+
+		CHECK_EQ(eqe_type(&eqe), ORDMA_EQE_COMP);
+		if (cqn == cq_a)
+			++*a;
+		else if (CHECK_EQ(cqn, cq_b))
+			++*b;
+	}
+	drv_eq_update(d, eq, false);
+}
+
+/*
+ * Two contexts share a 16-entry completion EQ.  A re-arms its CQ in a
+ * tight loop with completions waiting, and the driver's interrupt has
+ * not run yet; B's CQ, armed, then gets a completion: B's event is in
+ * the EQ.  A has one event in the EQ at a time; its later arms coalesce
+ * into one event posted when the driver reports the first consumed.
+ */
+static void test_cq_events_not_starved(void)
+{
+	struct ordma_comp_health h;
+	struct drv_cq cq_a, cq_b;
+	struct drv_eq eq;
+	uint32_t uctx_b;
+	unsigned int i, a, b;
+	struct cq_env e;
+
+	REQUIRE(env_open(&e));
+	REQUIRE_EQ(drv_alloc_uctx(&e.d, &uctx_b), ORDMA_CMD_STATUS_OK);
+	REQUIRE(drv_eq_open(&e.d, &eq, ORDMA_EQ_TYPE_COMP, 2, 4));
+	REQUIRE(drv_cq_open(&e.d, &cq_a, 0, e.uctx, eq.eqn, 8));
+	REQUIRE(drv_cq_open(&e.d, &cq_b, 1, uctx_b, eq.eqn, 4));
+	drv_cq_arm(&e.d, &cq_b, false);
+	for (i = 0; i < 200; i++) {
+		CHECK_EQ(post(&e.d, cq_a.cqn, i, ORDMA_CQE_SUCCESS, false), 0);
+		drv_cq_arm(&e.d, &cq_a, false);
+	}
+	CHECK_EQ(post(&e.d, cq_b.cqn, 0, ORDMA_CQE_SUCCESS, false), 0);
+	count_comp_events(&e.d, &eq, cq_a.cqn, cq_b.cqn, &a, &b);
+	CHECK_EQ(a, 1);
+	CHECK_EQ(b, 1);
+	/* the consumption reported, A's waiting event is posted, once */
+	count_comp_events(&e.d, &eq, cq_a.cqn, cq_b.cqn, &a, &b);
+	CHECK_EQ(a, 1);
+	CHECK_EQ(b, 0);
+	count_comp_events(&e.d, &eq, cq_a.cqn, cq_b.cqn, &a, &b);
+	CHECK_EQ(a, 0);
+	/* nothing was dropped on the way */
+	REQUIRE_EQ(drv_health(&e.d, &h), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(le32_to_cpu(h.eq_overruns), 0);
+
+	/* an event waiting when its CQ goes is not posted */
+	drv_cq_arm(&e.d, &cq_b, false);
+	CHECK_EQ(post(&e.d, cq_b.cqn, 1, ORDMA_CQE_SUCCESS, false), 0);
+	drv_cq_arm(&e.d, &cq_b, false);
+	CHECK_EQ(drv_destroy_cq(&e.d, &cq_b), ORDMA_CMD_STATUS_OK);
+	count_comp_events(&e.d, &eq, cq_a.cqn, cq_b.cqn, &a, &b);
+	CHECK_EQ(b, 1);
+	count_comp_events(&e.d, &eq, cq_a.cqn, cq_b.cqn, &a, &b);
+	CHECK_EQ(a + b, 0);
+	/* the waiting count went with it: the EQ can be destroyed */
+	CHECK_EQ(drv_destroy_cq(&e.d, &cq_a), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(drv_handle_cmd(&e.d, ORDMA_CMD_DESTROY_EQ, eq.eqn, 0),
+		 ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(drv_db_errors(&e.d), 0);
+	drv_close(&e.d);
+}
+
+/* An EQ takes as many CQs and Ethernet rings as it has entries. */
+static void test_cq_eq_capacity(void)
+{
+	struct drv_ring ring;
+	struct ordma_aq_cmd cmd;
+	struct drv_eq eq;
+	struct cq_env e;
+	uint32_t i, first = 0;
+
+	REQUIRE(env_open(&e));
+	REQUIRE(drv_eq_open(&e.d, &eq, ORDMA_EQ_TYPE_COMP, 2, 4));
+	REQUIRE(drv_ring_open(&e.d, &ring, ORDMA_ETH_RING_RX, 4, eq.eqn));
+	create_cq_init(&cmd, e.uctx, eq.eqn, 1);
+	for (i = 0; i < 15; i++) {
+		if (!CHECK_EQ(drv_exec(&e.d, &cmd), ORDMA_CMD_STATUS_OK))
+			break;
+		if (!first)
+			first = le32_to_cpu(e.d.last_comp.handle.handle);
+	}
+	CHECK_EQ(drv_exec(&e.d, &cmd), ORDMA_CMD_STATUS_NO_RESOURCES);
+	/* other EQs are not affected */
+	create_cq_init(&cmd, e.uctx, e.comp.eqn, 1);
+	CHECK_EQ(drv_exec(&e.d, &cmd), ORDMA_CMD_STATUS_OK);
+	/* a CQ gone makes room */
+	CHECK_EQ(drv_handle_cmd(&e.d, ORDMA_CMD_DESTROY_CQ, first, e.uctx),
+		 ORDMA_CMD_STATUS_OK);
+	create_cq_init(&cmd, e.uctx, eq.eqn, 1);
+	CHECK_EQ(drv_exec(&e.d, &cmd), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(drv_exec(&e.d, &cmd), ORDMA_CMD_STATUS_NO_RESOURCES);
+	drv_close(&e.d);
+}
+
 struct bad_cq_db {
 	const char *what;
 	bool other_page;	/* ring on a page that does not own the CQ */
@@ -788,6 +904,8 @@ const struct tap_test cq_tests[] = {
 	TAP_TEST(test_cq_ring_through_table),
 	TAP_TEST(test_cq_arm_next),
 	TAP_TEST(test_cq_arm_solicited),
+	TAP_TEST(test_cq_events_not_starved),
+	TAP_TEST(test_cq_eq_capacity),
 	TAP_TEST(test_cq_doorbell_checks),
 	TAP_TEST(test_reset_frees_verbs_objects),
 	TAP_END,
