@@ -392,7 +392,10 @@ err_free:
  * translation and/or access in one command; what is not changed is
  * passed as it was.  New pages are pinned for a new translation, and
  * also when the access becomes writable and the old pages were pinned
- * read-only.  If the command fails the MR is as it was.
+ * read-only.  Nothing of the MR changes before the device accepted the
+ * command, so a refusal leaves it whole and in use: -EBUSY while memory
+ * windows are bound to it (a window would keep its rights over the new
+ * pages, which may be pinned read-only).
  */
 struct ib_mr *ordma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 virt_addr, int access_flags,

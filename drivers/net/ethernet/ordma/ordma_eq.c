@@ -8,9 +8,17 @@
  * entries arrived meanwhile.  Ethernet ring events are handed to the
  * netdev's NAPI, which arms its rings itself; CQ events and async events
  * go to the RDMA driver's callbacks.
+ *
+ * The device keeps at most one unconsumed event per CQ in a completion
+ * EQ (a CQ armed again meanwhile has its event posted when the doorbell
+ * hands the entry back), and refuses more CQs and rings on an EQ than
+ * it has entries: a completion EQ is sized for every CQ the device
+ * allows plus the netdev's rings, so that no process can crowd another
+ * out of it.
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/log2.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 
@@ -290,6 +298,17 @@ static void ordma_eq_free(struct ordma_core_dev *cdev, struct ordma_eq *eq)
 	eq->ring = NULL;
 }
 
+/* The netdev's TX and RX rings post to a completion EQ too. */
+#define ORDMA_ETH_RINGS_PER_EQ	2
+
+static u32 ordma_comp_eq_log_size(struct ordma_core_dev *cdev)
+{
+	u32 sources = le32_to_cpu(cdev->caps.max_cq) + ORDMA_ETH_RINGS_PER_EQ;
+
+	return clamp_t(u32, order_base_2(sources), ORDMA_COMP_EQ_LOG_SIZE,
+		       ORDMA_EQ_MAX_LOG_SIZE);
+}
+
 static int ordma_comp_eq_start(struct ordma_core_dev *cdev, u32 index)
 {
 	struct ordma_eq *eq = &cdev->comp_eqs[index];
@@ -297,7 +316,7 @@ static int ordma_comp_eq_start(struct ordma_core_dev *cdev, u32 index)
 	int err;
 
 	err = ordma_eq_create(cdev, eq, ORDMA_EQ_TYPE_COMP, index + 1,
-			      ORDMA_COMP_EQ_LOG_SIZE);
+			      ordma_comp_eq_log_size(cdev));
 	if (err)
 		return err;
 
