@@ -353,6 +353,10 @@ static void test_bind_mw(void)
 				    IBV_ACCESS_REMOTE_ATOMIC, &hw) == 0 &&
 	      hw == (ORDMA_ACCESS_REMOTE_READ | ORDMA_ACCESS_REMOTE_ATOMIC),
 	      "window rights: remote read and atomic");
+	check(ordma_mw_access_to_hw(IBV_ACCESS_FLUSH_GLOBAL |
+				    IBV_ACCESS_FLUSH_PERSISTENT, &hw) == 0 &&
+	      hw == (ORDMA_ACCESS_FLUSH_GLOBAL | ORDMA_ACCESS_FLUSH_PERSISTENT),
+	      "window rights: both FLUSH placement types");
 }
 
 static void test_qpx(void)

@@ -156,6 +156,8 @@ int ordma_mw_access_to_hw(unsigned int access, uint32_t *hw)
 	if (access & ~(unsigned int)(IBV_ACCESS_REMOTE_WRITE |
 				     IBV_ACCESS_REMOTE_READ |
 				     IBV_ACCESS_REMOTE_ATOMIC |
+				     IBV_ACCESS_FLUSH_GLOBAL |
+				     IBV_ACCESS_FLUSH_PERSISTENT |
 				     IBV_ACCESS_ZERO_BASED))
 		return EINVAL;
 	*hw = 0;
@@ -165,6 +167,11 @@ int ordma_mw_access_to_hw(unsigned int access, uint32_t *hw)
 		*hw |= ORDMA_ACCESS_REMOTE_READ;
 	if (access & IBV_ACCESS_REMOTE_ATOMIC)
 		*hw |= ORDMA_ACCESS_REMOTE_ATOMIC;
+	/* granted only if the MR has them (the device checks) */
+	if (access & IBV_ACCESS_FLUSH_GLOBAL)
+		*hw |= ORDMA_ACCESS_FLUSH_GLOBAL;
+	if (access & IBV_ACCESS_FLUSH_PERSISTENT)
+		*hw |= ORDMA_ACCESS_FLUSH_PERSISTENT;
 	if (access & IBV_ACCESS_ZERO_BASED)
 		*hw |= ORDMA_ACCESS_ZERO_BASED;
 	return 0;
