@@ -3733,6 +3733,198 @@ static void test_tp_mcast(void)
 	env_close(&e);
 }
 
+/* ------------------------------------------------------------------ */
+/* The device reads a send WQE once                                    */
+/* ------------------------------------------------------------------ */
+
+enum wqe_rewrite {
+	REWRITE_INLINE,		/* INLINE set, inline_len far past 256 */
+	REWRITE_NUM_SGE,	/* NUM_SGE 31, a 1-byte SGE in MR2 */
+	REWRITE_SGE_ADDR,	/* the SGE moved to other bytes */
+	REWRITE_NUM,
+};
+
+#define REWRITE_OTHER	(MR1_ADDR + 0xc0000)	/* bytes nobody sends */
+
+/* What a process may do to its own SQ after ringing the doorbell */
+static void rewrite_wqe(struct side *s, uint32_t index, enum wqe_rewrite how)
+{
+	uint8_t *p = mem(s, DRV_WQ_ADDR(wq_area(s)) +
+			 ((uint64_t)(index & ((1u << SQ_LOG) - 1)) << SQ_SHIFT),
+			 1u << SQ_SHIFT);
+	struct ordma_send_wqe *q = (struct ordma_send_wqe *)p;
+	struct ordma_sge *g = (struct ordma_sge *)(p + ORDMA_SEND_WQE_HDR_SIZE);
+	uint32_t ctrl = le32_to_cpu(q->ctrl.ctrl);
+
+	switch (how) {
+	case REWRITE_INLINE:
+		ctrl |= ORDMA_WQE_INLINE;
+		q->ctrl.inline_len = cpu_to_le32(0x7ffff000);
+		break;
+	case REWRITE_NUM_SGE:
+		ctrl = (ctrl & ~ORDMA_WQE_NUM_SGE) |
+		       FIELD_PREP(ORDMA_WQE_NUM_SGE, 31);
+		sge(&g[0], MR2_ADDR, 1, s->key2);
+		memset(g + 1, 0, (1u << SQ_SHIFT) - ORDMA_SEND_WQE_HDR_SIZE -
+		       sizeof(*g));
+		break;
+	default:
+		g[0].addr = cpu_to_le64(REWRITE_OTHER);
+		break;
+	}
+	q->ctrl.ctrl = cpu_to_le32(ctrl);
+}
+
+/*
+ * RC SEND of 100 packets (MTU 256): 64 leave with the doorbell, then the
+ * WQE is rewritten; the rest and the retransmission of a lost packet
+ * still carry the bytes the WQE named when it was posted.
+ */
+static void reread_rc_send(enum wqe_rewrite how)
+{
+	const uint32_t len = 100 * 256 - 10;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	c.path_mtu = 1;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(a, MR1_ADDR, len), len, 9);
+	memset(mem(a, REWRITE_OTHER, len), 0x5a, len);
+	memset(mem(b, MR1_ADDR, len + 64), 0xee, len + 64);
+	post_recv(b, MR1_ADDR, len + 64);
+	e.l[0].drop_nth = 5;
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, len, a->key1);
+	post(a, &w);
+	CHECK_EQ(e.l[0].sent, FW_TP_WINDOW);
+	rewrite_wqe(a, 0, how);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, len, 0);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, len, 0);
+	CHECK(!memcmp(mem(b, MR1_ADDR, len), mem(a, MR1_ADDR, len), len));
+	CHECK_EQ(mem(b, MR1_ADDR + len, 1)[0], 0xee);
+	CHECK(fwqp(a)->counters.retransmits >= 1);
+	CHECK_EQ(a->d.fw->tp.tx_drop[FW_TP_TX_BUILD], 0);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
+	env_close(&e);
+}
+
+/* UC WRITE of 40 packets: 16 leave with the doorbell, 24 paced later */
+static void reread_uc_write(enum wqe_rewrite how)
+{
+	const uint32_t len = 40 * 1024 - 100;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	uc_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(a, MR1_ADDR, len), len, 4);
+	memset(mem(a, REWRITE_OTHER, len), 0x5a, len);
+	memset(mem(b, MR1_ADDR + 0x40000, len + 64), 0, len + 64);
+	wr_init(&w, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, len, a->key1);
+	w.remote_addr = MR1_ADDR + 0x40000;
+	w.rkey = b->key1;
+	post(a, &w);
+	CHECK_EQ(e.l[0].sent, FW_TP_UC_BURST);
+	rewrite_wqe(a, 0, how);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, len, 0);
+	CHECK_EQ(e.l[0].sent, 40);
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x40000, len), mem(a, MR1_ADDR, len),
+		      len));
+	CHECK_EQ(mem(b, MR1_ADDR + 0x40000 + len, 1)[0], 0);
+	CHECK_EQ(drops(b, FW_TP_DROP_BAD_REQ), 0);
+	uc_quiet(&e);
+	env_close(&e);
+}
+
+static void test_tp_wqe_rewrite_rc_send(void)
+{
+	int how;
+
+	for (how = 0; how < REWRITE_NUM; how++) {
+		tap_note("rewrite %d", how);
+		reread_rc_send((enum wqe_rewrite)how);
+	}
+}
+
+static void test_tp_wqe_rewrite_uc_write(void)
+{
+	int how;
+
+	for (how = 0; how < REWRITE_NUM; how++) {
+		tap_note("rewrite %d", how);
+		reread_uc_write((enum wqe_rewrite)how);
+	}
+}
+
+/* READ responses and the atomic result land where the WQE said at start */
+static void test_tp_wqe_rewrite_read_atomic(void)
+{
+	const uint32_t len = 6000;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	int how;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(b, MR1_ADDR + 0x80000, len), len, 5);
+	put64(mem(b, MR1_ADDR + 0x100, 8), 1000);
+	for (how = 0; how < REWRITE_NUM; how++) {
+		uint32_t index = a->sq_pi;
+
+		tap_note("rewrite %d", how);
+		memset(mem(a, MR1_ADDR + 0x90000, len + 64), 0, len + 64);
+		memset(mem(a, REWRITE_OTHER, len), 0x5a, len);
+		memset(mem(a, MR2_ADDR, 16), 0x5a, 16);
+		wr_init(&w, ORDMA_WQE_RDMA_READ, MR1_ADDR + 0x90000, len,
+			a->key1);
+		w.remote_addr = MR1_ADDR + 0x80000;
+		w.rkey = b->key1;
+		post(a, &w);
+		rewrite_wqe(a, index, how);
+		pump(&e);
+		expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_SUCCESS,
+			   len, index);
+		CHECK(!memcmp(mem(a, MR1_ADDR + 0x90000, len),
+			      mem(b, MR1_ADDR + 0x80000, len), len));
+		CHECK_EQ(mem(a, MR1_ADDR + 0x90000 + len, 1)[0], 0);
+		CHECK(all_bytes(mem(a, REWRITE_OTHER, len), len, 0x5a));
+		CHECK(all_bytes(mem(a, MR2_ADDR, 16), 16, 0x5a));
+
+		index = a->sq_pi;
+		memset(mem(a, MR1_ADDR + 0x200, 8), 0, 8);
+		wr_init(&w, ORDMA_WQE_ATOMIC_FETCH_ADD, MR1_ADDR + 0x200, 8,
+			a->key1);
+		w.remote_addr = MR1_ADDR + 0x100;
+		w.rkey = b->key1;
+		w.compare_add = 1;
+		post(a, &w);
+		rewrite_wqe(a, index, how);
+		pump(&e);
+		expect_cqe(a, true, ORDMA_CQE_OP_FETCH_ADD, ORDMA_CQE_SUCCESS,
+			   8, index);
+		CHECK_EQ(get64(mem(a, MR1_ADDR + 0x200, 8)), 1000u + how);
+		CHECK(all_bytes(mem(a, REWRITE_OTHER, 8), 8, 0x5a));
+		CHECK(all_bytes(mem(a, MR2_ADDR, 16), 16, 0x5a));
+	}
+	CHECK_EQ(get64(mem(b, MR1_ADDR + 0x100, 8)), 1000u + REWRITE_NUM);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
+	env_close(&e);
+}
+
 const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_caps),
 	TAP_TEST(test_tp_rc_send_small),
@@ -3788,5 +3980,8 @@ const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_gsi_inline_av),
 	TAP_TEST(test_tp_inline_av_rc),
 	TAP_TEST(test_tp_mcast),
+	TAP_TEST(test_tp_wqe_rewrite_rc_send),
+	TAP_TEST(test_tp_wqe_rewrite_uc_write),
+	TAP_TEST(test_tp_wqe_rewrite_read_atomic),
 	TAP_END
 };
