@@ -335,8 +335,13 @@ static uint8_t fw_req_check(struct ordma_fw *fw, struct fw_qp *qp,
 	if (ctrl & FW_REQ_CTRL_RESERVED)
 		return ORDMA_CQE_LOC_QP_OP_ERR;
 	if (ctrl & ORDMA_WQE_AV_INLINE) {
-		/* the AV takes the room of two SGEs */
-		if (qp->type != ORDMA_QPT_UD ||
+		/*
+		 * Only the kernel's own UD QPs (the MAD layer) address
+		 * frames without an AH: an AH is where the kernel checks
+		 * an address vector against the process's namespace.  The
+		 * AV takes the room of two SGEs.
+		 */
+		if (qp->type != ORDMA_QPT_UD || qp->uctx != ORDMA_KERNEL_UCTX ||
 		    wqe_size < ORDMA_SEND_WQE_HDR_SIZE + sizeof(w->av))
 			return ORDMA_CQE_LOC_QP_OP_ERR;
 		wqe_size -= sizeof(w->av);

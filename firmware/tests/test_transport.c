@@ -3925,6 +3925,96 @@ static void test_tp_wqe_rewrite_read_atomic(void)
 	env_close(&e);
 }
 
+/* ------------------------------------------------------------------ */
+/* Inline address vectors are the kernel's                             */
+/* ------------------------------------------------------------------ */
+
+static void test_tp_inline_av_user_qp(void)
+{
+	static const uint8_t data[16] = "not for the wire";
+	struct ordma_qp_create_params p;
+	struct ordma_cqe cqe;
+	struct ordma_av av;
+	struct drv_cq ucq;
+	uint32_t uctx, updn, uqpn, saved_qpn, saved_pi;
+	unsigned int saved_area;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	size_t k;
+
+	default_cfg(&c);
+	c.type = ORDMA_QPT_UD;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	av_to(&av, b->gid, b->mac);
+	memset(&w, 0, sizeof(w));
+	w.opcode = ORDMA_WQE_SEND;
+	w.flags = ORDMA_WQE_SIGNALED;
+	w.inline_data = data;
+	w.inline_len = sizeof(data);
+	w.av = &av;
+	w.remote_qpn = b->qpn;
+	w.remote_qkey = 0x1234;
+
+	/* the kernel's UD QP may address a frame itself */
+	post_recv(b, MR1_ADDR, 40 + 64);
+	post(a, &w);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 16, 0);
+	pump(&e);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 40 + 16, 0);
+	CHECK_EQ(e.l[0].sent, 1);
+
+	/* a process's UD QP may not: error completion, SQE, no frame */
+	REQUIRE_EQ(drv_alloc_uctx(&a->d, &uctx), OK);
+	REQUIRE_EQ(drv_alloc_pd(&a->d, uctx, &updn), OK);
+	REQUIRE(drv_cq_open(&a->d, &ucq, 2, uctx, a->comp.eqn, 6));
+	memset(mem(a, DRV_WQ_ADDR(QP_AREA + 2), 0x10000), 0, 0x10000);
+	drv_qp_params(&p, uctx, updn, ORDMA_QPT_UD, ucq.cqn, ucq.cqn,
+		      ORDMA_NO_SRQ, QP_AREA + 2);
+	p.sq_log_size = SQ_LOG;
+	p.sq_wqe_shift = SQ_SHIFT;
+	p.max_inline_data = cpu_to_le32(128);
+	drv_page_list_contig(&p.sq, DRV_WQ_ADDR(QP_AREA + 2),
+			     (1u << SQ_LOG) << SQ_SHIFT);
+	REQUIRE_EQ(drv_create_qp(&a->d, &p, &uqpn), OK);
+	for (k = 0; k < 3; k++) {
+		static const uint8_t path[] = { ORDMA_QPS_INIT, ORDMA_QPS_RTR,
+						ORDMA_QPS_RTS };
+		struct fw_qp_transition rule;
+		struct ordma_qp_attr at;
+		uint8_t cur = k ? path[k - 1] : ORDMA_QPS_RESET;
+
+		fw_qp_transition_rule(ORDMA_QPT_UD, cur, path[k], &rule);
+		fill_attr(&at, rule.required | A(STATE), path[k], &c, a, b, 0);
+		REQUIRE_EQ(drv_modify_qp(&a->d, uqpn, &at), OK);
+	}
+	saved_qpn = a->qpn;
+	saved_pi = a->sq_pi;
+	saved_area = a->wq_area;
+	a->qpn = uqpn;
+	a->sq_pi = 0;
+	a->wq_area = QP_AREA + 2;
+	put_wqe(a, &w);
+	drv_db(&a->d, uctx, ORDMA_DB_SQ, uqpn, a->sq_pi, 0);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_SQE);
+	a->qpn = saved_qpn;
+	a->sq_pi = saved_pi;
+	a->wq_area = saved_area;
+	REQUIRE(drv_cq_next(&a->d, &ucq, &cqe));
+	CHECK_EQ(cqe.status, ORDMA_CQE_LOC_QP_OP_ERR);
+	CHECK_EQ(cqe.opcode, ORDMA_CQE_OP_SEND);
+	CHECK_EQ(le32_to_cpu(cqe.qpn), uqpn);
+	CHECK_EQ(le32_to_cpu(cqe.wqe_idx), 0);
+	CHECK_EQ(drv_db_errors(&a->d), 0);
+	pump(&e);
+	CHECK_EQ(e.l[0].sent, 1);
+	no_cqe(b, false);
+	env_close(&e);
+}
+
 const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_caps),
 	TAP_TEST(test_tp_rc_send_small),
@@ -3983,5 +4073,6 @@ const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_wqe_rewrite_rc_send),
 	TAP_TEST(test_tp_wqe_rewrite_uc_write),
 	TAP_TEST(test_tp_wqe_rewrite_read_atomic),
+	TAP_TEST(test_tp_inline_av_user_qp),
 	TAP_END
 };
