@@ -11,6 +11,8 @@
  * the WQE.  The SQ is read once per WQE, when the WQE starts: the copy
  * (struct fw_tp_swqe_data) is what was validated and what every later
  * packet, retransmission, READ response and atomic ACK works from.
+ * WQEs that wait for a free started-WQE slot start as soon as earlier
+ * ones complete, in the same pass.
  * WQEs complete in order once acknowledged (READ: all responses placed,
  * atomic: the original value placed).  FLUSH and ATOMIC WRITE are one
  * packet each and are answered like a READ of 0 bytes (a READ Response
@@ -712,14 +714,13 @@ static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 	return true;
 }
 
-void fw_req_progress(struct ordma_fw *fw, struct fw_qp *qp)
+/* Sends and starts what state, window, slots and timers allow. */
+static void fw_req_pump(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	struct fw_tp_req *r = &qp->req;
 	struct fw_wq *sq = &qp->sq;
 	unsigned int burst = 0;
 
-	if (qp->state != ORDMA_QPS_RTS && qp->state != ORDMA_QPS_SQD)
-		return;
 	while (!r->rnr_deadline && !r->pace_deadline) {
 		struct fw_tp_swqe *e;
 
@@ -751,7 +752,28 @@ void fw_req_progress(struct ordma_fw *fw, struct fw_qp *qp)
 			break;
 		burst++;
 	}
-	fw_req_complete_walk(fw, qp);
+}
+
+void fw_req_progress(struct ordma_fw *fw, struct fw_qp *qp)
+{
+	struct fw_wq *sq = &qp->sq;
+
+	if (qp->state != ORDMA_QPS_RTS && qp->state != ORDMA_QPS_SQD)
+		return;
+	/*
+	 * Completing frees started-WQE slots; posted WQEs that waited for
+	 * one start now rather than on some later event (UD sends and
+	 * local operations have none: they complete as they start).  Each
+	 * round completes at least one WQE, so this ends with the SQ.
+	 */
+	for (;;) {
+		uint32_t ci = sq->ci;
+
+		fw_req_pump(fw, qp);
+		if (!fw_req_complete_walk(fw, qp) || sq->ci == ci ||
+		    sq->next == sq->pi)
+			return;
+	}
 }
 
 /* ------------------------------------------------------------------ */

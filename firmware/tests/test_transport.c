@@ -4015,6 +4015,154 @@ static void test_tp_inline_av_user_qp(void)
 	env_close(&e);
 }
 
+/* ------------------------------------------------------------------ */
+/* More WQEs than start at once, one doorbell                          */
+/* ------------------------------------------------------------------ */
+
+#define MANY_WQES	40
+
+static void test_tp_many_wqes_ud(void)
+{
+	struct ordma_cqe cqe;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	uint32_t ah, i;
+
+	default_cfg(&c);
+	c.type = ORDMA_QPT_UD;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	REQUIRE_EQ(create_ah(a, b, &ah), OK);
+	pattern(mem(a, MR1_ADDR, 64 * MANY_WQES), 64 * MANY_WQES, 2);
+	for (i = 0; i < MANY_WQES; i++)
+		post_recv(b, MR1_ADDR + 0x10000 + i * 128, 128);
+	for (i = 0; i < MANY_WQES; i++) {
+		wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR + i * 64, 64, a->key1);
+		w.ah = ah;
+		w.remote_qpn = b->qpn;
+		w.remote_qkey = 0x1234;
+		put_wqe(a, &w);
+	}
+	ring_sq(a);
+	CHECK_EQ(e.l[0].sent, MANY_WQES);
+	for (i = 0; i < MANY_WQES; i++)
+		if (!expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS,
+				64, i))
+			break;
+	no_cqe(a, true);
+	pump(&e);
+	for (i = 0; i < MANY_WQES; i++) {
+		if (!CHECK(cqe_next(b, false, &cqe)))
+			break;
+		CHECK_EQ(cqe.status, ORDMA_CQE_SUCCESS);
+		CHECK(!memcmp(mem(b, MR1_ADDR + 0x10000 + i * 128 + 40, 64),
+			      mem(a, MR1_ADDR + i * 64, 64), 64));
+	}
+	CHECK_EQ(fwqp(a)->sq.ci, MANY_WQES);
+	env_close(&e);
+}
+
+/* REG_MR and LOCAL_INV of one fast-reg MR, alternating */
+static void test_tp_many_wqes_local(void)
+{
+	struct ordma_aq_cmd cmd;
+	struct env e;
+	struct side *b;
+	struct tcfg c;
+	struct wr w;
+	uint32_t frkey, i;
+	uint64_t *pages;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	b = &e.s[1];
+	drv_cmd_init(&cmd, ORDMA_CMD_REG_MR);
+	cmd.reg_mr.pdn = cpu_to_le32(b->pdn);
+	cmd.reg_mr.flags = ORDMA_MR_FAST_REG;
+	cmd.reg_mr.max_pages = cpu_to_le16(4);
+	cmd.reg_mr.key = 0x33;
+	REQUIRE_EQ(drv_exec(&b->d, &cmd), OK);
+	frkey = le32_to_cpu(b->d.last_comp.handle.handle);
+	pages = (uint64_t *)(void *)mem(b, DRV_SCRATCH_ADDR, 16);
+	pages[0] = cpu_to_le64(GUARD_ADDR);
+	pages[1] = cpu_to_le64(GUARD_ADDR + 0x1000);
+	for (i = 0; i < MANY_WQES; i++) {
+		memset(&w, 0, sizeof(w));
+		w.flags = ORDMA_WQE_SIGNALED;
+		if (i % 2) {
+			w.opcode = ORDMA_WQE_LOCAL_INV;
+			w.imm_inv = frkey;
+		} else {
+			w.opcode = ORDMA_WQE_REG_MR;
+			w.reg.iova = cpu_to_le64(0x7000000000ULL);
+			w.reg.length = cpu_to_le64(0x2000);
+			w.reg.page_list = cpu_to_le64(DRV_SCRATCH_ADDR);
+			w.reg.key = cpu_to_le32(frkey);
+			w.reg.num_pages = cpu_to_le16(2);
+			w.reg.page_shift = 12;
+			w.reg.access = DRV_ACCESS_ALL;
+		}
+		put_wqe(b, &w);
+	}
+	ring_sq(b);
+	for (i = 0; i < MANY_WQES; i++)
+		if (!expect_cqe(b, true, i % 2 ? ORDMA_CQE_OP_LOCAL_INV :
+				ORDMA_CQE_OP_REG_MR, ORDMA_CQE_SUCCESS, 0, i))
+			break;
+	no_cqe(b, true);
+	CHECK_EQ(fwqp(b)->sq.ci, MANY_WQES);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_RTS);
+	env_close(&e);
+}
+
+/*
+ * RC: 32 SENDs start, one ACK covers them all (the others were lost);
+ * the 8 that waited for a slot start on that ACK.
+ */
+static void test_tp_many_wqes_rc(void)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct qframe f;
+	struct wr w;
+	uint32_t i;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(a, MR1_ADDR, 64 * MANY_WQES), 64 * MANY_WQES, 7);
+	for (i = 0; i < MANY_WQES; i++)
+		post_recv(b, MR1_ADDR + 0x10000 + i * 64, 64);
+	for (i = 0; i < MANY_WQES; i++) {
+		wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR + i * 64, 64, a->key1);
+		put_wqe(a, &w);
+	}
+	ring_sq(a);
+	CHECK_EQ(e.l[0].sent, FW_TP_MAX_WQE);
+	while (link_pop(&e.l[0], &f)) {
+		ordma_fw_rx_frame(b->d.fw, f.data, f.len);
+		free(f.data);
+	}
+	/* keep only the newest ACK: it acknowledges every PSN before it */
+	while (e.l[1].tail - e.l[1].head > 1 && link_pop(&e.l[1], &f))
+		free(f.data);
+	pump(&e);
+	for (i = 0; i < MANY_WQES; i++)
+		if (!expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS,
+				64, i))
+			break;
+	no_cqe(a, true);
+	CHECK_EQ(e.l[0].sent, MANY_WQES);
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x10000, 64 * MANY_WQES),
+		      mem(a, MR1_ADDR, 64 * MANY_WQES), 64 * MANY_WQES));
+	env_close(&e);
+}
+
 const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_caps),
 	TAP_TEST(test_tp_rc_send_small),
@@ -4074,5 +4222,8 @@ const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_wqe_rewrite_uc_write),
 	TAP_TEST(test_tp_wqe_rewrite_read_atomic),
 	TAP_TEST(test_tp_inline_av_user_qp),
+	TAP_TEST(test_tp_many_wqes_ud),
+	TAP_TEST(test_tp_many_wqes_local),
+	TAP_TEST(test_tp_many_wqes_rc),
 	TAP_END
 };
