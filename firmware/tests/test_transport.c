@@ -3925,6 +3925,64 @@ static void test_tp_wqe_rewrite_read_atomic(void)
 	env_close(&e);
 }
 
+/*
+ * A receive WQE is read once, when the first packet takes it: rewriting
+ * it (NUM_SGE 31, the SGE moved to MR2) between packets of the message
+ * changes nothing.
+ */
+static void recv_rewrite_case(bool srq)
+{
+	const uint32_t len = 20 * 256;
+	struct env e;
+	struct side *a, *b;
+	struct ordma_recv_wqe *r;
+	struct ordma_sge *g;
+	struct qframe f;
+	struct tcfg c;
+	struct wr w;
+	uint8_t *p;
+
+	default_cfg(&c);
+	c.path_mtu = 1;
+	c.srq_b = srq;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(a, MR1_ADDR, len), len, 11);
+	memset(mem(b, MR1_ADDR, len + 64), 0xee, len + 64);
+	memset(mem(b, MR2_ADDR, len), 0x5a, len);
+	if (srq) {
+		post_srq(b, MR1_ADDR, len + 64);
+		p = mem(b, DRV_WQ_ADDR(QP_AREA + 1), 32);
+	} else {
+		post_recv(b, MR1_ADDR, len + 64);
+		p = mem(b, DRV_WQ_ADDR(QP_AREA) + 0x8000, 1u << RQ_SHIFT);
+	}
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, len, a->key1);
+	post(a, &w);
+	REQUIRE(link_pop(&e.l[0], &f));
+	ordma_fw_rx_frame(b->d.fw, f.data, f.len);
+	free(f.data);
+	r = (struct ordma_recv_wqe *)p;
+	g = (struct ordma_sge *)(p + sizeof(*r));
+	r->num_sge = cpu_to_le32(31);
+	sge(g, MR2_ADDR, len, b->key2);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, len, 0);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, len, 0);
+	CHECK(!memcmp(mem(b, MR1_ADDR, len), mem(a, MR1_ADDR, len), len));
+	CHECK_EQ(mem(b, MR1_ADDR + len, 1)[0], 0xee);
+	CHECK(all_bytes(mem(b, MR2_ADDR, len), len, 0x5a));
+	CHECK_EQ(qp_state(b), ORDMA_QPS_RTS);
+	env_close(&e);
+}
+
+static void test_tp_recv_wqe_rewrite(void)
+{
+	recv_rewrite_case(false);
+	recv_rewrite_case(true);
+}
+
 /* ------------------------------------------------------------------ */
 /* Inline address vectors are the kernel's                             */
 /* ------------------------------------------------------------------ */
@@ -4221,6 +4279,7 @@ const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_wqe_rewrite_rc_send),
 	TAP_TEST(test_tp_wqe_rewrite_uc_write),
 	TAP_TEST(test_tp_wqe_rewrite_read_atomic),
+	TAP_TEST(test_tp_recv_wqe_rewrite),
 	TAP_TEST(test_tp_inline_av_user_qp),
 	TAP_TEST(test_tp_many_wqes_ud),
 	TAP_TEST(test_tp_many_wqes_local),
