@@ -55,11 +55,19 @@ void fw_qp_tables_destroy(struct ordma_fw *fw)
 	fw->srqs = NULL;
 }
 
-/* A reset writes nothing to host memory: no flush completions. */
+/*
+ * A reset writes nothing to host memory: no flush completions.  Only QPs
+ * in use are cleared: CREATE_QP clears an entry before using it, and the
+ * table (about 12 KiB a QP, most of it the started-WQE copies) is not
+ * touched where no QP ever lived.
+ */
 void fw_qp_reset(struct ordma_fw *fw)
 {
-	if (fw->qps)
-		memset(fw->qps, 0, FW_MAX_QP * sizeof(*fw->qps));
+	uint32_t qpn;
+
+	for (qpn = 0; fw->qps && qpn < FW_MAX_QP; qpn++)
+		if (fw->qps[qpn].valid)
+			memset(&fw->qps[qpn], 0, sizeof(fw->qps[qpn]));
 	fw_srq_reset(fw);
 }
 
@@ -169,14 +177,24 @@ static void fw_qp_flush_one(struct ordma_fw *fw, struct fw_qp *qp,
 static void fw_qp_flush_sq(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	struct fw_wq *sq = &qp->sq;
+	uint32_t started = sq->next - sq->ci;
 
 	while (sq->ci != sq->pi) {
+		const struct fw_tp_swqe *e =
+			&qp->req.w[sq->ci % FW_TP_MAX_WQE];
 		struct ordma_wqe_ctrl ctrl;
 		uint8_t opcode = ORDMA_CQE_OP_SEND;
 
-		if (!fw_wq_read_wqe(fw, sq, sq->ci, &ctrl, sizeof(ctrl)))
+		/* a started WQE is what the device copied, not what the SQ
+		 * holds now; one never started is read for its opcode only
+		 */
+		if (started && e->index == sq->ci)
+			opcode = fw_send_cqe_opcode(e->opcode);
+		else if (!fw_wq_read_wqe(fw, sq, sq->ci, &ctrl, sizeof(ctrl)))
 			opcode = fw_send_cqe_opcode(FIELD_GET(ORDMA_WQE_OPCODE,
 							      le32_to_cpu(ctrl.ctrl)));
+		if (started)
+			started--;
 		fw_qp_flush_one(fw, qp, true, sq->ci, opcode);
 		sq->ci++;
 		qp->counters.sq_flushed++;

@@ -7,7 +7,12 @@
  * requester keeps at most FW_TP_WINDOW PSNs unacknowledged and at most
  * FW_TP_MAX_WQE WQEs started and not completed.  Retransmission is go-back-N:
  * the cursor (cur, cur_pkt) moves back to the WQE holding the PSN to resend
- * and every packet from there is built again from the WQE in host memory.
+ * and every packet from there is built again from the device's copy of
+ * the WQE.  The SQ is read once per WQE, when the WQE starts: the copy
+ * (struct fw_tp_swqe_data) is what was validated and what every later
+ * packet, retransmission, READ response and atomic ACK works from.
+ * WQEs that wait for a free started-WQE slot start as soon as earlier
+ * ones complete, in the same pass.
  * WQEs complete in order once acknowledged (READ: all responses placed,
  * atomic: the original value placed).  FLUSH and ATOMIC WRITE are one
  * packet each and are answered like a READ of 0 bytes (a READ Response
@@ -29,6 +34,9 @@
 
 #define FW_REQ_CTRL_RESERVED	(GENMASK(15, 13) | GENMASK(31, 21))
 #define FW_REQ_INFINITE_RNR	7
+
+_Static_assert(FW_TP_MAX_INLINE == FW_MAX_INLINE_DATA, "inline copy");
+_Static_assert(FW_TP_MAX_SGE == FW_MAX_SEND_SGE, "SGE copy");
 
 /* A send WQE as read from the SQ: header, the address vector of a UD
  * WQE with ORDMA_WQE_AV_INLINE, then SGEs or inline data.
@@ -130,22 +138,41 @@ static unsigned int fw_req_num_sge(const struct fw_req_wqe *w)
 	return FIELD_GET(ORDMA_WQE_NUM_SGE, fw_req_ctrl(w));
 }
 
-static void fw_req_payload(const struct fw_req_wqe *w,
+/* The payload of a started WQE: its copied inline bytes or SGE list */
+static void fw_req_payload(const struct fw_tp_swqe_data *d,
 			   struct fw_tp_payload *pl)
 {
 	memset(pl, 0, sizeof(*pl));
-	if (fw_req_ctrl(w) & ORDMA_WQE_INLINE)
-		pl->data = w->u.inl;
-	else {
-		pl->sges = w->u.sge;
-		pl->num_sge = fw_req_num_sge(w);
+	if (d->inl) {
+		pl->data = d->u.inl;
+		pl->data_len = sizeof(d->u.inl);
+	} else {
+		pl->sges = d->u.sge;
+		pl->num_sge = d->num_sge;
 	}
 }
 
 /* Immediate data: the 4 bytes of ctrl.imm_inv go on the wire as stored */
-static uint32_t fw_req_imm(const struct fw_req_wqe *w)
+static uint32_t fw_req_imm(const struct ordma_send_wqe *hdr)
 {
-	return fw_wire_get32((const uint8_t *)&w->hdr.ctrl.imm_inv);
+	return fw_wire_get32((const uint8_t *)&hdr->ctrl.imm_inv);
+}
+
+/* Keeps what later packets of a validated WQE need (see the top). */
+static void fw_req_keep(struct fw_tp_swqe *e, const struct fw_req_wqe *w)
+{
+	struct fw_tp_swqe_data *d = &e->d;
+
+	d->hdr = w->hdr;
+	d->inl = fw_req_ctrl(w) & ORDMA_WQE_INLINE;
+	if (d->inl) {
+		/* fw_req_check bounded the length by FW_MAX_INLINE_DATA */
+		memcpy(d->u.inl, w->u.inl, e->length < sizeof(d->u.inl) ?
+		       e->length : sizeof(d->u.inl));
+	} else {
+		d->num_sge = (uint8_t)fw_req_num_sge(w);
+		memcpy(d->u.sge, w->u.sge, d->num_sge * sizeof(d->u.sge[0]));
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -310,8 +337,13 @@ static uint8_t fw_req_check(struct ordma_fw *fw, struct fw_qp *qp,
 	if (ctrl & FW_REQ_CTRL_RESERVED)
 		return ORDMA_CQE_LOC_QP_OP_ERR;
 	if (ctrl & ORDMA_WQE_AV_INLINE) {
-		/* the AV takes the room of two SGEs */
-		if (qp->type != ORDMA_QPT_UD ||
+		/*
+		 * Only the kernel's own UD QPs (the MAD layer) address
+		 * frames without an AH: an AH is where the kernel checks
+		 * an address vector against the process's namespace.  The
+		 * AV takes the room of two SGEs.
+		 */
+		if (qp->type != ORDMA_QPT_UD || qp->uctx != ORDMA_KERNEL_UCTX ||
 		    wqe_size < ORDMA_SEND_WQE_HDR_SIZE + sizeof(w->av))
 			return ORDMA_CQE_LOC_QP_OP_ERR;
 		wqe_size -= sizeof(w->av);
@@ -451,8 +483,15 @@ static uint8_t fw_req_ud_send(struct ordma_fw *fw, struct fw_qp *qp,
 	qp->next_psn = fw_psn_add(qp->next_psn, 1);
 	h.deth.qkey = qkey;
 	h.deth.src_qp = qp->qpn;
-	h.imm = fw_req_imm(w);
-	fw_req_payload(w, &pl);
+	h.imm = fw_req_imm(&w->hdr);
+	memset(&pl, 0, sizeof(pl));
+	if (fw_req_ctrl(w) & ORDMA_WQE_INLINE) {
+		pl.data = w->u.inl;
+		pl.data_len = sizeof(w->u.inl);
+	} else {
+		pl.sges = w->u.sge;
+		pl.num_sge = fw_req_num_sge(w);
+	}
 	pl.len = length;
 	/* a frame lost on the port is still a completed UD send */
 	fw_tp_send(fw, qp, av, &h, &pl, &status);
@@ -512,6 +551,7 @@ static bool fw_req_start(struct ordma_fw *fw, struct fw_qp *qp)
 			fw_req_fail(qp, e, e->status);
 		return true;
 	}
+	fw_req_keep(e, &w);
 	e->first_psn = qp->next_psn & FW_ROCE_PSN_MASK;
 	if (fw_req_is_atomic(opcode) || fw_req_is_empty_read(opcode)) {
 		e->npkts = 1;
@@ -565,19 +605,15 @@ static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 	uint32_t mtu = fw_tp_qp_mtu(fw, qp);
 	uint32_t psn = fw_psn_add(e->first_psn, r->cur_pkt);
 	uint32_t inflight = fw_psn_diff(psn, r->una_psn);
+	const struct ordma_send_wqe *w = &e->d.hdr;
 	struct fw_tp_payload pl;
 	struct fw_roce_hdrs h;
-	struct fw_req_wqe w;
 	uint64_t off = (uint64_t)r->cur_pkt * mtu;
 	uint8_t status;
 	bool last;
 
 	if (inflight && inflight >= FW_TP_WINDOW)
 		return false;
-	if (fw_req_read(fw, qp, e->index, &w)) {
-		fw_req_fail(qp, e, ORDMA_CQE_LOC_QP_OP_ERR);
-		return false;
-	}
 	memset(&h, 0, sizeof(h));
 	memset(&pl, 0, sizeof(pl));
 	h.dest_qp = qp->attr.dest_qpn & FW_ROCE_QPN_MASK;
@@ -585,8 +621,8 @@ static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 	switch (e->opcode) {
 	case ORDMA_WQE_RDMA_READ:
 		h.opcode = FW_ROCE_RC_RDMA_READ_REQUEST;
-		h.reth.va = le64_to_cpu(w.hdr.rdma.remote_addr) + off;
-		h.reth.rkey = le32_to_cpu(w.hdr.rdma.rkey);
+		h.reth.va = le64_to_cpu(w->rdma.remote_addr) + off;
+		h.reth.rkey = le32_to_cpu(w->rdma.rkey);
 		h.reth.dma_len = e->length - (uint32_t)off;
 		e->rd_start = r->cur_pkt;
 		h.ack_req = true;
@@ -596,34 +632,35 @@ static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 	case ORDMA_WQE_ATOMIC_FETCH_ADD:
 		h.opcode = e->opcode == ORDMA_WQE_ATOMIC_CMP_SWP ?
 			   FW_ROCE_RC_COMPARE_SWAP : FW_ROCE_RC_FETCH_ADD;
-		h.atomic.va = le64_to_cpu(w.hdr.atomic.remote_addr);
-		h.atomic.rkey = le32_to_cpu(w.hdr.atomic.rkey);
+		h.atomic.va = le64_to_cpu(w->atomic.remote_addr);
+		h.atomic.rkey = le32_to_cpu(w->atomic.rkey);
 		h.atomic.swap_add = e->opcode == ORDMA_WQE_ATOMIC_CMP_SWP ?
-				    le64_to_cpu(w.hdr.atomic.swap) :
-				    le64_to_cpu(w.hdr.atomic.compare_add);
+				    le64_to_cpu(w->atomic.swap) :
+				    le64_to_cpu(w->atomic.compare_add);
 		h.atomic.compare = e->opcode == ORDMA_WQE_ATOMIC_CMP_SWP ?
-				   le64_to_cpu(w.hdr.atomic.compare_add) : 0;
+				   le64_to_cpu(w->atomic.compare_add) : 0;
 		h.ack_req = true;
 		last = true;
 		break;
 	case ORDMA_WQE_FLUSH:
 		h.opcode = FW_ROCE_RC_FLUSH;
-		h.reth.va = le64_to_cpu(w.hdr.flush.remote_addr);
-		h.reth.rkey = le32_to_cpu(w.hdr.flush.rkey);
-		h.reth.dma_len = le32_to_cpu(w.hdr.flush.length);
-		h.feth.placement = w.hdr.flush.placement;
-		h.feth.level = w.hdr.flush.level;
+		h.reth.va = le64_to_cpu(w->flush.remote_addr);
+		h.reth.rkey = le32_to_cpu(w->flush.rkey);
+		h.reth.dma_len = le32_to_cpu(w->flush.length);
+		h.feth.placement = w->flush.placement;
+		h.feth.level = w->flush.level;
 		h.ack_req = true;
 		last = true;
 		break;
 	case ORDMA_WQE_ATOMIC_WRITE:
 		/* the 8 bytes go on the wire as they are in the WQE */
 		h.opcode = FW_ROCE_RC_ATOMIC_WRITE;
-		h.reth.va = le64_to_cpu(w.hdr.atomic_write.remote_addr);
-		h.reth.rkey = le32_to_cpu(w.hdr.atomic_write.rkey);
+		h.reth.va = le64_to_cpu(w->atomic_write.remote_addr);
+		h.reth.rkey = le32_to_cpu(w->atomic_write.rkey);
 		h.reth.dma_len = FW_ROCE_ATOMIC_WRITE_LEN;
 		h.ack_req = true;
-		pl.data = w.hdr.atomic_write.value;
+		pl.data = w->atomic_write.value;
+		pl.data_len = sizeof(w->atomic_write.value);
 		pl.len = FW_ROCE_ATOMIC_WRITE_LEN;
 		last = true;
 		break;
@@ -634,17 +671,17 @@ static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 		h.opcode = fw_req_send_opcode(e->opcode, first, last);
 		if (first && (e->opcode == ORDMA_WQE_RDMA_WRITE ||
 			      e->opcode == ORDMA_WQE_RDMA_WRITE_IMM)) {
-			h.reth.va = le64_to_cpu(w.hdr.rdma.remote_addr);
-			h.reth.rkey = le32_to_cpu(w.hdr.rdma.rkey);
+			h.reth.va = le64_to_cpu(w->rdma.remote_addr);
+			h.reth.rkey = le32_to_cpu(w->rdma.rkey);
 			h.reth.dma_len = e->length;
 		}
 		if (last) {
-			h.imm = fw_req_imm(&w);
-			h.inv_rkey = le32_to_cpu(w.hdr.ctrl.imm_inv);
-			h.se = fw_req_ctrl(&w) & ORDMA_WQE_SOLICITED;
+			h.imm = fw_req_imm(w);
+			h.inv_rkey = le32_to_cpu(w->ctrl.imm_inv);
+			h.se = le32_to_cpu(w->ctrl.ctrl) & ORDMA_WQE_SOLICITED;
 		}
 		h.ack_req = last || r->since_ack_req + 1 >= FW_TP_ACK_EVERY;
-		fw_req_payload(&w, &pl);
+		fw_req_payload(&e->d, &pl);
 		pl.off = off;
 		pl.len = e->length - (uint32_t)off < mtu ?
 			 e->length - (uint32_t)off : mtu;
@@ -677,14 +714,13 @@ static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 	return true;
 }
 
-void fw_req_progress(struct ordma_fw *fw, struct fw_qp *qp)
+/* Sends and starts what state, window, slots and timers allow. */
+static void fw_req_pump(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	struct fw_tp_req *r = &qp->req;
 	struct fw_wq *sq = &qp->sq;
 	unsigned int burst = 0;
 
-	if (qp->state != ORDMA_QPS_RTS && qp->state != ORDMA_QPS_SQD)
-		return;
 	while (!r->rnr_deadline && !r->pace_deadline) {
 		struct fw_tp_swqe *e;
 
@@ -716,7 +752,28 @@ void fw_req_progress(struct ordma_fw *fw, struct fw_qp *qp)
 			break;
 		burst++;
 	}
-	fw_req_complete_walk(fw, qp);
+}
+
+void fw_req_progress(struct ordma_fw *fw, struct fw_qp *qp)
+{
+	struct fw_wq *sq = &qp->sq;
+
+	if (qp->state != ORDMA_QPS_RTS && qp->state != ORDMA_QPS_SQD)
+		return;
+	/*
+	 * Completing frees started-WQE slots; posted WQEs that waited for
+	 * one start now rather than on some later event (UD sends and
+	 * local operations have none: they complete as they start).  Each
+	 * round completes at least one WQE, so this ends with the SQ.
+	 */
+	for (;;) {
+		uint32_t ci = sq->ci;
+
+		fw_req_pump(fw, qp);
+		if (!fw_req_complete_walk(fw, qp) || sq->ci == ci ||
+		    sq->next == sq->pi)
+			return;
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -917,7 +974,6 @@ static void fw_req_rx_read_resp(struct ordma_fw *fw, struct fw_qp *qp,
 	uint8_t opc = fw_bth_opcode(pkt->bth);
 	uint32_t mtu = fw_tp_qp_mtu(fw, qp), expect_len;
 	uint64_t off;
-	struct fw_req_wqe w;
 	uint8_t st;
 
 	if (!e || (e->opcode != ORDMA_WQE_RDMA_READ &&
@@ -941,11 +997,9 @@ static void fw_req_rx_read_resp(struct ordma_fw *fw, struct fw_qp *qp,
 	}
 	if (fw_req_is_empty_read(e->opcode)) {
 		/* the responder executed it: nothing to place */
-	} else if (fw_req_read(fw, qp, e->index, &w)) {
-		fw_req_fail(qp, e, ORDMA_CQE_LOC_QP_OP_ERR);
-		return;
 	} else {
-		st = fw_tp_scatter(fw, qp, w.u.sge, fw_req_num_sge(&w), off,
+		/* where the WQE said when it started, whatever the SQ says now */
+		st = fw_tp_scatter(fw, qp, e->d.u.sge, e->d.num_sge, off,
 				   pkt->payload, expect_len);
 		if (st != ORDMA_CQE_SUCCESS) {
 			fw_req_fail(qp, e, st);
@@ -967,7 +1021,6 @@ static void fw_req_rx_atomic_ack(struct ordma_fw *fw, struct fw_qp *qp,
 				 const struct fw_roce_pkt *pkt, uint32_t psn)
 {
 	struct fw_tp_swqe *e = fw_req_find(qp, psn);
-	struct fw_req_wqe w;
 	uint8_t orig[8];
 	uint64_t v;
 	uint8_t st;
@@ -978,15 +1031,11 @@ static void fw_req_rx_atomic_ack(struct ordma_fw *fw, struct fw_qp *qp,
 		fw_tp_count_rx_drop(fw, FW_TP_DROP_RESP);
 		return;
 	}
-	if (fw_req_read(fw, qp, e->index, &w)) {
-		fw_req_fail(qp, e, ORDMA_CQE_LOC_QP_OP_ERR);
-		return;
-	}
 	/* host memory is little endian */
 	v = fw_atomic_ack_eth_orig(pkt->atomic_ack_eth);
 	for (st = 0; st < 8; st++)
 		orig[st] = (uint8_t)(v >> (8 * st));
-	st = fw_tp_scatter(fw, qp, w.u.sge, fw_req_num_sge(&w), 0, orig, 8);
+	st = fw_tp_scatter(fw, qp, e->d.u.sge, e->d.num_sge, 0, orig, 8);
 	if (st != ORDMA_CQE_SUCCESS) {
 		fw_req_fail(qp, e, st);
 		return;

@@ -244,6 +244,14 @@ int fw_tp_send(struct ordma_fw *fw, struct fw_qp *qp,
 			return -1;
 		}
 	} else if (len) {
+		/* never past the caller's buffer, whatever off and len say */
+		if (!pl->data || pl->off > pl->data_len ||
+		    len > pl->data_len - pl->off) {
+			fw->tp.tx_drop[FW_TP_TX_BUILD]++;
+			if (status)
+				*status = ORDMA_CQE_LOC_LEN_ERR;
+			return -1;
+		}
 		memcpy(fw->frame_buf + f.payload_off,
 		       (const uint8_t *)pl->data + pl->off, len);
 	}

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fw_compat.h"
 #include "fw_roce_wire.h"
 
 struct ordma_fw;
@@ -58,11 +59,30 @@ struct ordma_sge;
 #define FW_TP_UC_BURST			FW_TP_READ_BURST
 #define FW_TP_UC_GAP_NS			FW_TP_READ_GAP_NS
 #define FW_TP_MAX_SGE			8
+/* Inline data of a send WQE (FW_MAX_INLINE_DATA) */
+#define FW_TP_MAX_INLINE		256
 /* A receive WQE as the engine keeps it: header plus 8 SGEs */
 #define FW_TP_RECV_WQE_BYTES		(16 + FW_TP_MAX_SGE * 16)
 /* UD receives: the GRH area at the start of the receive buffer */
 #define FW_TP_GRH_LEN			40
 #define FW_TP_PSN_HALF			0x800000u
+
+/*
+ * The device's own copy of a started send WQE.  The requester reads a
+ * WQE from the SQ once, when it starts it, validates it and keeps here
+ * what its packets, retransmissions, READ response placement and atomic
+ * ACK need; it never reads that SQ slot again, so rewriting a posted
+ * WQE cannot change what the device does with it.
+ */
+struct fw_tp_swqe_data {
+	struct ordma_send_wqe hdr;	/* control and operation segments */
+	union {
+		struct ordma_sge sge[FW_TP_MAX_SGE];
+		uint8_t inl[FW_TP_MAX_INLINE];
+	} u;
+	uint8_t num_sge;	/* entries of u.sge in use */
+	bool inl;		/* the payload is u.inl (length bytes) */
+};
 
 /* One started send WQE (slot = SQ index mod FW_TP_MAX_WQE) */
 struct fw_tp_swqe {
@@ -76,6 +96,7 @@ struct fw_tp_swqe {
 	uint8_t status;		/* enum ordma_cqe_status once done */
 	bool done;
 	bool signaled;
+	struct fw_tp_swqe_data d;	/* RC, UC: the WQE as started */
 };
 
 struct fw_tp_req {
@@ -235,12 +256,14 @@ void fw_tp_qp_stop(struct fw_qp *qp);	/* ERR, RESET, destroy */
  * Sends one RoCE frame of qp: Ethernet/IP from the QP's AV (RC) or av
  * (UD) and the GID table entry at its sgid_index; *h gives the transport
  * fields (opcode ... atomic), the rest is filled here.  The payload is
- * data at byte offset off (may be NULL with len 0), gathered from the
- * SGEs (sges != NULL) at byte offset off, or read from a remote MR.  Returns 0, or -1 if the frame was
- * not sent (counted); a gather failure returns the CQE status in *status.
+ * data at byte offset off (may be NULL with len 0; off + len must lie
+ * within data_len), gathered from the SGEs (sges != NULL) at byte offset
+ * off, or read from a remote MR.  Returns 0, or -1 if the frame was not
+ * sent (counted); a gather failure returns the CQE status in *status.
  */
 struct fw_tp_payload {
 	const void *data;
+	size_t data_len;		/* bytes at data */
 	const struct ordma_sge *sges;	/* or gather from these */
 	unsigned int num_sge;
 	uint64_t off;

@@ -4032,6 +4032,494 @@ static void test_tp_mcast(void)
 	env_close(&e);
 }
 
+/* ------------------------------------------------------------------ */
+/* The device reads a send WQE once                                    */
+/* ------------------------------------------------------------------ */
+
+enum wqe_rewrite {
+	REWRITE_INLINE,		/* INLINE set, inline_len far past 256 */
+	REWRITE_NUM_SGE,	/* NUM_SGE 31, a 1-byte SGE in MR2 */
+	REWRITE_SGE_ADDR,	/* the SGE moved to other bytes */
+	REWRITE_NUM,
+};
+
+#define REWRITE_OTHER	(MR1_ADDR + 0xc0000)	/* bytes nobody sends */
+
+/* What a process may do to its own SQ after ringing the doorbell */
+static void rewrite_wqe(struct side *s, uint32_t index, enum wqe_rewrite how)
+{
+	uint8_t *p = mem(s, DRV_WQ_ADDR(wq_area(s)) +
+			 ((uint64_t)(index & ((1u << SQ_LOG) - 1)) << SQ_SHIFT),
+			 1u << SQ_SHIFT);
+	struct ordma_send_wqe *q = (struct ordma_send_wqe *)p;
+	struct ordma_sge *g = (struct ordma_sge *)(p + ORDMA_SEND_WQE_HDR_SIZE);
+	uint32_t ctrl = le32_to_cpu(q->ctrl.ctrl);
+
+	switch (how) {
+	case REWRITE_INLINE:
+		ctrl |= ORDMA_WQE_INLINE;
+		q->ctrl.inline_len = cpu_to_le32(0x7ffff000);
+		break;
+	case REWRITE_NUM_SGE:
+		ctrl = (ctrl & ~ORDMA_WQE_NUM_SGE) |
+		       FIELD_PREP(ORDMA_WQE_NUM_SGE, 31);
+		sge(&g[0], MR2_ADDR, 1, s->key2);
+		memset(g + 1, 0, (1u << SQ_SHIFT) - ORDMA_SEND_WQE_HDR_SIZE -
+		       sizeof(*g));
+		break;
+	default:
+		g[0].addr = cpu_to_le64(REWRITE_OTHER);
+		break;
+	}
+	q->ctrl.ctrl = cpu_to_le32(ctrl);
+}
+
+/*
+ * RC SEND of 100 packets (MTU 256): 64 leave with the doorbell, then the
+ * WQE is rewritten; the rest and the retransmission of a lost packet
+ * still carry the bytes the WQE named when it was posted.
+ */
+static void reread_rc_send(enum wqe_rewrite how)
+{
+	const uint32_t len = 100 * 256 - 10;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	c.path_mtu = 1;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(a, MR1_ADDR, len), len, 9);
+	memset(mem(a, REWRITE_OTHER, len), 0x5a, len);
+	memset(mem(b, MR1_ADDR, len + 64), 0xee, len + 64);
+	post_recv(b, MR1_ADDR, len + 64);
+	e.l[0].drop_nth = 5;
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, len, a->key1);
+	post(a, &w);
+	CHECK_EQ(e.l[0].sent, FW_TP_WINDOW);
+	rewrite_wqe(a, 0, how);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, len, 0);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, len, 0);
+	CHECK(!memcmp(mem(b, MR1_ADDR, len), mem(a, MR1_ADDR, len), len));
+	CHECK_EQ(mem(b, MR1_ADDR + len, 1)[0], 0xee);
+	CHECK(fwqp(a)->counters.retransmits >= 1);
+	CHECK_EQ(a->d.fw->tp.tx_drop[FW_TP_TX_BUILD], 0);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
+	env_close(&e);
+}
+
+/* UC WRITE of 40 packets: 16 leave with the doorbell, 24 paced later */
+static void reread_uc_write(enum wqe_rewrite how)
+{
+	const uint32_t len = 40 * 1024 - 100;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	uc_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(a, MR1_ADDR, len), len, 4);
+	memset(mem(a, REWRITE_OTHER, len), 0x5a, len);
+	memset(mem(b, MR1_ADDR + 0x40000, len + 64), 0, len + 64);
+	wr_init(&w, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, len, a->key1);
+	w.remote_addr = MR1_ADDR + 0x40000;
+	w.rkey = b->key1;
+	post(a, &w);
+	CHECK_EQ(e.l[0].sent, FW_TP_UC_BURST);
+	rewrite_wqe(a, 0, how);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, len, 0);
+	CHECK_EQ(e.l[0].sent, 40);
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x40000, len), mem(a, MR1_ADDR, len),
+		      len));
+	CHECK_EQ(mem(b, MR1_ADDR + 0x40000 + len, 1)[0], 0);
+	CHECK_EQ(drops(b, FW_TP_DROP_BAD_REQ), 0);
+	uc_quiet(&e);
+	env_close(&e);
+}
+
+static void test_tp_wqe_rewrite_rc_send(void)
+{
+	int how;
+
+	for (how = 0; how < REWRITE_NUM; how++) {
+		tap_note("rewrite %d", how);
+		reread_rc_send((enum wqe_rewrite)how);
+	}
+}
+
+static void test_tp_wqe_rewrite_uc_write(void)
+{
+	int how;
+
+	for (how = 0; how < REWRITE_NUM; how++) {
+		tap_note("rewrite %d", how);
+		reread_uc_write((enum wqe_rewrite)how);
+	}
+}
+
+/* READ responses and the atomic result land where the WQE said at start */
+static void test_tp_wqe_rewrite_read_atomic(void)
+{
+	const uint32_t len = 6000;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	int how;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(b, MR1_ADDR + 0x80000, len), len, 5);
+	put64(mem(b, MR1_ADDR + 0x100, 8), 1000);
+	for (how = 0; how < REWRITE_NUM; how++) {
+		uint32_t index = a->sq_pi;
+
+		tap_note("rewrite %d", how);
+		memset(mem(a, MR1_ADDR + 0x90000, len + 64), 0, len + 64);
+		memset(mem(a, REWRITE_OTHER, len), 0x5a, len);
+		memset(mem(a, MR2_ADDR, 16), 0x5a, 16);
+		wr_init(&w, ORDMA_WQE_RDMA_READ, MR1_ADDR + 0x90000, len,
+			a->key1);
+		w.remote_addr = MR1_ADDR + 0x80000;
+		w.rkey = b->key1;
+		post(a, &w);
+		rewrite_wqe(a, index, how);
+		pump(&e);
+		expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_SUCCESS,
+			   len, index);
+		CHECK(!memcmp(mem(a, MR1_ADDR + 0x90000, len),
+			      mem(b, MR1_ADDR + 0x80000, len), len));
+		CHECK_EQ(mem(a, MR1_ADDR + 0x90000 + len, 1)[0], 0);
+		CHECK(all_bytes(mem(a, REWRITE_OTHER, len), len, 0x5a));
+		CHECK(all_bytes(mem(a, MR2_ADDR, 16), 16, 0x5a));
+
+		index = a->sq_pi;
+		memset(mem(a, MR1_ADDR + 0x200, 8), 0, 8);
+		wr_init(&w, ORDMA_WQE_ATOMIC_FETCH_ADD, MR1_ADDR + 0x200, 8,
+			a->key1);
+		w.remote_addr = MR1_ADDR + 0x100;
+		w.rkey = b->key1;
+		w.compare_add = 1;
+		post(a, &w);
+		rewrite_wqe(a, index, how);
+		pump(&e);
+		expect_cqe(a, true, ORDMA_CQE_OP_FETCH_ADD, ORDMA_CQE_SUCCESS,
+			   8, index);
+		CHECK_EQ(get64(mem(a, MR1_ADDR + 0x200, 8)), 1000u + how);
+		CHECK(all_bytes(mem(a, REWRITE_OTHER, 8), 8, 0x5a));
+		CHECK(all_bytes(mem(a, MR2_ADDR, 16), 16, 0x5a));
+	}
+	CHECK_EQ(get64(mem(b, MR1_ADDR + 0x100, 8)), 1000u + REWRITE_NUM);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
+	env_close(&e);
+}
+
+/*
+ * A receive WQE is read once, when the first packet takes it: rewriting
+ * it (NUM_SGE 31, the SGE moved to MR2) between packets of the message
+ * changes nothing.
+ */
+static void recv_rewrite_case(bool srq)
+{
+	const uint32_t len = 20 * 256;
+	struct env e;
+	struct side *a, *b;
+	struct ordma_recv_wqe *r;
+	struct ordma_sge *g;
+	struct qframe f;
+	struct tcfg c;
+	struct wr w;
+	uint8_t *p;
+
+	default_cfg(&c);
+	c.path_mtu = 1;
+	c.srq_b = srq;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(a, MR1_ADDR, len), len, 11);
+	memset(mem(b, MR1_ADDR, len + 64), 0xee, len + 64);
+	memset(mem(b, MR2_ADDR, len), 0x5a, len);
+	if (srq) {
+		post_srq(b, MR1_ADDR, len + 64);
+		p = mem(b, DRV_WQ_ADDR(QP_AREA + 1), 32);
+	} else {
+		post_recv(b, MR1_ADDR, len + 64);
+		p = mem(b, DRV_WQ_ADDR(QP_AREA) + 0x8000, 1u << RQ_SHIFT);
+	}
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, len, a->key1);
+	post(a, &w);
+	REQUIRE(link_pop(&e.l[0], &f));
+	ordma_fw_rx_frame(b->d.fw, f.data, f.len);
+	free(f.data);
+	r = (struct ordma_recv_wqe *)p;
+	g = (struct ordma_sge *)(p + sizeof(*r));
+	r->num_sge = cpu_to_le32(31);
+	sge(g, MR2_ADDR, len, b->key2);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, len, 0);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, len, 0);
+	CHECK(!memcmp(mem(b, MR1_ADDR, len), mem(a, MR1_ADDR, len), len));
+	CHECK_EQ(mem(b, MR1_ADDR + len, 1)[0], 0xee);
+	CHECK(all_bytes(mem(b, MR2_ADDR, len), len, 0x5a));
+	CHECK_EQ(qp_state(b), ORDMA_QPS_RTS);
+	env_close(&e);
+}
+
+static void test_tp_recv_wqe_rewrite(void)
+{
+	recv_rewrite_case(false);
+	recv_rewrite_case(true);
+}
+
+/* ------------------------------------------------------------------ */
+/* Inline address vectors are the kernel's                             */
+/* ------------------------------------------------------------------ */
+
+static void test_tp_inline_av_user_qp(void)
+{
+	static const uint8_t data[16] = "not for the wire";
+	struct ordma_qp_create_params p;
+	struct ordma_cqe cqe;
+	struct ordma_av av;
+	struct drv_cq ucq;
+	uint32_t uctx, updn, uqpn, saved_qpn, saved_pi;
+	unsigned int saved_area;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	size_t k;
+
+	default_cfg(&c);
+	c.type = ORDMA_QPT_UD;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	av_to(&av, b->gid, b->mac);
+	memset(&w, 0, sizeof(w));
+	w.opcode = ORDMA_WQE_SEND;
+	w.flags = ORDMA_WQE_SIGNALED;
+	w.inline_data = data;
+	w.inline_len = sizeof(data);
+	w.av = &av;
+	w.remote_qpn = b->qpn;
+	w.remote_qkey = 0x1234;
+
+	/* the kernel's UD QP may address a frame itself */
+	post_recv(b, MR1_ADDR, 40 + 64);
+	post(a, &w);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 16, 0);
+	pump(&e);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 40 + 16, 0);
+	CHECK_EQ(e.l[0].sent, 1);
+
+	/* a process's UD QP may not: error completion, SQE, no frame */
+	REQUIRE_EQ(drv_alloc_uctx(&a->d, &uctx), OK);
+	REQUIRE_EQ(drv_alloc_pd(&a->d, uctx, &updn), OK);
+	REQUIRE(drv_cq_open(&a->d, &ucq, 2, uctx, a->comp.eqn, 6));
+	memset(mem(a, DRV_WQ_ADDR(QP_AREA + 2), 0x10000), 0, 0x10000);
+	drv_qp_params(&p, uctx, updn, ORDMA_QPT_UD, ucq.cqn, ucq.cqn,
+		      ORDMA_NO_SRQ, QP_AREA + 2);
+	p.sq_log_size = SQ_LOG;
+	p.sq_wqe_shift = SQ_SHIFT;
+	p.max_inline_data = cpu_to_le32(128);
+	drv_page_list_contig(&p.sq, DRV_WQ_ADDR(QP_AREA + 2),
+			     (1u << SQ_LOG) << SQ_SHIFT);
+	REQUIRE_EQ(drv_create_qp(&a->d, &p, &uqpn), OK);
+	for (k = 0; k < 3; k++) {
+		static const uint8_t path[] = { ORDMA_QPS_INIT, ORDMA_QPS_RTR,
+						ORDMA_QPS_RTS };
+		struct fw_qp_transition rule;
+		struct ordma_qp_attr at;
+		uint8_t cur = k ? path[k - 1] : ORDMA_QPS_RESET;
+
+		fw_qp_transition_rule(ORDMA_QPT_UD, cur, path[k], &rule);
+		fill_attr(&at, rule.required | A(STATE), path[k], &c, a, b, 0);
+		REQUIRE_EQ(drv_modify_qp(&a->d, uqpn, &at), OK);
+	}
+	saved_qpn = a->qpn;
+	saved_pi = a->sq_pi;
+	saved_area = a->wq_area;
+	a->qpn = uqpn;
+	a->sq_pi = 0;
+	a->wq_area = QP_AREA + 2;
+	put_wqe(a, &w);
+	drv_db(&a->d, uctx, ORDMA_DB_SQ, uqpn, a->sq_pi, 0);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_SQE);
+	a->qpn = saved_qpn;
+	a->sq_pi = saved_pi;
+	a->wq_area = saved_area;
+	REQUIRE(drv_cq_next(&a->d, &ucq, &cqe));
+	CHECK_EQ(cqe.status, ORDMA_CQE_LOC_QP_OP_ERR);
+	CHECK_EQ(cqe.opcode, ORDMA_CQE_OP_SEND);
+	CHECK_EQ(le32_to_cpu(cqe.qpn), uqpn);
+	CHECK_EQ(le32_to_cpu(cqe.wqe_idx), 0);
+	CHECK_EQ(drv_db_errors(&a->d), 0);
+	pump(&e);
+	CHECK_EQ(e.l[0].sent, 1);
+	no_cqe(b, false);
+	env_close(&e);
+}
+
+/* ------------------------------------------------------------------ */
+/* More WQEs than start at once, one doorbell                          */
+/* ------------------------------------------------------------------ */
+
+#define MANY_WQES	40
+
+static void test_tp_many_wqes_ud(void)
+{
+	struct ordma_cqe cqe;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	uint32_t ah, i;
+
+	default_cfg(&c);
+	c.type = ORDMA_QPT_UD;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	REQUIRE_EQ(create_ah(a, b, &ah), OK);
+	pattern(mem(a, MR1_ADDR, 64 * MANY_WQES), 64 * MANY_WQES, 2);
+	for (i = 0; i < MANY_WQES; i++)
+		post_recv(b, MR1_ADDR + 0x10000 + i * 128, 128);
+	for (i = 0; i < MANY_WQES; i++) {
+		wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR + i * 64, 64, a->key1);
+		w.ah = ah;
+		w.remote_qpn = b->qpn;
+		w.remote_qkey = 0x1234;
+		put_wqe(a, &w);
+	}
+	ring_sq(a);
+	CHECK_EQ(e.l[0].sent, MANY_WQES);
+	for (i = 0; i < MANY_WQES; i++)
+		if (!expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS,
+				64, i))
+			break;
+	no_cqe(a, true);
+	pump(&e);
+	for (i = 0; i < MANY_WQES; i++) {
+		if (!CHECK(cqe_next(b, false, &cqe)))
+			break;
+		CHECK_EQ(cqe.status, ORDMA_CQE_SUCCESS);
+		CHECK(!memcmp(mem(b, MR1_ADDR + 0x10000 + i * 128 + 40, 64),
+			      mem(a, MR1_ADDR + i * 64, 64), 64));
+	}
+	CHECK_EQ(fwqp(a)->sq.ci, MANY_WQES);
+	env_close(&e);
+}
+
+/* REG_MR and LOCAL_INV of one fast-reg MR, alternating */
+static void test_tp_many_wqes_local(void)
+{
+	struct ordma_aq_cmd cmd;
+	struct env e;
+	struct side *b;
+	struct tcfg c;
+	struct wr w;
+	uint32_t frkey, i;
+	uint64_t *pages;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	b = &e.s[1];
+	drv_cmd_init(&cmd, ORDMA_CMD_REG_MR);
+	cmd.reg_mr.pdn = cpu_to_le32(b->pdn);
+	cmd.reg_mr.flags = ORDMA_MR_FAST_REG;
+	cmd.reg_mr.max_pages = cpu_to_le16(4);
+	cmd.reg_mr.key = 0x33;
+	REQUIRE_EQ(drv_exec(&b->d, &cmd), OK);
+	frkey = le32_to_cpu(b->d.last_comp.handle.handle);
+	pages = (uint64_t *)(void *)mem(b, DRV_SCRATCH_ADDR, 16);
+	pages[0] = cpu_to_le64(GUARD_ADDR);
+	pages[1] = cpu_to_le64(GUARD_ADDR + 0x1000);
+	for (i = 0; i < MANY_WQES; i++) {
+		memset(&w, 0, sizeof(w));
+		w.flags = ORDMA_WQE_SIGNALED;
+		if (i % 2) {
+			w.opcode = ORDMA_WQE_LOCAL_INV;
+			w.imm_inv = frkey;
+		} else {
+			w.opcode = ORDMA_WQE_REG_MR;
+			w.reg.iova = cpu_to_le64(0x7000000000ULL);
+			w.reg.length = cpu_to_le64(0x2000);
+			w.reg.page_list = cpu_to_le64(DRV_SCRATCH_ADDR);
+			w.reg.key = cpu_to_le32(frkey);
+			w.reg.num_pages = cpu_to_le16(2);
+			w.reg.page_shift = 12;
+			w.reg.access = DRV_ACCESS_ALL;
+		}
+		put_wqe(b, &w);
+	}
+	ring_sq(b);
+	for (i = 0; i < MANY_WQES; i++)
+		if (!expect_cqe(b, true, i % 2 ? ORDMA_CQE_OP_LOCAL_INV :
+				ORDMA_CQE_OP_REG_MR, ORDMA_CQE_SUCCESS, 0, i))
+			break;
+	no_cqe(b, true);
+	CHECK_EQ(fwqp(b)->sq.ci, MANY_WQES);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_RTS);
+	env_close(&e);
+}
+
+/*
+ * RC: 32 SENDs start, one ACK covers them all (the others were lost);
+ * the 8 that waited for a slot start on that ACK.
+ */
+static void test_tp_many_wqes_rc(void)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct qframe f;
+	struct wr w;
+	uint32_t i;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(a, MR1_ADDR, 64 * MANY_WQES), 64 * MANY_WQES, 7);
+	for (i = 0; i < MANY_WQES; i++)
+		post_recv(b, MR1_ADDR + 0x10000 + i * 64, 64);
+	for (i = 0; i < MANY_WQES; i++) {
+		wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR + i * 64, 64, a->key1);
+		put_wqe(a, &w);
+	}
+	ring_sq(a);
+	CHECK_EQ(e.l[0].sent, FW_TP_MAX_WQE);
+	while (link_pop(&e.l[0], &f)) {
+		ordma_fw_rx_frame(b->d.fw, f.data, f.len);
+		free(f.data);
+	}
+	/* keep only the newest ACK: it acknowledges every PSN before it */
+	while (e.l[1].tail - e.l[1].head > 1 && link_pop(&e.l[1], &f))
+		free(f.data);
+	pump(&e);
+	for (i = 0; i < MANY_WQES; i++)
+		if (!expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS,
+				64, i))
+			break;
+	no_cqe(a, true);
+	CHECK_EQ(e.l[0].sent, MANY_WQES);
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x10000, 64 * MANY_WQES),
+		      mem(a, MR1_ADDR, 64 * MANY_WQES), 64 * MANY_WQES));
+	env_close(&e);
+}
+
 const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_caps),
 	TAP_TEST(test_tp_rc_send_small),
@@ -4091,5 +4579,13 @@ const struct tap_test transport_tests[] = {
 	TAP_TEST(test_tp_gsi_inline_av),
 	TAP_TEST(test_tp_inline_av_rc),
 	TAP_TEST(test_tp_mcast),
+	TAP_TEST(test_tp_wqe_rewrite_rc_send),
+	TAP_TEST(test_tp_wqe_rewrite_uc_write),
+	TAP_TEST(test_tp_wqe_rewrite_read_atomic),
+	TAP_TEST(test_tp_recv_wqe_rewrite),
+	TAP_TEST(test_tp_inline_av_user_qp),
+	TAP_TEST(test_tp_many_wqes_ud),
+	TAP_TEST(test_tp_many_wqes_local),
+	TAP_TEST(test_tp_many_wqes_rc),
 	TAP_END
 };
