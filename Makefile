@@ -8,6 +8,8 @@
 #   make check      everything, tested (host + VM); last line
 #                   "N passed, N failed, N skipped"
 #   make demo       boot a VM with two ORDMA NICs and show them working
+#   make fuzz       the firmware's libFuzzer harnesses, FUZZ_TIME seconds
+#                   each (FUZZ=name for one; clang only)
 #
 # Caches live under ORDMA_CACHE (default /var/cache/ordma).
 
@@ -30,7 +32,7 @@ KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
 .PHONY: all modules modules_clean diag fw-build fw-check qemu provider lint \
-	vm-check vm-smoke check demo clean help install
+	vm-check vm-smoke check demo clean help install fuzz
 
 all: modules diag fw-build
 
@@ -69,6 +71,9 @@ fw-build:
 
 fw-check:
 	$(MAKE) -C firmware check
+
+fuzz:
+	$(MAKE) -C firmware fuzz
 
 # Prints the path of qemu-system-x86_64 with -device ordma on its last line.
 qemu:
