@@ -65,7 +65,7 @@ def tap(name, ok, info=''):
 class QTest:
     """One QEMU process driven over -qtest stdio, with an HMP socket."""
 
-    def __init__(self, qemu, args):
+    def __init__(self, qemu, args, stderr=subprocess.DEVNULL):
         self.tmp = tempfile.mkdtemp(prefix='qtest-ordma.')
         mon = os.path.join(self.tmp, 'mon.sock')
         self.proc = subprocess.Popen(
@@ -73,7 +73,7 @@ class QTest:
              '-accel', 'qtest', '-qtest', 'stdio', '-qtest-log', '/dev/null',
              '-monitor', 'unix:%s,server=on,wait=off' % mon] + DATADIRS + args,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True, bufsize=1)
+            stderr=stderr, text=True, bufsize=1)
         self.mon = None
         for _ in range(100):
             if os.path.exists(mon):
