@@ -38,6 +38,7 @@ import importlib.util
 import os
 import random
 import re
+import struct
 import subprocess
 import sys
 import time
@@ -54,6 +55,7 @@ SCRATCH_LEN = 0x100000
 VECTORS, DB_PAGES = 8, 16
 REG_BAR_SIZE = 0x4000
 PCIE_CAP = 0x40                 # ORDMA_PCIE_CAP_OFFSET in ordma-pci.c
+CMD_ALLOC_UCTX = 0x12
 OPCODES = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x08, 0x09, 0x0a, 0x0b,
            0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x20, 0x21, 0x24, 0x25,
            0x26, 0x27, 0x28, 0x29, 0x2b, 0x2c, 0x2d, 0x2e, 0x2f, 0x30,
@@ -285,6 +287,24 @@ def by_the_book(f):
     return status == 0
 
 
+def live_objects(f, base):
+    """Port up, an EQ and TX/RX Ethernet rings in scratch memory, a user
+    context: targets for the random doorbells, descriptors and frames."""
+    qt = f.qt
+    f.command(qo.CMD_SET_PORT, struct.pack('<III6sBB', 1, qo.SET_PORT_ADMIN,
+                                           0, bytes(6), 1, 0))
+    eq, tx, rx = base, base + 0x1000, base + 0x2000
+    for ring in (eq, tx, rx):
+        qt.memw(ring, bytes(4096))
+    status, _, out = f.command(qo.CMD_CREATE_EQ, struct.pack(
+        '<QBBHI', eq, 4, qo.EQ_TYPE_COMP, 1, 0))
+    eqn = struct.unpack_from('<I', out)[0] if status == 0 else 0
+    for kind, ring in ((qo.ETH_RING_TX, tx), (qo.ETH_RING_RX, rx)):
+        f.command(qo.CMD_CREATE_ETH_RING, struct.pack('<QBBHI', ring, 4, kind,
+                                                      0, eqn))
+    f.command(CMD_ALLOC_UCTX)
+
+
 def episode(qemu, seed, ops, deadline, errlog):
     rng = random.Random(seed)
     with open(errlog, 'w') as err:
@@ -307,7 +327,9 @@ def episode(qemu, seed, ops, deadline, errlog):
             f.msix_setup(VECTORS)
             f.enable()
             versions.append(f.reg(qo.REG_VERSION))
-        qt.memw(SCRATCH, bytes(rng.randrange(256) for _ in range(4096)))
+            live_objects(f, SCRATCH + 0x10000 * (f.slot - 3))
+        for off in (0, 0x11000, 0x21000):   # garbage, and both TX rings
+            qt.memw(SCRATCH + off, bytes(rng.randrange(256) for _ in range(4096)))
         while done < ops and time.time() < deadline:
             host.one()
             done += 1
