@@ -12,7 +12,9 @@ Function Level Reset); the admin queue pointed at random or garbage
 guest-physical addresses (RAM, the device's own BARs, unassigned space)
 and fed random command entries whose payloads name random guest
 memory; guest memory the device reads rewritten under it; device and
-machine resets; the virtual clock advanced in random steps.  Two
+machine resets; the virtual clock advanced in random steps; and, now
+and then, a function brought back by the book with an EQ, Ethernet
+rings and a user context, so that the storm also hits live queues.  Two
 functions share an Ethernet hub, so frames one transmits reach the
 other.
 
@@ -154,10 +156,15 @@ class Hostile:
         r = self.rng
         aq, _ = f.aq_base()
         slot = r.randrange(16)
+        # header: opcode, reserved byte, token, reserved word; then a
+        # payload of random length (commands refuse non-zero bytes past
+        # their own payload and in reserved fields: mostly keep those 0)
         entry = bytes([r.choice(OPCODES) if r.randrange(4) else r.randrange(256),
-                       r.randrange(256) if r.randrange(4) == 0 else 0])
+                       r.randrange(256) if r.randrange(8) == 0 else 0])
         entry += r.randrange(1 << 16).to_bytes(2, 'little')
-        entry += self.payload(60)
+        entry += (self.value(4) if r.randrange(8) == 0 else 0).to_bytes(4, 'little')
+        entry += self.payload(r.choice((8, 16, 24, 32, 40, 56)))
+        entry = entry.ljust(64, b'\0')
         self.note('aq entry %d: %s' % (slot, entry.hex()))
         self.qt.memw(aq + 64 * slot, entry)
         pi = (slot + 1) if r.randrange(3) else r.randrange(1 << 16)
@@ -239,6 +246,13 @@ class Hostile:
         self.note('clock_step %d' % ns)
         self.qt.step(ns)
 
+    def op_revive(self, f):
+        """Bring a function back by the book, so that the storm also
+        reaches an enabled device with live queues."""
+        self.note('revive %d' % f.slot)
+        by_the_book(f)
+        live_objects(f, SCRATCH + 0x10000 * (f.slot - 3))
+
     def op_system_reset(self):
         self.note('system_reset')
         self.qt.hmp('system_reset')
@@ -262,8 +276,10 @@ class Hostile:
             self.op_config(f)
         elif pick < 87:
             self.op_memory()
-        elif pick < 99:
+        elif pick < 94:
             self.op_clock()
+        elif pick < 99:
+            self.op_revive(f)
         else:
             self.op_system_reset()
 
@@ -309,7 +325,7 @@ def episode(qemu, seed, ops, deadline, errlog):
     rng = random.Random(seed)
     with open(errlog, 'w') as err:
         qt = qo.QTest(qemu, [
-            '-m', '128M',
+            '-m', '128M', '-d', 'guest_errors,unimp',
             '-netdev', 'hubport,id=p0,hubid=0', '-netdev', 'hubport,id=p1,hubid=0',
             '-device', 'ordma,netdev=p0,addr=04.0,vectors=%d,db-pages=%d'
                        % (VECTORS, DB_PAGES),
@@ -360,7 +376,10 @@ def episode(qemu, seed, ops, deadline, errlog):
         qo.tap('seed %d: QEMU quits cleanly' % seed, rc == 0, 'exit status %s' % rc)
     qt.close()
     with open(errlog, errors='replace') as err:
-        bad = [l.rstrip() for l in err if BAD_STDERR.search(l)]
+        lines = err.readlines()
+    bad = [l.rstrip() for l in lines if BAD_STDERR.search(l)]
+    print('# seed %d: %d guest errors logged by the device model, e.g. %s'
+          % (seed, len(lines), lines[len(lines) // 2].strip() if lines else '-'))
     qo.tap('seed %d: no sanitizer report, abort or hardware error' % seed,
            not bad, bad[:3])
 
