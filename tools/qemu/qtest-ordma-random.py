@@ -330,13 +330,17 @@ def live_objects(f, base):
 def episode(qemu, seed, ops, deadline, errlog):
     rng = random.Random(seed)
     with open(errlog, 'w') as err:
-        qt = qo.QTest(qemu, [
-            '-m', '128M', '-d', 'guest_errors,unimp',
-            '-netdev', 'hubport,id=p0,hubid=0', '-netdev', 'hubport,id=p1,hubid=0',
-            '-device', 'ordma,netdev=p0,addr=04.0,vectors=%d,db-pages=%d'
-                       % (VECTORS, DB_PAGES),
-            '-device', 'ordma,netdev=p1,addr=05.0,vectors=%d,db-pages=%d'
-                       % (VECTORS, DB_PAGES)], stderr=err)
+        try:
+            qt = qo.QTest(qemu, [
+                '-m', '128M', '-d', 'guest_errors,unimp',
+                '-netdev', 'hubport,id=p0,hubid=0', '-netdev', 'hubport,id=p1,hubid=0',
+                '-device', 'ordma,netdev=p0,addr=04.0,vectors=%d,db-pages=%d'
+                           % (VECTORS, DB_PAGES),
+                '-device', 'ordma,netdev=p1,addr=05.0,vectors=%d,db-pages=%d'
+                           % (VECTORS, DB_PAGES)], stderr=err)
+        except RuntimeError as exc:
+            qo.tap('seed %d: QEMU starts' % seed, False, exc)
+            return
     funcs = [qo.Function(qt, 4, 0xe0000000, DB_PAGES * 4096),
              qo.Function(qt, 5, 0xe4000000, DB_PAGES * 4096)]
     host = Hostile(qt, funcs, rng)
