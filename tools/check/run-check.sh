@@ -106,6 +106,22 @@ if [ -x tools/qemu/build-qemu.sh ]; then
 else
 	skip_step qemu "no tools/qemu/build-qemu.sh yet"
 fi
+# The device model without a guest: the qtest checks of the shim, then a
+# random hostile-driver run (seeded; QTEST_RANDOM_SEED replays a seed,
+# QTEST_RANDOM_OPS/_TIME bound it; QTEST_QEMU runs them on another build
+# of QEMU with the device, e.g. one with sanitizers).
+if [ -n "${STEP_FAILED[qemu]:-}" ] || [ ! -x tools/qemu/build-qemu.sh ]; then
+	skip_step qtest "no QEMU with the ORDMA device"
+	skip_step qtest-random "no QEMU with the ORDMA device"
+else
+	qemu_bin=${QTEST_QEMU:-$(tail -n 1 "$OUT/qemu.log")}
+	step qtest tools/qemu/qtest-ordma.py "$qemu_bin"
+	random_args=(--ops "${QTEST_RANDOM_OPS:-2000}" --time "${QTEST_RANDOM_TIME:-120}")
+	[ -n "${QTEST_RANDOM_SEED:-}" ] && random_args+=(--seed "$QTEST_RANDOM_SEED")
+	QTEST_LOG_DIR=$OUT step qtest-random tools/qemu/qtest-ordma-random.py \
+		"${random_args[@]}" "$qemu_bin"
+	grep -m1 '^# seed' "$OUT/qtest-random.log"
+fi
 if [ -x tools/provider/build.sh ]; then
 	step provider $MAKE provider
 fi

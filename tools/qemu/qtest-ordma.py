@@ -65,7 +65,7 @@ def tap(name, ok, info=''):
 class QTest:
     """One QEMU process driven over -qtest stdio, with an HMP socket."""
 
-    def __init__(self, qemu, args):
+    def __init__(self, qemu, args, stderr=subprocess.DEVNULL):
         self.tmp = tempfile.mkdtemp(prefix='qtest-ordma.')
         mon = os.path.join(self.tmp, 'mon.sock')
         self.proc = subprocess.Popen(
@@ -73,14 +73,22 @@ class QTest:
              '-accel', 'qtest', '-qtest', 'stdio', '-qtest-log', '/dev/null',
              '-monitor', 'unix:%s,server=on,wait=off' % mon] + DATADIRS + args,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True, bufsize=1)
+            stderr=stderr, text=True, bufsize=1)
         self.mon = None
-        for _ in range(100):
-            if os.path.exists(mon):
-                self.mon = socket.socket(socket.AF_UNIX)
-                self.mon.connect(mon)
-                break
-            time.sleep(0.05)
+        # The socket file appears before QEMU listens on it: retry the
+        # connection until it is accepted, QEMU exits or the time is up.
+        deadline = time.time() + REPLY_TIMEOUT
+        while self.mon is None:
+            sock = socket.socket(socket.AF_UNIX)
+            try:
+                sock.connect(mon)
+                self.mon = sock
+            except (FileNotFoundError, ConnectionRefusedError):
+                sock.close()
+                if self.proc.poll() is not None or time.time() > deadline:
+                    self.close()
+                    raise RuntimeError('the QEMU monitor did not come up')
+                time.sleep(0.05)
         self.hmp('')
 
     def close(self):
@@ -441,8 +449,11 @@ def main():
     if not qemu or not os.access(qemu, os.X_OK):
         print('1..0 # SKIP no QEMU with the ORDMA device')
         return 4
-    run(qemu)
-    run_iommu(qemu)
+    for part in (run, run_iommu):
+        try:
+            part(qemu)
+        except RuntimeError as err:
+            tap('QEMU starts (%s)' % part.__name__, False, err)
     print('1..%d' % len(tests))
     print('# %d passed, %d failed' % (tests.count(True), tests.count(False)))
     return 0 if all(tests) else 1

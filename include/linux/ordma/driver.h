@@ -84,13 +84,41 @@ int ordma_core_comp_eqn(struct ordma_core_dev *cdev, u32 vector, u32 *eqn);
  * -ETIMEDOUT, device dead -> -ENODEV; BAD_STATE -> -EINVAL, INTERNAL,
  * unknown statuses and a completion with a garbled token -> -EIO).
  * ordma_cmd_exec() fills @comp (may be NULL) whenever the device
- * completed the command intact, also on a non-OK status.
- * After -ETIMEDOUT or -ENODEV the device may still act on the command:
- * memory it names must stay allocated and mapped until the device is
- * reset (the core's removal).
+ * completed the command intact, also on a non-OK status.  Whether memory
+ * a failed command named may be freed: ordma_device_may_use_memory().
+ * -ENODEV means the core has stopped the device's DMA (bus mastering off)
+ * before returning it.
  */
 int ordma_cmd_exec(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
 		   struct ordma_aq_comp *comp);
+/*
+ * Memory the driver hands to the device (queue rings, MTT and page-list
+ * tables, fast-register page arrays) is freed only once the device no
+ * longer uses it; memory the device may still use is leaked on purpose,
+ * never freed.  The object's create command (CREATE_CQ/QP/SRQ, REG_MR,
+ * also REREG's new pages) hands it over, its destroy command (DESTROY_*,
+ * DEREG_MR) takes it back.
+ */
+enum ordma_mem_cmd {
+	ORDMA_MEM_CREATE,
+	ORDMA_MEM_DESTROY,
+};
+
+/*
+ * ordma_device_may_use_memory() - may the device use the memory after
+ * the command returned @err?
+ *
+ * True: keep the memory allocated and DMA-mapped (leak it); false: free
+ * it.  After 0, a create hands the memory over (true) and a destroy takes
+ * it back (false).  -ENODEV and -ENOENT (no such object in the device):
+ * false, the device cannot DMA or holds nothing.  -ETIMEDOUT and -EIO
+ * (no answer, or one that is garbled or reports an internal error): true,
+ * the device may execute the command late.  Any other error: the device
+ * did nothing, so a create gave nothing (false) and a destroy left the
+ * object live (true).
+ */
+bool ordma_device_may_use_memory(enum ordma_mem_cmd cmd, int err);
+
 int ordma_cmd_query_device(struct ordma_core_dev *cdev,
 			   struct ordma_device_caps *caps);
 int ordma_cmd_query_port(struct ordma_core_dev *cdev,

@@ -229,7 +229,7 @@ int ordma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	err = ordma_cmd_create_cq(dev->cdev, &cmd, &cq->cqn);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "CREATE_CQ failed: %d\n", err);
-		if (ordma_cmd_lost(err))
+		if (ordma_device_may_use_memory(ORDMA_MEM_CREATE, err))
 			return err;
 		goto err_free_bufs;
 	}
@@ -255,8 +255,10 @@ int ordma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 err_erase:
 	xa_erase_irq(&dev->cqs, cq->cqn);
 err_destroy:
-	if (ordma_cmd_destroy_cq(dev->cdev, cq->uctx_id, cq->cqn))
-		return err;	/* keep the memory the device may still use */
+	if (ordma_device_may_use_memory(ORDMA_MEM_DESTROY,
+					ordma_cmd_destroy_cq(dev->cdev, cq->uctx_id,
+							     cq->cqn)))
+		return err;
 err_free_bufs:
 	ordma_cq_free_bufs(dev, cq);
 	return err;
@@ -278,7 +280,7 @@ int ordma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	ordma_cq_put(cq);
 	wait_for_completion(&cq->free);
 
-	if (!ordma_cmd_lost(err))
+	if (!ordma_device_may_use_memory(ORDMA_MEM_DESTROY, err))
 		ordma_cq_free_bufs(dev, cq);
 	return 0;
 }

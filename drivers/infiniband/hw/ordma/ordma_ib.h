@@ -274,7 +274,6 @@ int ordma_kbuf_alloc(struct ordma_ibdev *dev, struct ordma_kbuf *kbuf,
 void ordma_kbuf_free(struct ordma_ibdev *dev, struct ordma_kbuf *kbuf);
 struct ib_umem *ordma_umem_ring(struct ordma_ibdev *dev, u64 addr,
 				size_t size, struct ordma_pbl *pbl);
-bool ordma_cmd_lost(int err);
 struct ib_mr *ordma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 virt_addr, int access_flags,
 				struct ib_udata *udata);

@@ -108,7 +108,14 @@ static const struct ib_device_ops ordma_ib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, ordma_ucontext, ibucontext),
 };
 
-/* Hard IRQ context (core's async EQ handler): must not sleep. */
+/*
+ * Hard IRQ context (core's async EQ handler): must not sleep.  The event
+ * handlers run from before ib_register_device() until after
+ * ib_unregister_device(), so the ib_device may not be registered (no
+ * name, no clients yet or any more): objects are found through the
+ * driver's tables only, and ib_dispatch_event() merely queues work on
+ * ib_wq, which ordma_ib_stop_events() flushes before the device goes.
+ */
 static void ordma_ib_async_event(void *priv, const struct ordma_eqe *eqe)
 {
 	struct ordma_ibdev *dev = priv;
@@ -195,6 +202,19 @@ static const struct ordma_event_ops ordma_ib_event_ops = {
 	.device_fatal = ordma_ib_device_fatal,
 };
 
+/*
+ * No handler runs or will run after this, and the port and fatal events
+ * they handed to the RDMA core (queued on ib_wq, naming this device) have
+ * been delivered: the ib_device may go.  The core flushes ib_wq itself
+ * only while the device is registered, and events are still delivered
+ * after ib_unregister_device() and before ib_register_device().
+ */
+static void ordma_ib_stop_events(struct ordma_ibdev *dev)
+{
+	ordma_core_unregister_events(dev->cdev);
+	flush_workqueue(ib_wq);
+}
+
 /* QUERY_FW's version in the encoding of ib_device_attr.fw_ver */
 static u64 ordma_ib_fw_ver(struct ordma_core_dev *cdev)
 {
@@ -258,19 +278,25 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 		goto err_dealloc;
 	}
 
-	err = ib_register_device(ibdev, "ordma%d", &pdev->dev);
+	/*
+	 * Events flow before registration starts: the clients that
+	 * ib_register_device() adds (the MAD layer first) create and arm
+	 * CQs and QPs and wait for their completions.  The handlers need
+	 * only what is set up above: the object tables, and the port data
+	 * that ib_device_set_netdev() allocated for ib_dispatch_event().
+	 */
+	err = ordma_core_register_events(cdev, &ordma_ib_event_ops, dev);
 	if (err) {
-		dev_err(&adev->dev, "failed to register RDMA device: %d\n",
+		dev_err(&adev->dev, "failed to register event handlers: %d\n",
 			err);
 		goto err_dealloc;
 	}
 
-	/* Only a registered device may dispatch events. */
-	err = ordma_core_register_events(cdev, &ordma_ib_event_ops, dev);
+	err = ib_register_device(ibdev, "ordma%d", &pdev->dev);
 	if (err) {
-		ibdev_err(ibdev, "failed to register event handlers: %d\n",
-			  err);
-		goto err_unregister;
+		dev_err(&adev->dev, "failed to register RDMA device: %d\n",
+			err);
+		goto err_events;
 	}
 
 	auxiliary_set_drvdata(adev, dev);
@@ -278,8 +304,8 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 		  netdev_name(netdev));
 	return 0;
 
-err_unregister:
-	ib_unregister_device(ibdev);
+err_events:
+	ordma_ib_stop_events(dev);
 err_dealloc:
 	if (dev->wq)
 		destroy_workqueue(dev->wq);
@@ -291,8 +317,9 @@ static void ordma_ib_remove(struct auxiliary_device *adev)
 {
 	struct ordma_ibdev *dev = auxiliary_get_drvdata(adev);
 
-	ordma_core_unregister_events(dev->cdev);
+	/* Clients drain their QPs here, by completion events. */
 	ib_unregister_device(&dev->ibdev);
+	ordma_ib_stop_events(dev);
 	/* Runs the DESTROY_AH commands still queued. */
 	destroy_workqueue(dev->wq);
 	WARN_ON(!xa_empty(&dev->cqs) || !xa_empty(&dev->qps) ||

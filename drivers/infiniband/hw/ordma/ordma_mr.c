@@ -30,15 +30,6 @@ static struct device *ordma_dma_dev(struct ordma_ibdev *dev)
 	return dev->ibdev.dma_device;
 }
 
-/*
- * A command that timed out may still be executed by the device later, so
- * the memory it names must stay allocated and mapped: leak it.
- */
-bool ordma_cmd_lost(int err)
-{
-	return err == -ETIMEDOUT;
-}
-
 void ordma_pbl_free(struct ordma_ibdev *dev, struct ordma_pbl *pbl)
 {
 	u32 i;
@@ -377,7 +368,7 @@ struct ib_mr *ordma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	return &mr->ibmr;
 
 err_pbl:
-	if (ordma_cmd_lost(err))
+	if (ordma_device_may_use_memory(ORDMA_MEM_CREATE, err))
 		return ERR_PTR(err);
 	ordma_pbl_free(dev, &mr->pbl);
 	ib_umem_release(mr->umem);
@@ -461,7 +452,8 @@ struct ib_mr *ordma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		ibdev_dbg(&dev->ibdev, "REG_MR (REREG) of %#x failed: %d\n",
 			  ibmr->lkey, err);
 		/* the device may yet switch to the new pages: keep them */
-		if (repin && !ordma_cmd_lost(err)) {
+		if (repin &&
+		    !ordma_device_may_use_memory(ORDMA_MEM_CREATE, err)) {
 			ordma_pbl_free(dev, &pbl);
 			ib_umem_release(umem);
 		}
@@ -559,7 +551,7 @@ struct ib_mr *ordma_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
 	return &mr->ibmr;
 
 err_pages:
-	if (ordma_cmd_lost(err))
+	if (ordma_device_may_use_memory(ORDMA_MEM_CREATE, err))
 		return ERR_PTR(err);
 	dma_free_coherent(ordma_dma_dev(dev), max_num_sg * sizeof(*mr->pages),
 			  mr->pages, mr->pages_dma);
@@ -599,13 +591,12 @@ int ordma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	/* Windows are still bound to it: the MR stays, pages and all. */
 	if (err == -EBUSY)
 		return err;
-	if (err) {
+	if (err)
 		ibdev_err(&dev->ibdev, "DEREG_MR %#x failed: %d\n", ibmr->lkey,
 			  err);
-		/* The device may still translate through the pages. */
-		if (ordma_cmd_lost(err))
-			return 0;
-	}
+	/* The device may still translate through the pages. */
+	if (ordma_device_may_use_memory(ORDMA_MEM_DESTROY, err))
+		return 0;
 
 	ordma_pbl_free(dev, &mr->pbl);
 	if (mr->umem)

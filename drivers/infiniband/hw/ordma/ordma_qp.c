@@ -427,7 +427,7 @@ int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	err = ordma_cmd_create_qp(dev->cdev, &p, &qp->qpn);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "CREATE_QP failed: %d\n", err);
-		if (ordma_cmd_lost(err))
+		if (ordma_device_may_use_memory(ORDMA_MEM_CREATE, err))
 			return err;
 		goto err_free_bufs;
 	}
@@ -470,8 +470,10 @@ int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 err_erase:
 	xa_erase_irq(&dev->qps, qp->qpn);
 err_destroy:
-	if (ordma_cmd_destroy_qp(dev->cdev, qp->uctx_id, qp->qpn))
-		return err;	/* keep the memory the device may still use */
+	if (ordma_device_may_use_memory(ORDMA_MEM_DESTROY,
+					ordma_cmd_destroy_qp(dev->cdev, qp->uctx_id,
+							     qp->qpn)))
+		return err;
 err_free_bufs:
 	ordma_qp_free_bufs(dev, qp);
 	return err;
@@ -498,7 +500,7 @@ int ordma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 			ordma_cq_clean(to_ordma_cq(ibqp->recv_cq), qp->qpn);
 	}
 
-	if (!ordma_cmd_lost(err))
+	if (!ordma_device_may_use_memory(ORDMA_MEM_DESTROY, err))
 		ordma_qp_free_bufs(dev, qp);
 	return 0;
 }

@@ -146,7 +146,7 @@ int ordma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	err = ordma_cmd_create_srq(dev->cdev, &cmd, &srq->srqn);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "CREATE_SRQ failed: %d\n", err);
-		if (ordma_cmd_lost(err))
+		if (ordma_device_may_use_memory(ORDMA_MEM_CREATE, err))
 			return err;
 		goto err_free_ring;
 	}
@@ -171,8 +171,11 @@ int ordma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 err_erase:
 	xa_erase_irq(&dev->srqs, srq->srqn);
 err_destroy:
-	if (ordma_cmd_destroy_srq(dev->cdev, srq->uctx_id, srq->srqn))
-		return err;	/* keep the memory the device may still use */
+	if (ordma_device_may_use_memory(ORDMA_MEM_DESTROY,
+					ordma_cmd_destroy_srq(dev->cdev,
+							      srq->uctx_id,
+							      srq->srqn)))
+		return err;
 err_free_ring:
 	ordma_pbl_free(dev, &srq->pbl);
 	ib_umem_release(srq->umem);
@@ -233,7 +236,7 @@ int ordma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	ordma_srq_put(srq);
 	wait_for_completion(&srq->free);
 
-	if (!ordma_cmd_lost(err)) {
+	if (!ordma_device_may_use_memory(ORDMA_MEM_DESTROY, err)) {
 		ordma_pbl_free(dev, &srq->pbl);
 		ib_umem_release(srq->umem);
 	}

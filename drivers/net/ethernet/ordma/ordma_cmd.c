@@ -93,6 +93,23 @@ int ordma_cmd_exec(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
 }
 EXPORT_SYMBOL_NS_GPL(ordma_cmd_exec, ORDMA);
 
+bool ordma_device_may_use_memory(enum ordma_mem_cmd cmd, int err)
+{
+	switch (err) {
+	case 0:
+		return cmd == ORDMA_MEM_CREATE;
+	case -ENODEV:	/* bus mastering is off */
+	case -ENOENT:	/* the device has no such object */
+		return false;
+	case -ETIMEDOUT:
+	case -EIO:
+		return true;
+	default:
+		return cmd == ORDMA_MEM_DESTROY;
+	}
+}
+EXPORT_SYMBOL_NS_GPL(ordma_device_may_use_memory, ORDMA);
+
 int ordma_cmd_query_fw(struct ordma_core_dev *cdev, struct ordma_fw_info *fw)
 {
 	struct ordma_aq_comp comp;

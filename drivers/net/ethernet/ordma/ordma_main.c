@@ -115,6 +115,10 @@ void ordma_device_fatal(struct ordma_core_dev *cdev)
 	dev_err(ordma_dev(cdev), "device failed: status 0x%08x fatal code %u\n",
 		ordma_rd32(cdev, ORDMA_REG_STATUS),
 		ordma_rd32(cdev, ORDMA_REG_FATAL_CODE));
+	/* A failed device may still be writing somewhere: stop its DMA
+	 * before -ENODEV lets the drivers free what it was given.
+	 */
+	pci_clear_master(cdev->pdev);
 	ordma_cmdq_mark_dead(cdev);
 	ordma_netdev_device_dead(cdev);
 	ordma_events_device_fatal(cdev);
@@ -552,9 +556,10 @@ static void ordma_shutdown(struct pci_dev *pdev)
 		return;
 	ordma_health_stop(cdev);
 	ordma_netdev_detach(cdev);
+	/* DMA stops before a command can fail with -ENODEV. */
+	pci_clear_master(pdev);
 	ordma_cmdq_mark_dead(cdev);
 	ordma_device_reset(cdev);
-	pci_clear_master(pdev);
 }
 
 /* No recovery yet: a channel error leaves the function dead until it is
