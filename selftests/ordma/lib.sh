@@ -48,13 +48,20 @@ tap_diag() {
 tap_ok() {
 	_tap_count=$((_tap_count + 1))
 	_tap_pass=$((_tap_pass + 1))
+	_tap_last_fail=0
 	echo "ok $_tap_count - $*"
 }
 
 tap_fail() {
 	_tap_count=$((_tap_count + 1))
 	_tap_fail=$((_tap_fail + 1))
+	_tap_last_fail=1
 	echo "not ok $_tap_count - $*"
+}
+
+# tap_last_failed: 1 if the last result reported was a failure
+tap_last_failed() {
+	echo "${_tap_last_fail:-0}"
 }
 
 # tap_skip DESC REASON
