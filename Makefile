@@ -28,6 +28,8 @@ BUILD := $(CURDIR)/build
 DIAG := $(BUILD)/bin/ordma-diag
 VERBS_NEGATIVE := $(BUILD)/bin/verbs_negative
 UVERBS_UDATA := $(BUILD)/bin/uverbs_udata
+VERBS_ISOLATION := $(BUILD)/bin/verbs_isolation
+VERBS_REREG_MW := $(BUILD)/bin/verbs_rereg_mw
 KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
@@ -49,7 +51,7 @@ modules_clean:
 
 # The diag tool shares the hardware header with the firmware and takes
 # the firmware's userspace stand-ins for the kernel's bit-field helpers.
-diag: $(DIAG) $(VERBS_NEGATIVE) $(UVERBS_UDATA)
+diag: $(DIAG) $(VERBS_NEGATIVE) $(UVERBS_UDATA) $(VERBS_ISOLATION) $(VERBS_REREG_MW)
 
 $(DIAG): tools/diag/ordma-diag.c include/linux/ordma/ordma_hw.h firmware/fw_compat.h
 	@mkdir -p $(dir $@)
@@ -64,6 +66,19 @@ $(VERBS_NEGATIVE): selftests/ordma/verbs_negative.c
 $(UVERBS_UDATA): selftests/ordma/uverbs_udata.c include/uapi/rdma/ordma-abi.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude/uapi -o $@ $<
+
+# Two unprivileged processes against each other's queues, MRs and
+# doorbells (libibverbs, raw uverbs, the hardware header)
+$(VERBS_ISOLATION): selftests/ordma/verbs_isolation.c include/uapi/rdma/ordma-abi.h \
+		include/linux/ordma/ordma_hw.h firmware/fw_compat.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude/uapi -Iinclude -Ifirmware \
+		-o $@ $< -libverbs
+
+# rereg_mr of an MR with a bound memory window (libibverbs)
+$(VERBS_REREG_MW): selftests/ordma/verbs_rereg_mw.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $< -libverbs
 
 fw-build:
 	@if [ -f firmware/Makefile ]; then $(MAKE) -C firmware; \

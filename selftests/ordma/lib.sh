@@ -48,13 +48,20 @@ tap_diag() {
 tap_ok() {
 	_tap_count=$((_tap_count + 1))
 	_tap_pass=$((_tap_pass + 1))
+	_tap_last_fail=0
 	echo "ok $_tap_count - $*"
 }
 
 tap_fail() {
 	_tap_count=$((_tap_count + 1))
 	_tap_fail=$((_tap_fail + 1))
+	_tap_last_fail=1
 	echo "not ok $_tap_count - $*"
+}
+
+# tap_last_failed: 1 if the last result reported was a failure
+tap_last_failed() {
+	echo "${_tap_last_fail:-0}"
 }
 
 # tap_skip DESC REASON
@@ -140,6 +147,56 @@ wait_for() {
 	while ! "$@" >/dev/null 2>&1; do
 		[ "$SECONDS" -lt "$deadline" ] || return 1
 		sleep 0.2
+	done
+}
+
+# tcp_listening PORT: a socket listens on TCP port PORT (any address)
+tcp_listening() {
+	ss -Hltn "sport = :$1" 2>/dev/null | grep -q .
+}
+
+# wait_listen SECS PORT PID: wait until a server listens on TCP port
+# PORT, or its process PID has exited (it failed: no point in waiting).
+# A client started before its server listens gets "connection refused".
+wait_listen() {
+	local deadline=$((SECONDS + $1))
+
+	while ! tcp_listening "$2"; do
+		kill -0 "$3" 2>/dev/null || return 1
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.05
+	done
+}
+
+# stop_pid PID: end a background tool that is no longer useful (its peer
+# failed) and reap it; the exit status of the tool is returned.
+stop_pid() {
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+
+# tap_program NAME CASES CMD...: a program that prints TAP lines of its
+# own; exactly CASES results are reported whatever it prints, so that a
+# crash in one case still leaves the others' results and the plan whole.
+tap_program() {
+	local name=$1 cases=$2 out n=0 line
+	shift 2
+	if [ ! -x "$1" ]; then
+		for _ in $(seq "$cases"); do tap_skip "$name" "$1 not built"; done
+		return
+	fi
+	out=$(timeout "${TOOL_TIMEOUT:-240}" "$@" 2>&1)
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) [ "$n" -lt "$cases" ] && tap_ok "$name: ${line#ok * - }"; n=$((n + 1)) ;;
+		"not ok "*) [ "$n" -lt "$cases" ] && tap_fail "$name: ${line#not ok * - }"; n=$((n + 1)) ;;
+		*) tap_diag "$line" ;;
+		esac
+	done <<<"$out"
+	[ "$n" -le "$cases" ] || tap_diag "$name printed $n results, $cases expected"
+	while [ "$n" -lt "$cases" ]; do
+		n=$((n + 1))
+		tap_fail "$name: case $n did not run"
 	done
 }
 

@@ -62,17 +62,29 @@ across() {
 		# shellcheck disable=SC2086
 		timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $opt "$@" >"$out" 2>&1 &
 		local pid=$!
-		sleep 1
+		# The client starts once the server listens (the barrier tells
+		# it), and says when it failed: the server would otherwise wait
+		# for it until its timeout.
+		wait_listen 60 "$((PORT - 1))" "$pid" ||
+			echo "server did not listen on TCP port $((PORT - 1))" >>"$out"
 		barrier "t$T"
-		wait "$pid"
-		rc=$?
+		wait_for "$TOOL_TIMEOUT" sh -c "! kill -0 $pid || test -e $ORDMA_SYNC/B.verbs.fail$T"
+		if kill -0 "$pid" 2>/dev/null; then
+			echo "the client failed; server stopped" >>"$out"
+			stop_pid "$pid"
+			rc=$?
+			[ "$rc" != 0 ] || rc=1
+		else
+			wait "$pid"
+			rc=$?
+		fi
 		pattern=.
 	else
 		barrier "t$T"
-		sleep 1
 		# shellcheck disable=SC2086
 		timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $opt "$@" "$ORDMA_PEER_IP" >"$out" 2>&1
 		rc=$?
+		[ "$rc" = 0 ] || touch "$ORDMA_SYNC/B.verbs.fail$T"
 	fi
 	if [ "$rc" = 0 ] && grep -Eq -- "$pattern" "$out"; then
 		tap_ok "$name ($GUEST_ROLE side)"
