@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
 # The whole check flow behind `make check`: host packages, kernel, host
-# unit tests, lint, modules, QEMU, provider, then the VM runs.  Each step's
-# output goes to build/check/<step>.log; its TAP results (or one result
-# for its exit status) are printed here, numbered across all steps, and
-# collected in build/check/check.tap.  The last line is
+# unit tests, lint, modules, QEMU, provider (built and host-tested), then
+# the VM runs.  Each step's output goes to build/check/<step>.log; its TAP
+# results (or one result for its exit status) are printed here, numbered
+# across all steps, and collected in build/check/check.tap.  The last line is
 #   N passed, N failed, N skipped
 # and the exit status is non-zero if anything failed.
 #
@@ -124,6 +124,12 @@ else
 fi
 if [ -x tools/provider/build.sh ]; then
 	step provider $MAKE provider
+	# WQE encoding, CQE translation, ABI matching (no device needed)
+	if [ -z "${STEP_FAILED[provider]:-}" ]; then
+		step provider-check $MAKE -C tools/provider check
+	else
+		emit provider-check "not ok" "not run: the provider did not build"
+	fi
 fi
 
 # The VM runs: the harness self-check needs no ORDMA piece; the ORDMA
