@@ -105,20 +105,33 @@ traffic_running() {
 		wait_for 10 psns_moved "$(psn_list)"
 }
 
+# tools_gone PID...: none of them runs any more
 tools_gone() {
 	local p
-	for p in "${pids[@]}"; do
+	for p in "$@"; do
 		kill -0 "$p" 2>/dev/null && return 1
 	done
 	return 0
 }
 
-# reap_tools: wait for every tool to end within the bound; kill the rest
+# reap_tools EVENT: wait for the tools that must notice EVENT to end by
+# themselves within the bound, then kill -9 the rest, which must end too.
+# After an unbind the ib_write_bw server is exempt: in a write test it
+# only waits on its TCP side channel, whose address went away with NIC
+# 1's netdev, so the client's end never reaches it (any RDMA tool would
+# wait there); its QP is gone from the kernel, which is what matters.
 reap_tools() {
-	local ok=0 p
-	wait_for "$TOOLS_SECS" tools_gone || ok=1
+	local ok=0 p must=("${pids[@]}")
+	[ "$1" = unbind ] && must=("${pids[@]:1}")
+	wait_for "$TOOLS_SECS" tools_gone "${must[@]}" || ok=1
+	for p in "${must[@]}"; do
+		[ "$ok" = 0 ] || ! kill -0 "$p" 2>/dev/null ||
+			echo "# still running: $(ps -o pid=,stat=,wchan:32=,args= -p "$p")"
+	done
+	[ "$ok" = 0 ] || tail -n 4 "$log".* | sed 's/^/#   /'
+	kill -9 "${pids[@]}" 2>/dev/null
+	wait_for 30 tools_gone "${pids[@]}" || ok=1
 	for p in "${pids[@]}"; do
-		kill -9 "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
 	return "$ok"
@@ -196,8 +209,13 @@ for ev in $EVENTS; do
 		for _ in 1 2 3; do tap_skip "$ev" "the teardown did not end"; done
 		continue
 	fi
-	reap_tools
-	tap_result $? "$ev: every tool ended within ${TOOLS_SECS} s"
+	reap_tools "$ev"
+	rc=$?
+	if [ "$ev" = unbind ]; then
+		tap_result "$rc" "$ev: every tool with traffic on the device ended within ${TOOLS_SECS} s"
+	else
+		tap_result "$rc" "$ev: every tool ended within ${TOOLS_SECS} s"
+	fi
 	case $ev in
 	rmmod) modprobe ordma_ib ;;
 	unbind) echo "${devs[0]}" >/sys/bus/pci/drivers/ordma_core/bind ;;
