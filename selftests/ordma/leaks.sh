@@ -91,6 +91,7 @@ if [ "$after_dev_ok" -ne 0 ] || [ -z "$after_dev" ]; then
 else
 	if wait_for "$SETTLE_SECS" fresh_holds_as_much; then
 		tap_ok "the devices hold no more objects than after a fresh load of ordma_ib"
+		tap_diag "objects the devices hold after the tests:"$'\n'"$after_dev"
 	else
 		tap_fail "the devices hold no more objects than after a fresh load of ordma_ib"
 		tap_diag "grown:"$'\n'"$(dev_growth "$fresh_dev" "$after_dev")"
