@@ -2,8 +2,10 @@
 /*
  * ORDMA firmware admin queue: command fetch, generic validation, dispatch
  * to one handler per opcode, completion with phase bit.  Also the handlers
- * of the device-wide commands (QUERY_FW, QUERY_DEVICE, HEALTH).
+ * of the device-wide commands (QUERY_FW, QUERY_DEVICE, HEALTH,
+ * QUERY_RESOURCES).
  */
+#include <assert.h>
 #include <string.h>
 
 #include "fw_priv.h"
@@ -30,6 +32,7 @@ struct fw_cmd_desc {
 static uint8_t fw_cmd_query_fw(struct ordma_fw *fw, struct fw_cmd *c);
 static uint8_t fw_cmd_query_device(struct ordma_fw *fw, struct fw_cmd *c);
 static uint8_t fw_cmd_health(struct ordma_fw *fw, struct fw_cmd *c);
+static uint8_t fw_cmd_query_resources(struct ordma_fw *fw, struct fw_cmd *c);
 
 #define FW_CMD(op, payload, fn) \
 	.opcode = ORDMA_CMD_##op, .name = #op, .payload_size = (payload), \
@@ -46,6 +49,8 @@ static const struct fw_cmd_desc fw_cmds[] = {
 	{ FW_CMD(HEALTH, 0, fw_cmd_health) },
 	{ FW_CMD(QUERY_STATS, sizeof(struct ordma_cmd_query_buf),
 		 fw_cmd_query_stats) },
+	{ FW_CMD(QUERY_RESOURCES, sizeof(struct ordma_cmd_query_buf),
+		 fw_cmd_query_resources) },
 	{ FW_CMD(CREATE_EQ, sizeof(struct ordma_cmd_create_eq),
 		 fw_cmd_create_eq),
 	  .reserved = { FW_RESERVED(create_eq.reserved_12) } },
@@ -311,6 +316,42 @@ static uint8_t fw_cmd_health(struct ordma_fw *fw, struct fw_cmd *c)
 	out->db_errors = cpu_to_le32(h->db_errors);
 	out->eq_overruns = cpu_to_le32(h->eq_overruns);
 	return ORDMA_CMD_STATUS_OK;
+}
+
+static_assert(sizeof(struct ordma_resources) == ORDMA_RESOURCES_SIZE,
+	      "QUERY_RESOURCES buffer layout");
+
+static void fw_res_count(struct ordma_res_count *out, uint32_t in_use,
+			 uint32_t max)
+{
+	out->in_use = cpu_to_le32(in_use);
+	out->max = cpu_to_le32(max);
+}
+
+/* Counted from the object tables themselves, so the answer is what the
+ * device holds, whatever the driver believes it created.
+ */
+static uint8_t fw_cmd_query_resources(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	struct ordma_resources res;
+
+	fw_res_count(&res.uctx, fw_uctx_in_use(fw), fw->cfg.num_db_pages - 1);
+	fw_res_count(&res.pd, fw_pd_in_use(fw), FW_MAX_PD);
+	fw_res_count(&res.eq, fw_eq_in_use(fw), FW_MAX_EQ);
+	fw_res_count(&res.eth_ring, fw_eth_rings_in_use(fw), FW_MAX_ETH_RINGS);
+	fw_res_count(&res.gid, fw_gid_in_use(fw), FW_GID_TABLE_LEN);
+	fw_res_count(&res.cq, fw_cq_in_use(fw), FW_MAX_CQ);
+	/* QPN 0 is never used: QP1 and FW_FIRST_QPN.. */
+	fw_res_count(&res.qp, fw_qp_in_use(fw), FW_MAX_QP - FW_FIRST_QPN + 1);
+	fw_res_count(&res.srq, fw_srq_in_use(fw), FW_MAX_SRQ);
+	fw_res_count(&res.mr, fw_mr_in_use(fw), FW_MAX_MR);
+	fw_res_count(&res.mw, fw_mw_in_use(fw), FW_MAX_MW);
+	fw_res_count(&res.ah, fw_ah_in_use(fw), FW_MAX_AH);
+	fw_res_count(&res.mcast_grp, fw_mcast_groups_in_use(fw),
+		     FW_MAX_MCAST_GRP);
+	fw_res_count(&res.mcast_attach, fw_mcast_attach_in_use(fw),
+		     FW_MAX_TOTAL_MCAST_QP_ATTACH);
+	return fw_cmd_write_query_buf(fw, c, 0, &res, sizeof(res));
 }
 
 /* ------------------------------------------------------------------ */

@@ -144,3 +144,13 @@ void fw_ah_table_destroy(struct ordma_fw *fw)
 	free(fw->ahs);
 	fw->ahs = NULL;
 }
+
+/* QUERY_RESOURCES */
+uint32_t fw_ah_in_use(const struct ordma_fw *fw)
+{
+	uint32_t handle, n = 0;
+
+	for (handle = 1; fw->ahs && handle <= FW_MAX_AH; handle++)
+		n += fw->ahs[handle].valid;
+	return n;
+}

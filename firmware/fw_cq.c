@@ -364,3 +364,13 @@ void fw_cq_table_destroy(struct ordma_fw *fw)
 	free(fw->cqs);
 	fw->cqs = NULL;
 }
+
+/* QUERY_RESOURCES */
+uint32_t fw_cq_in_use(const struct ordma_fw *fw)
+{
+	uint32_t cqn, n = 0;
+
+	for (cqn = 1; fw->cqs && cqn <= FW_MAX_CQ; cqn++)
+		n += fw->cqs[cqn].valid;
+	return n;
+}

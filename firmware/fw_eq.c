@@ -247,3 +247,13 @@ void fw_eq_reset(struct ordma_fw *fw)
 {
 	memset(fw->eqs, 0, sizeof(fw->eqs));
 }
+
+/* QUERY_RESOURCES */
+uint32_t fw_eq_in_use(const struct ordma_fw *fw)
+{
+	uint32_t eqn, n = 0;
+
+	for (eqn = 0; eqn < FW_MAX_EQ; eqn++)
+		n += fw->eqs[eqn].valid;
+	return n;
+}

@@ -706,3 +706,13 @@ void fw_eth_reset(struct ordma_fw *fw)
 	fw->port.admin_up = false;
 	fw->port.rx_mode = 0;
 }
+
+/* QUERY_RESOURCES */
+uint32_t fw_eth_rings_in_use(const struct ordma_fw *fw)
+{
+	uint32_t id, n = 0;
+
+	for (id = 0; id < FW_MAX_ETH_RINGS; id++)
+		n += fw->eth_rings[id].valid;
+	return n;
+}

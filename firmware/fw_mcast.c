@@ -209,3 +209,18 @@ void fw_mcast_table_destroy(struct ordma_fw *fw)
 	free(fw->mcast);
 	fw->mcast = NULL;
 }
+
+/* QUERY_RESOURCES */
+uint32_t fw_mcast_groups_in_use(const struct ordma_fw *fw)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; fw->mcast && i < FW_MAX_MCAST_GRP; i++)
+		n += fw->mcast[i].valid;
+	return n;
+}
+
+uint32_t fw_mcast_attach_in_use(const struct ordma_fw *fw)
+{
+	return fw->mcast ? fw_mcast_total(fw) : 0;
+}

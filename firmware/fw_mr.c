@@ -864,3 +864,18 @@ void fw_verbs_destroy(struct ordma_fw *fw)
 	fw_cq_table_destroy(fw);
 	fw_mr_table_destroy(fw);
 }
+
+/* QUERY_RESOURCES: MRs and windows take entries of one key table */
+uint32_t fw_mr_in_use(const struct ordma_fw *fw)
+{
+	uint32_t index, n = 0;
+
+	for (index = 1; fw->mrs && index <= FW_MAX_MR; index++)
+		n += fw->mrs[index].valid && !fw->mrs[index].mw_type;
+	return n;
+}
+
+uint32_t fw_mw_in_use(const struct ordma_fw *fw)
+{
+	return fw->mrs ? fw_mw_count(fw) : 0;
+}

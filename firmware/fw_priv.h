@@ -317,4 +317,11 @@ uint8_t fw_cmd_dealloc_uctx(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_alloc_pd(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_dealloc_pd(struct ordma_fw *fw, struct fw_cmd *c);
 
+/* Objects in use, for QUERY_RESOURCES (fw_resources.c, fw_eq.c, fw_eth.c) */
+uint32_t fw_uctx_in_use(const struct ordma_fw *fw);
+uint32_t fw_pd_in_use(const struct ordma_fw *fw);
+uint32_t fw_gid_in_use(const struct ordma_fw *fw);
+uint32_t fw_eq_in_use(const struct ordma_fw *fw);
+uint32_t fw_eth_rings_in_use(const struct ordma_fw *fw);
+
 #endif /* ORDMA_FW_PRIV_H */

@@ -984,3 +984,13 @@ uint8_t fw_cmd_query_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	c->out->buf.written = cpu_to_le32((uint32_t)sizeof(out));
 	return ORDMA_CMD_STATUS_OK;
 }
+
+/* QUERY_RESOURCES */
+uint32_t fw_qp_in_use(const struct ordma_fw *fw)
+{
+	uint32_t qpn, n = 0;
+
+	for (qpn = 0; fw->qps && qpn < FW_MAX_QP; qpn++)
+		n += fw->qps[qpn].valid;
+	return n;
+}

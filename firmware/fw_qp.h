@@ -292,6 +292,9 @@ int fw_srq_take(struct ordma_fw *fw, struct fw_srq *srq, void *wqe,
 int fw_qp_tables_create(struct ordma_fw *fw);
 void fw_qp_tables_destroy(struct ordma_fw *fw);
 void fw_qp_reset(struct ordma_fw *fw);
+/* Objects in use, for QUERY_RESOURCES; QPs count QP1 */
+uint32_t fw_qp_in_use(const struct ordma_fw *fw);
+uint32_t fw_srq_in_use(const struct ordma_fw *fw);
 void fw_srq_reset(struct ordma_fw *fw);
 
 /* ORDMA_DB_SQ / ORDMA_DB_RQ on doorbell page `page`: NULL or why not. */

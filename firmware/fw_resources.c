@@ -198,3 +198,31 @@ void fw_resources_reset(struct ordma_fw *fw)
 	memset(fw->uctx_allocated, 0,
 	       fw->cfg.num_db_pages * sizeof(*fw->uctx_allocated));
 }
+
+/* QUERY_RESOURCES */
+uint32_t fw_uctx_in_use(const struct ordma_fw *fw)
+{
+	uint32_t uctx, n = 0;
+
+	for (uctx = 1; uctx < fw->cfg.num_db_pages; uctx++)
+		n += fw->uctx_allocated[uctx];
+	return n;
+}
+
+uint32_t fw_pd_in_use(const struct ordma_fw *fw)
+{
+	uint32_t pdn, n = 0;
+
+	for (pdn = 1; pdn <= FW_MAX_PD; pdn++)
+		n += fw->pds[pdn].valid;
+	return n;
+}
+
+uint32_t fw_gid_in_use(const struct ordma_fw *fw)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < FW_GID_TABLE_LEN; i++)
+		n += fw->gids[i].valid;
+	return n;
+}

@@ -195,3 +195,13 @@ uint8_t fw_cmd_destroy_srq(struct ordma_fw *fw, struct fw_cmd *c)
 	memset(srq, 0, sizeof(*srq));
 	return ORDMA_CMD_STATUS_OK;
 }
+
+/* QUERY_RESOURCES */
+uint32_t fw_srq_in_use(const struct ordma_fw *fw)
+{
+	uint32_t srqn, n = 0;
+
+	for (srqn = 1; fw->srqs && srqn <= FW_MAX_SRQ; srqn++)
+		n += fw->srqs[srqn].valid;
+	return n;
+}

@@ -337,4 +337,14 @@ uint8_t fw_cmd_destroy_cq(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_create_ah(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_destroy_ah(struct ordma_fw *fw, struct fw_cmd *c);
 
+/* Objects in use, for QUERY_RESOURCES.  MRs and windows share the
+ * FW_MAX_MR key table; windows are also limited to FW_MAX_MW.
+ */
+uint32_t fw_mr_in_use(const struct ordma_fw *fw);
+uint32_t fw_mw_in_use(const struct ordma_fw *fw);
+uint32_t fw_cq_in_use(const struct ordma_fw *fw);
+uint32_t fw_ah_in_use(const struct ordma_fw *fw);
+uint32_t fw_mcast_groups_in_use(const struct ordma_fw *fw);
+uint32_t fw_mcast_attach_in_use(const struct ordma_fw *fw);
+
 #endif /* ORDMA_FW_VERBS_H */

@@ -21,6 +21,7 @@ static const struct {
 	{ ORDMA_CMD_SET_PORT, sizeof(struct ordma_cmd_set_port) },
 	{ ORDMA_CMD_HEALTH, 0 },
 	{ ORDMA_CMD_QUERY_STATS, sizeof(struct ordma_cmd_query_buf) },
+	{ ORDMA_CMD_QUERY_RESOURCES, sizeof(struct ordma_cmd_query_buf) },
 	{ ORDMA_CMD_CREATE_EQ, sizeof(struct ordma_cmd_create_eq) },
 	{ ORDMA_CMD_DESTROY_EQ, sizeof(struct ordma_cmd_handle) },
 	{ ORDMA_CMD_CREATE_ETH_RING, sizeof(struct ordma_cmd_create_eth_ring) },
@@ -236,18 +237,307 @@ static void test_query_stats(void)
 	drv_close(&d);
 }
 
+/* QUERY_RESOURCES entries, in buffer order */
+enum res_type {
+	RES_UCTX, RES_PD, RES_EQ, RES_ETH_RING, RES_GID, RES_CQ, RES_QP,
+	RES_SRQ, RES_MR, RES_MW, RES_AH, RES_MCAST_GRP, RES_MCAST_ATTACH,
+	RES_TYPES
+};
+
+static const char *const res_names[RES_TYPES] = {
+	"uctx", "pd", "eq", "eth_ring", "gid", "cq", "qp", "srq", "mr", "mw",
+	"ah", "mcast_grp", "mcast_attach",
+};
+
+static bool query_resources(struct drv *d, struct ordma_res_count *res)
+{
+	struct ordma_resources r;
+
+	if (drv_query(d, ORDMA_CMD_QUERY_RESOURCES, 0, &r, sizeof(r)) !=
+	    ORDMA_CMD_STATUS_OK ||
+	    le32_to_cpu(d->last_comp.buf.written) != sizeof(r))
+		return false;
+	memcpy(res, &r, sizeof(r));
+	return true;
+}
+
+/* Every count in use is what the test expects after step `what`. */
+static void check_in_use(struct drv *d, const uint32_t *expect,
+			 const char *what)
+{
+	struct ordma_res_count res[RES_TYPES];
+	size_t t;
+
+	if (!CHECK(query_resources(d, res))) {
+		tap_note("QUERY_RESOURCES failed after %s", what);
+		return;
+	}
+	for (t = 0; t < RES_TYPES; t++)
+		if (!CHECK_EQ(le32_to_cpu(res[t].in_use), expect[t]))
+			tap_note("%s: %s", what, res_names[t]);
+}
+
+static uint8_t alloc_mw(struct drv *d, uint32_t pdn, uint32_t uctx,
+			uint32_t *rkey)
+{
+	struct ordma_aq_cmd cmd;
+	uint8_t status;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_ALLOC_MW);
+	cmd.alloc_mw.pdn = cpu_to_le32(pdn);
+	cmd.alloc_mw.uctx = cpu_to_le32(uctx);
+	cmd.alloc_mw.type = ORDMA_MW_TYPE_1;
+	status = drv_exec(d, &cmd);
+	*rkey = le32_to_cpu(d->last_comp.handle.handle);
+	return status;
+}
+
+static uint8_t create_ah(struct drv *d, uint32_t pdn, uint32_t *handle)
+{
+	static const uint8_t dmac[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x02 };
+	struct ordma_aq_cmd cmd;
+	uint8_t status;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_CREATE_AH);
+	cmd.create_ah.pdn = cpu_to_le32(pdn);
+	memset(cmd.create_ah.av.dgid, 0, 16);
+	cmd.create_ah.av.dgid[0] = 0xfe;
+	cmd.create_ah.av.dgid[1] = 0x80;
+	cmd.create_ah.av.dgid[15] = 2;
+	memcpy(cmd.create_ah.av.dmac, dmac, 6);
+	cmd.create_ah.av.hop_limit = 64;
+	cmd.create_ah.av.vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
+	status = drv_exec(d, &cmd);
+	*handle = le32_to_cpu(d->last_comp.handle.handle);
+	return status;
+}
+
+static uint8_t mcast(struct drv *d, uint8_t opcode, uint32_t qpn,
+		     uint8_t group)
+{
+	/* 239.1.1.<group> as an IPv4-mapped GID */
+	uint8_t gid[16] = { [10] = 0xff, [11] = 0xff, 239, 1, 1 };
+	struct ordma_aq_cmd cmd;
+
+	gid[15] = group;
+	drv_cmd_init(&cmd, opcode);
+	cmd.mcast.qpn = cpu_to_le32(qpn);
+	memcpy(cmd.mcast.gid, gid, 16);
+	return drv_exec(d, &cmd);
+}
+
+static uint8_t create_qp(struct drv *d, uint32_t uctx, uint32_t pdn,
+			 uint8_t type, uint32_t cqn, uint32_t srqn,
+			 unsigned int area, uint32_t *qpn)
+{
+	struct ordma_qp_create_params p;
+
+	drv_qp_params(&p, uctx, pdn, type, cqn, cqn, srqn, area);
+	return drv_create_qp(d, &p, qpn);
+}
+
+static void test_query_resources_limits(void)
+{
+	static const uint32_t max[RES_TYPES] = {
+		[RES_UCTX] = 255, [RES_PD] = 1024, [RES_EQ] = 32,
+		[RES_ETH_RING] = 8, [RES_GID] = 16, [RES_CQ] = 1024,
+		[RES_QP] = 1023, [RES_SRQ] = 256, [RES_MR] = 4096,
+		[RES_MW] = 1024, [RES_AH] = 1024, [RES_MCAST_GRP] = 64,
+		[RES_MCAST_ATTACH] = 256,
+	};
+	struct ordma_res_count res[RES_TYPES];
+	uint8_t partial[ORDMA_AQ_MAX_BUF];
+	struct drv d;
+	size_t t;
+
+	REQUIRE(drv_open(&d, 4));
+	REQUIRE(query_resources(&d, res));
+	for (t = 0; t < RES_TYPES; t++) {
+		if (!CHECK_EQ(le32_to_cpu(res[t].in_use), 0) ||
+		    !CHECK_EQ(le32_to_cpu(res[t].max), max[t]))
+			tap_note("%s", res_names[t]);
+	}
+	/* a short buffer receives exactly its length, a long one the
+	 * structure
+	 */
+	REQUIRE_EQ(drv_query(&d, ORDMA_CMD_QUERY_RESOURCES, 0, partial, 12),
+		   ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(le32_to_cpu(d.last_comp.buf.written), 12);
+	CHECK(!memcmp(partial, res, 12));
+	CHECK_EQ(*(uint8_t *)drv_mem(&d, DRV_BUF_ADDR + 12, 1), 0xa5);
+	REQUIRE_EQ(drv_query(&d, ORDMA_CMD_QUERY_RESOURCES, 0, partial,
+			     ORDMA_AQ_MAX_BUF), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(le32_to_cpu(d.last_comp.buf.written),
+		 sizeof(struct ordma_resources));
+	CHECK_EQ(partial[sizeof(struct ordma_resources)], 0xa5);
+	drv_close(&d);
+}
+
+/* Each create raises exactly its own count, each destroy lowers it, and
+ * what the device drops on its own (a destroyed QP leaving its groups)
+ * is counted too.
+ */
+static void test_query_resources_counts(void)
+{
+	static const uint8_t gid[16] = { 0xfe, 0x80, [15] = 1 };
+	uint32_t n[RES_TYPES] = { 0 };
+	uint32_t uctx, kpd, upd, srqn, rc_qpn, ud_qpn, gsi_qpn, mr_key;
+	uint32_t mw_key, ah, ring_id, unused;
+	struct drv_eq async_eq, comp_eq;
+	struct ordma_aq_cmd cmd;
+	struct drv_cq cq;
+	struct drv d;
+
+	REQUIRE(drv_open(&d, 5));
+	check_in_use(&d, n, "open");
+
+	REQUIRE(drv_eq_open(&d, &async_eq, ORDMA_EQ_TYPE_ASYNC, 0, 6));
+	REQUIRE(drv_eq_open(&d, &comp_eq, ORDMA_EQ_TYPE_COMP, 1, 6));
+	n[RES_EQ] = 2;
+	check_in_use(&d, n, "two EQs");
+	REQUIRE_EQ(drv_create_ring_raw(&d, DRV_RING_ADDR(0), 4,
+				       ORDMA_ETH_RING_RX, comp_eq.eqn,
+				       &ring_id), ORDMA_CMD_STATUS_OK);
+	n[RES_ETH_RING]++;
+	check_in_use(&d, n, "Ethernet ring");
+	REQUIRE_EQ(drv_add_gid(&d, 0, gid, d.cfg.mac, ORDMA_VLAN_NONE),
+		   ORDMA_CMD_STATUS_OK);
+	n[RES_GID]++;
+	check_in_use(&d, n, "GID");
+	REQUIRE_EQ(drv_alloc_uctx(&d, &uctx), ORDMA_CMD_STATUS_OK);
+	n[RES_UCTX]++;
+	check_in_use(&d, n, "user context");
+	REQUIRE_EQ(drv_alloc_pd(&d, 0, &kpd), ORDMA_CMD_STATUS_OK);
+	REQUIRE_EQ(drv_alloc_pd(&d, uctx, &upd), ORDMA_CMD_STATUS_OK);
+	n[RES_PD] = 2;
+	check_in_use(&d, n, "two PDs");
+	REQUIRE(drv_cq_open(&d, &cq, 0, 0, comp_eq.eqn, 6));
+	n[RES_CQ]++;
+	check_in_use(&d, n, "CQ");
+	REQUIRE_EQ(drv_create_srq(&d, 0, kpd, 4, 0, 0, &srqn),
+		   ORDMA_CMD_STATUS_OK);
+	n[RES_SRQ]++;
+	check_in_use(&d, n, "SRQ");
+	REQUIRE_EQ(create_qp(&d, 0, kpd, ORDMA_QPT_RC, cq.cqn, srqn, 1,
+			     &rc_qpn), ORDMA_CMD_STATUS_OK);
+	REQUIRE_EQ(create_qp(&d, 0, kpd, ORDMA_QPT_UD, cq.cqn, ORDMA_NO_SRQ,
+			     2, &ud_qpn), ORDMA_CMD_STATUS_OK);
+	REQUIRE_EQ(create_qp(&d, 0, kpd, ORDMA_QPT_GSI, cq.cqn,
+			     ORDMA_NO_SRQ, 3, &gsi_qpn), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(gsi_qpn, ORDMA_GSI_QPN);
+	n[RES_QP] = 3;
+	check_in_use(&d, n, "RC, UD and GSI QPs");
+	REQUIRE_EQ(drv_reg_mr_contig(&d, kpd, 0, DRV_MR_ADDR, DRV_MR_ADDR,
+				     0x2000, DRV_ACCESS_ALL |
+				     ORDMA_ACCESS_MW_BIND, 0x11, &mr_key),
+		   ORDMA_CMD_STATUS_OK);
+	n[RES_MR]++;
+	check_in_use(&d, n, "MR");
+	/* a window takes a key of the MR table but is no MR */
+	REQUIRE_EQ(alloc_mw(&d, kpd, 0, &mw_key), ORDMA_CMD_STATUS_OK);
+	n[RES_MW]++;
+	check_in_use(&d, n, "memory window");
+	REQUIRE_EQ(create_ah(&d, kpd, &ah), ORDMA_CMD_STATUS_OK);
+	n[RES_AH]++;
+	check_in_use(&d, n, "AH");
+	REQUIRE_EQ(mcast(&d, ORDMA_CMD_ATTACH_MCAST, ud_qpn, 1),
+		   ORDMA_CMD_STATUS_OK);
+	REQUIRE_EQ(mcast(&d, ORDMA_CMD_ATTACH_MCAST, ud_qpn, 2),
+		   ORDMA_CMD_STATUS_OK);
+	/* attaching twice is a no-op, and counts as one */
+	REQUIRE_EQ(mcast(&d, ORDMA_CMD_ATTACH_MCAST, ud_qpn, 2),
+		   ORDMA_CMD_STATUS_OK);
+	n[RES_MCAST_GRP] = 2;
+	n[RES_MCAST_ATTACH] = 2;
+	check_in_use(&d, n, "two multicast groups");
+
+	/* commands that fail change nothing */
+	drv_cmd_init(&cmd, ORDMA_CMD_CREATE_CQ);
+	cmd.create_cq.eqn = cpu_to_le32(31);
+	CHECK(drv_exec(&d, &cmd) != ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(drv_alloc_pd(&d, 200, &unused), ORDMA_CMD_STATUS_BAD_HANDLE);
+	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DESTROY_CQ, cq.cqn, 0),
+		 ORDMA_CMD_STATUS_BUSY);
+	check_in_use(&d, n, "failed commands");
+
+	/* destroying the UD QP also leaves its groups */
+	REQUIRE_EQ(mcast(&d, ORDMA_CMD_DETACH_MCAST, ud_qpn, 1),
+		   ORDMA_CMD_STATUS_OK);
+	n[RES_MCAST_GRP]--;
+	n[RES_MCAST_ATTACH]--;
+	check_in_use(&d, n, "one group left");
+	REQUIRE_EQ(drv_handle_cmd(&d, ORDMA_CMD_DESTROY_QP, ud_qpn, 0),
+		   ORDMA_CMD_STATUS_OK);
+	n[RES_QP]--;
+	n[RES_MCAST_GRP] = 0;
+	n[RES_MCAST_ATTACH] = 0;
+	check_in_use(&d, n, "UD QP destroyed");
+	REQUIRE_EQ(drv_handle_cmd(&d, ORDMA_CMD_DESTROY_AH, ah, 0),
+		   ORDMA_CMD_STATUS_OK);
+	n[RES_AH]--;
+	check_in_use(&d, n, "AH destroyed");
+	REQUIRE_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_MW, mw_key, 0),
+		   ORDMA_CMD_STATUS_OK);
+	n[RES_MW]--;
+	check_in_use(&d, n, "window freed");
+	REQUIRE_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEREG_MR, mr_key, 0),
+		   ORDMA_CMD_STATUS_OK);
+	n[RES_MR]--;
+	check_in_use(&d, n, "MR freed");
+	REQUIRE_EQ(drv_handle_cmd(&d, ORDMA_CMD_DESTROY_QP, gsi_qpn, 0),
+		   ORDMA_CMD_STATUS_OK);
+	REQUIRE_EQ(drv_handle_cmd(&d, ORDMA_CMD_DESTROY_QP, rc_qpn, 0),
+		   ORDMA_CMD_STATUS_OK);
+	n[RES_QP] = 0;
+	check_in_use(&d, n, "QPs destroyed");
+	REQUIRE_EQ(drv_handle_cmd(&d, ORDMA_CMD_DESTROY_SRQ, srqn, 0),
+		   ORDMA_CMD_STATUS_OK);
+	n[RES_SRQ]--;
+	check_in_use(&d, n, "SRQ destroyed");
+	REQUIRE_EQ(drv_destroy_cq(&d, &cq), ORDMA_CMD_STATUS_OK);
+	n[RES_CQ]--;
+	check_in_use(&d, n, "CQ destroyed");
+	REQUIRE_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_PD, upd, uctx),
+		   ORDMA_CMD_STATUS_OK);
+	REQUIRE_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_PD, kpd, 0),
+		   ORDMA_CMD_STATUS_OK);
+	n[RES_PD] = 0;
+	check_in_use(&d, n, "PDs freed");
+	REQUIRE_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_UCTX, uctx, 0),
+		   ORDMA_CMD_STATUS_OK);
+	n[RES_UCTX]--;
+	check_in_use(&d, n, "user context freed");
+	REQUIRE_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEL_GID, 0, 0),
+		   ORDMA_CMD_STATUS_OK);
+	n[RES_GID]--;
+	check_in_use(&d, n, "GID deleted");
+	REQUIRE_EQ(drv_handle_cmd(&d, ORDMA_CMD_DESTROY_ETH_RING, ring_id, 0),
+		   ORDMA_CMD_STATUS_OK);
+	n[RES_ETH_RING]--;
+	check_in_use(&d, n, "Ethernet ring destroyed");
+	REQUIRE_EQ(drv_handle_cmd(&d, ORDMA_CMD_DESTROY_EQ, comp_eq.eqn, 0),
+		   ORDMA_CMD_STATUS_OK);
+	REQUIRE_EQ(drv_handle_cmd(&d, ORDMA_CMD_DESTROY_EQ, async_eq.eqn, 0),
+		   ORDMA_CMD_STATUS_OK);
+	n[RES_EQ] = 0;
+	check_in_use(&d, n, "everything destroyed");
+	drv_close(&d);
+}
+
 static void test_query_buffer_validation(void)
 {
 	static const uint8_t ops[] = { ORDMA_CMD_QUERY_DEVICE,
 				       ORDMA_CMD_QUERY_PORT,
-				       ORDMA_CMD_QUERY_STATS };
+				       ORDMA_CMD_QUERY_STATS,
+				       ORDMA_CMD_QUERY_RESOURCES };
 	struct ordma_aq_cmd cmd;
 	struct drv d;
 	size_t i;
 
 	REQUIRE(drv_open(&d, 4));
 	for (i = 0; i < sizeof(ops); i++) {
-		uint32_t port = ops[i] == ORDMA_CMD_QUERY_DEVICE ? 0 : 1;
+		uint32_t port = ops[i] == ORDMA_CMD_QUERY_DEVICE ||
+				ops[i] == ORDMA_CMD_QUERY_RESOURCES ? 0 : 1;
 
 		drv_cmd_init(&cmd, ops[i]);
 		cmd.query.buf_len = cpu_to_le32(64);
@@ -580,6 +870,8 @@ const struct tap_test admin_tests[] = {
 	TAP_TEST(test_query_device),
 	TAP_TEST(test_query_port),
 	TAP_TEST(test_query_stats),
+	TAP_TEST(test_query_resources_limits),
+	TAP_TEST(test_query_resources_counts),
 	TAP_TEST(test_query_buffer_validation),
 	TAP_TEST(test_health),
 	TAP_TEST(test_bad_opcodes),

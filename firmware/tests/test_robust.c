@@ -50,6 +50,7 @@ static void rng_fill(struct rng *r, void *buf, size_t len)
 static const uint8_t robust_opcodes[] = {
 	ORDMA_CMD_QUERY_FW, ORDMA_CMD_QUERY_DEVICE, ORDMA_CMD_QUERY_PORT,
 	ORDMA_CMD_SET_PORT, ORDMA_CMD_HEALTH, ORDMA_CMD_QUERY_STATS,
+	ORDMA_CMD_QUERY_RESOURCES,
 	ORDMA_CMD_CREATE_EQ, ORDMA_CMD_DESTROY_EQ, ORDMA_CMD_CREATE_ETH_RING,
 	ORDMA_CMD_DESTROY_ETH_RING, ORDMA_CMD_ADD_GID, ORDMA_CMD_DEL_GID,
 	ORDMA_CMD_ALLOC_UCTX, ORDMA_CMD_DEALLOC_UCTX, ORDMA_CMD_ALLOC_PD,
@@ -414,6 +415,7 @@ static void random_command(struct rng *r, struct ordma_aq_cmd *cmd)
 	drv_cmd_init(cmd, op);
 	switch (op) {
 	case ORDMA_CMD_QUERY_DEVICE:
+	case ORDMA_CMD_QUERY_RESOURCES:
 		random_query(r, cmd, 0);
 		break;
 	case ORDMA_CMD_QUERY_PORT:

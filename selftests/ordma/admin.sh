@@ -14,7 +14,7 @@ bdf=$(ordma_pci_devs | head -n 1)
 [ -e "/sys/kernel/debug/ordma/$bdf/admin_cmd" ] ||
 	tap_skip_all "no /sys/kernel/debug/ordma/$bdf/admin_cmd"
 
-tap_begin 22
+tap_begin 24
 
 diag_field() { sed -n "s/^$1 //p" <<<"$2"; }
 health_errors() { diag_field cmd_errors "$(ordma_diag -d "$bdf" raw HEALTH 2>&1)"; }
@@ -63,6 +63,14 @@ expect "DEL_GID index 16" BAD_PARAM 8 raw DEL_GID 10000000
 expect "DEALLOC_PD of never-allocated pdn 1000" BAD_HANDLE - raw DEALLOC_PD e8030000 00000000
 expect "DEALLOC_UCTX of uctx 0 (the kernel's)" BAD_PARAM 8 raw DEALLOC_UCTX 00000000
 expect "DESTROY_EQ of eqn 31 (never created)" BAD_HANDLE - raw DESTROY_EQ 1f000000
+expect "QUERY_RESOURCES without a buffer" BAD_PARAM 8 raw QUERY_RESOURCES
+
+# The device's object counts: every type, in use within its maximum
+out=$(ordma_diag -d "$bdf" resources 2>&1)
+types=$(awk 'NF == 3 && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ && $2 <= $3 { print $1 }' <<<"$out" | paste -sd ' ')
+tap_eq "ordma-diag resources: in use and maximum of every object type" \
+	"uctx pd eq eth_ring gid cq qp srq mr mw ah mcast_grp mcast_attach" "$types" ||
+	tap_diag "$out"
 
 out=$(ordma_diag -d "$bdf" query-fw 2>&1)
 tap_result $? "QUERY_FW still completes OK afterwards"

@@ -3,12 +3,13 @@
  * ordma-diag: bring-up and diagnostic tool for ORDMA NICs.
  *
  * Talks to the core driver's debugfs directory
- * /sys/kernel/debug/ordma/<pci name>/: the 'regs' and 'health' text files,
- * and 'admin_cmd', which passes one raw admin command to the device (write
- * the 64-byte command, then read the 32-byte completion on the same open
- * file).  Commands that need a DMA buffer (QUERY_DEVICE, QUERY_PORT,
- * QUERY_STATS) cannot be issued from userspace this way; the driver's
- * devlink, ethtool and RDMA interfaces report what they return.
+ * /sys/kernel/debug/ordma/<pci name>/: the 'regs', 'health' and
+ * 'resources' text files, and 'admin_cmd', which passes one raw admin
+ * command to the device (write the 64-byte command, then read the 32-byte
+ * completion on the same open file).  Commands that need a DMA buffer
+ * (QUERY_DEVICE, QUERY_PORT, QUERY_STATS, QUERY_RESOURCES) cannot be
+ * issued from userspace this way; the driver's devlink, ethtool and RDMA
+ * interfaces and the 'resources' file report what they return.
  *
  * Exit status: 0 success (for a command: completion status OK),
  * 1 the device completed the command with an error status, 2 usage error,
@@ -40,6 +41,7 @@ static const char *const opcode_names[] = {
 	[ORDMA_CMD_SET_PORT]		= "SET_PORT",
 	[ORDMA_CMD_HEALTH]		= "HEALTH",
 	[ORDMA_CMD_QUERY_STATS]		= "QUERY_STATS",
+	[ORDMA_CMD_QUERY_RESOURCES]	= "QUERY_RESOURCES",
 	[ORDMA_CMD_CREATE_EQ]		= "CREATE_EQ",
 	[ORDMA_CMD_DESTROY_EQ]		= "DESTROY_EQ",
 	[ORDMA_CMD_CREATE_ETH_RING]	= "CREATE_ETH_RING",
@@ -63,6 +65,10 @@ static const char *const opcode_names[] = {
 	[ORDMA_CMD_DEREG_MR]		= "DEREG_MR",
 	[ORDMA_CMD_CREATE_AH]		= "CREATE_AH",
 	[ORDMA_CMD_DESTROY_AH]		= "DESTROY_AH",
+	[ORDMA_CMD_ALLOC_MW]		= "ALLOC_MW",
+	[ORDMA_CMD_DEALLOC_MW]		= "DEALLOC_MW",
+	[ORDMA_CMD_ATTACH_MCAST]	= "ATTACH_MCAST",
+	[ORDMA_CMD_DETACH_MCAST]	= "DETACH_MCAST",
 };
 
 static const char *const status_names[] = {
@@ -101,6 +107,8 @@ static void usage(FILE *f)
 		"  list                   ORDMA devices the driver has bound\n"
 		"  regs                   BAR0 registers\n"
 		"  health                 device health and driver counters\n"
+		"  resources              objects the device holds: TYPE IN_USE MAX\n"
+		"                         (QUERY_RESOURCES)\n"
 		"  query-fw               firmware and hardware version (QUERY_FW)\n"
 		"  raw OPCODE [HEX...]    one admin command; OPCODE is a number\n"
 		"                         or a name (ALLOC_PD), HEX the payload\n"
@@ -300,6 +308,13 @@ static void print_comp(const struct ordma_aq_cmd *cmd,
 		printf("eq_overruns %u\n", le32_to_cpu(h->eq_overruns));
 		break;
 	}
+	case ORDMA_CMD_QUERY_DEVICE:
+	case ORDMA_CMD_QUERY_PORT:
+	case ORDMA_CMD_QUERY_STATS:
+	case ORDMA_CMD_QUERY_RESOURCES:
+		/* the answer is in the DMA buffer the command named */
+		printf("written %u\n", le32_to_cpu(comp->buf.written));
+		break;
 	case ORDMA_CMD_CREATE_EQ:
 	case ORDMA_CMD_CREATE_ETH_RING:
 	case ORDMA_CMD_ALLOC_PD:
@@ -392,7 +407,7 @@ int main(int argc, char **argv)
 	if (!strcmp(verb, "list"))
 		return list_devices();
 	if (strcmp(verb, "regs") && strcmp(verb, "health") &&
-	    strcmp(verb, "query-fw") && strcmp(verb, "raw") &&
+	    strcmp(verb, "resources") && strcmp(verb, "query-fw") && strcmp(verb, "raw") &&
 	    strcmp(verb, "entry")) {
 		fprintf(stderr, "ordma-diag: unknown command '%s'\n", verb);
 		usage(stderr);
@@ -412,7 +427,8 @@ int main(int argc, char **argv)
 	err = device_dir(pci, dir, sizeof(dir));
 	if (err)
 		return err;
-	if (!strcmp(verb, "regs") || !strcmp(verb, "health"))
+	if (!strcmp(verb, "regs") || !strcmp(verb, "health") ||
+	    !strcmp(verb, "resources"))
 		return cat_file(dir, verb);
 	return run_cmd(dir, &cmd);
 }

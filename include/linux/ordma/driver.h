@@ -125,6 +125,11 @@ int ordma_cmd_query_port(struct ordma_core_dev *cdev,
 			 struct ordma_port_attr *attr);
 int ordma_cmd_query_stats(struct ordma_core_dev *cdev,
 			  struct ordma_port_stats *stats);
+/* Objects the device holds now, per type, and its maxima.  -EOPNOTSUPP
+ * from a firmware without QUERY_RESOURCES.
+ */
+int ordma_cmd_query_resources(struct ordma_core_dev *cdev,
+			      struct ordma_resources *res);
 int ordma_cmd_add_gid(struct ordma_core_dev *cdev, u32 index,
 		      const u8 gid[16], const u8 mac[6], u16 vlan_id);
 int ordma_cmd_del_gid(struct ordma_core_dev *cdev, u32 index);

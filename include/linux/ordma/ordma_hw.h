@@ -129,6 +129,7 @@ enum ordma_cmd_opcode {
 	ORDMA_CMD_SET_PORT		= 0x04,
 	ORDMA_CMD_HEALTH		= 0x05,
 	ORDMA_CMD_QUERY_STATS		= 0x06,
+	ORDMA_CMD_QUERY_RESOURCES	= 0x07,
 	ORDMA_CMD_CREATE_EQ		= 0x08,
 	ORDMA_CMD_DESTROY_EQ		= 0x09,
 	ORDMA_CMD_CREATE_ETH_RING	= 0x0a,
@@ -190,7 +191,9 @@ struct ordma_aq_cmd_hdr {
 	__le32	reserved_4;
 };
 
-/* QUERY_DEVICE, QUERY_PORT, QUERY_STATS: device writes into a buffer */
+/* QUERY_DEVICE, QUERY_PORT, QUERY_STATS, QUERY_RESOURCES: device writes
+ * into a buffer
+ */
 struct ordma_cmd_query_buf {
 	__le64	buf_addr;		/* DMA address, 8-byte aligned */
 	__le32	buf_len;		/* 1..ORDMA_AQ_MAX_BUF */
@@ -690,6 +693,32 @@ struct ordma_port_stats {
 	__le64	roce_rx_drop;
 	__le64	roce_tx_frames;
 };
+
+/* QUERY_RESOURCES: objects of one type the device holds now, and how many
+ * it can hold at once (the QUERY_DEVICE limit where there is one).
+ */
+struct ordma_res_count {
+	__le32	in_use;
+	__le32	max;
+};
+
+struct ordma_resources {
+	struct ordma_res_count	uctx;		/* user contexts = doorbell pages */
+	struct ordma_res_count	pd;
+	struct ordma_res_count	eq;
+	struct ordma_res_count	eth_ring;
+	struct ordma_res_count	gid;		/* valid GID table entries */
+	struct ordma_res_count	cq;
+	struct ordma_res_count	qp;		/* QP1 included */
+	struct ordma_res_count	srq;
+	struct ordma_res_count	mr;		/* max: keys, shared with windows */
+	struct ordma_res_count	mw;
+	struct ordma_res_count	ah;
+	struct ordma_res_count	mcast_grp;
+	struct ordma_res_count	mcast_attach;	/* QP-group attachments */
+};
+
+#define ORDMA_RESOURCES_SIZE		104
 
 /* ------------------------------------------------------------------ */
 /* Event queues                                                        */

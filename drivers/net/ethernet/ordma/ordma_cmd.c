@@ -43,7 +43,9 @@ static int ordma_cmd_run(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
 	return ordma_cmd_check(cdev, cmd, comp);
 }
 
-/* QUERY_DEVICE / QUERY_PORT / QUERY_STATS into @out of @len bytes */
+/* QUERY_DEVICE / QUERY_PORT / QUERY_STATS / QUERY_RESOURCES into @out of
+ * @len bytes
+ */
 static int ordma_cmd_query(struct ordma_core_dev *cdev, u8 opcode, u32 port,
 			   void *out, u32 len)
 {
@@ -152,6 +154,16 @@ int ordma_cmd_query_stats(struct ordma_core_dev *cdev,
 			       stats, sizeof(*stats));
 }
 EXPORT_SYMBOL_NS_GPL(ordma_cmd_query_stats, ORDMA);
+
+static_assert(sizeof(struct ordma_resources) == ORDMA_RESOURCES_SIZE);
+
+int ordma_cmd_query_resources(struct ordma_core_dev *cdev,
+			      struct ordma_resources *res)
+{
+	return ordma_cmd_query(cdev, ORDMA_CMD_QUERY_RESOURCES, 0, res,
+			       sizeof(*res));
+}
+EXPORT_SYMBOL_NS_GPL(ordma_cmd_query_resources, ORDMA);
 
 int ordma_cmd_set_port(struct ordma_core_dev *cdev,
 		       const struct ordma_port_cfg *cfg)

@@ -3,6 +3,7 @@
  *
  *   regs       BAR0 registers, one "NAME 0x%08x" line each
  *   health     HEALTH command result, health registers, driver counters
+ *   resources  QUERY_RESOURCES: "TYPE IN_USE MAX" per object type
  *   admin_cmd  raw admin command passthrough for bring-up tools
  */
 
@@ -83,6 +84,54 @@ static int ordma_health_show(struct seq_file *s, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ordma_health);
+
+#define ORDMA_RES(name) { #name, offsetof(struct ordma_resources, name) }
+
+static const struct {
+	const char *name;
+	size_t offset;
+} ordma_debugfs_res[] = {
+	ORDMA_RES(uctx),
+	ORDMA_RES(pd),
+	ORDMA_RES(eq),
+	ORDMA_RES(eth_ring),
+	ORDMA_RES(gid),
+	ORDMA_RES(cq),
+	ORDMA_RES(qp),
+	ORDMA_RES(srq),
+	ORDMA_RES(mr),
+	ORDMA_RES(mw),
+	ORDMA_RES(ah),
+	ORDMA_RES(mcast_grp),
+	ORDMA_RES(mcast_attach),
+};
+
+static_assert(ARRAY_SIZE(ordma_debugfs_res) * sizeof(struct ordma_res_count) ==
+	      sizeof(struct ordma_resources));
+
+/* The device's own count of the objects it holds, for leak checks: a
+ * failed query fails the read rather than showing numbers.
+ */
+static int ordma_resources_show(struct seq_file *s, void *unused)
+{
+	struct ordma_core_dev *cdev = s->private;
+	const struct ordma_res_count *c;
+	struct ordma_resources res;
+	u32 i;
+	int err;
+
+	err = ordma_cmd_query_resources(cdev, &res);
+	if (err)
+		return err;
+	for (i = 0; i < ARRAY_SIZE(ordma_debugfs_res); i++) {
+		c = (const void *)((const u8 *)&res +
+				 ordma_debugfs_res[i].offset);
+		seq_printf(s, "%s %u %u\n", ordma_debugfs_res[i].name,
+			   le32_to_cpu(c->in_use), le32_to_cpu(c->max));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ordma_resources);
 
 /* admin_cmd: write() exactly one 64-byte struct ordma_aq_cmd; it runs
  * synchronously and the driver replaces hdr.token with its own.  read()
@@ -211,6 +260,8 @@ void ordma_debugfs_add(struct ordma_core_dev *cdev)
 	cdev->debugfs = dir;
 	debugfs_create_file("regs", 0400, dir, cdev, &ordma_regs_fops);
 	debugfs_create_file("health", 0400, dir, cdev, &ordma_health_fops);
+	debugfs_create_file("resources", 0400, dir, cdev,
+			    &ordma_resources_fops);
 	debugfs_create_file("admin_cmd", 0600, dir, cdev, &ordma_admin_fops);
 }
 
