@@ -24,6 +24,8 @@ PKGS+=" rdma-core ibverbs-utils ibverbs-providers libibverbs-dev perftest
        libudev-dev tshark"
 # tools/bench: the TCP figure
 PKGS+=" iperf3"
+# the firmware's libFuzzer harnesses (clang's fuzzer runtime is only recommended)
+PKGS+=" clang libclang-rt-14-dev"
 
 SRC_LIST=/etc/apt/sources.list.d/ordma-src.sources
 
