@@ -7,6 +7,8 @@
 #     module in selftests/ordma/kverbs/)
 #   - an SPDX-License-Identifier in every source file of the repository
 #   - a sparse (C=2) build of the modules that prints no warning
+#   - the tables of hw-reference.rst match ordma_hw.h, and every document
+#     renders without warnings (tools/check/doc-tables.py)
 # Usage: lint.sh [KDIR]
 set -uo pipefail
 
@@ -76,6 +78,23 @@ else
 		not_ok "sparse (C=2) build prints no warnings (exit $rc)"
 		echo "${warnings:-$log}" | head -n 40 | diag
 	fi
+fi
+
+# ---------------------------------------------------------------- documents
+# hw-reference.rst's tables against ordma_hw.h, every document rendered
+out=$(python3 tools/check/doc-tables.py "$REPO" 2>&1)
+rc=$?
+bad=$failed
+while IFS= read -r line; do
+	case $line in
+	"not ok "*) not_ok "${line#not ok * - }" ;;
+	"ok "*) ok "${line#ok * - }" ;;
+	"# "*) echo "$line" ;;
+	esac
+done <<<"$out"
+if [ "$rc" -ne 0 ] && [ "$failed" -eq "$bad" ]; then
+	not_ok "tools/check/doc-tables.py runs (exit $rc)"
+	echo "$out" | tail -n 20 | diag
 fi
 
 echo "1..$n"
