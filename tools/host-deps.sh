@@ -26,6 +26,8 @@ PKGS+=" rdma-core ibverbs-utils ibverbs-providers libibverbs-dev perftest
 PKGS+=" iperf3"
 # the firmware's libFuzzer harnesses (clang's fuzzer runtime is only recommended)
 PKGS+=" clang libclang-rt-14-dev"
+# make lint renders the documentation
+PKGS+=" python3-docutils"
 
 SRC_LIST=/etc/apt/sources.list.d/ordma-src.sources
 
