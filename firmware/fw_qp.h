@@ -35,8 +35,8 @@
 
 /* Device limits; QUERY_DEVICE reports the same numbers. */
 #define FW_MAX_QP			1024	/* QP numbers 0..1023 */
-/* QP0 (SMI, absent on RoCE) and QP1 (GSI, run by the driver's MAD
- * layer over a UD QP of its own) are never handed out.
+/* QP0 (SMI) does not exist on RoCE; QP1 is the port's GSI QP, created
+ * only by CREATE_QP with type GSI.  Other QPs are numbered from here.
  */
 #define FW_FIRST_QPN			2
 #define FW_MAX_SRQ			256	/* SRQ numbers 1..256 */

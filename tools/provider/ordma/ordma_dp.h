@@ -3,7 +3,7 @@
  * libibverbs provider for the ORDMA RoCEv2 RNIC: the pure data-path
  * helpers (queue geometry, WQE encoding, CQE decoding).  They touch no
  * provider object and no device, so tools/provider/host-test.sh can unit
- * test them on a host without an ORDMA device (ordma_dp_test.c).
+ * test them on a host without an ORDMA device (tools/provider/dp-test.c).
  */
 #ifndef ORDMA_DP_H
 #define ORDMA_DP_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * ORDMA RDMA driver: queue pairs (RC and UD).
+ * ORDMA RDMA driver: queue pairs (RC, UC, UD and the GSI QP).
  *
  * User QPs have their rings in the process (struct ordma_create_qp); the
  * provider posts to them.  Kernel QPs have DMA-coherent rings and are
