@@ -131,8 +131,8 @@ static const struct fw_cmd_desc *fw_cmd_lookup(uint8_t opcode)
 	return NULL;
 }
 
-/* Verbs opcodes are defined by the header but arrive with v1.1. */
-static bool fw_opcode_planned(uint8_t opcode)
+/* The unassigned opcodes inside the verbs command range are reserved. */
+static bool fw_opcode_reserved(uint8_t opcode)
 {
 	return opcode >= ORDMA_CMD_CREATE_CQ && opcode <= ORDMA_CMD_DETACH_MCAST;
 }
@@ -399,7 +399,7 @@ static uint8_t fw_cmd_execute(struct ordma_fw *fw, struct fw_cmd *c,
 	*descp = desc;
 	if (!desc)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_OPCODE,
-				   fw_opcode_planned(hdr->opcode) ?
+				   fw_opcode_reserved(hdr->opcode) ?
 				   "reserved for a later interface revision" :
 				   "unknown");
 	status = fw_cmd_check_layout(desc, c);

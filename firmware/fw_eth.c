@@ -30,19 +30,14 @@
 /* Port                                                                */
 /* ------------------------------------------------------------------ */
 
-static bool fw_port_active(const struct ordma_fw *fw)
+bool fw_port_is_active(const struct ordma_fw *fw)
 {
 	return fw->port.admin_up && fw->port.link_up;
 }
 
-bool fw_port_is_active(const struct ordma_fw *fw)
-{
-	return fw_port_active(fw);
-}
-
 static uint8_t fw_port_state(const struct ordma_fw *fw)
 {
-	return fw_port_active(fw) ? ORDMA_PORT_ACTIVE : ORDMA_PORT_DOWN;
+	return fw_port_is_active(fw) ? ORDMA_PORT_ACTIVE : ORDMA_PORT_DOWN;
 }
 
 static uint8_t fw_port_phys_state(const struct ordma_fw *fw)
@@ -302,7 +297,7 @@ static void fw_eth_tx_one(struct ordma_fw *fw, struct fw_eth_ring *ring)
 		fw_tx_reject(fw, ring, len, "bad length or flags");
 		return;
 	}
-	if (!fw_port_active(fw)) {
+	if (!fw_port_is_active(fw)) {
 		fw->stats.tx_drop_link_down++;
 		fw_desc_write_back(fw, ring, len | ORDMA_ETH_DESC_DONE);
 		return;
@@ -344,7 +339,7 @@ static void fw_eth_loopback_queue(struct ordma_fw *fw, const uint8_t *frame,
 
 bool fw_eth_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 {
-	if (!fw_port_active(fw)) {
+	if (!fw_port_is_active(fw)) {
 		fw->stats.tx_drop_link_down++;
 		return false;
 	}
@@ -669,7 +664,7 @@ void ordma_fw_rx_frame(struct ordma_fw *fw, const void *data, size_t len)
 
 	if (!fw_ready(fw))
 		return;		/* a stopped device does not receive */
-	if (!fw_port_active(fw)) {
+	if (!fw_port_is_active(fw)) {
 		fw->stats.rx_drop_link_down++;
 		return;
 	}

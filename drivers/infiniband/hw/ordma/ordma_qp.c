@@ -509,18 +509,6 @@ int ordma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 /* Modify and query                                                 */
 /* ---------------------------------------------------------------- */
 
-static int ordma_qp_access_to_hw(int ib_access, __le32 *hw)
-{
-	u32 access;
-	int err;
-
-	err = ordma_access_to_hw(ib_access, &access);
-	if (err)
-		return -EINVAL;
-	*hw = cpu_to_le32(access);
-	return 0;
-}
-
 static int ordma_qp_access_from_hw(u32 access)
 {
 	int ib = 0;
@@ -580,10 +568,12 @@ int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (attr_mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
 		hw.en_sqd_async_notify = !!attr->en_sqd_async_notify;
 	if (attr_mask & IB_QP_ACCESS_FLAGS) {
-		err = ordma_qp_access_to_hw(attr->qp_access_flags,
-					    &hw.access_flags);
-		if (err)
-			return err;
+		u32 access;
+
+		/* an unknown flag is an invalid attribute for modify_qp */
+		if (ordma_access_to_hw(attr->qp_access_flags, &access))
+			return -EINVAL;
+		hw.access_flags = cpu_to_le32(access);
 	}
 	if (attr_mask & IB_QP_PKEY_INDEX)
 		hw.pkey_index = cpu_to_le16(attr->pkey_index);
