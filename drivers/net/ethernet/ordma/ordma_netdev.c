@@ -784,20 +784,12 @@ static int ordma_set_mac_address(struct net_device *ndev, void *p)
 /* The device always accepts broadcast and IPv4/IPv6 multicast; any other
  * multicast group needs ALLMULTI.
  */
-static bool ordma_is_ip_multicast(const u8 *addr)
-{
-	if (addr[0] == 0x33 && addr[1] == 0x33)
-		return true;
-	return addr[0] == 0x01 && addr[1] == 0x00 && addr[2] == 0x5e &&
-	       !(addr[3] & 0x80);
-}
-
 static bool ordma_needs_allmulti(struct net_device *ndev)
 {
 	struct netdev_hw_addr *ha;
 
 	netdev_for_each_mc_addr(ha, ndev)
-		if (!ordma_is_ip_multicast(ha->addr))
+		if (!ether_addr_is_ip_mcast(ha->addr))
 			return true;
 	return false;
 }
