@@ -40,7 +40,7 @@ set_bus_master() { # 1 = on, 0 = off
 # STATUS.FATAL (bit 1), read without a command and without a fork
 device_fatal() {
 	local name val
-	while read -r name val; do
+	while read -r name _ val; do
 		[ "$name" = STATUS ] && return $((!(val & 0x2)))
 	done <"$DBG/regs"
 	return 1

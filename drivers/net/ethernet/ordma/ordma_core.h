@@ -11,6 +11,7 @@
 #include <linux/atomic.h>
 #include <linux/bitfield.h>
 #include <linux/completion.h>
+#include <linux/debugfs.h>
 #include <linux/if_ether.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
@@ -204,6 +205,7 @@ struct ordma_core_dev {
 	bool fatal_reported;
 
 	struct dentry *debugfs;
+	struct debugfs_regset32 regset;	/* debugfs "regs" */
 	struct ordma_aux_dev *aux;
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /* ORDMA debugfs, /sys/kernel/debug/ordma/<pci name>/:
  *
- *   regs       BAR0 registers, one "NAME 0x%08x" line each
+ *   regs       BAR0 registers, one "NAME = 0x%08x" line each
  *   health     HEALTH command result, health registers, driver counters
  *   resources  QUERY_RESOURCES: "TYPE IN_USE MAX" per object type
  *   admin_cmd  raw admin command passthrough for bring-up tools
@@ -18,10 +18,8 @@
 
 static struct dentry *ordma_debugfs_root;
 
-static const struct {
-	const char *name;
-	u32 offset;
-} ordma_debugfs_regs[] = {
+/* Every readable register; AQ_DB is write-only. */
+static const struct debugfs_reg32 ordma_debugfs_regs[] = {
 	{ "VERSION",		ORDMA_REG_VERSION },
 	{ "CAPS",		ORDMA_REG_CAPS },
 	{ "DB_CAPS",		ORDMA_REG_DB_CAPS },
@@ -37,19 +35,6 @@ static const struct {
 	{ "AQ_CFG",		ORDMA_REG_AQ_CFG },
 	{ "SCRATCH",		ORDMA_REG_SCRATCH },
 };
-
-/* Every readable register; AQ_DB is write-only. */
-static int ordma_regs_show(struct seq_file *s, void *unused)
-{
-	struct ordma_core_dev *cdev = s->private;
-	u32 i;
-
-	for (i = 0; i < ARRAY_SIZE(ordma_debugfs_regs); i++)
-		seq_printf(s, "%s 0x%08x\n", ordma_debugfs_regs[i].name,
-			   ordma_rd32(cdev, ordma_debugfs_regs[i].offset));
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(ordma_regs);
 
 static int ordma_health_show(struct seq_file *s, void *unused)
 {
@@ -258,7 +243,10 @@ void ordma_debugfs_add(struct ordma_core_dev *cdev)
 
 	dir = debugfs_create_dir(pci_name(cdev->pdev), ordma_debugfs_root);
 	cdev->debugfs = dir;
-	debugfs_create_file("regs", 0400, dir, cdev, &ordma_regs_fops);
+	cdev->regset.regs = ordma_debugfs_regs;
+	cdev->regset.nregs = ARRAY_SIZE(ordma_debugfs_regs);
+	cdev->regset.base = cdev->regs;
+	debugfs_create_regset32("regs", 0400, dir, &cdev->regset);
 	debugfs_create_file("health", 0400, dir, cdev, &ordma_health_fops);
 	debugfs_create_file("resources", 0400, dir, cdev,
 			    &ordma_resources_fops);
