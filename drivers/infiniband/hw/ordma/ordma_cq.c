@@ -26,29 +26,10 @@
 
 static_assert(sizeof(struct ordma_cqe) == ORDMA_CQE_SIZE);
 
-static struct ordma_cq *ordma_cq_get(struct ordma_ibdev *dev, u32 cqn)
-{
-	struct ordma_cq *cq;
-	unsigned long flags;
-
-	xa_lock_irqsave(&dev->cqs, flags);
-	cq = xa_load(&dev->cqs, cqn);
-	if (cq && !refcount_inc_not_zero(&cq->refcount))
-		cq = NULL;
-	xa_unlock_irqrestore(&dev->cqs, flags);
-	return cq;
-}
-
-static void ordma_cq_put(struct ordma_cq *cq)
-{
-	if (refcount_dec_and_test(&cq->refcount))
-		complete(&cq->free);
-}
-
 /* Hard IRQ context */
 void ordma_cq_comp_event(struct ordma_ibdev *dev, u32 cqn)
 {
-	struct ordma_cq *cq = ordma_cq_get(dev, cqn);
+	struct ordma_cq *cq = ordma_obj_get(&dev->cqs, cqn, struct ordma_cq);
 
 	if (!cq) {
 		ibdev_dbg_ratelimited(&dev->ibdev,
@@ -58,14 +39,14 @@ void ordma_cq_comp_event(struct ordma_ibdev *dev, u32 cqn)
 	}
 	if (cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-	ordma_cq_put(cq);
+	ordma_obj_ref_put(&cq->ref);
 }
 
 /* Hard IRQ context */
 void ordma_cq_async_event(struct ordma_ibdev *dev, u32 cqn,
 			  enum ib_event_type type)
 {
-	struct ordma_cq *cq = ordma_cq_get(dev, cqn);
+	struct ordma_cq *cq = ordma_obj_get(&dev->cqs, cqn, struct ordma_cq);
 	struct ib_event event = {};
 
 	if (!cq) {
@@ -82,7 +63,7 @@ void ordma_cq_async_event(struct ordma_ibdev *dev, u32 cqn,
 		event.event = type;
 		cq->ibcq.event_handler(&event, cq->ibcq.cq_context);
 	}
-	ordma_cq_put(cq);
+	ordma_obj_ref_put(&cq->ref);
 }
 
 static int ordma_create_user_cq(struct ordma_ibdev *dev, struct ordma_cq *cq,
@@ -213,8 +194,7 @@ int ordma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	}
 
 	cq->uctx_id = ordma_udata_uctx(udata);
-	refcount_set(&cq->refcount, 1);
-	init_completion(&cq->free);
+	ordma_obj_ref_init(&cq->ref);
 
 	if (udata)
 		err = ordma_create_user_cq(dev, cq, attr, udata, &cmd);
@@ -277,8 +257,7 @@ int ordma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	/* No new handler finds the CQ; wait for those running. */
 	xa_erase_irq(&dev->cqs, cq->cqn);
-	ordma_cq_put(cq);
-	wait_for_completion(&cq->free);
+	ordma_obj_ref_drain(&cq->ref);
 
 	if (!ordma_device_may_use_memory(ORDMA_MEM_DESTROY, err))
 		ordma_cq_free_bufs(dev, cq);
@@ -367,11 +346,11 @@ static bool ordma_cq_fill_wc(struct ordma_ibdev *dev,
 	bool recv = cqe->opcode & ORDMA_CQE_OP_RECV;
 	struct ordma_qp *qp;
 
-	qp = ordma_qp_get(dev, qpn);
+	qp = ordma_obj_get(&dev->qps, qpn, struct ordma_qp);
 	if (!qp)
 		return false;
 	if (qp->uctx_id != ORDMA_KERNEL_UCTX || (recv && qp->ibqp.srq)) {
-		ordma_qp_put(qp);
+		ordma_obj_ref_put(&qp->ref);
 		return false;
 	}
 
@@ -400,7 +379,7 @@ static bool ordma_cq_fill_wc(struct ordma_ibdev *dev,
 	/* The QP stays allocated while its CQE is polled: its destroy
 	 * waits for the CQ lock (ordma_cq_clean()).
 	 */
-	ordma_qp_put(qp);
+	ordma_obj_ref_put(&qp->ref);
 	return true;
 }
 

@@ -78,14 +78,48 @@ struct ordma_mw {
 	u32 uctx_id;
 };
 
+/*
+ * CQs, QPs and SRQs are looked up by number from event handlers, in hard
+ * IRQ context.  A lookup takes a reference under the xarray's lock;
+ * destroy erases the entry, then drops the object's own reference and
+ * waits until the handlers that found it have put theirs.
+ */
+struct ordma_obj_ref {
+	refcount_t count;
+	struct completion free;	/* completed by the last put */
+};
+
+static inline void ordma_obj_ref_init(struct ordma_obj_ref *ref)
+{
+	refcount_set(&ref->count, 1);
+	init_completion(&ref->free);
+}
+
+static inline void ordma_obj_ref_put(struct ordma_obj_ref *ref)
+{
+	if (refcount_dec_and_test(&ref->count))
+		complete(&ref->free);
+}
+
+/* After the object left its xarray: no lookup can find it any more. */
+static inline void ordma_obj_ref_drain(struct ordma_obj_ref *ref)
+{
+	ordma_obj_ref_put(ref);
+	wait_for_completion(&ref->free);
+}
+
+void *ordma_xa_get(struct xarray *xa, unsigned long index, size_t ref_offset);
+
+/* The @type object numbered @index in @xa with a reference, or NULL. */
+#define ordma_obj_get(xa, index, type) \
+	((type *)ordma_xa_get(xa, index, offsetof(type, ref)))
+
 struct ordma_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
 	u32 uctx_id;
 	u32 log_size;
-	/* held by the event handlers; the last put completes @free */
-	refcount_t refcount;
-	struct completion free;
+	struct ordma_obj_ref ref;
 	/* user CQ */
 	struct ib_umem *umem;
 	struct ib_umem *db_umem;
@@ -123,8 +157,7 @@ struct ordma_qp {
 	/* kernel UD/GSI: each send WQE carries its AH's address vector */
 	bool av_inline;
 	u32 max_inline_data;
-	refcount_t refcount;
-	struct completion free;
+	struct ordma_obj_ref ref;
 	struct ordma_wq sq;
 	struct ordma_wq rq;	/* unused with an SRQ */
 };
@@ -137,8 +170,7 @@ struct ordma_srq {
 	u32 wqe_shift;
 	u32 max_sge;
 	u32 limit;
-	refcount_t refcount;
-	struct completion free;
+	struct ordma_obj_ref ref;
 	struct ib_umem *umem;
 	struct ordma_pbl pbl;
 };
@@ -319,8 +351,6 @@ int ordma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 void ordma_qp_async_event(struct ordma_ibdev *dev, u32 qpn,
 			  enum ib_event_type type);
-struct ordma_qp *ordma_qp_get(struct ordma_ibdev *dev, u32 qpn);
-void ordma_qp_put(struct ordma_qp *qp);
 int ordma_av_from_ah_attr(struct ordma_ibdev *dev,
 			  const struct rdma_ah_attr *ah_attr,
 			  struct ordma_av *av);

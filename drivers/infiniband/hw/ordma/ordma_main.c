@@ -108,6 +108,24 @@ static const struct ib_device_ops ordma_ib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, ordma_ucontext, ibucontext),
 };
 
+/* Any context: the CQ/QP/SRQ xarrays are IRQ-safe (XA_FLAGS_LOCK_IRQ). */
+void *ordma_xa_get(struct xarray *xa, unsigned long index, size_t ref_offset)
+{
+	struct ordma_obj_ref *ref;
+	unsigned long flags;
+	void *obj;
+
+	xa_lock_irqsave(xa, flags);
+	obj = xa_load(xa, index);
+	if (obj) {
+		ref = obj + ref_offset;
+		if (!refcount_inc_not_zero(&ref->count))
+			obj = NULL;
+	}
+	xa_unlock_irqrestore(xa, flags);
+	return obj;
+}
+
 /*
  * Hard IRQ context (core's async EQ handler): must not sleep.  The event
  * handlers run from before ib_register_device() until after

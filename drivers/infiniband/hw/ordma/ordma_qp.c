@@ -34,30 +34,11 @@ static_assert(sizeof(struct ordma_send_wqe) == ORDMA_SEND_WQE_HDR_SIZE);
 static_assert(sizeof(struct ordma_sge) == 16);
 static_assert(sizeof(struct ordma_recv_wqe) == 16);
 
-struct ordma_qp *ordma_qp_get(struct ordma_ibdev *dev, u32 qpn)
-{
-	struct ordma_qp *qp;
-	unsigned long flags;
-
-	xa_lock_irqsave(&dev->qps, flags);
-	qp = xa_load(&dev->qps, qpn);
-	if (qp && !refcount_inc_not_zero(&qp->refcount))
-		qp = NULL;
-	xa_unlock_irqrestore(&dev->qps, flags);
-	return qp;
-}
-
-void ordma_qp_put(struct ordma_qp *qp)
-{
-	if (refcount_dec_and_test(&qp->refcount))
-		complete(&qp->free);
-}
-
 /* Hard IRQ context */
 void ordma_qp_async_event(struct ordma_ibdev *dev, u32 qpn,
 			  enum ib_event_type type)
 {
-	struct ordma_qp *qp = ordma_qp_get(dev, qpn);
+	struct ordma_qp *qp = ordma_obj_get(&dev->qps, qpn, struct ordma_qp);
 	struct ib_event event = {};
 
 	if (!qp) {
@@ -73,7 +54,7 @@ void ordma_qp_async_event(struct ordma_ibdev *dev, u32 qpn,
 		event.event = type;
 		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
 	}
-	ordma_qp_put(qp);
+	ordma_obj_ref_put(&qp->ref);
 }
 
 /* ---------------------------------------------------------------- */
@@ -398,8 +379,7 @@ int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	qp->max_inline_data = init_attr->cap.max_inline_data;
 	qp->av_inline = !udata && (qp->type == ORDMA_QPT_UD ||
 				   qp->type == ORDMA_QPT_GSI);
-	refcount_set(&qp->refcount, 1);
-	init_completion(&qp->free);
+	ordma_obj_ref_init(&qp->ref);
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
 
@@ -491,8 +471,7 @@ int ordma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 			  err);
 
 	xa_erase_irq(&dev->qps, qp->qpn);
-	ordma_qp_put(qp);
-	wait_for_completion(&qp->free);
+	ordma_obj_ref_drain(&qp->ref);
 
 	if (qp->uctx_id == ORDMA_KERNEL_UCTX) {
 		ordma_cq_clean(to_ordma_cq(ibqp->send_cq), qp->qpn);

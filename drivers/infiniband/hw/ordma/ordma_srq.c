@@ -21,32 +21,14 @@
 #define ORDMA_SRQ_WQE_MIN_SHIFT		5
 #define ORDMA_SRQ_WQE_MAX_SHIFT		8
 
-static struct ordma_srq *ordma_srq_get(struct ordma_ibdev *dev, u32 srqn)
-{
-	struct ordma_srq *srq;
-	unsigned long flags;
-
-	xa_lock_irqsave(&dev->srqs, flags);
-	srq = xa_load(&dev->srqs, srqn);
-	if (srq && !refcount_inc_not_zero(&srq->refcount))
-		srq = NULL;
-	xa_unlock_irqrestore(&dev->srqs, flags);
-	return srq;
-}
-
-static void ordma_srq_put(struct ordma_srq *srq)
-{
-	if (refcount_dec_and_test(&srq->refcount))
-		complete(&srq->free);
-}
-
 /* Hard IRQ context */
 void ordma_srq_async_event(struct ordma_ibdev *dev, u32 srqn,
 			   enum ib_event_type type)
 {
-	struct ordma_srq *srq = ordma_srq_get(dev, srqn);
 	struct ib_event event = {};
+	struct ordma_srq *srq;
 
+	srq = ordma_obj_get(&dev->srqs, srqn, struct ordma_srq);
 	if (!srq) {
 		ibdev_dbg_ratelimited(&dev->ibdev,
 				      "async event %d for unknown SRQ %u\n",
@@ -62,7 +44,7 @@ void ordma_srq_async_event(struct ordma_ibdev *dev, u32 srqn,
 		event.event = type;
 		srq->ibsrq.event_handler(&event, srq->ibsrq.srq_context);
 	}
-	ordma_srq_put(srq);
+	ordma_obj_ref_put(&srq->ref);
 }
 
 static u32 ordma_srq_wqe_sges(u32 wqe_shift)
@@ -128,8 +110,7 @@ int ordma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	srq->max_sge = min_t(u32, ordma_srq_wqe_sges(srq->wqe_shift),
 			     le32_to_cpu(caps->max_srq_sge));
 	srq->limit = attr->srq_limit;
-	refcount_set(&srq->refcount, 1);
-	init_completion(&srq->free);
+	ordma_obj_ref_init(&srq->ref);
 
 	srq->umem = ordma_umem_ring(dev, ucmd.buf_addr,
 				    BIT(srq->log_size + srq->wqe_shift),
@@ -233,8 +214,7 @@ int ordma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 			  srq->srqn, err);
 
 	xa_erase_irq(&dev->srqs, srq->srqn);
-	ordma_srq_put(srq);
-	wait_for_completion(&srq->free);
+	ordma_obj_ref_drain(&srq->ref);
 
 	if (!ordma_device_may_use_memory(ORDMA_MEM_DESTROY, err)) {
 		ordma_pbl_free(dev, &srq->pbl);
