@@ -30,7 +30,7 @@ VERBS_NEGATIVE := $(BUILD)/bin/verbs_negative
 UVERBS_UDATA := $(BUILD)/bin/uverbs_udata
 VERBS_ISOLATION := $(BUILD)/bin/verbs_isolation
 VERBS_REREG_MW := $(BUILD)/bin/verbs_rereg_mw
-KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m
+KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m CONFIG_ORDMA_DEBUG_RAW_CMD=y
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
 .PHONY: all modules modules_clean diag fw-build fw-check qemu provider lint \

@@ -69,6 +69,7 @@ elif ! command -v sparse >/dev/null; then
 else
 	[ -n "$KDIR" ] || KDIR=$(tools/vm/fetch-kernel.sh | tail -n 1)
 	log=$(make -s -C "$KDIR" M="$REPO" CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m \
+		CONFIG_ORDMA_DEBUG_RAW_CMD=y \
 		C=2 -j"${JOBS:-2}" modules 2>&1)
 	rc=$?
 	warnings=$(echo "$log" | grep -E '(warning|error):')

@@ -4,7 +4,8 @@
  *   regs       BAR0 registers, one "NAME = 0x%08x" line each
  *   health     HEALTH command result, health registers, driver counters
  *   resources  QUERY_RESOURCES: "TYPE IN_USE MAX" per object type
- *   admin_cmd  raw admin command passthrough for bring-up tools
+ *   admin_cmd  raw admin command passthrough for bring-up tools, only
+ *              with CONFIG_ORDMA_DEBUG_RAW_CMD
  */
 
 #include <linux/capability.h>
@@ -118,6 +119,7 @@ static int ordma_resources_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(ordma_resources);
 
+#if IS_ENABLED(CONFIG_ORDMA_DEBUG_RAW_CMD)
 /* admin_cmd: write() exactly one 64-byte struct ordma_aq_cmd; it runs
  * synchronously and the driver replaces hdr.token with its own.  read()
  * then returns the 32-byte struct ordma_aq_comp of the last command
@@ -226,6 +228,18 @@ static const struct file_operations ordma_admin_fops = {
 	.llseek = default_llseek,
 };
 
+static void ordma_debugfs_add_admin_cmd(struct ordma_core_dev *cdev,
+					struct dentry *dir)
+{
+	debugfs_create_file("admin_cmd", 0600, dir, cdev, &ordma_admin_fops);
+}
+#else
+static void ordma_debugfs_add_admin_cmd(struct ordma_core_dev *cdev,
+					struct dentry *dir)
+{
+}
+#endif /* CONFIG_ORDMA_DEBUG_RAW_CMD */
+
 void ordma_debugfs_register(void)
 {
 	ordma_debugfs_root = debugfs_create_dir("ordma", NULL);
@@ -250,7 +264,7 @@ void ordma_debugfs_add(struct ordma_core_dev *cdev)
 	debugfs_create_file("health", 0400, dir, cdev, &ordma_health_fops);
 	debugfs_create_file("resources", 0400, dir, cdev,
 			    &ordma_resources_fops);
-	debugfs_create_file("admin_cmd", 0600, dir, cdev, &ordma_admin_fops);
+	ordma_debugfs_add_admin_cmd(cdev, dir);
 }
 
 /* Waits for readers and writers still inside the files. */
