@@ -16,6 +16,26 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
+/*
+ * Lock order, outermost first; a lock is only ever taken with the ones
+ * above it held, never the other way round:
+ *
+ *   ordma_cq.lock            kernel CQ: poll_cq, req_notify_cq, cq_clean
+ *     xarray lock of qps     ordma_obj_get() of the QP a CQE names
+ *     ordma_qp.sq.lock       ordma_wq_complete() retiring the WQE
+ *       or ordma_qp.rq.lock
+ *   ordma_qp.sq.lock         modify_qp sets the state under both queue
+ *     ordma_qp.rq.lock       locks; post_send/post_recv take one each
+ *
+ * The xarray locks of cqs, qps and srqs are innermost: nothing is taken
+ * under them but a reference.  All of these are IRQ-safe spinlocks,
+ * since the core's EQ handlers call in from hard IRQ (under its RCU read
+ * lock) and a ULP's comp_handler may poll the CQ from there.  Admin
+ * commands sleep, so none is issued with any of these held; the only
+ * lock held around one is the RDMA core's hw_stats mutex
+ * (ordma_get_hw_stats()).
+ */
+
 /* SGE slots of a send WQE an inline address vector takes */
 #define ORDMA_AV_SGE_SLOTS	(sizeof(struct ordma_av) / sizeof(struct ordma_sge))
 
