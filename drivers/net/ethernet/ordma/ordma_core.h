@@ -163,9 +163,6 @@ struct ordma_core_dev {
 	unsigned int ready_timeout_ms;
 	unsigned int cmd_timeout_ms;
 	unsigned long state;		/* ORDMA_STATE_* bits */
-	bool pci_enabled;
-	bool regions_requested;
-	bool devlink_registered;
 
 	struct ordma_cmdq cmdq;
 

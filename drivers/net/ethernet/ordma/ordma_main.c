@@ -124,9 +124,11 @@ void ordma_device_fatal(struct ordma_core_dev *cdev)
 	ordma_events_device_fatal(cdev);
 }
 
+/* Device-managed: the mappings and regions go when the driver unbinds. */
 static int ordma_map_bars(struct ordma_core_dev *cdev)
 {
 	struct pci_dev *pdev = cdev->pdev;
+	int err;
 
 	if (!(pci_resource_flags(pdev, ORDMA_REG_BAR) & IORESOURCE_MEM) ||
 	    pci_resource_len(pdev, ORDMA_REG_BAR) < ORDMA_REG_BAR_SIZE ||
@@ -136,35 +138,32 @@ static int ordma_map_bars(struct ordma_core_dev *cdev)
 		return -ENODEV;
 	}
 
-	cdev->regs = ioremap(pci_resource_start(pdev, ORDMA_REG_BAR),
-			     ORDMA_REG_BAR_SIZE);
+	err = pcim_request_region(pdev, ORDMA_REG_BAR, ORDMA_DRV_NAME);
+	if (err)
+		return err;
+	err = pcim_request_region(pdev, ORDMA_DB_BAR, ORDMA_DRV_NAME);
+	if (err)
+		return err;
+
+	cdev->regs = devm_ioremap(&pdev->dev,
+				  pci_resource_start(pdev, ORDMA_REG_BAR),
+				  ORDMA_REG_BAR_SIZE);
 	if (!cdev->regs)
 		return -ENOMEM;
 	/* Only the kernel's page; the others are for user contexts. */
-	cdev->db = ioremap(pci_resource_start(pdev, ORDMA_DB_BAR),
-			   ORDMA_DB_PAGE_SIZE);
-	if (!cdev->db) {
-		iounmap(cdev->regs);
-		cdev->regs = NULL;
+	cdev->db = devm_ioremap(&pdev->dev,
+				pci_resource_start(pdev, ORDMA_DB_BAR),
+				ORDMA_DB_PAGE_SIZE);
+	if (!cdev->db)
 		return -ENOMEM;
-	}
 	return 0;
 }
 
-static void ordma_unmap_bars(struct ordma_core_dev *cdev)
-{
-	if (cdev->db)
-		iounmap(cdev->db);
-	cdev->db = NULL;
-	if (cdev->regs)
-		iounmap(cdev->regs);
-	cdev->regs = NULL;
-}
-
-static int ordma_read_hw_config(struct ordma_core_dev *cdev)
+/* Interface version and timeouts: enough to reset the device */
+static int ordma_read_hw_version(struct ordma_core_dev *cdev)
 {
 	struct device *dev = ordma_dev(cdev);
-	u32 version, caps, db_caps, timeouts, bar_pages, scale;
+	u32 version, timeouts, scale;
 
 	version = ordma_rd32(cdev, ORDMA_REG_VERSION);
 	if (version == ORDMA_REG_DEAD) {
@@ -186,8 +185,15 @@ static int ordma_read_hw_config(struct ordma_core_dev *cdev)
 				ORDMA_DEFAULT_CMD_MS) * scale;
 	dev_dbg(dev, "timeouts: ready %u ms, command %u ms\n",
 		cdev->ready_timeout_ms, cdev->cmd_timeout_ms);
-	/* From here on teardown knows how to reset this device. */
 	cdev->hw_version = version;
+	return 0;
+}
+
+/* Limits the driver needs before it builds anything */
+static int ordma_read_hw_limits(struct ordma_core_dev *cdev)
+{
+	struct device *dev = ordma_dev(cdev);
+	u32 caps, db_caps, bar_pages;
 
 	caps = ordma_rd32(cdev, ORDMA_REG_CAPS);
 	cdev->max_aq_log = FIELD_GET(ORDMA_CAPS_MAX_AQ_LOG, caps);
@@ -376,61 +382,29 @@ static int ordma_aux_add(struct ordma_core_dev *cdev)
 
 static void ordma_aux_del(struct ordma_core_dev *cdev)
 {
-	if (!cdev->aux)
-		return;
 	auxiliary_device_delete(&cdev->aux->adev);
 	auxiliary_device_uninit(&cdev->aux->adev);
 	cdev->aux = NULL;
 }
 
-/* Undo whatever part of probe was done, in reverse order. */
-static void ordma_teardown(struct ordma_core_dev *cdev)
+/* Stop all device DMA, then free the memory the device was given: the
+ * only place it goes, whichever step probe reached.  Each release below
+ * accepts state that was never (or only partly) set up.
+ */
+static void ordma_quiesce_and_free(struct ordma_core_dev *cdev)
 {
-	struct pci_dev *pdev = cdev->pdev;
-
-	ordma_aux_del(cdev);
-	ordma_health_stop(cdev);
-	if (cdev->devlink_registered) {
-		devlink_unregister(cdev->devlink);
-		cdev->devlink_registered = false;
-	}
-	ordma_health_fini(cdev);
-	ordma_debugfs_remove(cdev);
-	ordma_netdev_unregister(cdev);
-	if (cdev->wq) {
-		destroy_workqueue(cdev->wq);
-		cdev->wq = NULL;
-	}
-	/* The last admin commands: destroy the EQs while IRQ 0 works. */
-	ordma_eqs_destroy(cdev);
-	ordma_admin_irq_free(cdev);
 	ordma_cmdq_mark_dead(cdev);
-
-	/* Stop all device DMA before any of its memory goes away. */
-	if (cdev->hw_version)
-		ordma_device_reset(cdev);
-	if (cdev->pci_enabled)
-		pci_clear_master(pdev);
+	ordma_device_reset(cdev);
+	pci_clear_master(cdev->pdev);
 
 	ordma_netdev_free(cdev);
 	ordma_eqs_free(cdev);
 	ordma_cmdq_destroy(cdev);
-	if (cdev->num_irq_vectors) {
-		pci_free_irq_vectors(pdev);
-		cdev->num_irq_vectors = 0;
-	}
-	ordma_unmap_bars(cdev);
-	if (cdev->regions_requested) {
-		pci_release_selected_regions(pdev, BIT(ORDMA_REG_BAR) |
-						   BIT(ORDMA_DB_BAR));
-		cdev->regions_requested = false;
-	}
-	if (cdev->pci_enabled) {
-		pci_disable_device(pdev);
-		cdev->pci_enabled = false;
-	}
+	pci_free_irq_vectors(cdev->pdev);
+	cdev->num_irq_vectors = 0;
 }
 
+/* PCI enable, regions and mappings are device-managed (pcim_, devm_). */
 static int ordma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct ordma_core_dev *cdev;
@@ -449,100 +423,115 @@ static int ordma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	atomic64_set(&cdev->async_events, 0);
 	pci_set_drvdata(pdev, cdev);
 
-	err = pci_enable_device_mem(pdev);
+	err = pcim_enable_device(pdev);
 	if (err)
 		goto err_free;
-	cdev->pci_enabled = true;
-
-	err = pci_request_selected_regions(pdev, BIT(ORDMA_REG_BAR) |
-						 BIT(ORDMA_DB_BAR),
-					   ORDMA_DRV_NAME);
-	if (err)
-		goto err_teardown;
-	cdev->regions_requested = true;
-
 	err = ordma_map_bars(cdev);
 	if (err)
-		goto err_teardown;
-
+		goto err_free;
 	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (err) {
 		dev_err(&pdev->dev, "no 64-bit DMA: %d\n", err);
-		goto err_teardown;
+		goto err_free;
 	}
-
-	err = ordma_read_hw_config(cdev);
+	err = ordma_read_hw_version(cdev);
 	if (err)
-		goto err_teardown;
+		goto err_free;
 
+	/* From here on the device can be reset, and is on every error. */
+	err = ordma_read_hw_limits(cdev);
+	if (err)
+		goto err_quiesce;
 	/* Whatever a previous driver left running stops before we let
 	 * the function master the bus.
 	 */
 	err = ordma_device_reset(cdev);
 	if (err)
-		goto err_teardown;
+		goto err_quiesce;
 	pci_set_master(pdev);
 
 	err = ordma_cmdq_init(cdev);
 	if (err)
-		goto err_teardown;
+		goto err_quiesce;
 	err = ordma_alloc_irq_vectors(cdev);
 	if (err)
-		goto err_teardown;
+		goto err_quiesce;
 	err = ordma_admin_irq_request(cdev);
 	if (err)
-		goto err_teardown;
+		goto err_admin_irq;
 	err = ordma_device_enable(cdev);
 	if (err)
-		goto err_teardown;
-
+		goto err_admin_irq;
 	err = ordma_query_caps(cdev);
 	if (err)
-		goto err_teardown;
+		goto err_admin_irq;
 	err = ordma_eqs_create(cdev);
 	if (err)
-		goto err_teardown;
+		goto err_eqs;
 
 	cdev->wq = alloc_ordered_workqueue("ordma-%s", 0, pci_name(pdev));
 	if (!cdev->wq) {
 		err = -ENOMEM;
-		goto err_teardown;
+		goto err_eqs;
 	}
-
 	err = ordma_netdev_create(cdev);
 	if (err)
-		goto err_teardown;
+		goto err_netdev;
 
 	ordma_debugfs_add(cdev);
-
 	err = ordma_health_init(cdev);
 	if (err)
-		goto err_teardown;
+		goto err_debugfs;
 	devlink_register(devlink);
-	cdev->devlink_registered = true;
 	ordma_health_start(cdev);
 
 	err = ordma_aux_add(cdev);
 	if (err) {
 		dev_err(&pdev->dev, "cannot add the RDMA auxiliary device: %d\n",
 			err);
-		goto err_teardown;
+		goto err_health;
 	}
 	return 0;
 
-err_teardown:
-	ordma_teardown(cdev);
+err_health:
+	ordma_health_stop(cdev);
+	devlink_unregister(devlink);
+	ordma_health_fini(cdev);
+err_debugfs:
+	ordma_debugfs_remove(cdev);
+err_netdev:
+	ordma_netdev_unregister(cdev);
+	destroy_workqueue(cdev->wq);
+	cdev->wq = NULL;
+err_eqs:
+	/* The last admin commands: destroy the EQs while IRQ 0 works. */
+	ordma_eqs_destroy(cdev);
+err_admin_irq:
+	ordma_admin_irq_free(cdev);
+err_quiesce:
+	ordma_quiesce_and_free(cdev);
 err_free:
 	mutex_destroy(&cdev->events_lock);
 	devlink_free(devlink);
 	return err;
 }
 
+/* The probe ladder, from the top */
 static void ordma_remove(struct pci_dev *pdev)
 {
 	struct ordma_core_dev *cdev = pci_get_drvdata(pdev);
 
-	ordma_teardown(cdev);
+	ordma_aux_del(cdev);
+	ordma_health_stop(cdev);
+	devlink_unregister(cdev->devlink);
+	ordma_health_fini(cdev);
+	ordma_debugfs_remove(cdev);
+	ordma_netdev_unregister(cdev);
+	destroy_workqueue(cdev->wq);
+	cdev->wq = NULL;
+	ordma_eqs_destroy(cdev);
+	ordma_admin_irq_free(cdev);
+	ordma_quiesce_and_free(cdev);
 	mutex_destroy(&cdev->events_lock);
 	devlink_free(cdev->devlink);
 }
