@@ -242,6 +242,10 @@ static u64 ordma_ib_fw_ver(struct ordma_core_dev *cdev)
 	return (u64)major << 32 | (u64)minor << 16 | sub_minor;
 }
 
+/* The verbs commands and the transports every ib_device here offers */
+#define ORDMA_IB_CAPS_REQUIRED \
+	(ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_RC | ORDMA_DEV_CAP_UD)
+
 static int ordma_ib_probe(struct auxiliary_device *adev,
 			  const struct auxiliary_device_id *id)
 {
@@ -250,11 +254,18 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 	struct net_device *netdev = ordma_core_netdev(cdev);
 	struct ordma_ibdev *dev;
 	struct ib_device *ibdev;
+	u32 caps_present;
 	int err;
 
 	if (!netdev) {
 		dev_err(&adev->dev, "core has no netdev for the RoCE port\n");
 		return -ENODEV;
+	}
+	caps_present = le32_to_cpu(ordma_core_caps(cdev)->cap_flags);
+	if ((caps_present & ORDMA_IB_CAPS_REQUIRED) != ORDMA_IB_CAPS_REQUIRED) {
+		dev_err(&adev->dev, "device lacks verbs capabilities 0x%x\n",
+			(u32)ORDMA_IB_CAPS_REQUIRED & ~caps_present);
+		return -EOPNOTSUPP;
 	}
 
 	dev = ib_alloc_device(ordma_ibdev, ibdev);
