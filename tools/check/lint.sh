@@ -82,8 +82,12 @@ else
 fi
 
 # ---------------------------------------------------------------- documents
-# hw-reference.rst's tables against ordma_hw.h, every document rendered
-out=$(python3 tools/check/doc-tables.py "$REPO" 2>&1)
+# hw-reference.rst's tables against ordma_hw.h, every document rendered.
+# Debian's python3 is the one host-deps.sh gives docutils to; a python3
+# earlier on PATH (a pyenv, a venv) may lack it and skip the rendering.
+doc_python=/usr/bin/python3
+[ -x "$doc_python" ] || doc_python=python3
+out=$("$doc_python" tools/check/doc-tables.py "$REPO" 2>&1)
 rc=$?
 bad=$failed
 while IFS= read -r line; do
