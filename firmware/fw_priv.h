@@ -13,7 +13,7 @@
 
 #include "fw_compat.h"
 #include "ordma_fw.h"
-#include "fw_roce_wire.h"
+#include "wire/fw_roce_wire.h"
 
 #define FW_VERSION_MAJOR		1
 #define FW_VERSION_MINOR		0

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "fw_priv.h"
-#include "fw_verbs.h"
-#include "fw_qp.h"
+#include "objects/fw_verbs.h"
+#include "objects/fw_qp.h"
 
 #define FW_MIN_VECTORS		2
 #define FW_MAX_VECTORS		64

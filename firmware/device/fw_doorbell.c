@@ -5,8 +5,8 @@
  * names.  Every rejection is a counted DB error with an async event.
  */
 #include "fw_priv.h"
-#include "fw_verbs.h"
-#include "fw_qp.h"
+#include "objects/fw_verbs.h"
+#include "objects/fw_qp.h"
 
 #define FW_DB_WRITE_SIZE	8
 /* bits 29..24 have no meaning yet and must stay zero */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fw_priv.h"
-#include "fw_verbs.h"
+#include "objects/fw_verbs.h"
 
 #define FW_EQ_RING_ALIGN	4096u
 

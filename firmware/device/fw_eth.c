@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "fw_priv.h"
-#include "fw_transport.h"
-#include "fw_verbs.h"
+#include "transport/fw_transport.h"
+#include "objects/fw_verbs.h"
 
 #define FW_ETH_RING_ALIGN	4096u
 #define FW_ETHERTYPE_VLAN	0x8100

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fw_qp.h"
-#include "../fw_roce_wire.h"
+#include "objects/fw_qp.h"
+#include "wire/fw_roce_wire.h"
 #include "fixture.h"
 
 #define OK			ORDMA_CMD_STATUS_OK

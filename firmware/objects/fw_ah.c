@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fw_verbs.h"
+#include "objects/fw_verbs.h"
 
 #define FW_FLOW_LABEL_MAX	0xfffffu
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fw_verbs.h"
+#include "objects/fw_verbs.h"
 
 struct fw_cq {
 	bool valid;

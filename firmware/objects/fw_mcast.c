@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fw_qp.h"
-#include "fw_transport.h"
+#include "objects/fw_qp.h"
 
 struct fw_mcast_group {
 	bool valid;

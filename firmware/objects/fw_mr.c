@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fw_verbs.h"
+#include "objects/fw_verbs.h"
 
 #define FW_MR_KNOWN_FLAGS	(ORDMA_MR_FAST_REG | ORDMA_MR_DMA)
 /* MR access bits this firmware grants (REG_MR, REG_MR WQE) */

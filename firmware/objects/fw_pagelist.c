@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "fw_verbs.h"
+#include "objects/fw_verbs.h"
 
 #define FW_TABLE_PAGE_SIZE	4096u
 #define FW_TABLE_ENTRY_SIZE	8u

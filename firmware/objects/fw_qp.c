@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fw_qp.h"
+#include "objects/fw_qp.h"
 
 #define FW_QP_BUF_ALIGN		8
 #define FW_QP_MTU_ENUM_MIN	1	/* 256 bytes */

@@ -30,8 +30,8 @@
 #include <stdint.h>
 
 #include "fw_priv.h"
-#include "fw_verbs.h"
-#include "fw_transport.h"
+#include "objects/fw_verbs.h"
+#include "transport/fw_transport.h"
 
 /* Device limits; QUERY_DEVICE reports the same numbers. */
 #define FW_MAX_QP			1024	/* QP numbers 0..1023 */

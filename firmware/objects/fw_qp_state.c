@@ -9,7 +9,7 @@
  * for the QP types the device has (RC, UC, UD), with one deliberate
  * superset: RESET -> ERR is allowed ("any state to Error").
  */
-#include "fw_qp.h"
+#include "objects/fw_qp.h"
 
 #define FW_QP_NUM_STATES	(ORDMA_QPS_ERR + 1)
 #define FW_QP_NUM_TYPES		(ORDMA_QPT_UC + 1)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fw_priv.h"
-#include "fw_verbs.h"
+#include "objects/fw_verbs.h"
 
 /* ------------------------------------------------------------------ */
 /* GID table                                                           */

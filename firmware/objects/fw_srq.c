@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "fw_qp.h"
+#include "objects/fw_qp.h"
 
 void fw_srq_reset(struct ordma_fw *fw)
 {

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "../fw_verbs.h"
+#include "objects/fw_verbs.h"
 #include "drv.h"
 #include "tap.h"
 

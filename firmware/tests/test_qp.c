@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "../fw_qp.h"
+#include "objects/fw_qp.h"
 #include "drv.h"
 #include "tap.h"
 

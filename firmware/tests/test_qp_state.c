@@ -4,7 +4,7 @@
  * a transcription of the IBTA rules kept here independently of the
  * firmware's table, and the mask checks around each of them.
  */
-#include "../fw_qp.h"
+#include "objects/fw_qp.h"
 #include "tap.h"
 
 #define NUM_STATES	(ORDMA_QPS_ERR + 1)

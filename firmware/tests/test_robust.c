@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fw_verbs.h"
-#include "../fw_qp.h"
+#include "objects/fw_verbs.h"
+#include "objects/fw_qp.h"
 #include "drv.h"
 #include "tap.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fw_qp.h"
+#include "objects/fw_qp.h"
 #include "drv.h"
 #include "tap.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fw_roce_wire.h"
+#include "wire/fw_roce_wire.h"
 #include "tap.h"
 #include "vectors/rxe_frames.h"
 

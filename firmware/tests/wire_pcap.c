@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fw_roce_wire.h"
+#include "wire/fw_roce_wire.h"
 
 #define MAX_FRAME	9100
 #define MAX_FRAMES	4096

@@ -29,8 +29,8 @@
  */
 #include <string.h>
 
-#include "fw_qp.h"
-#include "fw_transport.h"
+#include "objects/fw_qp.h"
+#include "transport/fw_transport.h"
 
 #define FW_REQ_CTRL_RESERVED	(GENMASK(15, 13) | GENMASK(31, 21))
 #define FW_REQ_INFINITE_RNR	7

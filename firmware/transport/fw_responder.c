@@ -24,8 +24,8 @@
  */
 #include <string.h>
 
-#include "fw_qp.h"
-#include "fw_transport.h"
+#include "objects/fw_qp.h"
+#include "transport/fw_transport.h"
 
 struct fw_resp_recv {
 	struct ordma_recv_wqe hdr;

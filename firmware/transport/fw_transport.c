@@ -6,8 +6,8 @@
  */
 #include <string.h>
 
-#include "fw_qp.h"
-#include "fw_transport.h"
+#include "objects/fw_qp.h"
+#include "transport/fw_transport.h"
 
 void fw_tp_count_rx_drop(struct ordma_fw *fw, enum fw_tp_drop why)
 {

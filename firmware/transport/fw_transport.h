@@ -29,7 +29,7 @@
 
 #include "fw_compat.h"
 #include "fw_priv.h"
-#include "fw_roce_wire.h"
+#include "wire/fw_roce_wire.h"
 
 struct ordma_fw;
 struct fw_qp;
