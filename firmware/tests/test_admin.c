@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "drv.h"
-#include "tap.h"
+#include "ordma_test.h"
 
 /* Payload sizes from the hardware header, spelled out independently of
  * the firmware's own table.
@@ -71,7 +71,7 @@ static uint32_t health_cmd_errors(struct drv *d)
 	return le32_to_cpu(h.cmd_errors);
 }
 
-static void test_query_fw(void)
+TEST(test_query_fw)
 {
 	struct drv d;
 	const struct ordma_comp_query_fw *fw = &d.last_comp.query_fw;
@@ -90,7 +90,7 @@ static void test_query_fw(void)
 	drv_close(&d);
 }
 
-static void test_query_device(void)
+TEST(test_query_device)
 {
 	static const uint8_t guid[8] = { 0x50, 0x54, 0x00, 0xff, 0xfe,
 					 0x12, 0x34, 0x56 };
@@ -166,7 +166,7 @@ static void test_query_device(void)
 	drv_close(&d);
 }
 
-static void test_query_port(void)
+TEST(test_query_port)
 {
 	static const struct {
 		uint32_t mtu, ib_mtu;
@@ -216,12 +216,12 @@ static void test_query_port(void)
 		drv_query(&d, ORDMA_CMD_QUERY_PORT, 1, &attr, sizeof(attr));
 		CHECK_EQ(le32_to_cpu(attr.mtu), ib_mtus[i].mtu);
 		if (!CHECK_EQ(le32_to_cpu(attr.active_ib_mtu), ib_mtus[i].ib_mtu))
-			tap_note("mtu %u", ib_mtus[i].mtu);
+			NOTE("mtu %u", ib_mtus[i].mtu);
 	}
 	drv_close(&d);
 }
 
-static void test_query_stats(void)
+TEST(test_query_stats)
 {
 	struct ordma_port_stats s;
 	struct drv d;
@@ -269,12 +269,12 @@ static void check_in_use(struct drv *d, const uint32_t *expect,
 	size_t t;
 
 	if (!CHECK(query_resources(d, res))) {
-		tap_note("QUERY_RESOURCES failed after %s", what);
+		NOTE("QUERY_RESOURCES failed after %s", what);
 		return;
 	}
 	for (t = 0; t < RES_TYPES; t++)
 		if (!CHECK_EQ(le32_to_cpu(res[t].in_use), expect[t]))
-			tap_note("%s: %s", what, res_names[t]);
+			NOTE("%s: %s", what, res_names[t]);
 }
 
 static uint8_t alloc_mw(struct drv *d, uint32_t pdn, uint32_t uctx,
@@ -336,7 +336,7 @@ static uint8_t create_qp(struct drv *d, uint32_t uctx, uint32_t pdn,
 	return drv_create_qp(d, &p, qpn);
 }
 
-static void test_query_resources_limits(void)
+TEST(test_query_resources_limits)
 {
 	static const uint32_t max[RES_TYPES] = {
 		[RES_UCTX] = 255, [RES_PD] = 1024, [RES_EQ] = 32,
@@ -355,7 +355,7 @@ static void test_query_resources_limits(void)
 	for (t = 0; t < RES_TYPES; t++) {
 		if (!CHECK_EQ(le32_to_cpu(res[t].in_use), 0) ||
 		    !CHECK_EQ(le32_to_cpu(res[t].max), max[t]))
-			tap_note("%s", res_names[t]);
+			NOTE("%s", res_names[t]);
 	}
 	/* a short buffer receives exactly its length, a long one the
 	 * structure
@@ -377,7 +377,7 @@ static void test_query_resources_limits(void)
  * what the device drops on its own (a destroyed QP leaving its groups)
  * is counted too.
  */
-static void test_query_resources_counts(void)
+TEST(test_query_resources_counts)
 {
 	static const uint8_t gid[16] = { 0xfe, 0x80, [15] = 1 };
 	uint32_t n[RES_TYPES] = { 0 };
@@ -524,7 +524,7 @@ static void test_query_resources_counts(void)
 	drv_close(&d);
 }
 
-static void test_query_buffer_validation(void)
+TEST(test_query_buffer_validation)
 {
 	static const uint8_t ops[] = { ORDMA_CMD_QUERY_DEVICE,
 				       ORDMA_CMD_QUERY_PORT,
@@ -578,7 +578,7 @@ static void test_query_buffer_validation(void)
 	drv_close(&d);
 }
 
-static void test_health(void)
+TEST(test_health)
 {
 	struct ordma_comp_health h;
 	struct drv d;
@@ -604,7 +604,7 @@ static void test_health(void)
 	drv_close(&d);
 }
 
-static void test_bad_opcodes(void)
+TEST(test_bad_opcodes)
 {
 	struct drv d;
 	unsigned int op;
@@ -615,7 +615,7 @@ static void test_bad_opcodes(void)
 			continue;
 		if (!CHECK_EQ(drv_simple(&d, (uint8_t)op),
 			      ORDMA_CMD_STATUS_BAD_OPCODE))
-			tap_note("opcode 0x%02x", op);
+			NOTE("opcode 0x%02x", op);
 		CHECK_EQ(drv_syndrome(&d), 0);
 	}
 	CHECK_EQ(health_cmd_errors(&d), 256 - NUM_OPCODES);
@@ -627,7 +627,7 @@ static void test_bad_opcodes(void)
 	drv_close(&d);
 }
 
-static void test_header_reserved_fields(void)
+TEST(test_header_reserved_fields)
 {
 	struct ordma_aq_cmd cmd;
 	struct drv d;
@@ -652,7 +652,7 @@ static void test_header_reserved_fields(void)
 	drv_close(&d);
 }
 
-static void test_payload_reserved_fields(void)
+TEST(test_payload_reserved_fields)
 {
 	static const struct {
 		uint8_t opcode;
@@ -675,14 +675,14 @@ static void test_payload_reserved_fields(void)
 			((uint8_t *)&cmd)[fields[i].offset + b] = 0x10;
 			CHECK_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_BAD_PARAM);
 			if (!CHECK_EQ(drv_syndrome(&d), fields[i].offset))
-				tap_note("opcode 0x%02x byte %zu",
+				NOTE("opcode 0x%02x byte %zu",
 					 fields[i].opcode, fields[i].offset + b);
 		}
 	}
 	drv_close(&d);
 }
 
-static void test_trailing_bytes(void)
+TEST(test_trailing_bytes)
 {
 	struct ordma_aq_cmd cmd;
 	struct drv d;
@@ -696,7 +696,7 @@ static void test_trailing_bytes(void)
 			if (!CHECK_EQ(drv_exec(&d, &cmd),
 				      ORDMA_CMD_STATUS_BAD_PARAM) ||
 			    !CHECK_EQ(drv_syndrome(&d), b))
-				tap_note("opcode 0x%02x byte %zu",
+				NOTE("opcode 0x%02x byte %zu",
 					 opcode_payloads[i].opcode, b);
 		}
 	}
@@ -710,7 +710,7 @@ static void test_trailing_bytes(void)
 	drv_close(&d);
 }
 
-static void test_completion_written_body_first(void)
+TEST(test_completion_written_body_first)
 {
 	const struct fake_dma_write *flags, *body;
 	struct drv d;
@@ -734,7 +734,7 @@ static void test_completion_written_body_first(void)
 }
 
 /* Depth 2, one command at a time, across the 16-bit index wrap. */
-static void test_aq_wrap_depth_2(void)
+TEST(test_aq_wrap_depth_2)
 {
 	struct drv d;
 	unsigned int i, bad = 0;
@@ -771,7 +771,7 @@ static void test_aq_wrap_depth_2(void)
 	drv_close(&d);
 }
 
-static void test_aq_batch_full_depth(void)
+TEST(test_aq_batch_full_depth)
 {
 	struct ordma_aq_cmd cmds[8];
 	struct ordma_aq_comp comp;
@@ -796,7 +796,7 @@ static void test_aq_batch_full_depth(void)
 	drv_close(&d);
 }
 
-static void test_aq_doorbell_checks(void)
+TEST(test_aq_doorbell_checks)
 {
 	struct ordma_comp_health h;
 	struct ordma_aq_cmd cmd;
@@ -833,7 +833,7 @@ static void test_aq_doorbell_checks(void)
 	drv_close(&d);
 }
 
-static void test_aq_doorbell_ignored_when_not_ready(void)
+TEST(test_aq_doorbell_ignored_when_not_ready)
 {
 	struct ordma_fw_config cfg;
 	struct drv d;
@@ -851,7 +851,7 @@ static void test_aq_doorbell_ignored_when_not_ready(void)
 /* A guest that rewrites AQ registers while enabled does not disturb the
  * running queue.
  */
-static void test_aq_registers_latched_at_enable(void)
+TEST(test_aq_registers_latched_at_enable)
 {
 	struct drv d;
 
@@ -864,25 +864,3 @@ static void test_aq_registers_latched_at_enable(void)
 	CHECK_EQ(drv_rd(&d, ORDMA_REG_STATUS), ORDMA_STATUS_READY);
 	drv_close(&d);
 }
-
-const struct tap_test admin_tests[] = {
-	TAP_TEST(test_query_fw),
-	TAP_TEST(test_query_device),
-	TAP_TEST(test_query_port),
-	TAP_TEST(test_query_stats),
-	TAP_TEST(test_query_resources_limits),
-	TAP_TEST(test_query_resources_counts),
-	TAP_TEST(test_query_buffer_validation),
-	TAP_TEST(test_health),
-	TAP_TEST(test_bad_opcodes),
-	TAP_TEST(test_header_reserved_fields),
-	TAP_TEST(test_payload_reserved_fields),
-	TAP_TEST(test_trailing_bytes),
-	TAP_TEST(test_completion_written_body_first),
-	TAP_TEST(test_aq_wrap_depth_2),
-	TAP_TEST(test_aq_batch_full_depth),
-	TAP_TEST(test_aq_doorbell_checks),
-	TAP_TEST(test_aq_doorbell_ignored_when_not_ready),
-	TAP_TEST(test_aq_registers_latched_at_enable),
-	TAP_END,
-};

@@ -8,7 +8,7 @@
 
 #include "objects/fw_verbs.h"
 #include "drv.h"
-#include "tap.h"
+#include "ordma_test.h"
 
 #define OFF_PDN		8
 #define OFF_UCTX	12
@@ -76,7 +76,7 @@ static uint8_t create_ah(struct ah_env *e, struct ordma_aq_cmd *cmd,
 	return status;
 }
 
-static void test_create_ah(void)
+TEST(test_create_ah)
 {
 	const struct ordma_av *av;
 	struct ordma_aq_cmd cmd;
@@ -188,7 +188,7 @@ static void m_trailing(struct ordma_av *av, struct ordma_aq_cmd *c)
 	c->raw[50] = 1;
 }
 
-static void test_create_ah_validation(void)
+TEST(test_create_ah_validation)
 {
 	static const struct ah_case cases[] = {
 		{ "dgid zero", OFF_DGID, m_dgid_zero },
@@ -218,7 +218,7 @@ static void test_create_ah_validation(void)
 		if (!CHECK_EQ(create_ah(&e, &cmd, NULL),
 			      ORDMA_CMD_STATUS_BAD_PARAM) ||
 		    !CHECK_EQ(drv_syndrome(&e.d), cases[i].syndrome))
-			tap_note("case: %s", cases[i].what);
+			NOTE("case: %s", cases[i].what);
 	}
 	/* the same checks for the QP engine's AVs, offsets within the AV */
 	create_ah_init(&cmd, e.upd, e.uctx);
@@ -253,7 +253,7 @@ static void test_create_ah_validation(void)
 	drv_close(&e.d);
 }
 
-static void test_destroy_ah(void)
+TEST(test_destroy_ah)
 {
 	struct ordma_aq_cmd cmd;
 	struct ah_env e;
@@ -305,10 +305,3 @@ static void test_destroy_ah(void)
 		 ORDMA_CMD_STATUS_OK);
 	drv_close(&e.d);
 }
-
-const struct tap_test ah_tests[] = {
-	TAP_TEST(test_create_ah),
-	TAP_TEST(test_create_ah_validation),
-	TAP_TEST(test_destroy_ah),
-	TAP_END,
-};

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "drv.h"
-#include "tap.h"
+#include "ordma_test.h"
 
-static void test_register_reset_values(void)
+TEST(test_register_reset_values)
 {
 	struct ordma_fw_config cfg;
 	struct drv d;
@@ -35,7 +35,7 @@ static void test_register_reset_values(void)
 	drv_close(&d);
 }
 
-static void test_register_access_rules(void)
+TEST(test_register_access_rules)
 {
 	struct drv d;
 	unsigned long errors;
@@ -76,7 +76,7 @@ static void test_register_access_rules(void)
 	drv_close(&d);
 }
 
-static void test_enable_handshake(void)
+TEST(test_enable_handshake)
 {
 	struct ordma_fw_config cfg;
 	struct drv d;
@@ -112,7 +112,7 @@ static void test_enable_handshake(void)
 	drv_close(&d);
 }
 
-static void test_reset_clears_everything(void)
+TEST(test_reset_clears_everything)
 {
 	static const uint8_t mac[6] = { 0x02, 1, 2, 3, 4, 5 };
 	static const uint8_t gid[16] = { 0xfe, 0x80, [15] = 1 };
@@ -166,7 +166,7 @@ static void test_reset_clears_everything(void)
 	drv_close(&d);
 }
 
-static void test_reset_wins_over_enable(void)
+TEST(test_reset_wins_over_enable)
 {
 	struct drv d;
 
@@ -185,7 +185,7 @@ static void test_reset_wins_over_enable(void)
 }
 
 /* The PCI/FLR entry point: like CTRL.RESET, the link stays as it was */
-static void test_function_reset(void)
+TEST(test_function_reset)
 {
 	struct ordma_port_attr attr;
 	struct drv d;
@@ -219,7 +219,7 @@ struct bad_aq_config {
 	uint32_t cfg;
 };
 
-static void test_bad_aq_config_is_fatal(void)
+TEST(test_bad_aq_config_is_fatal)
 {
 	static const struct bad_aq_config cases[] = {
 		{ "AQ base zero", 0, DRV_ACQ_ADDR, 4 },
@@ -248,7 +248,7 @@ static void test_bad_aq_config_is_fatal(void)
 		drv_wr(&d, ORDMA_REG_AQ_CFG, c->cfg);
 		drv_wr(&d, ORDMA_REG_CTRL, ORDMA_CTRL_ENABLE);
 		if (!CHECK_EQ(drv_rd(&d, ORDMA_REG_STATUS), ORDMA_STATUS_FATAL))
-			tap_note("case: %s", c->what);
+			NOTE("case: %s", c->what);
 		CHECK_EQ(drv_rd(&d, ORDMA_REG_FATAL_CODE),
 			 ORDMA_FATAL_BAD_AQ_CONFIG);
 		CHECK_EQ(d.hal.msix[0], 1);	/* wakes a sleeping driver */
@@ -272,7 +272,7 @@ static void test_bad_aq_config_is_fatal(void)
 	}
 }
 
-static void test_aq_fetch_dma_error_is_fatal(void)
+TEST(test_aq_fetch_dma_error_is_fatal)
 {
 	struct ordma_aq_cmd cmd;
 	struct drv d;
@@ -298,7 +298,7 @@ static void test_aq_fetch_dma_error_is_fatal(void)
 	drv_close(&d);
 }
 
-static void test_acq_write_dma_error_is_fatal(void)
+TEST(test_acq_write_dma_error_is_fatal)
 {
 	struct ordma_fw_config cfg;
 	struct drv d;
@@ -318,7 +318,7 @@ static void test_acq_write_dma_error_is_fatal(void)
 	drv_close(&d);
 }
 
-static void test_heartbeat(void)
+TEST(test_heartbeat)
 {
 	struct ordma_comp_health health;
 	struct drv d;
@@ -362,7 +362,7 @@ static void test_heartbeat(void)
 	drv_close(&d);
 }
 
-static void test_create_rejects_bad_config(void)
+TEST(test_create_rejects_bad_config)
 {
 	struct ordma_fw_config cfg;
 	struct ordma_hal_ops ops = fake_hal_ops;
@@ -411,7 +411,7 @@ static void test_create_rejects_bad_config(void)
 	fake_hal_fini(&h);
 }
 
-static void test_two_instances_are_independent(void)
+TEST(test_two_instances_are_independent)
 {
 	struct ordma_device_caps caps_a, caps_b;
 	struct ordma_fw_config cfg;
@@ -458,19 +458,3 @@ static void test_two_instances_are_independent(void)
 	drv_close(&a);
 	drv_close(&b);
 }
-
-const struct tap_test core_tests[] = {
-	TAP_TEST(test_register_reset_values),
-	TAP_TEST(test_register_access_rules),
-	TAP_TEST(test_enable_handshake),
-	TAP_TEST(test_reset_clears_everything),
-	TAP_TEST(test_reset_wins_over_enable),
-	TAP_TEST(test_function_reset),
-	TAP_TEST(test_bad_aq_config_is_fatal),
-	TAP_TEST(test_aq_fetch_dma_error_is_fatal),
-	TAP_TEST(test_acq_write_dma_error_is_fatal),
-	TAP_TEST(test_heartbeat),
-	TAP_TEST(test_create_rejects_bad_config),
-	TAP_TEST(test_two_instances_are_independent),
-	TAP_END,
-};

@@ -9,7 +9,7 @@
 
 #include "objects/fw_verbs.h"
 #include "drv.h"
-#include "tap.h"
+#include "ordma_test.h"
 
 #define OFF_UCTX	8
 #define OFF_EQN		12
@@ -112,7 +112,7 @@ static bool no_event(struct drv *d, struct drv_eq *eq)
 /* Commands                                                            */
 /* ------------------------------------------------------------------ */
 
-static void test_create_cq(void)
+TEST(test_create_cq)
 {
 	struct ordma_aq_cmd cmd;
 	struct drv_eq big;
@@ -263,7 +263,7 @@ static void m_eq_async(struct ordma_aq_cmd *c, const struct cq_env *e)
 	c->create_cq.eqn = cpu_to_le32(e->async.eqn);
 }
 
-static void test_create_cq_validation(void)
+TEST(test_create_cq_validation)
 {
 	static const struct cq_case cases[] = {
 		{ "log_size 0", ORDMA_CMD_STATUS_BAD_PARAM, OFF_LOG_SIZE, m_log0 },
@@ -307,7 +307,7 @@ static void test_create_cq_validation(void)
 		cases[i].mutate(&cmd, &e);
 		if (!CHECK_EQ(drv_exec(&e.d, &cmd), cases[i].status) ||
 		    !CHECK_EQ(drv_syndrome(&e.d), cases[i].syndrome))
-			tap_note("case: %s", cases[i].what);
+			NOTE("case: %s", cases[i].what);
 	}
 	/* nothing was created: the first CQ is still number 1 */
 	create_cq_init(&cmd, e.uctx, e.comp.eqn, 6);
@@ -316,7 +316,7 @@ static void test_create_cq_validation(void)
 	drv_close(&e.d);
 }
 
-static void test_destroy_cq_and_references(void)
+TEST(test_destroy_cq_and_references)
 {
 	struct drv_cq kcq, ucq;
 	struct cq_env e;
@@ -380,7 +380,7 @@ static void test_destroy_cq_and_references(void)
 /* Writing CQEs                                                        */
 /* ------------------------------------------------------------------ */
 
-static void test_cq_phase_across_wraps(void)
+TEST(test_cq_phase_across_wraps)
 {
 	struct ordma_cqe cqe, want;
 	const struct fake_dma_write *w;
@@ -415,7 +415,7 @@ static void test_cq_phase_across_wraps(void)
 	drv_close(&e.d);
 }
 
-static void test_cq_overrun_and_doorbell_record(void)
+TEST(test_cq_overrun_and_doorbell_record)
 {
 	struct ordma_comp_health h;
 	struct ordma_cqe cqe;
@@ -503,7 +503,7 @@ static void test_cq_overrun_and_doorbell_record(void)
 	drv_close(&e.d);
 }
 
-static void test_cq_ring_through_table(void)
+TEST(test_cq_ring_through_table)
 {
 	struct ordma_aq_cmd cmd;
 	struct ordma_cqe cqe;
@@ -549,7 +549,7 @@ static void test_cq_ring_through_table(void)
 /* Arming                                                              */
 /* ------------------------------------------------------------------ */
 
-static void test_cq_arm_next(void)
+TEST(test_cq_arm_next)
 {
 	struct ordma_cqe cqe;
 	struct drv_cq cq;
@@ -594,7 +594,7 @@ static void test_cq_arm_next(void)
 	drv_close(&e.d);
 }
 
-static void test_cq_arm_solicited(void)
+TEST(test_cq_arm_solicited)
 {
 	struct drv_cq cq;
 	struct cq_env e;
@@ -662,7 +662,7 @@ static void count_comp_events(struct drv *d, struct drv_eq *eq,
  * the EQ.  A has one event in the EQ at a time; its later arms coalesce
  * into one event posted when the driver reports the first consumed.
  */
-static void test_cq_events_not_starved(void)
+TEST(test_cq_events_not_starved)
 {
 	struct ordma_comp_health h;
 	struct drv_cq cq_a, cq_b;
@@ -713,7 +713,7 @@ static void test_cq_events_not_starved(void)
 }
 
 /* An EQ takes as many CQs and Ethernet rings as it has entries. */
-static void test_cq_eq_capacity(void)
+TEST(test_cq_eq_capacity)
 {
 	struct drv_ring ring;
 	struct ordma_aq_cmd cmd;
@@ -752,7 +752,7 @@ struct bad_cq_db {
 	uint64_t flags;
 };
 
-static void test_cq_doorbell_checks(void)
+TEST(test_cq_doorbell_checks)
 {
 	struct drv_cq kcq, ucq;
 	struct ordma_eqe eqe;
@@ -820,7 +820,7 @@ static void test_cq_doorbell_checks(void)
 /* Reset                                                               */
 /* ------------------------------------------------------------------ */
 
-static void test_reset_frees_verbs_objects(void)
+TEST(test_reset_frees_verbs_objects)
 {
 	static const uint8_t gid[16] = { 0xfe, 0x80, [15] = 1 };
 	static const uint8_t mac[6] = { 0x02, 0, 0, 0, 0, 1 };
@@ -894,19 +894,3 @@ static void test_reset_frees_verbs_objects(void)
 	CHECK_EQ(drv_exec(&e.d, &cmd), ORDMA_CMD_STATUS_OK);
 	drv_close(&e.d);
 }
-
-const struct tap_test cq_tests[] = {
-	TAP_TEST(test_create_cq),
-	TAP_TEST(test_create_cq_validation),
-	TAP_TEST(test_destroy_cq_and_references),
-	TAP_TEST(test_cq_phase_across_wraps),
-	TAP_TEST(test_cq_overrun_and_doorbell_record),
-	TAP_TEST(test_cq_ring_through_table),
-	TAP_TEST(test_cq_arm_next),
-	TAP_TEST(test_cq_arm_solicited),
-	TAP_TEST(test_cq_events_not_starved),
-	TAP_TEST(test_cq_eq_capacity),
-	TAP_TEST(test_cq_doorbell_checks),
-	TAP_TEST(test_reset_frees_verbs_objects),
-	TAP_END,
-};

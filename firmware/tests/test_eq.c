@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "drv.h"
-#include "tap.h"
+#include "ordma_test.h"
 
 #define MS	1000000ULL
 
@@ -29,7 +29,7 @@ static void port_toggle(struct drv *d, bool up)
 	drv_set_port(d, ORDMA_SET_PORT_ADMIN, 0, NULL, up, 0);
 }
 
-static void test_create_destroy_eq(void)
+TEST(test_create_destroy_eq)
 {
 	struct drv d;
 	uint32_t eqn;
@@ -59,7 +59,7 @@ static void test_create_destroy_eq(void)
 	drv_close(&d);
 }
 
-static void test_create_eq_validation(void)
+TEST(test_create_eq_validation)
 {
 	struct drv d;
 	uint32_t eqn, i;
@@ -108,7 +108,7 @@ static void test_create_eq_validation(void)
 	drv_close(&d);
 }
 
-static void test_destroy_eq_validation(void)
+TEST(test_destroy_eq_validation)
 {
 	struct drv d;
 	struct drv_eq eq;
@@ -140,7 +140,7 @@ static void test_destroy_eq_validation(void)
 /* 40 events through a 16-entry EQ: the phase flips on every wrap and
  * each entry carries port and state.
  */
-static void test_eqe_layout_and_phase(void)
+TEST(test_eqe_layout_and_phase)
 {
 	struct ordma_eqe eqe;
 	struct drv_eq eq;
@@ -172,7 +172,7 @@ static void test_eqe_layout_and_phase(void)
 	drv_close(&d);
 }
 
-static void test_eqe_type_written_last(void)
+TEST(test_eqe_type_written_last)
 {
 	const struct fake_dma_write *w0, *w1;
 	struct drv_eq eq;
@@ -193,7 +193,7 @@ static void test_eqe_type_written_last(void)
 	drv_close(&d);
 }
 
-static void test_one_shot_arming(void)
+TEST(test_one_shot_arming)
 {
 	struct ordma_eqe eqe;
 	struct drv_eq eq;
@@ -238,7 +238,7 @@ static void test_one_shot_arming(void)
 	drv_close(&d);
 }
 
-static void test_comp_eq_uses_its_vector(void)
+TEST(test_comp_eq_uses_its_vector)
 {
 	uint8_t frame[64];
 	struct ordma_eqe eqe;
@@ -264,7 +264,7 @@ static void test_comp_eq_uses_its_vector(void)
 	drv_close(&d);
 }
 
-static void test_overrun_never_overwrites(void)
+TEST(test_overrun_never_overwrites)
 {
 	struct ordma_eqe eqe;
 	struct drv_eq eq;
@@ -302,7 +302,7 @@ static void test_overrun_never_overwrites(void)
 	drv_close(&d);
 }
 
-static void test_events_without_async_eq(void)
+TEST(test_events_without_async_eq)
 {
 	struct drv d;
 
@@ -313,7 +313,7 @@ static void test_events_without_async_eq(void)
 	drv_close(&d);
 }
 
-static void test_eq_doorbell_validation(void)
+TEST(test_eq_doorbell_validation)
 {
 	struct drv_eq eq;
 	struct drv d;
@@ -355,7 +355,7 @@ static void test_eq_doorbell_validation(void)
 	drv_close(&d);
 }
 
-static void test_port_change_events(void)
+TEST(test_port_change_events)
 {
 	struct ordma_eqe eqe;
 	struct drv_eq eq;
@@ -412,7 +412,7 @@ struct bad_db {
 	uint64_t flags;
 };
 
-static void test_db_error_events(void)
+TEST(test_db_error_events)
 {
 	static const struct bad_db cases[] = {
 		{ "EQ on a user page", 1, ORDMA_DB_EQ, 0, 8, 0 },
@@ -448,7 +448,7 @@ static void test_db_error_events(void)
 		ordma_fw_db_write(d.fw, (uint64_t)c->page << 12 | c->reg, val,
 				  c->size);
 		if (!CHECK(drv_eq_next(&d, &eq, &eqe))) {
-			tap_note("case: %s", c->what);
+			NOTE("case: %s", c->what);
 			continue;
 		}
 		CHECK_EQ(eqe_type(&eqe), ORDMA_EQE_DB_ERROR);
@@ -466,7 +466,7 @@ static void test_db_error_events(void)
 	drv_close(&d);
 }
 
-static void test_db_error_rate_limit(void)
+TEST(test_db_error_rate_limit)
 {
 	struct ordma_eqe eqe;
 	struct drv_eq eq;
@@ -496,7 +496,7 @@ static void test_db_error_rate_limit(void)
 	drv_close(&d);
 }
 
-static void test_doorbells_ignored_when_not_ready(void)
+TEST(test_doorbells_ignored_when_not_ready)
 {
 	struct ordma_fw_config cfg;
 	struct drv d;
@@ -513,21 +513,3 @@ static void test_doorbells_ignored_when_not_ready(void)
 	CHECK_EQ(drv_db_errors(&d), 0);
 	drv_close(&d);
 }
-
-const struct tap_test eq_tests[] = {
-	TAP_TEST(test_create_destroy_eq),
-	TAP_TEST(test_create_eq_validation),
-	TAP_TEST(test_destroy_eq_validation),
-	TAP_TEST(test_eqe_layout_and_phase),
-	TAP_TEST(test_eqe_type_written_last),
-	TAP_TEST(test_one_shot_arming),
-	TAP_TEST(test_comp_eq_uses_its_vector),
-	TAP_TEST(test_overrun_never_overwrites),
-	TAP_TEST(test_events_without_async_eq),
-	TAP_TEST(test_eq_doorbell_validation),
-	TAP_TEST(test_port_change_events),
-	TAP_TEST(test_db_error_events),
-	TAP_TEST(test_db_error_rate_limit),
-	TAP_TEST(test_doorbells_ignored_when_not_ready),
-	TAP_END,
-};

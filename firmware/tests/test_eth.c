@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "drv.h"
-#include "tap.h"
+#include "ordma_test.h"
 
 static const uint8_t other_mac[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x01 };
 
@@ -49,7 +49,7 @@ static size_t unicast_frame(struct drv *d, uint8_t *buf, size_t payload)
 /* Commands                                                            */
 /* ------------------------------------------------------------------ */
 
-static void test_create_destroy_eth_ring(void)
+TEST(test_create_destroy_eth_ring)
 {
 	struct drv_eq comp, async;
 	struct drv d;
@@ -116,7 +116,7 @@ struct bad_set_port {
 	uint32_t syndrome;
 };
 
-static void test_set_port_validation(void)
+TEST(test_set_port_validation)
 {
 	static const struct bad_set_port cases[] = {
 		{ "port 0", 0, 1, 1500, { 0 }, 0, 0, 8 },
@@ -154,7 +154,7 @@ static void test_set_port_validation(void)
 		cmd.set_port.rx_mode = c->rx_mode;
 		if (!CHECK_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_BAD_PARAM) ||
 		    !CHECK_EQ(drv_syndrome(&d), c->syndrome))
-			tap_note("case: %s", c->what);
+			NOTE("case: %s", c->what);
 	}
 	/* nothing was applied */
 	REQUIRE_EQ(drv_query(&d, ORDMA_CMD_QUERY_PORT, 1, &attr, sizeof(attr)),
@@ -166,7 +166,7 @@ static void test_set_port_validation(void)
 	drv_close(&d);
 }
 
-static void test_set_port_applies(void)
+TEST(test_set_port_applies)
 {
 	static const uint8_t mac[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
 	struct ordma_port_attr attr;
@@ -205,7 +205,7 @@ static void test_set_port_applies(void)
 /* TX                                                                  */
 /* ------------------------------------------------------------------ */
 
-static void test_tx_basic(void)
+TEST(test_tx_basic)
 {
 	const struct fake_frame *f;
 	struct ordma_port_stats s;
@@ -228,7 +228,7 @@ static void test_tx_basic(void)
 	drv_close(&e.d);
 }
 
-static void test_tx_pads_short_frames(void)
+TEST(test_tx_pads_short_frames)
 {
 	const struct fake_frame *f;
 	uint8_t frame[64] = { 0 };
@@ -263,7 +263,7 @@ static void test_tx_pads_short_frames(void)
 	drv_close(&e.d);
 }
 
-static void test_tx_length_limits(void)
+TEST(test_tx_length_limits)
 {
 	static uint8_t big[9100];
 	struct ordma_port_stats s;
@@ -301,7 +301,7 @@ static void test_tx_length_limits(void)
 	drv_close(&e.d);
 }
 
-static void test_tx_link_down_drops(void)
+TEST(test_tx_link_down_drops)
 {
 	uint8_t frame[64];
 	struct eth_env e;
@@ -325,7 +325,7 @@ static void test_tx_link_down_drops(void)
 	drv_close(&e.d);
 }
 
-static void test_tx_bad_descriptors(void)
+TEST(test_tx_bad_descriptors)
 {
 	struct ordma_eth_desc *desc;
 	uint8_t frame[64];
@@ -373,7 +373,7 @@ static void test_tx_bad_descriptors(void)
 	drv_close(&e.d);
 }
 
-static void test_tx_ring_wrap_and_pi_checks(void)
+TEST(test_tx_ring_wrap_and_pi_checks)
 {
 	uint8_t frame[128];
 	struct eth_env e;
@@ -414,7 +414,7 @@ static void test_tx_ring_wrap_and_pi_checks(void)
 /* RX                                                                  */
 /* ------------------------------------------------------------------ */
 
-static void test_rx_basic(void)
+TEST(test_rx_basic)
 {
 	struct ordma_port_stats s;
 	uint8_t frame[200];
@@ -444,7 +444,7 @@ static unsigned long long delivered(struct drv *d)
 	return stats(d).rx_frames;
 }
 
-static void test_rx_filter(void)
+TEST(test_rx_filter)
 {
 	static const uint8_t l2_mcast[6] = { 0x01, 0x80, 0xc2, 0, 0, 0x0e };
 	static const uint8_t v6_mcast[6] = { 0x33, 0x33, 0, 0, 0, 1 };
@@ -504,7 +504,7 @@ static void test_rx_filter(void)
 	drv_close(&e.d);
 }
 
-static void test_rx_port_down_drops(void)
+TEST(test_rx_port_down_drops)
 {
 	uint8_t frame[64];
 	struct eth_env e;
@@ -533,7 +533,7 @@ static void test_rx_port_down_drops(void)
 	drv_close(&e.d);
 }
 
-static void test_rx_no_buffer_and_too_long(void)
+TEST(test_rx_no_buffer_and_too_long)
 {
 	static uint8_t big[9300];
 	struct ordma_port_stats s;
@@ -578,7 +578,7 @@ static void test_rx_no_buffer_and_too_long(void)
 	drv_close(&e.d);
 }
 
-static void test_rx_bad_descriptors(void)
+TEST(test_rx_bad_descriptors)
 {
 	struct ordma_eth_desc *desc;
 	uint8_t frame[64];
@@ -631,7 +631,7 @@ static void test_rx_bad_descriptors(void)
 /* RoCE steering                                                       */
 /* ------------------------------------------------------------------ */
 
-static void test_roce_steering(void)
+TEST(test_roce_steering)
 {
 	static const uint8_t v4_gid[16] = { [10] = 0xff, [11] = 0xff,
 					    10, 0, 0, 1 };
@@ -721,7 +721,7 @@ static unsigned int eth_events(struct eth_env *e, uint32_t ring)
 	return n;
 }
 
-static void test_eth_arm(void)
+TEST(test_eth_arm)
 {
 	uint8_t frame[64];
 	struct eth_env e;
@@ -782,7 +782,7 @@ static void test_eth_arm(void)
 	drv_close(&e.d);
 }
 
-static void test_destroy_ring_abandons_pending(void)
+TEST(test_destroy_ring_abandons_pending)
 {
 	uint8_t frame[64];
 	struct eth_env e;
@@ -803,24 +803,3 @@ static void test_destroy_ring_abandons_pending(void)
 	CHECK_EQ(drv_db_errors(&e.d), 1);
 	drv_close(&e.d);
 }
-
-const struct tap_test eth_tests[] = {
-	TAP_TEST(test_create_destroy_eth_ring),
-	TAP_TEST(test_set_port_validation),
-	TAP_TEST(test_set_port_applies),
-	TAP_TEST(test_tx_basic),
-	TAP_TEST(test_tx_pads_short_frames),
-	TAP_TEST(test_tx_length_limits),
-	TAP_TEST(test_tx_link_down_drops),
-	TAP_TEST(test_tx_bad_descriptors),
-	TAP_TEST(test_tx_ring_wrap_and_pi_checks),
-	TAP_TEST(test_rx_basic),
-	TAP_TEST(test_rx_filter),
-	TAP_TEST(test_rx_port_down_drops),
-	TAP_TEST(test_rx_no_buffer_and_too_long),
-	TAP_TEST(test_rx_bad_descriptors),
-	TAP_TEST(test_roce_steering),
-	TAP_TEST(test_eth_arm),
-	TAP_TEST(test_destroy_ring_abandons_pending),
-	TAP_END,
-};

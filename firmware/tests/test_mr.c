@@ -9,7 +9,7 @@
 
 #include "objects/fw_verbs.h"
 #include "drv.h"
-#include "tap.h"
+#include "ordma_test.h"
 
 /* Layout of DRV_MR_ADDR: page tables first, data pages after them */
 #define TABLE(n)	(DRV_MR_ADDR + (uint64_t)(n) * 4096)
@@ -78,7 +78,7 @@ static int parse(struct drv *d, struct ordma_page_list in, uint64_t min,
 	return fw_page_list_parse(d->fw, &in, min, out);
 }
 
-static void test_page_list_parse(void)
+TEST(test_page_list_parse)
 {
 	struct ordma_page_list in;
 	struct fw_page_list pl;
@@ -155,7 +155,7 @@ static void test_page_list_parse(void)
 	drv_close(&d);
 }
 
-static void test_page_list_level0(void)
+TEST(test_page_list_level0)
 {
 	struct fw_page_list pl;
 	uint64_t dma, contig;
@@ -179,7 +179,7 @@ static void test_page_list_level0(void)
 	drv_close(&d);
 }
 
-static void test_page_list_level1(void)
+TEST(test_page_list_level1)
 {
 	struct fw_page_list pl;
 	uint64_t dma, contig;
@@ -220,7 +220,7 @@ static void test_page_list_level1(void)
 	drv_close(&d);
 }
 
-static void test_page_list_level2(void)
+TEST(test_page_list_level2)
 {
 	struct fw_page_list pl;
 	uint64_t dma, contig;
@@ -269,7 +269,7 @@ static void test_page_list_level2(void)
 }
 
 /* Huge pages: translation is arithmetic, nothing is read from the pages */
-static void test_page_list_huge_pages(void)
+TEST(test_page_list_huge_pages)
 {
 	struct fw_page_list pl;
 	uint64_t dma, contig;
@@ -309,7 +309,7 @@ static void test_page_list_huge_pages(void)
 	drv_close(&d);
 }
 
-static void test_page_list_read_write(void)
+TEST(test_page_list_read_write)
 {
 	uint8_t in[3 * 4096], out[3 * 4096];
 	struct fw_page_list pl;
@@ -385,7 +385,7 @@ static void dma_mr_init(struct ordma_aq_cmd *cmd, uint32_t pdn,
 	cmd->reg_mr.flags = ORDMA_MR_DMA;
 }
 
-static void test_reg_mr_success(void)
+TEST(test_reg_mr_success)
 {
 	struct ordma_aq_cmd cmd;
 	uint32_t uctx, kpd, upd, key;
@@ -530,7 +530,7 @@ static void m_rereg_dma(struct ordma_aq_cmd *c)
 	c->reg_mr.flags = ORDMA_MR_REREG | ORDMA_MR_DMA;
 }
 
-static void test_reg_mr_validation(void)
+TEST(test_reg_mr_validation)
 {
 	static const struct reg_mr_case cases[] = {
 		{ "unknown flag", OFF_FLAGS, m_flags_unknown },
@@ -570,7 +570,7 @@ static void test_reg_mr_validation(void)
 		cases[i].mutate(&cmd);
 		if (!CHECK_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_BAD_PARAM) ||
 		    !CHECK_EQ(drv_syndrome(&d), cases[i].syndrome))
-			tap_note("case: %s", cases[i].what);
+			NOTE("case: %s", cases[i].what);
 	}
 	/* none of them took an MR or a PD reference */
 	CHECK_EQ(drv_handle_cmd(&d, ORDMA_CMD_DEALLOC_PD, upd, uctx),
@@ -580,7 +580,7 @@ static void test_reg_mr_validation(void)
 	drv_close(&d);
 }
 
-static void test_reg_mr_kinds_validation(void)
+TEST(test_reg_mr_kinds_validation)
 {
 	struct ordma_aq_cmd cmd;
 	uint32_t uctx, kpd, upd;
@@ -663,7 +663,7 @@ static void test_reg_mr_kinds_validation(void)
 	drv_close(&d);
 }
 
-static void test_reg_mr_no_resources(void)
+TEST(test_reg_mr_no_resources)
 {
 	struct ordma_aq_cmd cmd;
 	uint32_t uctx, kpd, upd, i;
@@ -695,7 +695,7 @@ static void test_reg_mr_no_resources(void)
 	drv_close(&d);
 }
 
-static void test_dereg_mr(void)
+TEST(test_dereg_mr)
 {
 	struct ordma_aq_cmd cmd;
 	uint32_t uctx, kpd, upd, key;
@@ -734,7 +734,7 @@ static void test_dereg_mr(void)
 /* Lookup, translation, copies                                         */
 /* ------------------------------------------------------------------ */
 
-static void test_mr_lookup(void)
+TEST(test_mr_lookup)
 {
 	static const uint32_t bits[] = {
 		ORDMA_ACCESS_LOCAL_WRITE, ORDMA_ACCESS_REMOTE_WRITE,
@@ -833,7 +833,7 @@ static void test_mr_lookup(void)
 	drv_close(&d);
 }
 
-static void test_mr_copy_across_pages(void)
+TEST(test_mr_copy_across_pages)
 {
 	uint8_t in[10000], out[10000];
 	struct ordma_aq_cmd cmd;
@@ -921,7 +921,7 @@ static struct ordma_wqe_reg_mr make_frwr(uint32_t key, uint64_t iova,
 	return w;
 }
 
-static void test_fast_reg_and_invalidate(void)
+TEST(test_fast_reg_and_invalidate)
 {
 	const uint8_t rw = ORDMA_ACCESS_LOCAL_WRITE | ORDMA_ACCESS_REMOTE_WRITE;
 	struct ordma_wqe_reg_mr w;
@@ -1040,7 +1040,7 @@ static void test_fast_reg_and_invalidate(void)
 	drv_close(&d);
 }
 
-static void test_dma_mr(void)
+TEST(test_dma_mr)
 {
 	struct ordma_aq_cmd cmd;
 	uint32_t uctx, kpd, upd, key;
@@ -1074,7 +1074,7 @@ static void test_dma_mr(void)
 	drv_close(&d);
 }
 
-static void test_pd_refcounts(void)
+TEST(test_pd_refcounts)
 {
 	struct ordma_aq_cmd cmd;
 	uint32_t uctx, kpd, upd, k1, k2;
@@ -1123,7 +1123,7 @@ static void test_pd_refcounts(void)
 }
 
 /* REREG: in place, the key kept, all or nothing */
-static void test_mr_rereg(void)
+TEST(test_mr_rereg)
 {
 	uint32_t uctx, kpd, upd, upd2, k, kfr, kk;
 	struct ordma_aq_cmd cmd, good;
@@ -1234,7 +1234,7 @@ static void test_mr_rereg(void)
 }
 
 /* Random page lists, tables and WQEs: defined results, no crash. */
-static void test_mr_random_walks(void)
+TEST(test_mr_random_walks)
 {
 	uint64_t state = 0x6d725f72616e64ULL;
 	uint32_t uctx, kpd, upd;
@@ -1313,25 +1313,3 @@ static void test_mr_random_walks(void)
 	CHECK_EQ(drv_simple(&d, ORDMA_CMD_QUERY_FW), ORDMA_CMD_STATUS_OK);
 	drv_close(&d);
 }
-
-const struct tap_test mr_tests[] = {
-	TAP_TEST(test_page_list_parse),
-	TAP_TEST(test_page_list_level0),
-	TAP_TEST(test_page_list_level1),
-	TAP_TEST(test_page_list_level2),
-	TAP_TEST(test_page_list_huge_pages),
-	TAP_TEST(test_page_list_read_write),
-	TAP_TEST(test_reg_mr_success),
-	TAP_TEST(test_reg_mr_validation),
-	TAP_TEST(test_reg_mr_kinds_validation),
-	TAP_TEST(test_reg_mr_no_resources),
-	TAP_TEST(test_dereg_mr),
-	TAP_TEST(test_mr_lookup),
-	TAP_TEST(test_mr_copy_across_pages),
-	TAP_TEST(test_fast_reg_and_invalidate),
-	TAP_TEST(test_dma_mr),
-	TAP_TEST(test_pd_refcounts),
-	TAP_TEST(test_mr_rereg),
-	TAP_TEST(test_mr_random_walks),
-	TAP_END,
-};

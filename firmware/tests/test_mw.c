@@ -9,7 +9,7 @@
 
 #include "objects/fw_verbs.h"
 #include "drv.h"
-#include "tap.h"
+#include "ordma_test.h"
 
 #define OK		ORDMA_CMD_STATUS_OK
 #define MR_IOVA		0x5000000ULL
@@ -79,7 +79,7 @@ static bool setup(struct drv *d, uint32_t *uctx, uint32_t *kpd, uint32_t *upd,
 				 access, 0x21, mr) == OK;
 }
 
-static void test_alloc_mw_validation(void)
+TEST(test_alloc_mw_validation)
 {
 	struct ordma_aq_cmd cmd;
 	uint32_t uctx, kpd, upd, mr, rkey, rkey2;
@@ -134,7 +134,7 @@ static void test_alloc_mw_validation(void)
 	drv_close(&d);
 }
 
-static void test_alloc_mw_limit(void)
+TEST(test_alloc_mw_limit)
 {
 	uint32_t uctx, kpd, upd, mr, rkey, first = 0, key;
 	unsigned int i;
@@ -162,7 +162,7 @@ static void test_alloc_mw_limit(void)
 }
 
 /* REG_MR grants MW_BIND (setup); ZERO_BASED is for windows only */
-static void test_mr_mw_bind_access(void)
+TEST(test_mr_mw_bind_access)
 {
 	uint32_t uctx, kpd, upd, mr;
 	struct drv d;
@@ -174,7 +174,7 @@ static void test_mr_mw_bind_access(void)
 	drv_close(&d);
 }
 
-static void test_bind_checks(void)
+TEST(test_bind_checks)
 {
 	uint32_t uctx, kpd, upd, mr, plain, ro, mw1, mw2, umw, k;
 	struct ordma_wqe_bind_mw w;
@@ -268,7 +268,7 @@ static void test_bind_checks(void)
 	drv_close(&d);
 }
 
-static void test_remote_lookup_and_copy(void)
+TEST(test_remote_lookup_and_copy)
 {
 	uint32_t uctx, kpd, upd, mr, mw1, mw2, k1, k2;
 	uint8_t buf[32], *host;
@@ -354,7 +354,7 @@ static void test_remote_lookup_and_copy(void)
 	drv_close(&d);
 }
 
-static void test_invalidate(void)
+TEST(test_invalidate)
 {
 	uint32_t uctx, kpd, upd, mr, mw1, mw2, k1, k2, fr, idx;
 	struct ordma_wqe_reg_mr frwr;
@@ -473,7 +473,7 @@ static uint8_t rereg(struct drv *d, uint32_t key, uint32_t pdn, uint32_t uctx,
  * are unchanged; once the windows are gone the REREG goes through.
  * REREG never takes a window's key.
  */
-static void test_rereg_with_windows(void)
+TEST(test_rereg_with_windows)
 {
 	const uint64_t new_addr = DRV_MR_ADDR + 0x10000;
 	uint32_t uctx, kpd, upd, mr, umr, mw1, mw2, umw, k1, k2;
@@ -562,7 +562,7 @@ static void test_rereg_with_windows(void)
  * FLUSH rights on a window, only where the MR grants them; a FLUSH at
  * MR level through a window covers the window, not the MR.
  */
-static void test_window_flush_rights(void)
+TEST(test_window_flush_rights)
 {
 	const uint32_t glob = ORDMA_ACCESS_FLUSH_GLOBAL;
 	uint32_t uctx, kpd, upd, mr, plain, mw1, mw2, k1, k2;
@@ -629,7 +629,7 @@ static void test_window_flush_rights(void)
  * zero-based window bound at an MR address that is not 8-byte aligned
  * has aligned window addresses whose bytes straddle a page boundary.
  */
-static void test_atomic_target_alignment(void)
+TEST(test_atomic_target_alignment)
 {
 	uint32_t uctx, kpd, upd, mr, mw1, mw2, k1, k2;
 	uint64_t dma;
@@ -673,7 +673,7 @@ static void test_atomic_target_alignment(void)
 }
 
 /* A reset forgets every window and every binding. */
-static void test_reset_forgets_windows(void)
+TEST(test_reset_forgets_windows)
 {
 	uint32_t uctx, kpd, upd, mr, mw;
 	struct drv d;
@@ -689,17 +689,3 @@ static void test_reset_forgets_windows(void)
 		 FW_MR_ERR_KEY);
 	drv_close(&d);
 }
-
-const struct tap_test mw_tests[] = {
-	TAP_TEST(test_alloc_mw_validation),
-	TAP_TEST(test_alloc_mw_limit),
-	TAP_TEST(test_mr_mw_bind_access),
-	TAP_TEST(test_bind_checks),
-	TAP_TEST(test_remote_lookup_and_copy),
-	TAP_TEST(test_invalidate),
-	TAP_TEST(test_reset_forgets_windows),
-	TAP_TEST(test_rereg_with_windows),
-	TAP_TEST(test_window_flush_rights),
-	TAP_TEST(test_atomic_target_alignment),
-	TAP_END,
-};

@@ -9,7 +9,7 @@
 
 #include "objects/fw_qp.h"
 #include "drv.h"
-#include "tap.h"
+#include "ordma_test.h"
 
 #define OK		ORDMA_CMD_STATUS_OK
 #define BAD_PARAM	ORDMA_CMD_STATUS_BAD_PARAM
@@ -278,7 +278,7 @@ out:
 	CHECK_EQ(qp_destroy(e, qpn), OK);
 }
 
-static void test_qp_every_transition(void)
+TEST(test_qp_every_transition)
 {
 	struct env e;
 	unsigned int type, from, to, done = 0;
@@ -302,7 +302,7 @@ static void test_qp_every_transition(void)
 }
 
 /* Attribute changes without STATE stay in the current state. */
-static void test_qp_modify_without_state(void)
+TEST(test_qp_modify_without_state)
 {
 	struct ordma_qp_attr a;
 	struct env e;
@@ -438,7 +438,7 @@ static const struct bad_value bad_values[] = {
 	{ RESET, INIT, AT(attr_mask), spoil_mask_bit21 },
 };
 
-static void test_qp_modify_bad_values(void)
+TEST(test_qp_modify_bad_values)
 {
 	struct ordma_qp_attr a, before, after;
 	struct env e;
@@ -462,7 +462,7 @@ static void test_qp_modify_bad_values(void)
 		b->spoil(&a);
 		if (!CHECK_EQ(drv_modify_qp(&e.d, qpn, &a), BAD_PARAM) ||
 		    !CHECK_EQ(drv_syndrome(&e.d), b->syndrome))
-			tap_note("case %zu", i);
+			NOTE("case %zu", i);
 		/* nothing of a failed MODIFY_QP is applied */
 		REQUIRE_EQ(drv_query_qp(&e.d, qpn, &after), OK);
 		CHECK(!memcmp(&before, &after, sizeof(before)));
@@ -479,7 +479,7 @@ static void test_qp_modify_bad_values(void)
 	drv_close(&e.d);
 }
 
-static void test_qp_modify_mask_and_buffer(void)
+TEST(test_qp_modify_mask_and_buffer)
 {
 	struct ordma_aq_cmd cmd;
 	struct ordma_qp_attr a;
@@ -647,7 +647,7 @@ static const struct bad_create bad_creates[] = {
 	{ BAD_HANDLE, 0, cp_srq_missing },
 };
 
-static void test_qp_create_validation(void)
+TEST(test_qp_create_validation)
 {
 	struct ordma_qp_create_params p;
 	struct ordma_aq_cmd cmd;
@@ -663,7 +663,7 @@ static void test_qp_create_validation(void)
 		if (!CHECK_EQ(drv_create_qp(&e.d, &p, &qpn), bad_creates[i].status) ||
 		    (bad_creates[i].status == BAD_PARAM &&
 		     !CHECK_EQ(drv_syndrome(&e.d), bad_creates[i].syndrome)))
-			tap_note("case %zu", i);
+			NOTE("case %zu", i);
 	}
 	/* objects of another context */
 	REQUIRE_EQ(drv_alloc_uctx(&e.d, &other_uctx), OK);
@@ -709,7 +709,7 @@ static void test_qp_create_validation(void)
 	drv_close(&e.d);
 }
 
-static void test_qp_create_limits(void)
+TEST(test_qp_create_limits)
 {
 	struct ordma_qp_create_params p;
 	struct env e;
@@ -754,7 +754,7 @@ static void test_qp_create_limits(void)
 /* QUERY_QP                                                            */
 /* ------------------------------------------------------------------ */
 
-static void test_qp_query_round_trip(void)
+TEST(test_qp_query_round_trip)
 {
 	struct ordma_qp_attr a, q;
 	struct ordma_aq_cmd cmd;
@@ -881,7 +881,7 @@ static bool expect_flush(struct env *e, struct drv_cq *cq, uint32_t qpn,
 	       CHECK_EQ(cqe.byte_len, 0);
 }
 
-static void test_qp_flush_to_error(void)
+TEST(test_qp_flush_to_error)
 {
 	struct ordma_qp_attr a;
 	struct ordma_cqe cqe;
@@ -961,7 +961,7 @@ static void test_qp_flush_to_error(void)
 }
 
 /* One CQ for both queues: send flushes first, then receives. */
-static void test_qp_flush_shared_cq(void)
+TEST(test_qp_flush_shared_cq)
 {
 	struct ordma_qp_create_params p;
 	struct ordma_qp_attr a;
@@ -990,7 +990,7 @@ static void test_qp_flush_shared_cq(void)
 }
 
 /* A send WQE the device cannot read is still flushed (as a SEND). */
-static void test_qp_flush_unreadable_wqe(void)
+TEST(test_qp_flush_unreadable_wqe)
 {
 	struct ordma_qp_attr a;
 	struct ordma_cqe cqe;
@@ -1015,7 +1015,7 @@ static void test_qp_flush_unreadable_wqe(void)
 }
 
 /* A CQ that overruns drops flush completions; the QP still empties. */
-static void test_qp_flush_cq_overrun(void)
+TEST(test_qp_flush_cq_overrun)
 {
 	struct ordma_qp_create_params p;
 	struct ordma_qp_attr a;
@@ -1045,7 +1045,7 @@ static void test_qp_flush_cq_overrun(void)
 /* Doorbells                                                           */
 /* ------------------------------------------------------------------ */
 
-static void test_qp_doorbell_ownership(void)
+TEST(test_qp_doorbell_ownership)
 {
 	struct ordma_qp_attr a;
 	struct ordma_cqe cqe;
@@ -1132,7 +1132,7 @@ static void test_qp_doorbell_ownership(void)
 /* References, destroy, reset                                          */
 /* ------------------------------------------------------------------ */
 
-static void test_qp_busy_references(void)
+TEST(test_qp_busy_references)
 {
 	struct env e;
 	uint32_t qpn, qpn2;
@@ -1167,7 +1167,7 @@ static void test_qp_busy_references(void)
 	drv_close(&e.d);
 }
 
-static void test_qp_reset_frees_all(void)
+TEST(test_qp_reset_frees_all)
 {
 	struct env e;
 	uint32_t qpn, i, errors;
@@ -1205,7 +1205,7 @@ static void test_qp_reset_frees_all(void)
 /* SQD and the engine hooks                                            */
 /* ------------------------------------------------------------------ */
 
-static void test_qp_sqd_drained_event(void)
+TEST(test_qp_sqd_drained_event)
 {
 	struct ordma_qp_attr a, q;
 	struct ordma_eqe eqe;
@@ -1256,7 +1256,7 @@ static void test_qp_sqd_drained_event(void)
 	drv_close(&e.d);
 }
 
-static void test_qp_engine_hooks(void)
+TEST(test_qp_engine_hooks)
 {
 	struct ordma_qp_attr a;
 	struct ordma_recv_wqe *rwqe;
@@ -1530,7 +1530,7 @@ static bool storm_status_ok(uint8_t status)
 	       status == ORDMA_CQE_MW_BIND_ERR;
 }
 
-static void test_qp_random_storm(void)
+TEST(test_qp_random_storm)
 {
 	uint64_t seed = 0x51ce5eedc0ffee11ULL;
 	struct ordma_qp_attr q;
@@ -1598,24 +1598,3 @@ static void test_qp_random_storm(void)
 	CHECK_EQ(drv_handle_cmd(&e.d, ORDMA_CMD_DEALLOC_PD, e.pdn, 0), OK);
 	drv_close(&e.d);
 }
-
-const struct tap_test qp_tests[] = {
-	TAP_TEST(test_qp_every_transition),
-	TAP_TEST(test_qp_modify_without_state),
-	TAP_TEST(test_qp_modify_bad_values),
-	TAP_TEST(test_qp_modify_mask_and_buffer),
-	TAP_TEST(test_qp_create_validation),
-	TAP_TEST(test_qp_create_limits),
-	TAP_TEST(test_qp_query_round_trip),
-	TAP_TEST(test_qp_flush_to_error),
-	TAP_TEST(test_qp_flush_shared_cq),
-	TAP_TEST(test_qp_flush_unreadable_wqe),
-	TAP_TEST(test_qp_flush_cq_overrun),
-	TAP_TEST(test_qp_doorbell_ownership),
-	TAP_TEST(test_qp_busy_references),
-	TAP_TEST(test_qp_reset_frees_all),
-	TAP_TEST(test_qp_sqd_drained_event),
-	TAP_TEST(test_qp_engine_hooks),
-	TAP_TEST(test_qp_random_storm),
-	TAP_END,
-};

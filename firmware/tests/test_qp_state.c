@@ -5,7 +5,7 @@
  * firmware's table, and the mask checks around each of them.
  */
 #include "objects/fw_qp.h"
-#include "tap.h"
+#include "ordma_test.h"
 
 #define NUM_STATES	(ORDMA_QPS_ERR + 1)
 #define A(name)		ORDMA_QP_ATTR_##name
@@ -120,7 +120,7 @@ static const struct expected_rule *find_expected(uint8_t type, uint8_t from,
 	return NULL;
 }
 
-static void test_qp_state_table_matches_ibta(void)
+TEST(test_qp_state_table_matches_ibta)
 {
 	struct fw_qp_transition rule;
 	unsigned int type, from, to, valid = 0;
@@ -134,7 +134,7 @@ static void test_qp_state_table_matches_ibta(void)
 				REQUIRE(fw_qp_transition_rule(type, from, to,
 							      &rule));
 				if (!CHECK_EQ(rule.valid, e != NULL)) {
-					tap_note("type %u %s -> %s", type,
+					NOTE("type %u %s -> %s", type,
 						 fw_qp_state_name(from),
 						 fw_qp_state_name(to));
 					continue;
@@ -155,7 +155,7 @@ static void test_qp_state_table_matches_ibta(void)
 	CHECK(!rule.valid);
 }
 
-static void test_qp_state_masks_per_transition(void)
+TEST(test_qp_state_masks_per_transition)
 {
 	unsigned int type, from, to, bit;
 	uint32_t bits;
@@ -209,7 +209,7 @@ static void test_qp_state_masks_per_transition(void)
 }
 
 /* Properties of the rules that hold however the table is spelled. */
-static void test_qp_state_invariants(void)
+TEST(test_qp_state_invariants)
 {
 	struct fw_qp_transition rule;
 	unsigned int type, from, to;
@@ -239,10 +239,3 @@ static void test_qp_state_invariants(void)
 	CHECK(fw_qp_state_name(7)[0] == '?');
 	CHECK_EQ(fw_qp_state_name(SQE)[2], 'E');
 }
-
-const struct tap_test qp_state_tests[] = {
-	TAP_TEST(test_qp_state_table_matches_ibta),
-	TAP_TEST(test_qp_state_masks_per_transition),
-	TAP_TEST(test_qp_state_invariants),
-	TAP_END,
-};

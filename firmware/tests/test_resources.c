@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "drv.h"
-#include "tap.h"
+#include "ordma_test.h"
 
 static const uint8_t gid_a[16] = { 0xfe, 0x80, [15] = 1 };
 static const uint8_t gid_b[16] = { [10] = 0xff, [11] = 0xff, 192, 168, 1, 1 };
@@ -25,7 +25,7 @@ static uint8_t add_gid_raw(struct drv *d, uint32_t index, uint8_t type,
 	return drv_exec(d, &cmd);
 }
 
-static void test_gid_add_del(void)
+TEST(test_gid_add_del)
 {
 	struct drv d;
 	uint32_t i;
@@ -46,7 +46,7 @@ static void test_gid_add_del(void)
 	drv_close(&d);
 }
 
-static void test_gid_validation(void)
+TEST(test_gid_validation)
 {
 	static const uint8_t zero[16];
 	static const uint8_t mcast_mac[6] = { 0x01, 0, 0x5e, 0, 0, 1 };
@@ -92,7 +92,7 @@ static void test_gid_validation(void)
 	drv_close(&d);
 }
 
-static void test_uctx_alloc_dealloc(void)
+TEST(test_uctx_alloc_dealloc)
 {
 	struct ordma_fw_config cfg;
 	struct drv d;
@@ -138,7 +138,7 @@ static void test_uctx_alloc_dealloc(void)
 	drv_close(&d);
 }
 
-static void test_pd_alloc_dealloc(void)
+TEST(test_pd_alloc_dealloc)
 {
 	struct drv d;
 	uint32_t uctx, pdn, i;
@@ -178,11 +178,3 @@ static void test_pd_alloc_dealloc(void)
 	CHECK_EQ(pdn, 500);
 	drv_close(&d);
 }
-
-const struct tap_test resource_tests[] = {
-	TAP_TEST(test_gid_add_del),
-	TAP_TEST(test_gid_validation),
-	TAP_TEST(test_uctx_alloc_dealloc),
-	TAP_TEST(test_pd_alloc_dealloc),
-	TAP_END,
-};

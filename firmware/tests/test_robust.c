@@ -11,7 +11,7 @@
 #include "objects/fw_verbs.h"
 #include "objects/fw_qp.h"
 #include "drv.h"
-#include "tap.h"
+#include "ordma_test.h"
 
 #define ROBUST_SEED		0x0d3a5eed0d3a5eedULL
 #define ROBUST_ITERATIONS	6000
@@ -754,7 +754,7 @@ static void check_still_answers(struct drv *d)
 	CHECK_EQ(le32_to_cpu(h.state), ORDMA_HEALTH_OK);
 }
 
-static void test_random_device_storm(void)
+TEST(test_random_device_storm)
 {
 	static uint8_t frame[9300];
 	struct drv_eq async, comp;
@@ -783,7 +783,7 @@ static void test_random_device_storm(void)
 }
 
 /* Every opcode, each byte of the entry mutated in turn. */
-static void test_every_byte_of_every_opcode(void)
+TEST(test_every_byte_of_every_opcode)
 {
 	struct ordma_aq_cmd cmd, base;
 	struct rng r = { ROBUST_SEED ^ 1 };
@@ -807,7 +807,7 @@ static void test_every_byte_of_every_opcode(void)
 }
 
 /* A small admin queue and a tiny doorbell BAR under the same storm */
-static void test_random_storm_small_device(void)
+TEST(test_random_storm_small_device)
 {
 	static uint8_t frame[2048];
 	struct ordma_fw_config cfg;
@@ -823,10 +823,3 @@ static void test_random_storm_small_device(void)
 	check_still_answers(&d);
 	drv_close(&d);
 }
-
-const struct tap_test robust_tests[] = {
-	TAP_TEST(test_random_device_storm),
-	TAP_TEST(test_every_byte_of_every_opcode),
-	TAP_TEST(test_random_storm_small_device),
-	TAP_END,
-};

@@ -8,7 +8,7 @@
 
 #include "objects/fw_qp.h"
 #include "drv.h"
-#include "tap.h"
+#include "ordma_test.h"
 
 #define OK		ORDMA_CMD_STATUS_OK
 #define BAD_PARAM	ORDMA_CMD_STATUS_BAD_PARAM
@@ -85,7 +85,7 @@ static bool next_event(struct srq_env *e, unsigned int type,
 	return false;
 }
 
-static void test_srq_create_validation(void)
+TEST(test_srq_create_validation)
 {
 	struct ordma_aq_cmd cmd;
 	struct srq_env e;
@@ -172,7 +172,7 @@ static void test_srq_create_validation(void)
 	drv_close(&e.d);
 }
 
-static void test_srq_limit_event(void)
+TEST(test_srq_limit_event)
 {
 	struct ordma_recv_wqe *wqe;
 	struct ordma_eqe eqe;
@@ -241,7 +241,7 @@ static void test_srq_limit_event(void)
 	drv_close(&e.d);
 }
 
-static void test_srq_with_qps(void)
+TEST(test_srq_with_qps)
 {
 	struct ordma_qp_create_params p;
 	struct ordma_qp_attr a;
@@ -328,7 +328,7 @@ static void test_srq_with_qps(void)
 	drv_close(&e.d);
 }
 
-static void test_srq_reset_frees_all(void)
+TEST(test_srq_reset_frees_all)
 {
 	struct srq_env e;
 	uint32_t srqn, qpn, n;
@@ -350,11 +350,3 @@ static void test_srq_reset_frees_all(void)
 	CHECK_EQ(srqn, 1);
 	drv_close(&e.d);
 }
-
-const struct tap_test srq_tests[] = {
-	TAP_TEST(test_srq_create_validation),
-	TAP_TEST(test_srq_limit_event),
-	TAP_TEST(test_srq_with_qps),
-	TAP_TEST(test_srq_reset_frees_all),
-	TAP_END,
-};

@@ -11,7 +11,7 @@
 
 #include "objects/fw_qp.h"
 #include "drv.h"
-#include "tap.h"
+#include "ordma_test.h"
 
 #define OK		ORDMA_CMD_STATUS_OK
 #define A(name)		ORDMA_QP_ATTR_##name
@@ -350,7 +350,7 @@ static bool env_open(struct env *e, const struct tcfg *c)
 		struct side *s = &e->s[i];
 
 		if (!side_open(s, i, c)) {
-			tap_note("side %d setup failed", i);
+			NOTE("side %d setup failed", i);
 			return false;
 		}
 		memset(drv_mem(&s->d, DRV_WQ_ADDR(QP_AREA), 0x10000), 0,
@@ -376,7 +376,7 @@ static bool env_open(struct env *e, const struct tcfg *c)
 					     (1u << RQ_LOG) << RQ_SHIFT);
 		}
 		if (drv_create_qp(&s->d, &p, &s->qpn) != OK) {
-			tap_note("CREATE_QP failed: syndrome %u", drv_syndrome(&s->d));
+			NOTE("CREATE_QP failed: syndrome %u", drv_syndrome(&s->d));
 			return false;
 		}
 		s->d.hal.tx_hook = link_tx_hook;
@@ -386,7 +386,7 @@ static bool env_open(struct env *e, const struct tcfg *c)
 		for (i = 0; i < 2; i++)
 			if (qp_step(e, i, k ? path[k - 1] : ORDMA_QPS_RESET,
 				    path[k], c) != OK) {
-				tap_note("MODIFY_QP to %u failed: syndrome %u",
+				NOTE("MODIFY_QP to %u failed: syndrome %u",
 					 path[k], drv_syndrome(&e->s[i].d));
 				return false;
 			}
@@ -636,7 +636,7 @@ static bool has_event(struct side *s, unsigned int type, uint32_t d0)
 /* RC data transfer                                                    */
 /* ------------------------------------------------------------------ */
 
-static void test_tp_caps(void)
+TEST(test_tp_caps)
 {
 	struct ordma_device_caps caps;
 	struct drv d;
@@ -699,7 +699,7 @@ static void send_once(const struct tcfg *c, uint32_t len, unsigned int pkts)
 	env_close(&e);
 }
 
-static void test_tp_rc_send_small(void)
+TEST(test_tp_rc_send_small)
 {
 	struct tcfg c;
 
@@ -708,7 +708,7 @@ static void test_tp_rc_send_small(void)
 	send_once(&c, 0, 1);
 }
 
-static void test_tp_rc_send_mtu256(void)
+TEST(test_tp_rc_send_mtu256)
 {
 	struct tcfg c;
 
@@ -718,7 +718,7 @@ static void test_tp_rc_send_mtu256(void)
 	send_once(&c, 256 * 20, 20);
 }
 
-static void test_tp_rc_send_mtu4096(void)
+TEST(test_tp_rc_send_mtu4096)
 {
 	struct tcfg c;
 
@@ -728,7 +728,7 @@ static void test_tp_rc_send_mtu4096(void)
 	send_once(&c, 20000, 5);
 }
 
-static void test_tp_rc_psn_wrap(void)
+TEST(test_tp_rc_psn_wrap)
 {
 	struct tcfg c;
 
@@ -739,7 +739,7 @@ static void test_tp_rc_psn_wrap(void)
 }
 
 /* A big message goes out in windows of unacknowledged packets. */
-static void test_tp_rc_send_window(void)
+TEST(test_tp_rc_send_window)
 {
 	struct tcfg c;
 
@@ -747,7 +747,7 @@ static void test_tp_rc_send_window(void)
 	send_once(&c, 1u << 19, 512);
 }
 
-static void test_tp_rc_send_variants(void)
+TEST(test_tp_rc_send_variants)
 {
 	static const char inl[] = "inline data through the WQE";
 	struct ordma_sge g[3];
@@ -815,7 +815,7 @@ static void test_tp_rc_send_variants(void)
 	env_close(&e);
 }
 
-static void test_tp_rc_write_read(void)
+TEST(test_tp_rc_write_read)
 {
 	struct ordma_cqe cqe;
 	struct env e;
@@ -883,7 +883,7 @@ static void test_tp_rc_write_read(void)
  * SEND implicitly; fence holds the last SEND until the READ completed.
  */
 /* 16 READs of 64 KiB outstanding at once (ib_read_bw's pattern) */
-static void test_tp_rc_read_many(void)
+TEST(test_tp_rc_read_many)
 {
 	const uint32_t len = 0x10000;
 	struct env e;
@@ -920,7 +920,7 @@ static void test_tp_rc_read_many(void)
 /* A READ response packet lost: the READ is asked again from the lost
  * packet on, answered First..Last anew, and completes with the right data.
  */
-static void test_tp_rc_read_resp_loss(void)
+TEST(test_tp_rc_read_resp_loss)
 {
 	const uint32_t len = 8 * 1024;	/* 8 packets at MTU 1024 */
 	struct env e;
@@ -953,7 +953,7 @@ static void test_tp_rc_read_resp_loss(void)
 	env_close(&e);
 }
 
-static void test_tp_rc_read_implied_ack_fence(void)
+TEST(test_tp_rc_read_implied_ack_fence)
 {
 	struct env e;
 	struct side *a, *b;
@@ -994,7 +994,7 @@ static void test_tp_rc_read_implied_ack_fence(void)
 /* Loss, duplicates, RNR, retries                                      */
 /* ------------------------------------------------------------------ */
 
-static void test_tp_rc_loss_nak_seq(void)
+TEST(test_tp_rc_loss_nak_seq)
 {
 	struct env e;
 	struct side *a, *b;
@@ -1026,7 +1026,7 @@ static void test_tp_rc_loss_nak_seq(void)
 	env_close(&e);
 }
 
-static void test_tp_rc_loss_timeout(void)
+TEST(test_tp_rc_loss_timeout)
 {
 	struct env e;
 	struct side *a, *b;
@@ -1076,7 +1076,7 @@ static void test_tp_rc_loss_timeout(void)
 	env_close(&e);
 }
 
-static void test_tp_rc_duplicates(void)
+TEST(test_tp_rc_duplicates)
 {
 	struct env e;
 	struct side *a, *b;
@@ -1120,7 +1120,7 @@ static void test_tp_rc_duplicates(void)
 	env_close(&e);
 }
 
-static void test_tp_rc_rnr(void)
+TEST(test_tp_rc_rnr)
 {
 	struct env e;
 	struct side *a, *b;
@@ -1167,7 +1167,7 @@ static void test_tp_rc_rnr(void)
 	env_close(&e);
 }
 
-static void test_tp_rc_retry_exhausted(void)
+TEST(test_tp_rc_retry_exhausted)
 {
 	struct env e;
 	struct side *a, *b;
@@ -1253,7 +1253,7 @@ static void remote_error(uint8_t opcode, uint64_t raddr, uint32_t len,
 	env_close(&e);
 }
 
-static void test_tp_rc_remote_access(void)
+TEST(test_tp_rc_remote_access)
 {
 	/* bad rkey */
 	remote_error(ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 100, true, false,
@@ -1300,7 +1300,7 @@ static void test_tp_rc_remote_access(void)
 	}
 }
 
-static void test_tp_rc_local_errors(void)
+TEST(test_tp_rc_local_errors)
 {
 	struct env e;
 	struct side *a, *b;
@@ -1385,7 +1385,7 @@ static void put64(uint8_t *p, uint64_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static void test_tp_rc_atomics(void)
+TEST(test_tp_rc_atomics)
 {
 	struct env e;
 	struct side *a, *b;
@@ -1555,12 +1555,12 @@ static void ud_case(bool ipv6)
 	env_close(&e);
 }
 
-static void test_tp_ud_ipv4(void)
+TEST(test_tp_ud_ipv4)
 {
 	ud_case(false);
 }
 
-static void test_tp_ud_ipv6(void)
+TEST(test_tp_ud_ipv6)
 {
 	ud_case(true);
 }
@@ -1601,7 +1601,7 @@ static void uc_quiet(struct env *e)
 }
 
 /* SEND, SEND_IMM, WRITE, WRITE_IMM: UC opcodes, no ACKs, paced bursts */
-static void test_tp_uc_good(void)
+TEST(test_tp_uc_good)
 {
 	struct env e;
 	struct side *a, *b;
@@ -1695,7 +1695,7 @@ static void test_tp_uc_good(void)
 }
 
 /* READ, atomics, SEND with invalidate: local QP operation errors, SQE */
-static void test_tp_uc_bad_opcodes(void)
+TEST(test_tp_uc_bad_opcodes)
 {
 	static const uint8_t bad[] = {
 		ORDMA_WQE_RDMA_READ, ORDMA_WQE_ATOMIC_CMP_SWP,
@@ -1791,7 +1791,7 @@ static bool all_bytes(const uint8_t *p, size_t len, uint8_t v)
  * completes anyway; the receive WQE is kept and takes the next message,
  * which starts at a PSN the receiver did not expect.
  */
-static void test_tp_uc_loss(void)
+TEST(test_tp_uc_loss)
 {
 	struct env e;
 	struct side *a, *b;
@@ -1861,7 +1861,7 @@ static void test_tp_uc_loss(void)
 }
 
 /* Packets delivered out of order: the message is dropped, no harm done */
-static void test_tp_uc_reorder(void)
+TEST(test_tp_uc_reorder)
 {
 	struct qframe f[3];
 	struct env e;
@@ -1914,7 +1914,7 @@ static void test_tp_uc_reorder(void)
 }
 
 /* No receive WQE: the message is dropped silently (no RNR NAK) */
-static void test_tp_uc_no_rwqe(void)
+TEST(test_tp_uc_no_rwqe)
 {
 	struct env e;
 	struct side *a, *b;
@@ -1966,7 +1966,7 @@ static void test_tp_uc_no_rwqe(void)
 }
 
 /* Remote access errors drop the WRITE: memory untouched, no NAK */
-static void test_tp_uc_bad_rkey(void)
+TEST(test_tp_uc_bad_rkey)
 {
 	struct env e;
 	struct side *a, *b;
@@ -2041,7 +2041,7 @@ static void test_tp_uc_bad_rkey(void)
 }
 
 /* Through an SRQ a dropped message's WQE cannot go back: error CQE */
-static void test_tp_uc_srq_loss(void)
+TEST(test_tp_uc_srq_loss)
 {
 	struct env e;
 	struct side *a, *b;
@@ -2080,7 +2080,7 @@ static uint32_t rnd(void)
 }
 
 /* Mutated and truncated frames only ever produce counted drops or NAKs. */
-static void test_tp_rx_fuzz(void)
+TEST(test_tp_rx_fuzz)
 {
 	static uint8_t frames[8][2048];
 	static size_t lens[8];
@@ -2144,7 +2144,7 @@ static void test_tp_rx_fuzz(void)
 }
 
 /* Frames for a QP in the wrong state or a QP that does not exist */
-static void test_tp_rx_drops(void)
+TEST(test_tp_rx_drops)
 {
 	struct env e;
 	struct side *a, *b;
@@ -2210,7 +2210,7 @@ static void lb_use(struct side *s, struct lb_qp *cur, struct lb_qp *q)
  * the device's internal loopback (never onto the wire) and are received
  * from the device timer, not inside the doorbell that sent them.
  */
-static void test_tp_loopback(void)
+TEST(test_tp_loopback)
 {
 	static const uint8_t path[] = { ORDMA_QPS_INIT, ORDMA_QPS_RTR,
 					ORDMA_QPS_RTS };
@@ -2305,7 +2305,7 @@ static void test_tp_loopback(void)
 
 /* ------------------------------------------------------------------ */
 
-static void test_tp_local_ops(void)
+TEST(test_tp_local_ops)
 {
 	struct ordma_aq_cmd cmd;
 	struct ordma_cqe cqe;
@@ -2402,7 +2402,7 @@ static void test_tp_local_ops(void)
 }
 
 /* SQD: in-flight WQEs finish, new ones wait, the drain event follows */
-static void test_tp_sqd_drain(void)
+TEST(test_tp_sqd_drain)
 {
 	struct ordma_qp_attr at;
 	struct env e;
@@ -2438,7 +2438,7 @@ static void test_tp_sqd_drain(void)
 }
 
 /* Receives through an SRQ: wqe_idx is the SRQ slot, the limit event */
-static void test_tp_rc_srq(void)
+TEST(test_tp_rc_srq)
 {
 	struct env e;
 	struct side *a, *b;
@@ -2475,7 +2475,7 @@ static void test_tp_rc_srq(void)
 }
 
 /* max_rd_atomic bounds the READs in flight; more wait for responses */
-static void test_tp_rc_rd_atomic_limit(void)
+TEST(test_tp_rc_rd_atomic_limit)
 {
 	struct env e;
 	struct side *a, *b;
@@ -2511,7 +2511,7 @@ static void test_tp_rc_rd_atomic_limit(void)
 }
 
 /* Frames above the port MTU are not sent (counted), the peer sees none */
-static void test_tp_tx_mtu_and_link(void)
+TEST(test_tp_tx_mtu_and_link)
 {
 	struct env e;
 	struct side *a, *b;
@@ -2551,7 +2551,7 @@ static void test_tp_tx_mtu_and_link(void)
 }
 
 /* A SEND First followed by a SEND Only: opcode sequence error, NAK */
-static void test_tp_rc_opcode_sequence(void)
+TEST(test_tp_rc_opcode_sequence)
 {
 	struct fw_roce_hdrs h;
 	struct fw_roce_pkt pkt;
@@ -2596,7 +2596,7 @@ static void test_tp_rc_opcode_sequence(void)
 /* A WQE failing its local checks waits for the earlier ones, which are
  * still retransmitted and complete first.
  */
-static void test_tp_rc_error_after_loss(void)
+TEST(test_tp_rc_error_after_loss)
 {
 	struct env e;
 	struct side *a, *b;
@@ -2626,7 +2626,7 @@ static void test_tp_rc_error_after_loss(void)
 }
 
 /* RC over IPv6 and over a VLAN (the GID entry's VLAN tags the frames) */
-static void test_tp_rc_ipv6_vlan(void)
+TEST(test_tp_rc_ipv6_vlan)
 {
 	const struct fake_frame *f;
 	struct env e;
@@ -2724,7 +2724,7 @@ static bool last_frame(struct side *s, struct fw_roce_hdrs *h,
 }
 
 /* WRITE then FLUSH at RANGE and MR level; the frames on the wire */
-static void test_tp_rc_flush(void)
+TEST(test_tp_rc_flush)
 {
 	struct fw_roce_hdrs h;
 	struct env e;
@@ -2847,7 +2847,7 @@ static void flush_error(uint32_t qp_access, uint32_t mr_access, bool bad_key,
 	env_close(&e);
 }
 
-static void test_tp_rc_flush_errors(void)
+TEST(test_tp_rc_flush_errors)
 {
 	const uint32_t rw = ORDMA_ACCESS_LOCAL_WRITE | ORDMA_ACCESS_REMOTE_WRITE;
 	const uint32_t glob = rw | ORDMA_ACCESS_FLUSH_GLOBAL;
@@ -2931,7 +2931,7 @@ static void test_tp_rc_flush_errors(void)
 }
 
 /* Lost FLUSH answers: a later ACK does not complete it; replayed once */
-static void test_tp_rc_flush_loss_dup(void)
+TEST(test_tp_rc_flush_loss_dup)
 {
 	struct env e;
 	struct side *a, *b;
@@ -2991,7 +2991,7 @@ static void test_tp_rc_flush_loss_dup(void)
 }
 
 /* max_rd_atomic bounds FLUSH and ATOMIC WRITE in flight as READs */
-static void test_tp_rc_flush_rd_atomic_limit(void)
+TEST(test_tp_rc_flush_rd_atomic_limit)
 {
 	struct env e;
 	struct side *a, *b;
@@ -3025,7 +3025,7 @@ static void test_tp_rc_flush_rd_atomic_limit(void)
 	env_close(&e);
 }
 
-static void test_tp_rc_atomic_write(void)
+TEST(test_tp_rc_atomic_write)
 {
 	const struct fake_dma_write *dw;
 	struct fw_roce_hdrs h;
@@ -3126,7 +3126,7 @@ static void aw_error(uint32_t qp_access, bool mr2, bool bad_key,
 	env_close(&e);
 }
 
-static void test_tp_rc_atomic_write_errors(void)
+TEST(test_tp_rc_atomic_write_errors)
 {
 	const uint32_t all = ORDMA_ACCESS_REMOTE_WRITE |
 			     ORDMA_ACCESS_REMOTE_READ |
@@ -3149,7 +3149,7 @@ static void test_tp_rc_atomic_write_errors(void)
 }
 
 /* Hand-made requests with bad FETH or ATOMIC WRITE lengths are NAKed */
-static void test_tp_rc_flush_bad_frames(void)
+TEST(test_tp_rc_flush_bad_frames)
 {
 	static const struct {
 		uint8_t opcode, plt, sel;
@@ -3214,7 +3214,7 @@ static void test_tp_rc_flush_bad_frames(void)
 }
 
 /* An answer to a FLUSH that carries payload is a bad response */
-static void test_tp_rc_flush_bad_response(void)
+TEST(test_tp_rc_flush_bad_response)
 {
 	struct fw_roce_hdrs h;
 	struct env e;
@@ -3339,7 +3339,7 @@ static void post_rdma(struct side *s, uint8_t opcode, uint64_t laddr,
 /* WRITE and READ through a type 1 and a zero-based type 2 window, the
  * type 2 window invalidated by SEND_WITH_INV, then a WRITE past a window
  */
-static void test_tp_mw_traffic(void)
+TEST(test_tp_mw_traffic)
 {
 	uint32_t k1, k2;
 	struct ordma_cqe cqe;
@@ -3411,7 +3411,7 @@ static void test_tp_mw_traffic(void)
 /* A bind that breaks a rule completes with MW_BIND_ERR, QP to error;
  * the window is unchanged and the next WQE is flushed.
  */
-static void test_tp_mw_bind_error(void)
+TEST(test_tp_mw_bind_error)
 {
 	uint32_t k1;
 	struct mw_env m;
@@ -3438,7 +3438,7 @@ static void test_tp_mw_bind_error(void)
 }
 
 /* Type 1 windows are not invalidated by LOCAL_INV or SEND_WITH_INV. */
-static void test_tp_mw_type1_not_invalidated(void)
+TEST(test_tp_mw_type1_not_invalidated)
 {
 	struct ordma_cqe cqe;
 	uint32_t k1;
@@ -3482,7 +3482,7 @@ static void test_tp_mw_type1_not_invalidated(void)
 /* A type 2 window invalidated by LOCAL_INV binds again; freed while
  * bound it refuses access and no longer holds its MR.
  */
-static void test_tp_mw_type2_dealloc_and_qp(void)
+TEST(test_tp_mw_type2_dealloc_and_qp)
 {
 	uint32_t k2;
 	struct mw_env m;
@@ -3569,7 +3569,7 @@ static bool all_zero(const uint8_t *p, size_t len)
 /* UC WRITE through type 1 and zero-based type 2 windows; the refusals
  * drop the message silently and leave B's memory alone.
  */
-static void test_tp_mw_uc_write(void)
+TEST(test_tp_mw_uc_write)
 {
 	uint32_t mr, k1, k2, ro, other;
 	uint64_t bad_before;
@@ -3652,7 +3652,7 @@ static void test_tp_mw_uc_write(void)
 }
 
 /* FLUSH (both levels), ATOMIC WRITE and atomics through windows */
-static void test_tp_mw_flush_atomic(void)
+TEST(test_tp_mw_flush_atomic)
 {
 	uint32_t mr, k1, k2;
 	struct mw_env m;
@@ -3756,7 +3756,7 @@ static void mw_refused(uint8_t type, uint64_t off, uint64_t len,
 	env_close(&m.e);
 }
 
-static void test_tp_mw_refusals(void)
+TEST(test_tp_mw_refusals)
 {
 	const uint32_t wr = ORDMA_ACCESS_REMOTE_WRITE;
 	const uint32_t glob = ORDMA_ACCESS_FLUSH_GLOBAL;
@@ -3796,7 +3796,7 @@ static void test_tp_mw_refusals(void)
  * and ATOMIC WRITE there are invalid requests and nothing is written
  * (never half of the word in each page).
  */
-static void test_tp_mw_atomic_misaligned(void)
+TEST(test_tp_mw_atomic_misaligned)
 {
 	const uint32_t zb = ORDMA_ACCESS_ZERO_BASED;
 	const uint8_t inv = ORDMA_CQE_REM_INV_REQ_ERR;
@@ -3836,7 +3836,7 @@ static uint8_t create_qp_of(struct side *s, uint32_t uctx, uint8_t type,
 	return drv_create_qp(&s->d, &p, qpn);
 }
 
-static void test_tp_gsi_inline_av(void)
+TEST(test_tp_gsi_inline_av)
 {
 	struct ordma_cqe cqe;
 	struct ordma_av av;
@@ -3906,7 +3906,7 @@ static void test_tp_gsi_inline_av(void)
 	env_close(&e);
 }
 
-static void test_tp_inline_av_rc(void)
+TEST(test_tp_inline_av_rc)
 {
 	struct ordma_av av;
 	struct env e;
@@ -3939,7 +3939,7 @@ static uint8_t mcast_cmd(struct side *s, uint8_t opcode, uint32_t qpn,
 	return drv_exec(&s->d, &cmd);
 }
 
-static void test_tp_mcast(void)
+TEST(test_tp_mcast)
 {
 	static const uint8_t mgid[16] = { [10] = 0xff, [11] = 0xff,
 					  239, 1, 2, 3 };
@@ -4145,28 +4145,28 @@ static void reread_uc_write(enum wqe_rewrite how)
 	env_close(&e);
 }
 
-static void test_tp_wqe_rewrite_rc_send(void)
+TEST(test_tp_wqe_rewrite_rc_send)
 {
 	int how;
 
 	for (how = 0; how < REWRITE_NUM; how++) {
-		tap_note("rewrite %d", how);
+		NOTE("rewrite %d", how);
 		reread_rc_send((enum wqe_rewrite)how);
 	}
 }
 
-static void test_tp_wqe_rewrite_uc_write(void)
+TEST(test_tp_wqe_rewrite_uc_write)
 {
 	int how;
 
 	for (how = 0; how < REWRITE_NUM; how++) {
-		tap_note("rewrite %d", how);
+		NOTE("rewrite %d", how);
 		reread_uc_write((enum wqe_rewrite)how);
 	}
 }
 
 /* READ responses and the atomic result land where the WQE said at start */
-static void test_tp_wqe_rewrite_read_atomic(void)
+TEST(test_tp_wqe_rewrite_read_atomic)
 {
 	const uint32_t len = 6000;
 	struct env e;
@@ -4184,7 +4184,7 @@ static void test_tp_wqe_rewrite_read_atomic(void)
 	for (how = 0; how < REWRITE_NUM; how++) {
 		uint32_t index = a->sq_pi;
 
-		tap_note("rewrite %d", how);
+		NOTE("rewrite %d", how);
 		memset(mem(a, MR1_ADDR + 0x90000, len + 64), 0, len + 64);
 		memset(mem(a, REWRITE_OTHER, len), 0x5a, len);
 		memset(mem(a, MR2_ADDR, 16), 0x5a, 16);
@@ -4276,7 +4276,7 @@ static void recv_rewrite_case(bool srq)
 	env_close(&e);
 }
 
-static void test_tp_recv_wqe_rewrite(void)
+TEST(test_tp_recv_wqe_rewrite)
 {
 	recv_rewrite_case(false);
 	recv_rewrite_case(true);
@@ -4286,7 +4286,7 @@ static void test_tp_recv_wqe_rewrite(void)
 /* Inline address vectors are the kernel's                             */
 /* ------------------------------------------------------------------ */
 
-static void test_tp_inline_av_user_qp(void)
+TEST(test_tp_inline_av_user_qp)
 {
 	static const uint8_t data[16] = "not for the wire";
 	struct ordma_qp_create_params p;
@@ -4378,7 +4378,7 @@ static void test_tp_inline_av_user_qp(void)
 
 #define MANY_WQES	40
 
-static void test_tp_many_wqes_ud(void)
+TEST(test_tp_many_wqes_ud)
 {
 	struct ordma_cqe cqe;
 	struct env e;
@@ -4423,7 +4423,7 @@ static void test_tp_many_wqes_ud(void)
 }
 
 /* REG_MR and LOCAL_INV of one fast-reg MR, alternating */
-static void test_tp_many_wqes_local(void)
+TEST(test_tp_many_wqes_local)
 {
 	struct ordma_aq_cmd cmd;
 	struct env e;
@@ -4479,7 +4479,7 @@ static void test_tp_many_wqes_local(void)
  * RC: 32 SENDs start, one ACK covers them all (the others were lost);
  * the 8 that waited for a slot start on that ACK.
  */
-static void test_tp_many_wqes_rc(void)
+TEST(test_tp_many_wqes_rc)
 {
 	struct env e;
 	struct side *a, *b;
@@ -4519,73 +4519,3 @@ static void test_tp_many_wqes_rc(void)
 		      mem(a, MR1_ADDR, 64 * MANY_WQES), 64 * MANY_WQES));
 	env_close(&e);
 }
-
-const struct tap_test transport_tests[] = {
-	TAP_TEST(test_tp_caps),
-	TAP_TEST(test_tp_rc_send_small),
-	TAP_TEST(test_tp_rc_send_mtu256),
-	TAP_TEST(test_tp_rc_send_mtu4096),
-	TAP_TEST(test_tp_rc_psn_wrap),
-	TAP_TEST(test_tp_rc_send_window),
-	TAP_TEST(test_tp_rc_send_variants),
-	TAP_TEST(test_tp_rc_write_read),
-	TAP_TEST(test_tp_rc_read_implied_ack_fence),
-	TAP_TEST(test_tp_rc_loss_nak_seq),
-	TAP_TEST(test_tp_rc_loss_timeout),
-	TAP_TEST(test_tp_rc_duplicates),
-	TAP_TEST(test_tp_rc_rnr),
-	TAP_TEST(test_tp_rc_retry_exhausted),
-	TAP_TEST(test_tp_rc_remote_access),
-	TAP_TEST(test_tp_rc_local_errors),
-	TAP_TEST(test_tp_rc_atomics),
-	TAP_TEST(test_tp_ud_ipv4),
-	TAP_TEST(test_tp_ud_ipv6),
-	TAP_TEST(test_tp_rx_fuzz),
-	TAP_TEST(test_tp_rx_drops),
-	TAP_TEST(test_tp_local_ops),
-	TAP_TEST(test_tp_rc_read_many),
-	TAP_TEST(test_tp_rc_read_resp_loss),
-	TAP_TEST(test_tp_loopback),
-	TAP_TEST(test_tp_sqd_drain),
-	TAP_TEST(test_tp_rc_srq),
-	TAP_TEST(test_tp_rc_rd_atomic_limit),
-	TAP_TEST(test_tp_tx_mtu_and_link),
-	TAP_TEST(test_tp_rc_opcode_sequence),
-	TAP_TEST(test_tp_rc_error_after_loss),
-	TAP_TEST(test_tp_rc_ipv6_vlan),
-	TAP_TEST(test_tp_uc_good),
-	TAP_TEST(test_tp_uc_bad_opcodes),
-	TAP_TEST(test_tp_uc_loss),
-	TAP_TEST(test_tp_uc_reorder),
-	TAP_TEST(test_tp_uc_no_rwqe),
-	TAP_TEST(test_tp_uc_bad_rkey),
-	TAP_TEST(test_tp_uc_srq_loss),
-	TAP_TEST(test_tp_rc_flush),
-	TAP_TEST(test_tp_rc_flush_errors),
-	TAP_TEST(test_tp_rc_flush_loss_dup),
-	TAP_TEST(test_tp_rc_flush_rd_atomic_limit),
-	TAP_TEST(test_tp_rc_atomic_write),
-	TAP_TEST(test_tp_rc_atomic_write_errors),
-	TAP_TEST(test_tp_rc_flush_bad_frames),
-	TAP_TEST(test_tp_rc_flush_bad_response),
-	TAP_TEST(test_tp_mw_traffic),
-	TAP_TEST(test_tp_mw_bind_error),
-	TAP_TEST(test_tp_mw_type1_not_invalidated),
-	TAP_TEST(test_tp_mw_type2_dealloc_and_qp),
-	TAP_TEST(test_tp_mw_uc_write),
-	TAP_TEST(test_tp_mw_flush_atomic),
-	TAP_TEST(test_tp_mw_refusals),
-	TAP_TEST(test_tp_mw_atomic_misaligned),
-	TAP_TEST(test_tp_gsi_inline_av),
-	TAP_TEST(test_tp_inline_av_rc),
-	TAP_TEST(test_tp_mcast),
-	TAP_TEST(test_tp_wqe_rewrite_rc_send),
-	TAP_TEST(test_tp_wqe_rewrite_uc_write),
-	TAP_TEST(test_tp_wqe_rewrite_read_atomic),
-	TAP_TEST(test_tp_recv_wqe_rewrite),
-	TAP_TEST(test_tp_inline_av_user_qp),
-	TAP_TEST(test_tp_many_wqes_ud),
-	TAP_TEST(test_tp_many_wqes_local),
-	TAP_TEST(test_tp_many_wqes_rc),
-	TAP_END
-};

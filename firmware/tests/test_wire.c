@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "wire/fw_roce_wire.h"
-#include "tap.h"
+#include "ordma_test.h"
 #include "vectors/rxe_frames.h"
 
 #define WIRE_BUF		9100
@@ -256,7 +256,7 @@ static uint32_t crc32_bitwise(uint32_t crc, const uint8_t *p, size_t len)
 	return crc;
 }
 
-static void test_wire_crc32(void)
+TEST(test_wire_crc32)
 {
 	static const uint8_t ones[8] = {
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
@@ -310,7 +310,7 @@ static uint32_t icrc_reference(const uint8_t *ip, size_t ip_hlen,
 	return ~crc32_bitwise(crc32_bitwise(~0u, lrh, 8), copy, pkt_len - 4);
 }
 
-static void test_wire_icrc_reference(void)
+TEST(test_wire_icrc_reference)
 {
 	uint8_t buf[WIRE_BUF];
 	struct fw_roce_hdrs h;
@@ -340,7 +340,7 @@ static void test_wire_icrc_reference(void)
 /* Header layouts                                                      */
 /* ------------------------------------------------------------------ */
 
-static void test_wire_accessors(void)
+TEST(test_wire_accessors)
 {
 	static const uint8_t bth_bytes[12] = {
 		0x0b, 0xf0, 0x12, 0x34, 0xc0, 0xab, 0xcd, 0xef,
@@ -425,7 +425,7 @@ static void test_wire_accessors(void)
 	CHECK_EQ(fw_aeth_msn(&aeth), 0x123456);
 }
 
-static void test_wire_opcode_table(void)
+TEST(test_wire_opcode_table)
 {
 	static const struct {
 		uint8_t opcode;
@@ -543,7 +543,7 @@ static void test_wire_opcode_table(void)
 	}
 }
 
-static void test_wire_udp_sport(void)
+TEST(test_wire_udp_sport)
 {
 	unsigned int i;
 	uint32_t a, b;
@@ -638,7 +638,7 @@ static bool udp_csum_ok_ref(const uint8_t *ip, bool ipv6, const uint8_t *udp)
 	return sum == 0xffff;
 }
 
-static void test_wire_round_trip(void)
+TEST(test_wire_round_trip)
 {
 	static const size_t lens[] = { 0, 1, 2, 3, 4, 5, 61, 1024 };
 	struct fw_roce_hdrs h;
@@ -673,7 +673,7 @@ static void test_wire_round_trip(void)
 	round_trip(&h, 7);
 }
 
-static void test_wire_ipv6_udp_checksum(void)
+TEST(test_wire_ipv6_udp_checksum)
 {
 	uint8_t buf[WIRE_BUF];
 	struct fw_roce_hdrs h;
@@ -692,7 +692,7 @@ static void test_wire_ipv6_udp_checksum(void)
 	}
 }
 
-static void test_wire_frame_api(void)
+TEST(test_wire_frame_api)
 {
 	uint8_t a[WIRE_BUF], b[WIRE_BUF], payload[300];
 	struct fw_roce_frame f;
@@ -725,7 +725,7 @@ static void test_wire_frame_api(void)
 	CHECK_EQ(pkt.payload_len, 0);
 }
 
-static void test_wire_build_rejects(void)
+TEST(test_wire_build_rejects)
 {
 	uint8_t buf[WIRE_BUF], payload[8] = { 0 }, *small, *big, *src;
 	struct fw_roce_hdrs h, bad;
@@ -807,8 +807,8 @@ static void expect_drop(const uint8_t *frame, size_t len,
 	struct fw_roce_pkt pkt;
 	enum fw_roce_drop got = parse_exact(frame, len, &pkt, NULL);
 
-	if (!tap_check_eq(got, want, __FILE__, line, "parse", "want"))
-		tap_note("line %d: want %s, got %s", line,
+	if (!ordma_test_check_eq(got, want, __FILE__, line, "parse", "want"))
+		NOTE("line %d: want %s, got %s", line,
 			 fw_roce_drop_name(want), fw_roce_drop_name(got));
 	drops_seen |= 1ul << want;
 }
@@ -849,7 +849,7 @@ static void reseal_icrc(uint8_t *ip, size_t ip_hlen)
 	ip[pkt_len - 1] = (uint8_t)(icrc >> 24);
 }
 
-static void test_wire_drop_reasons(void)
+TEST(test_wire_drop_reasons)
 {
 	uint8_t v4[WIRE_BUF], v6[WIRE_BUF], vl[WIRE_BUF], t[WIRE_BUF];
 	uint8_t payload[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
@@ -1050,11 +1050,11 @@ static void test_wire_drop_reasons(void)
 
 	for (r = FW_ROCE_OK; r < FW_ROCE_DROP_NUM; r++)
 		if (!CHECK(drops_seen & 1ul << r))
-			tap_note("drop reason %s not tested",
+			NOTE("drop reason %s not tested",
 				 fw_roce_drop_name(r));
 }
 
-static void test_wire_drop_names(void)
+TEST(test_wire_drop_names)
 {
 	unsigned int a, b;
 
@@ -1088,7 +1088,7 @@ static void truncations(const uint8_t *frame, size_t len)
 			 t >= end);
 }
 
-static void test_wire_truncation(void)
+TEST(test_wire_truncation)
 {
 	uint8_t buf[WIRE_BUF];
 	struct fw_roce_hdrs h;
@@ -1153,7 +1153,7 @@ static void bit_flips(const uint8_t *frame, size_t len)
 			want = variant_bit(&pkt, frame, i, csum_zero) ||
 			       ip6_tc_bit;
 			if (!CHECK_EQ(accepted, want)) {
-				tap_note("byte %zu bit %u of a %zu-byte frame",
+				NOTE("byte %zu bit %u of a %zu-byte frame",
 					 i, k, len);
 				free(m);
 				return;
@@ -1163,7 +1163,7 @@ static void bit_flips(const uint8_t *frame, size_t len)
 	free(m);
 }
 
-static void test_wire_bit_flips(void)
+TEST(test_wire_bit_flips)
 {
 	uint8_t buf[WIRE_BUF];
 	struct fw_roce_hdrs h;
@@ -1202,7 +1202,7 @@ static void check_inside(const struct fw_roce_pkt *pkt, const uint8_t *frame,
 	CHECK_EQ(h.opcode, fw_bth_opcode(pkt->bth));
 }
 
-static void test_wire_mutation_fuzz(void)
+TEST(test_wire_mutation_fuzz)
 {
 	const unsigned int iterations = 30000;
 	uint8_t base[WIRE_BUF], m[WIRE_BUF + 64];
@@ -1283,7 +1283,7 @@ static void test_wire_mutation_fuzz(void)
 			free(copy);
 		}
 	}
-	tap_note("mutation fuzz: %u frames, %lu accepted, drop reasons seen "
+	NOTE("mutation fuzz: %u frames, %lu accepted, drop reasons seen "
 		 "%#lx", iterations, accepted, reasons);
 	CHECK(accepted > 0 && accepted < iterations);
 }
@@ -1292,7 +1292,7 @@ static void test_wire_mutation_fuzz(void)
 /* Real peers: Linux rdma_rxe                                          */
 /* ------------------------------------------------------------------ */
 
-static void test_wire_rxe_vectors(void)
+TEST(test_wire_rxe_vectors)
 {
 	/* what tshark 4.0 decodes for these frames of rxe-capture.pcap */
 	static const struct {
@@ -1327,7 +1327,7 @@ static void test_wire_rxe_vectors(void)
 
 		if (!CHECK_EQ(parse_exact(f->data, f->len, &pkt, NULL),
 			      FW_ROCE_OK)) {
-			tap_note("rxe frame %s", f->name);
+			NOTE("rxe frame %s", f->name);
 			continue;
 		}
 		REQUIRE_EQ(fw_roce_parse(f->data, f->len, &pkt), FW_ROCE_OK);
@@ -1349,14 +1349,14 @@ static void test_wire_rxe_vectors(void)
 				    pkt.payload_len);
 		CHECK_EQ(len, f->len);
 		if (!CHECK(len == f->len && !memcmp(buf, f->data, len)))
-			tap_note("rebuilt rxe frame %s differs", f->name);
+			NOTE("rebuilt rxe frame %s differs", f->name);
 	}
 }
 
 /* A few rxe frames built from first principles: the fields a QP and
  * its address vector know, the source port derived from the QPNs.
  */
-static void test_wire_rxe_reproduce(void)
+TEST(test_wire_rxe_reproduce)
 {
 	uint8_t buf[WIRE_BUF], payload[64];
 	struct fw_roce_hdrs h;
@@ -1457,23 +1457,3 @@ static void test_wire_rxe_reproduce(void)
 	CHECK_EQ(len, sizeof(rxe_v4_ud_send_only));
 	CHECK(!memcmp(buf, rxe_v4_ud_send_only, sizeof(rxe_v4_ud_send_only)));
 }
-
-const struct tap_test wire_tests[] = {
-	TAP_TEST(test_wire_crc32),
-	TAP_TEST(test_wire_icrc_reference),
-	TAP_TEST(test_wire_accessors),
-	TAP_TEST(test_wire_opcode_table),
-	TAP_TEST(test_wire_udp_sport),
-	TAP_TEST(test_wire_round_trip),
-	TAP_TEST(test_wire_ipv6_udp_checksum),
-	TAP_TEST(test_wire_frame_api),
-	TAP_TEST(test_wire_build_rejects),
-	TAP_TEST(test_wire_drop_reasons),
-	TAP_TEST(test_wire_drop_names),
-	TAP_TEST(test_wire_truncation),
-	TAP_TEST(test_wire_bit_flips),
-	TAP_TEST(test_wire_mutation_fuzz),
-	TAP_TEST(test_wire_rxe_vectors),
-	TAP_TEST(test_wire_rxe_reproduce),
-	TAP_END
-};
