@@ -4,7 +4,7 @@
 # The firmware's RoCEv2 frames against Wireshark's InfiniBand dissector.
 #
 # Usage: tshark-interop.sh WIRE_PCAP [OUTDIR]
-#   WIRE_PCAP  the tests/wire_pcap.c program (built by the Makefile)
+#   WIRE_PCAP  the tests/wire/wire_pcap.c program (built by the Makefile)
 #   OUTDIR     where the pcap files and tshark's output go (default: a
 #              temporary directory, removed at the end)
 #

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * The RoCEv2 wire layer against Wireshark (tests/tshark-interop.sh):
+ * The RoCEv2 wire layer against Wireshark (tests/wire/tshark-interop.sh):
  *
  *   wire_pcap gen OUT.pcap          frames of every opcode, IPv4 and IPv6,
  *                                   with and without a VLAN tag, and one

@@ -7,7 +7,7 @@
 #
 #   QEMU=<any qemu-system-x86_64> ORDMA_PROVIDER_DIR=/nonexistent \
 #     tools/vm/run-vm.sh -t 600 -o build/vm/rxe-capture \
-#     -c "$PWD/firmware/tests/vectors/capture-rxe.sh" smoke
+#     -c "$PWD/firmware/tests/wire/vectors/capture-rxe.sh" smoke
 #
 # Both NICs stay in the initial network namespace (rdma_rxe of 6.12
 # sends and receives there only) with rxe0 on NIC 1 (192.0.2.1,

@@ -7,7 +7,7 @@
 #
 #   QEMU=<any qemu-system-x86_64> ORDMA_PROVIDER_DIR=/nonexistent \
 #     tools/vm/run-vm.sh -t 300 -o build/vm/rxe-accepts \
-#     -c "$PWD/firmware/tests/vectors/rxe-accepts.sh $PWD/build/firmware/wire_pcap" smoke
+#     -c "$PWD/firmware/tests/wire/vectors/rxe-accepts.sh $PWD/build/firmware/wire_pcap" smoke
 #
 # rxe1 sits on NIC 2 (192.0.2.2, 2001:db8::2); `wire_pcap probe` writes UD
 # SENDs to its QP1 from 192.0.2.1 / 2001:db8::1, which are sent raw out
