@@ -597,120 +597,180 @@ static uint8_t fw_req_send_opcode(uint8_t opcode, bool first, bool last)
 	}
 }
 
+/* READ request for the rest of the response, from packet r->cur_pkt on */
+static void fw_req_build_read(const struct fw_tp_req *r, struct fw_tp_swqe *e,
+			      uint64_t off, struct fw_roce_hdrs *h)
+{
+	const struct ordma_send_wqe *w = &e->d.hdr;
+
+	h->opcode = FW_ROCE_RC_RDMA_READ_REQUEST;
+	h->reth.va = le64_to_cpu(w->rdma.remote_addr) + off;
+	h->reth.rkey = le32_to_cpu(w->rdma.rkey);
+	h->reth.dma_len = e->length - (uint32_t)off;
+	e->rd_start = r->cur_pkt;
+}
+
+static void fw_req_build_atomic(const struct fw_tp_swqe *e,
+				struct fw_roce_hdrs *h)
+{
+	const struct ordma_send_wqe *w = &e->d.hdr;
+	bool cmp_swp = e->opcode == ORDMA_WQE_ATOMIC_CMP_SWP;
+
+	h->opcode = cmp_swp ? FW_ROCE_RC_COMPARE_SWAP : FW_ROCE_RC_FETCH_ADD;
+	h->atomic.va = le64_to_cpu(w->atomic.remote_addr);
+	h->atomic.rkey = le32_to_cpu(w->atomic.rkey);
+	h->atomic.swap_add = cmp_swp ? le64_to_cpu(w->atomic.swap) :
+				       le64_to_cpu(w->atomic.compare_add);
+	h->atomic.compare = cmp_swp ? le64_to_cpu(w->atomic.compare_add) : 0;
+}
+
+static void fw_req_build_flush(const struct ordma_send_wqe *w,
+			       struct fw_roce_hdrs *h)
+{
+	h->opcode = FW_ROCE_RC_FLUSH;
+	h->reth.va = le64_to_cpu(w->flush.remote_addr);
+	h->reth.rkey = le32_to_cpu(w->flush.rkey);
+	h->reth.dma_len = le32_to_cpu(w->flush.length);
+	h->feth.placement = w->flush.placement;
+	h->feth.level = w->flush.level;
+}
+
+static void fw_req_build_atomic_write(const struct ordma_send_wqe *w,
+				      struct fw_roce_hdrs *h,
+				      struct fw_tp_payload *pl)
+{
+	/* the 8 bytes go on the wire as they are in the WQE */
+	h->opcode = FW_ROCE_RC_ATOMIC_WRITE;
+	h->reth.va = le64_to_cpu(w->atomic_write.remote_addr);
+	h->reth.rkey = le32_to_cpu(w->atomic_write.rkey);
+	h->reth.dma_len = FW_ROCE_ATOMIC_WRITE_LEN;
+	pl->data = w->atomic_write.value;
+	pl->data_len = sizeof(w->atomic_write.value);
+	pl->len = FW_ROCE_ATOMIC_WRITE_LEN;
+}
+
+/*
+ * Packet r->cur_pkt of a SEND or WRITE: the RETH on the first, immediate
+ * data, invalidated rkey and SE on the last, an ACK request at least every
+ * FW_TP_ACK_EVERY packets, and its MTU-sized slice of the payload.
+ * Returns true for the message's last packet.
+ */
+static bool fw_req_build_send_write(const struct fw_tp_req *r,
+				    const struct fw_tp_swqe *e, uint64_t off,
+				    uint32_t mtu, struct fw_roce_hdrs *h,
+				    struct fw_tp_payload *pl)
+{
+	const struct ordma_send_wqe *w = &e->d.hdr;
+	bool first = r->cur_pkt == 0;
+	bool last = r->cur_pkt + 1 >= e->npkts;
+
+	h->opcode = fw_req_send_opcode(e->opcode, first, last);
+	if (first && (e->opcode == ORDMA_WQE_RDMA_WRITE ||
+		      e->opcode == ORDMA_WQE_RDMA_WRITE_IMM)) {
+		h->reth.va = le64_to_cpu(w->rdma.remote_addr);
+		h->reth.rkey = le32_to_cpu(w->rdma.rkey);
+		h->reth.dma_len = e->length;
+	}
+	if (last) {
+		h->imm = fw_req_imm(w);
+		h->inv_rkey = le32_to_cpu(w->ctrl.imm_inv);
+		h->se = le32_to_cpu(w->ctrl.ctrl) & ORDMA_WQE_SOLICITED;
+	}
+	h->ack_req = last || r->since_ack_req + 1 >= FW_TP_ACK_EVERY;
+	fw_req_payload(&e->d, pl);
+	pl->off = off;
+	pl->len = e->length - (uint32_t)off < mtu ?
+		  e->length - (uint32_t)off : mtu;
+	return last;
+}
+
+/*
+ * The headers and payload of packet r->cur_pkt of e, whose PSN is psn.
+ * Returns true for the WQE's last packet.
+ */
+static bool fw_req_build_pkt(struct ordma_fw *fw, struct fw_qp *qp,
+			     struct fw_tp_swqe *e, uint32_t psn,
+			     struct fw_roce_hdrs *h, struct fw_tp_payload *pl)
+{
+	struct fw_tp_req *r = &qp->req;
+	uint32_t mtu = fw_tp_qp_mtu(fw, qp);
+	uint64_t off = (uint64_t)r->cur_pkt * mtu;
+	bool last = true;
+
+	memset(h, 0, sizeof(*h));
+	memset(pl, 0, sizeof(*pl));
+	h->dest_qp = qp->attr.dest_qpn & FW_ROCE_QPN_MASK;
+	h->psn = psn;
+	/* single-packet requests are answered, each of them */
+	h->ack_req = true;
+	switch (e->opcode) {
+	case ORDMA_WQE_RDMA_READ:
+		fw_req_build_read(r, e, off, h);
+		break;
+	case ORDMA_WQE_ATOMIC_CMP_SWP:
+	case ORDMA_WQE_ATOMIC_FETCH_ADD:
+		fw_req_build_atomic(e, h);
+		break;
+	case ORDMA_WQE_FLUSH:
+		fw_req_build_flush(&e->d.hdr, h);
+		break;
+	case ORDMA_WQE_ATOMIC_WRITE:
+		fw_req_build_atomic_write(&e->d.hdr, h, pl);
+		break;
+	default:
+		last = fw_req_build_send_write(r, e, off, mtu, h, pl);
+		break;
+	}
+	if (qp->type == ORDMA_QPT_UC) {
+		h->opcode |= FW_ROCE_OPCODE_UC;
+		h->ack_req = false;
+	}
+	return last;
+}
+
+/* Packet r->cur_pkt of e (PSN psn) is out: on to the next one. */
+static void fw_req_pkt_sent(struct ordma_fw *fw, struct fw_qp *qp,
+			    struct fw_tp_swqe *e, uint32_t psn, bool ack_req,
+			    bool last)
+{
+	struct fw_tp_req *r = &qp->req;
+
+	r->cur_pkt = last ? e->npkts : r->cur_pkt + 1;
+	if (qp->type == ORDMA_QPT_UC) {
+		/* nothing comes back: sent is as far as UC goes */
+		r->una_psn = fw_psn_add(psn, 1);
+		if (last) {
+			e->done = true;
+			e->status = ORDMA_CQE_SUCCESS;
+		}
+		return;
+	}
+	r->since_ack_req = ack_req ? 0 : r->since_ack_req + 1;
+	fw_req_arm_rexmit(fw, qp, false);
+}
+
 /* Sends packet r->cur_pkt of e; false if the window is full. */
 static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 			    struct fw_tp_swqe *e)
 {
 	struct fw_tp_req *r = &qp->req;
-	uint32_t mtu = fw_tp_qp_mtu(fw, qp);
 	uint32_t psn = fw_psn_add(e->first_psn, r->cur_pkt);
 	uint32_t inflight = fw_psn_diff(psn, r->una_psn);
-	const struct ordma_send_wqe *w = &e->d.hdr;
 	struct fw_tp_payload pl;
 	struct fw_roce_hdrs h;
-	uint64_t off = (uint64_t)r->cur_pkt * mtu;
 	uint8_t status;
 	bool last;
 
 	if (inflight && inflight >= FW_TP_WINDOW)
 		return false;
-	memset(&h, 0, sizeof(h));
-	memset(&pl, 0, sizeof(pl));
-	h.dest_qp = qp->attr.dest_qpn & FW_ROCE_QPN_MASK;
-	h.psn = psn;
-	switch (e->opcode) {
-	case ORDMA_WQE_RDMA_READ:
-		h.opcode = FW_ROCE_RC_RDMA_READ_REQUEST;
-		h.reth.va = le64_to_cpu(w->rdma.remote_addr) + off;
-		h.reth.rkey = le32_to_cpu(w->rdma.rkey);
-		h.reth.dma_len = e->length - (uint32_t)off;
-		e->rd_start = r->cur_pkt;
-		h.ack_req = true;
-		last = true;
-		break;
-	case ORDMA_WQE_ATOMIC_CMP_SWP:
-	case ORDMA_WQE_ATOMIC_FETCH_ADD:
-		h.opcode = e->opcode == ORDMA_WQE_ATOMIC_CMP_SWP ?
-			   FW_ROCE_RC_COMPARE_SWAP : FW_ROCE_RC_FETCH_ADD;
-		h.atomic.va = le64_to_cpu(w->atomic.remote_addr);
-		h.atomic.rkey = le32_to_cpu(w->atomic.rkey);
-		h.atomic.swap_add = e->opcode == ORDMA_WQE_ATOMIC_CMP_SWP ?
-				    le64_to_cpu(w->atomic.swap) :
-				    le64_to_cpu(w->atomic.compare_add);
-		h.atomic.compare = e->opcode == ORDMA_WQE_ATOMIC_CMP_SWP ?
-				   le64_to_cpu(w->atomic.compare_add) : 0;
-		h.ack_req = true;
-		last = true;
-		break;
-	case ORDMA_WQE_FLUSH:
-		h.opcode = FW_ROCE_RC_FLUSH;
-		h.reth.va = le64_to_cpu(w->flush.remote_addr);
-		h.reth.rkey = le32_to_cpu(w->flush.rkey);
-		h.reth.dma_len = le32_to_cpu(w->flush.length);
-		h.feth.placement = w->flush.placement;
-		h.feth.level = w->flush.level;
-		h.ack_req = true;
-		last = true;
-		break;
-	case ORDMA_WQE_ATOMIC_WRITE:
-		/* the 8 bytes go on the wire as they are in the WQE */
-		h.opcode = FW_ROCE_RC_ATOMIC_WRITE;
-		h.reth.va = le64_to_cpu(w->atomic_write.remote_addr);
-		h.reth.rkey = le32_to_cpu(w->atomic_write.rkey);
-		h.reth.dma_len = FW_ROCE_ATOMIC_WRITE_LEN;
-		h.ack_req = true;
-		pl.data = w->atomic_write.value;
-		pl.data_len = sizeof(w->atomic_write.value);
-		pl.len = FW_ROCE_ATOMIC_WRITE_LEN;
-		last = true;
-		break;
-	default: {
-		bool first = r->cur_pkt == 0;
-
-		last = r->cur_pkt + 1 >= e->npkts;
-		h.opcode = fw_req_send_opcode(e->opcode, first, last);
-		if (first && (e->opcode == ORDMA_WQE_RDMA_WRITE ||
-			      e->opcode == ORDMA_WQE_RDMA_WRITE_IMM)) {
-			h.reth.va = le64_to_cpu(w->rdma.remote_addr);
-			h.reth.rkey = le32_to_cpu(w->rdma.rkey);
-			h.reth.dma_len = e->length;
-		}
-		if (last) {
-			h.imm = fw_req_imm(w);
-			h.inv_rkey = le32_to_cpu(w->ctrl.imm_inv);
-			h.se = le32_to_cpu(w->ctrl.ctrl) & ORDMA_WQE_SOLICITED;
-		}
-		h.ack_req = last || r->since_ack_req + 1 >= FW_TP_ACK_EVERY;
-		fw_req_payload(&e->d, &pl);
-		pl.off = off;
-		pl.len = e->length - (uint32_t)off < mtu ?
-			 e->length - (uint32_t)off : mtu;
-		break;
-	}
-	}
-	if (qp->type == ORDMA_QPT_UC) {
-		h.opcode |= FW_ROCE_OPCODE_UC;
-		h.ack_req = false;
-	}
+	last = fw_req_build_pkt(fw, qp, e, psn, &h, &pl);
+	/* a frame the port did not take is lost like one on the wire */
 	if (fw_tp_send(fw, qp, &qp->attr.av, &h, &pl, &status) &&
 	    status != ORDMA_CQE_SUCCESS) {
 		fw_req_fail(qp, e, status);
 		return false;
 	}
-	if (qp->type == ORDMA_QPT_UC) {
-		/* nothing comes back: sent is as far as UC goes */
-		r->una_psn = fw_psn_add(psn, 1);
-		r->cur_pkt = last ? e->npkts : r->cur_pkt + 1;
-		if (last) {
-			e->done = true;
-			e->status = ORDMA_CQE_SUCCESS;
-		}
-		return true;
-	}
-	/* a frame the port did not take is lost like one on the wire */
-	r->since_ack_req = h.ack_req ? 0 : r->since_ack_req + 1;
-	r->cur_pkt = last ? e->npkts : r->cur_pkt + 1;
-	fw_req_arm_rexmit(fw, qp, false);
+	fw_req_pkt_sent(fw, qp, e, psn, h.ack_req, last);
 	return true;
 }
 
