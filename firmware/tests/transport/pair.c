@@ -169,9 +169,11 @@ uint8_t qp_step(struct env *e, int i, uint8_t cur, uint8_t next,
 
 uint8_t qp_state(struct side *s)
 {
-	struct fw_qp *qp = fw_qp_lookup(s->d.fw, s->qpn);
+	struct ordma_qp_attr attr;
 
-	return qp ? qp->state : 0xff;
+	if (drv_query_qp(&s->d, s->qpn, &attr) != OK)
+		return 0xff;
+	return attr.state;
 }
 
 struct fw_qp *fwqp(struct side *s)
@@ -523,16 +525,16 @@ void uc_cfg(struct tcfg *c)
 	c->access = ORDMA_ACCESS_REMOTE_WRITE;
 }
 
-uint64_t drops(struct side *s, enum fw_tp_drop why)
+uint64_t drops(struct side *s, enum ordma_roce_rx_drop why)
 {
-	return s->d.fw->tp.rx_drop[why];
+	return stats(s).roce_rx_drop_reason[why];
 }
 
 void uc_quiet(struct env *e)
 {
 	CHECK_EQ(e->l[1].sent, 0);
-	CHECK_EQ(e->s[1].d.fw->tp.acks_sent, 0);
-	CHECK_EQ(e->s[1].d.fw->tp.naks_sent, 0);
+	CHECK_EQ(stats(&e->s[1]).roce_acks_sent, 0);
+	CHECK_EQ(stats(&e->s[1]).roce_naks_sent, 0);
 	CHECK_EQ(qp_state(&e->s[0]), ORDMA_QPS_RTS);
 	CHECK_EQ(qp_state(&e->s[1]), ORDMA_QPS_RTS);
 }

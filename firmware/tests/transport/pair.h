@@ -90,6 +90,7 @@ void fill_attr(struct ordma_qp_attr *a, uint32_t mask, uint8_t next,
 	       const struct side *peer, int i);
 uint8_t qp_step(struct env *e, int i, uint8_t cur, uint8_t next,
 		const struct tcfg *c);
+/* The QP's state as QUERY_QP reports it; 0xff if the query fails */
 uint8_t qp_state(struct side *s);
 struct fw_qp *fwqp(struct side *s);
 void default_cfg(struct tcfg *c);
@@ -168,8 +169,8 @@ uint8_t create_ah(struct side *s, const struct side *peer,
 
 void uc_cfg(struct tcfg *c);
 
-/* B's drop counter for why */
-uint64_t drops(struct side *s, enum fw_tp_drop why);
+/* The receive drop counter for why, as QUERY_STATS reports it */
+uint64_t drops(struct side *s, enum ordma_roce_rx_drop why);
 
 /* Nothing ever comes back on UC, and the receiver stays in RTS */
 void uc_quiet(struct env *e);

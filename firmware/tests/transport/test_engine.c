@@ -82,7 +82,7 @@ TEST(test_tp_rx_fuzz)
 	 * the ones with a broken ICRC/header were counted drops
 	 */
 	CHECK(stats(b).roce_rx_drop > 3000);
-	CHECK(b->d.fw->tp.rx_parse_drop[FW_ROCE_DROP_ICRC] > 0);
+	CHECK(stats(b).roce_rx_parse_drop[ORDMA_ROCE_PARSE_ICRC] > 0);
 	env_close(&e);
 }
 
@@ -110,11 +110,11 @@ TEST(test_tp_rx_drops)
 	at.state = ORDMA_QPS_ERR;
 	REQUIRE_EQ(drv_modify_qp(&b->d, b->qpn, &at), OK);
 	ordma_fw_rx_frame(b->d.fw, f.data, f.len);
-	CHECK_EQ(b->d.fw->tp.rx_drop[FW_TP_DROP_STATE], 1);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_STATE), 1);
 	/* destroyed: no such QP */
 	REQUIRE_EQ(drv_handle_cmd(&b->d, ORDMA_CMD_DESTROY_QP, b->qpn, 0), OK);
 	ordma_fw_rx_frame(b->d.fw, f.data, f.len);
-	CHECK_EQ(b->d.fw->tp.rx_drop[FW_TP_DROP_NO_QP], 1);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_NO_QP), 1);
 	CHECK_EQ(stats(b).roce_rx_drop, 2);
 	free(f.data);
 	/* A gives up after its retries; the link being down changes nothing */
@@ -400,7 +400,7 @@ TEST(test_tp_tx_mtu_and_link)
 	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 1000, a->key1);
 	post(a, &w);
 	CHECK_EQ(e.l[0].sent, 0);
-	CHECK_EQ(a->d.fw->tp.tx_drop[FW_TP_TX_TOO_LONG], 1);
+	CHECK_EQ(stats(a).roce_tx_drop[ORDMA_ROCE_TX_DROP_TOO_LONG], 1);
 	CHECK_EQ(stats(a).roce_tx_frames, 0);
 	/* back to 1500: the retransmission after the timeout goes out */
 	REQUIRE_EQ(drv_set_port(&a->d, ORDMA_SET_PORT_MTU, 1500, NULL, 0, 0),
@@ -412,7 +412,7 @@ TEST(test_tp_tx_mtu_and_link)
 	ordma_fw_set_link(a->d.fw, false);
 	post_recv(b, MR1_ADDR, 4096);
 	post(a, &w);
-	CHECK_EQ(a->d.fw->tp.tx_drop[FW_TP_TX_LINK_DOWN], 1);
+	CHECK_EQ(stats(a).roce_tx_drop[ORDMA_ROCE_TX_DROP_LINK_DOWN], 1);
 	CHECK_EQ(stats(a).tx_drop_link_down, 1);
 	ordma_fw_set_link(a->d.fw, true);
 	advance(&e, 4096ULL << 10);
@@ -495,7 +495,7 @@ static void reread_rc_send(enum wqe_rewrite how)
 	CHECK(!memcmp(mem(b, MR1_ADDR, len), mem(a, MR1_ADDR, len), len));
 	CHECK_EQ(mem(b, MR1_ADDR + len, 1)[0], 0xee);
 	CHECK(fwqp(a)->counters.retransmits >= 1);
-	CHECK_EQ(a->d.fw->tp.tx_drop[FW_TP_TX_BUILD], 0);
+	CHECK_EQ(stats(a).roce_tx_drop[ORDMA_ROCE_TX_DROP_BUILD], 0);
 	CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
 	env_close(&e);
 }
@@ -528,7 +528,7 @@ static void reread_uc_write(enum wqe_rewrite how)
 	CHECK(!memcmp(mem(b, MR1_ADDR + 0x40000, len), mem(a, MR1_ADDR, len),
 		      len));
 	CHECK_EQ(mem(b, MR1_ADDR + 0x40000 + len, 1)[0], 0);
-	CHECK_EQ(drops(b, FW_TP_DROP_BAD_REQ), 0);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_BAD_REQ), 0);
 	uc_quiet(&e);
 	env_close(&e);
 }

@@ -391,7 +391,7 @@ TEST(test_tp_rc_loss_nak_seq)
 	pump(&e);
 	/* packets 4..10 were out of sequence: one NAK, go back to 3 */
 	CHECK_EQ(fwqp(b)->counters.seq_errors, 7);
-	CHECK_EQ(b->d.fw->tp.naks_sent, 1);
+	CHECK_EQ(stats(b).roce_naks_sent, 1);
 	CHECK_EQ(fwqp(a)->counters.seq_errors, 1);
 	CHECK_EQ(fwqp(a)->counters.retransmits, 1);
 	CHECK_EQ(e.l[0].sent, 18);
@@ -400,7 +400,7 @@ TEST(test_tp_rc_loss_nak_seq)
 	CHECK(!memcmp(mem(b, MR1_ADDR + 0x40000, 10240), mem(a, MR1_ADDR, 10240),
 		      10240));
 	CHECK_EQ(stats(b).roce_rx_drop, 7);
-	CHECK_EQ(b->d.fw->tp.rx_drop[FW_TP_DROP_SEQ], 7);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_SEQ), 7);
 	env_close(&e);
 }
 
@@ -492,7 +492,7 @@ TEST(test_tp_rc_duplicates)
 	CHECK(!memcmp(mem(a, MR1_ADDR + 0x20000, 2500),
 		      mem(b, MR1_ADDR + 0x30000, 2500), 2500));
 	/* stale: the re-ACK of the SEND and the 3 repeated responses */
-	CHECK_EQ(a->d.fw->tp.rx_drop[FW_TP_DROP_RESP], 4);
+	CHECK_EQ(drops(a, ORDMA_ROCE_RX_DROP_RESP), 4);
 	CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
 	CHECK_EQ(qp_state(b), ORDMA_QPS_RTS);
 	env_close(&e);
@@ -908,7 +908,7 @@ TEST(test_tp_rc_opcode_sequence)
 	ordma_fw_rx_frame(b->d.fw, frame, len);
 	free(f1.data);
 	free(f2.data);
-	CHECK_EQ(b->d.fw->tp.rx_drop[FW_TP_DROP_OPCODE_SEQ], 1);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_OPCODE_SEQ), 1);
 	CHECK_EQ(qp_state(b), ORDMA_QPS_ERR);
 	CHECK(has_event(b, ORDMA_EQE_QP_REQ_ERR, b->qpn));
 	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_REM_INV_REQ_ERR, 0, 0);

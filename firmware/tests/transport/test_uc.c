@@ -223,7 +223,7 @@ TEST(test_tp_uc_loss)
 	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 4000, 0);
 	no_cqe(b, false);
 	CHECK_EQ(fwqp(b)->counters.seq_errors, 1);
-	CHECK_EQ(drops(b, FW_TP_DROP_SEQ), 2);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_SEQ), 2);
 	/* the next message lands in the same receive WQE */
 	uc_send(a, 1500);
 	pump(&e);
@@ -243,7 +243,7 @@ TEST(test_tp_uc_loss)
 	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 200, 1);
 	no_cqe(b, false);
 	CHECK_EQ(fwqp(b)->counters.seq_errors, 2);
-	CHECK_EQ(drops(b, FW_TP_DROP_SEQ), 2);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_SEQ), 2);
 	CHECK(!memcmp(mem(b, MR1_ADDR + 0x4000, 200), mem(a, MR1_ADDR, 200),
 		      200));
 
@@ -262,8 +262,8 @@ TEST(test_tp_uc_loss)
 	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 10, 2);
 	CHECK_EQ(fwqp(b)->counters.seq_errors, 3);
 	CHECK_EQ(fwqp(b)->expected_psn, fwqp(a)->next_psn);
-	for (i = 0; i < FW_TP_DROP_NUM; i++)
-		if (i != FW_TP_DROP_SEQ)
+	for (i = 0; i < ORDMA_ROCE_RX_DROP_REASONS; i++)
+		if (i != ORDMA_ROCE_RX_DROP_SEQ)
 			CHECK_EQ(drops(b, i), 0);
 	uc_quiet(&e);
 	env_close(&e);
@@ -292,7 +292,7 @@ TEST(test_tp_uc_reorder)
 	ordma_fw_rx_frame(b->d.fw, f[2].data, f[2].len);
 	ordma_fw_rx_frame(b->d.fw, f[1].data, f[1].len);
 	no_cqe(b, false);
-	CHECK_EQ(drops(b, FW_TP_DROP_SEQ), 2);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_SEQ), 2);
 	/* a stale First of the dropped message starts over: it is taken,
 	 * and its Middle and Last out of order are not
 	 */
@@ -300,7 +300,7 @@ TEST(test_tp_uc_reorder)
 	ordma_fw_rx_frame(b->d.fw, f[2].data, f[2].len);
 	ordma_fw_rx_frame(b->d.fw, f[1].data, f[1].len);
 	no_cqe(b, false);
-	CHECK_EQ(drops(b, FW_TP_DROP_SEQ), 4);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_SEQ), 4);
 	/* and in order it completes */
 	ordma_fw_rx_frame(b->d.fw, f[0].data, f[0].len);
 	ordma_fw_rx_frame(b->d.fw, f[1].data, f[1].len);
@@ -312,8 +312,8 @@ TEST(test_tp_uc_reorder)
 	 */
 	fwqp(b)->expected_psn = (c.psn[0] + 1) & 0xffffff;
 	ordma_fw_rx_frame(b->d.fw, f[1].data, f[1].len);
-	CHECK_EQ(drops(b, FW_TP_DROP_OPCODE_SEQ), 1);
-	CHECK_EQ(drops(b, FW_TP_DROP_SEQ), 4);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_OPCODE_SEQ), 1);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_SEQ), 4);
 	no_cqe(b, false);
 	for (i = 0; i < 3; i++)
 		free(f[i].data);
@@ -340,9 +340,9 @@ TEST(test_tp_uc_no_rwqe)
 	pump(&e);
 	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 100, 0);
 	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 3000, 1);
-	CHECK_EQ(drops(b, FW_TP_DROP_NO_RECV), 2);
-	CHECK_EQ(drops(b, FW_TP_DROP_SEQ), 2);	/* Middle, Last of the 2nd */
-	CHECK_EQ(drops(b, FW_TP_DROP_RNR), 0);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_NO_RECV), 2);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_SEQ), 2);	/* Middle, Last of the 2nd */
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_RNR), 0);
 	CHECK_EQ(fwqp(b)->counters.rnr_naks_sent, 0);
 	/* WRITE with immediate needs one too: no CQE */
 	wr_init(&w, ORDMA_WQE_RDMA_WRITE_IMM, MR1_ADDR, 64, a->key1);
@@ -351,7 +351,7 @@ TEST(test_tp_uc_no_rwqe)
 	post(a, &w);
 	pump(&e);
 	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, 64, 2);
-	CHECK_EQ(drops(b, FW_TP_DROP_NO_RECV), 3);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_NO_RECV), 3);
 	no_cqe(b, false);
 	/* once one is posted, the next message is taken */
 	post_recv(b, MR1_ADDR + 0x1000, 0x1000);
@@ -367,7 +367,7 @@ TEST(test_tp_uc_no_rwqe)
 	uc_send(a, 1500);
 	uc_send(a, 999);
 	pump(&e);
-	CHECK_EQ(drops(b, FW_TP_DROP_BAD_REQ), 1);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_BAD_REQ), 1);
 	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 999, 1);
 	no_cqe(b, false);
 	uc_quiet(&e);
@@ -412,8 +412,8 @@ TEST(test_tp_uc_bad_rkey)
 	for (i = 0; i < 4; i++)
 		expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS,
 			   2500, (uint32_t)i);
-	CHECK_EQ(drops(b, FW_TP_DROP_BAD_REQ), 4);
-	CHECK_EQ(drops(b, FW_TP_DROP_SEQ), 8);	/* the Middle and Last */
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_BAD_REQ), 4);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_SEQ), 8);	/* the Middle and Last */
 	CHECK(all_bytes(dst, 0x2000, 0x5a));
 	CHECK(all_bytes(mem(b, MR2_ADDR, 0x1000), 0x1000, 0x5a));
 	CHECK(all_bytes(mem(b, MR1_ADDR + MR1_LEN - 100, 100), 100, 0));
@@ -443,7 +443,7 @@ TEST(test_tp_uc_bad_rkey)
 	post(a, &w);
 	pump(&e);
 	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, 64, 0);
-	CHECK_EQ(drops(b, FW_TP_DROP_BAD_REQ), 1);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_BAD_REQ), 1);
 	CHECK(all_bytes(dst, 64, 0x5a));
 	uc_quiet(&e);
 	env_close(&e);

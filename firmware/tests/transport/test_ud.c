@@ -73,7 +73,7 @@ static void ud_case(bool ipv6)
 	post(a, &w);
 	pump(&e);
 	no_cqe(b, false);
-	CHECK_EQ(b->d.fw->tp.rx_drop[FW_TP_DROP_QKEY], 1);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_QKEY), 1);
 	w.remote_qkey = 0x80000000;
 	post(a, &w);
 	pump(&e);
@@ -81,7 +81,7 @@ static void ud_case(bool ipv6)
 	/* no receive posted: dropped */
 	post(a, &w);
 	pump(&e);
-	CHECK_EQ(b->d.fw->tp.rx_drop[FW_TP_DROP_NO_RECV], 1);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_NO_RECV), 1);
 	/* above the MTU: LOC_LEN_ERR, the QP goes to SQE */
 	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 1025, a->key1);
 	w.ah = ah;
@@ -186,7 +186,7 @@ TEST(test_tp_gsi_inline_av)
 	post(a, &w);
 	pump(&e);
 	no_cqe(b, false);
-	CHECK_EQ(b->d.fw->tp.rx_drop[FW_TP_DROP_QKEY], 1);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_QKEY), 1);
 
 	/* an inline AV is checked as CREATE_AH checks one */
 	av.sgid_index = 3;		/* no such GID */

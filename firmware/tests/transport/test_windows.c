@@ -385,7 +385,7 @@ TEST(test_tp_mw_uc_write)
 	/* refused: no REMOTE_WRITE, past the window's end (inside the MR),
 	 * a type 2 window bound to another QP of B
 	 */
-	bad_before = drops(b, FW_TP_DROP_BAD_REQ);
+	bad_before = drops(b, ORDMA_ROCE_RX_DROP_BAD_REQ);
 	post_rdma(a, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 0x10, GUARD_ADDR + 0x3000,
 		  ro);
 	post_rdma(a, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 0x20,
@@ -402,7 +402,7 @@ TEST(test_tp_mw_uc_write)
 		   4);
 	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, 0x10,
 		   5);
-	CHECK_EQ(drops(b, FW_TP_DROP_BAD_REQ) - bad_before, 4);
+	CHECK_EQ(drops(b, ORDMA_ROCE_RX_DROP_BAD_REQ) - bad_before, 4);
 	CHECK(all_zero(mem(b, GUARD_ADDR + 0x1100 - 0x10, 0x10), 0x10));
 	CHECK(all_zero(mem(b, GUARD_ADDR + 0x1100, 0xf00), 0xf00));
 	CHECK(all_zero(mem(b, GUARD_ADDR + 0x3000, 0x1000), 0x1000));
