@@ -176,6 +176,24 @@ uint8_t qp_state(struct side *s)
 	return attr.state;
 }
 
+uint32_t sq_psn(struct side *s)
+{
+	struct ordma_qp_attr attr;
+
+	if (drv_query_qp(&s->d, s->qpn, &attr) != OK)
+		return UINT32_MAX;
+	return le32_to_cpu(attr.sq_psn);
+}
+
+uint32_t rq_psn(struct side *s)
+{
+	struct ordma_qp_attr attr;
+
+	if (drv_query_qp(&s->d, s->qpn, &attr) != OK)
+		return UINT32_MAX;
+	return le32_to_cpu(attr.rq_psn);
+}
+
 struct fw_qp *fwqp(struct side *s)
 {
 	return fw_qp_lookup(s->d.fw, s->qpn);

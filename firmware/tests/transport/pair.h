@@ -92,6 +92,11 @@ uint8_t qp_step(struct env *e, int i, uint8_t cur, uint8_t next,
 		const struct tcfg *c);
 /* The QP's state as QUERY_QP reports it; 0xff if the query fails */
 uint8_t qp_state(struct side *s);
+/* The PSN of the next request it sends, the next one it expects (QUERY_QP);
+ * UINT32_MAX if the query fails
+ */
+uint32_t sq_psn(struct side *s);
+uint32_t rq_psn(struct side *s);
 struct fw_qp *fwqp(struct side *s);
 void default_cfg(struct tcfg *c);
 

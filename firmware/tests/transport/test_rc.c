@@ -58,8 +58,8 @@ static void send_once(const struct tcfg *c, uint32_t len, unsigned int pkts)
 	CHECK_EQ(e.l[0].sent, pkts);
 	CHECK_EQ(fwqp(a)->counters.tx_packets, pkts);
 	CHECK_EQ(fwqp(b)->counters.rx_packets, pkts);
-	CHECK_EQ(fwqp(a)->next_psn, (c->psn[0] + pkts) & 0xffffff);
-	CHECK_EQ(fwqp(b)->expected_psn, (c->psn[0] + pkts) & 0xffffff);
+	CHECK_EQ(sq_psn(a), (c->psn[0] + pkts) & 0xffffff);
+	CHECK_EQ(rq_psn(b), (c->psn[0] + pkts) & 0xffffff);
 	CHECK_EQ(fwqp(b)->msn, 1);
 	CHECK_EQ(fwqp(a)->counters.retransmits, 0);
 	st = stats(a);

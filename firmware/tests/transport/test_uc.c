@@ -104,8 +104,8 @@ TEST(test_tp_uc_good)
 		      mem(a, MR1_ADDR, 40 * 1024), 40 * 1024));
 
 	CHECK_EQ(e.l[0].sent, 1 + 5 + 3 + 1 + 40);
-	CHECK_EQ(fwqp(a)->next_psn, (c.psn[0] + 50) & 0xffffff);
-	CHECK_EQ(fwqp(b)->expected_psn, (c.psn[0] + 50) & 0xffffff);
+	CHECK_EQ(sq_psn(a), (c.psn[0] + 50) & 0xffffff);
+	CHECK_EQ(rq_psn(b), (c.psn[0] + 50) & 0xffffff);
 	CHECK_EQ(stats(b).roce_rx_drop, 0);
 	uc_quiet(&e);
 	env_close(&e);
@@ -261,7 +261,7 @@ TEST(test_tp_uc_loss)
 	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 10, 5);
 	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 10, 2);
 	CHECK_EQ(fwqp(b)->counters.seq_errors, 3);
-	CHECK_EQ(fwqp(b)->expected_psn, fwqp(a)->next_psn);
+	CHECK_EQ(rq_psn(b), sq_psn(a));
 	for (i = 0; i < ORDMA_ROCE_RX_DROP_REASONS; i++)
 		if (i != ORDMA_ROCE_RX_DROP_SEQ)
 			CHECK_EQ(drops(b, i), 0);
