@@ -13,7 +13,7 @@
 
 #include "fw_compat.h"
 #include "ordma_fw.h"
-#include "fw_transport.h"
+#include "wire/fw_roce_wire.h"
 
 #define FW_VERSION_MAJOR		1
 #define FW_VERSION_MINOR		0
@@ -131,6 +131,51 @@ struct fw_port_stats {
 	uint64_t roce_rx_frames;
 	uint64_t roce_rx_drop;
 	uint64_t roce_tx_frames;
+};
+
+/* Why the engine dropped a received frame (after a successful parse) */
+enum fw_tp_drop {
+	FW_TP_DROP_PARSE = 0,	/* fw_roce_parse() refused it */
+	FW_TP_DROP_NO_QP,	/* destination QP does not exist */
+	FW_TP_DROP_TRANSPORT,	/* opcode of another transport (RC/UC/UD) */
+	FW_TP_DROP_STATE,	/* QP not in a state that takes it */
+	FW_TP_DROP_PKEY,
+	FW_TP_DROP_SRC,		/* RC: source address is not the QP's peer */
+	FW_TP_DROP_QKEY,	/* UD: Q_Key mismatch */
+	FW_TP_DROP_NO_RECV,	/* UD, UC: no receive WQE posted */
+	FW_TP_DROP_UD_LEN,	/* UD: payload above the path MTU */
+	FW_TP_DROP_SEQ,		/* RC: request PSN ahead of the expected one;
+				 * UC: packet of a lost or dropped message
+				 */
+	FW_TP_DROP_DUP,		/* duplicate request not answered */
+	FW_TP_DROP_OPCODE_SEQ,	/* opcode out of sequence (RC: NAKed) */
+	FW_TP_DROP_BAD_REQ,	/* malformed or not permitted request (RC:
+				 * NAKed; UC: message dropped)
+				 */
+	FW_TP_DROP_RNR,		/* request answered with an RNR NAK */
+	FW_TP_DROP_RESP,	/* unexpected or stale response */
+	FW_TP_DROP_NUM
+};
+
+/* Why the engine did not send a frame */
+enum fw_tp_tx_drop {
+	FW_TP_TX_LINK_DOWN = 0,
+	FW_TP_TX_TOO_LONG,	/* above the port MTU */
+	FW_TP_TX_NO_GID,	/* sgid_index no longer names a GID */
+	FW_TP_TX_BUILD,		/* headers rejected (e.g. address families) */
+	FW_TP_TX_DMA,		/* payload could not be read */
+	FW_TP_TX_NUM
+};
+
+/* Transport engine counters, reported through QUERY_STATS */
+struct fw_tp_stats {
+	uint64_t rx_drop[FW_TP_DROP_NUM];
+	uint64_t rx_parse_drop[FW_ROCE_DROP_NUM];
+	uint64_t tx_drop[FW_TP_TX_NUM];
+	uint64_t acks_sent;
+	uint64_t naks_sent;
+	uint64_t retransmits;
+	uint64_t timeouts;
 };
 
 struct fw_port {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../fw_qp.h"
-#include "../fw_roce_wire.h"
+#include "objects/fw_qp.h"
+#include "wire/fw_roce_wire.h"
 #include "fixture.h"
 
 #define OK			ORDMA_CMD_STATUS_OK
@@ -596,62 +596,6 @@ void fz_dev_check(struct fz_dev *v)
 
 #define FZ_LINK_MAX	4096	/* frames queued per direction */
 
-void fz_link_push(struct fz_link *l, const void *frame, size_t len)
-{
-	struct fz_frame *f;
-
-	if (l->tail - l->head >= FZ_LINK_MAX)
-		return;		/* a full wire loses frames */
-	if (l->tail - l->head == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64, i;
-		struct fz_frame *q = calloc(cap, sizeof(*q));
-
-		if (!q)
-			abort();
-		for (i = l->head; i != l->tail; i++)
-			q[i - l->head] = l->q[i % l->cap];
-		free(l->q);
-		l->q = q;
-		l->tail -= l->head;
-		l->head = 0;
-		l->cap = cap;
-	}
-	f = &l->q[l->tail % l->cap];
-	f->data = malloc(len);
-	if (!f->data)
-		abort();
-	memcpy(f->data, frame, len);
-	f->len = len;
-	l->tail++;
-}
-
-static void fz_link_hook(void *arg, const void *frame, size_t len)
-{
-	struct fz_link *l = arg;
-
-	l->sent++;
-	fz_link_push(l, frame, len);
-}
-
-bool fz_link_pop(struct fz_link *l, struct fz_frame *f)
-{
-	if (l->head == l->tail)
-		return false;
-	*f = l->q[l->head % l->cap];
-	l->head++;
-	return true;
-}
-
-static void fz_link_free(struct fz_link *l)
-{
-	struct fz_frame f;
-
-	while (fz_link_pop(l, &f))
-		free(f.data);
-	free(l->q);
-	memset(l, 0, sizeof(*l));
-}
-
 bool fz_env_open(struct fz_env *e)
 {
 	int i;
@@ -664,7 +608,8 @@ bool fz_env_open(struct fz_env *e)
 		return false;
 	}
 	for (i = 0; i < 2; i++) {
-		e->v[i].d.hal.tx_hook = fz_link_hook;
+		e->l[i].limit = FZ_LINK_MAX;
+		e->v[i].d.hal.tx_hook = link_tx_hook;
 		e->v[i].d.hal.tx_hook_arg = &e->l[i];
 	}
 	if (!fz_dev_connect(&e->v[0], 1, e->v[1].qpn) ||
@@ -681,19 +626,13 @@ void fz_env_close(struct fz_env *e)
 
 	for (i = 0; i < 2; i++) {
 		fz_dev_close(&e->v[i]);
-		fz_link_free(&e->l[i]);
+		link_free(&e->l[i]);
 	}
 }
 
 bool fz_deliver(struct fz_env *e, int i)
 {
-	struct fz_frame f;
-
-	if (!fz_link_pop(&e->l[i], &f))
-		return false;
-	ordma_fw_rx_frame(e->v[!i].d.fw, f.data, f.len);
-	free(f.data);
-	return true;
+	return link_deliver(&e->l[i], e->v[!i].d.fw);
 }
 
 void fz_advance(struct fz_env *e, uint64_t ns)

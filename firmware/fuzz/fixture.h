@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "../tests/drv.h"
+#include "../tests/link.h"
 
 #define FZ_MR_ALL		0x600000ULL
 #define FZ_MR_ALL_LEN		0x100000ULL
@@ -114,26 +115,13 @@ unsigned int fz_poll(struct fz_dev *v);
 void fz_put(void *dst, const void *src, size_t len);
 
 /* Two devices back to back */
-struct fz_frame {
-	size_t len;
-	uint8_t *data;
-};
-
-struct fz_link {
-	struct fz_frame *q;
-	size_t head, tail, cap;
-	unsigned long sent;
-};
-
 struct fz_env {
 	struct fz_dev v[2];
-	struct fz_link l[2];		/* l[i]: frames sent by device i */
+	struct link l[2];		/* l[i]: frames sent by device i */
 };
 
 bool fz_env_open(struct fz_env *e);
 void fz_env_close(struct fz_env *e);
-bool fz_link_pop(struct fz_link *l, struct fz_frame *f);
-void fz_link_push(struct fz_link *l, const void *frame, size_t len);
 /* Deliver the frame at the head of l[i] to the other device. */
 bool fz_deliver(struct fz_env *e, int i);
 /* Deliver both ways (moving time on when the wire is quiet) for at most

@@ -474,19 +474,19 @@ static void op_deliver(struct ctx *c, struct fz_in *in)
 
 static void op_drop(struct ctx *c, struct fz_in *in)
 {
-	struct fz_frame f;
+	struct link_frame f;
 
-	if (fz_link_pop(&c->e.l[fz_u8(in) & 1], &f))
+	if (link_pop(&c->e.l[fz_u8(in) & 1], &f))
 		free(f.data);
 }
 
 static void op_dup(struct ctx *c, struct fz_in *in)
 {
 	uint8_t sel = fz_u8(in);
-	struct fz_link *l = &c->e.l[sel & 1];
+	struct link *l = &c->e.l[sel & 1];
 
 	if (l->head != l->tail && c->frames < MAX_FRAMES_PER_INPUT) {
-		struct fz_frame *f = &l->q[l->head % l->cap];
+		struct link_frame *f = &l->q[l->head % l->cap];
 
 		ordma_fw_rx_frame(c->e.v[!(sel & 1)].d.fw, f->data, f->len);
 		c->frames++;
@@ -495,11 +495,11 @@ static void op_dup(struct ctx *c, struct fz_in *in)
 
 static void op_reorder(struct ctx *c, struct fz_in *in)
 {
-	struct fz_link *l = &c->e.l[fz_u8(in) & 1];
-	struct fz_frame f;
+	struct link *l = &c->e.l[fz_u8(in) & 1];
+	struct link_frame f;
 
-	if (fz_link_pop(l, &f)) {
-		fz_link_push(l, f.data, f.len);
+	if (link_pop(l, &f)) {
+		link_push(l, f.data, f.len);
 		free(f.data);
 	}
 }

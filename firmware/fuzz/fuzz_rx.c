@@ -18,8 +18,8 @@
  */
 #include <string.h>
 
-#include "../fw_qp.h"
-#include "../fw_roce_wire.h"
+#include "objects/fw_qp.h"
+#include "wire/fw_roce_wire.h"
 #include "fixture.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -6,7 +6,7 @@ Usage: mkseeds.py OUTDIR [FUZZ_PROCESS_BINARY]
 
 OUTDIR/process: scenarios of the hostile-process harness (every verb on
 every QP type, loss, duplicates, rewrites, bad doorbells).
-OUTDIR/rx: the rdma_rxe captures of tests/vectors/rxe_frames.h, and the
+OUTDIR/rx: the rdma_rxe captures of tests/wire/vectors/rxe_frames.h, and the
 frames the firmware itself sends in those scenarios (run through the
 process harness with ORDMA_FUZZ_DUMP_TX), both as they are and in fix-up
 mode.
@@ -125,7 +125,7 @@ def defect1_regression():
 
 
 def rxe_frames():
-    text = open(os.path.join(HERE, "..", "tests", "vectors",
+    text = open(os.path.join(HERE, "..", "tests", "wire", "vectors",
                              "rxe_frames.h")).read()
     frames = []
     for m in re.finditer(r"static const uint8_t (\w+)\[\d+\] = \{([^}]*)\}",

@@ -7,7 +7,7 @@
 #ifndef ORDMA_TESTS_DRV_H
 #define ORDMA_TESTS_DRV_H
 
-#include "../fw_compat.h"
+#include "fw_compat.h"
 #include "fake_hal.h"
 
 /* Fake host memory map */

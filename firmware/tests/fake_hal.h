@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../ordma_fw.h"
+#include "ordma_fw.h"
 
 #define FAKE_MEM_BASE		0x100000ULL
 #define FAKE_MEM_SIZE		(16ULL << 20)

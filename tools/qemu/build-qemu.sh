@@ -6,8 +6,10 @@
 #
 # Prints the path of the binary as the last line of stdout; everything
 # else goes to stderr.  The binary is cached by a content hash of its
-# inputs (tools/qemu/ordma-pci.c, tools/qemu/trace-events, firmware/*.[ch],
-# include/linux/ordma/ordma_hw.h and this script) under
+# inputs (tools/qemu/ordma-pci.c, tools/qemu/trace-events, the firmware's
+# sources.mk and every .c and .h of its top directory and rooms (device/,
+# objects/, transport/, wire/), include/linux/ordma/ordma_hw.h and this
+# script) under
 #   $ORDMA_CACHE/qemu/bin/<hash>/qemu-system-x86_64
 # so an unchanged tree costs one hash and no build.  The source and build
 # tree is $ORDMA_CACHE/qemu/src/qemu-7.2+dfsg (ccache: $ORDMA_CACHE/ccache).
@@ -74,25 +76,54 @@ die() { echo "build-qemu: error: $*" >&2; exit 1; }
 # ------------------------------------------------------------------
 # Inputs and their hash
 # ------------------------------------------------------------------
-FW_FILES=("$FW_DIR"/*.c "$FW_DIR"/*.h)
-FW_C=("$FW_DIR"/*.c)
+# The firmware's source list is firmware/sources.mk, shared with its
+# Makefile: FW_SRCS (paths relative to FW_DIR) and FW_ROOMS.
+FW_SOURCES_MK=$FW_DIR/sources.mk
+[ -f "$FW_SOURCES_MK" ] || die "no sources.mk in $FW_DIR"
 [ -f "$FW_DIR/ordma_fw.h" ] || die "no ordma_fw.h in $FW_DIR"
-[ ${#FW_C[@]} -gt 0 ] || die "no firmware sources (*.c) in $FW_DIR"
+sources_mk_var() {
+	MAKEFLAGS= MAKELEVEL= make --no-print-directory -s -f "$FW_SOURCES_MK" \
+		--eval "print-var: ; @echo \$($1)" print-var
+}
+read -ra FW_C <<<"$(sources_mk_var FW_SRCS)" || true
+read -ra FW_ROOMS <<<"$(sources_mk_var FW_ROOMS)" || true
+[ ${#FW_C[@]} -gt 0 ] || die "no FW_SRCS in $FW_SOURCES_MK"
+[ ${#FW_ROOMS[@]} -gt 0 ] || die "no FW_ROOMS in $FW_SOURCES_MK"
+for f in "${FW_C[@]}"; do
+	[ -f "$FW_DIR/$f" ] || die "$FW_SOURCES_MK lists $f, which does not exist"
+done
+# Every header goes in (relative to FW_DIR), and every source counts
+# towards the hash, listed or not.
+FW_H=()
+FW_ALL=(sources.mk)
+for f in "$FW_DIR"/*.h "$FW_DIR"/*.c; do
+	FW_ALL+=("${f#"$FW_DIR"/}")
+done
+for room in "${FW_ROOMS[@]}"; do
+	for f in "$FW_DIR/$room"/*.h "$FW_DIR/$room"/*.c; do
+		FW_ALL+=("${f#"$FW_DIR"/}")
+	done
+done
+for f in "${FW_ALL[@]}"; do
+	case $f in *.h) FW_H+=("$f") ;; esac
+	[ "$f" != ordma-pci.c ] || die "$FW_DIR/$f would overwrite the device model"
+done
 for f in "$DEVICE_SRC" "$TRACE_EVENTS" "$HW_HEADER"; do
 	[ -f "$f" ] || die "missing $f"
 done
-for f in "${FW_FILES[@]}"; do
-	[ "$(basename "$f")" != ordma-pci.c ] ||
-		die "$f would overwrite the device model"
-done
 
-# Names count too, so that renaming or adding a firmware file rebuilds.
+# Names count too, so that renaming, moving or adding a firmware file
+# rebuilds.
 input_hash() {
 	local f
-	for f in "$DEVICE_SRC" "$TRACE_EVENTS" "$HW_HEADER" "$SCRIPT" \
-		 "${FW_FILES[@]}"; do
-		printf '%s %s\n' "$(basename "$f")" "$(sha256sum <"$f" | cut -d' ' -f1)"
-	done | sha256sum | cut -c1-16
+	{
+		for f in "$DEVICE_SRC" "$TRACE_EVENTS" "$HW_HEADER" "$SCRIPT"; do
+			printf '%s %s\n' "$(basename "$f")" "$(sha256sum <"$f" | cut -d' ' -f1)"
+		done
+		for f in "${FW_ALL[@]}"; do
+			printf 'firmware/%s %s\n' "$f" "$(sha256sum <"$FW_DIR/$f" | cut -d' ' -f1)"
+		done
+	} | sha256sum | cut -c1-16
 }
 HASH=$(input_hash)
 OUT=$BIN_ROOT/$HASH/qemu-system-x86_64
@@ -226,28 +257,29 @@ set_block() {
 
 wanted=(ordma-pci.c)
 install_file "$DEVICE_SRC" "$DEST/ordma-pci.c"
-for f in "${FW_FILES[@]}"; do
-	wanted+=("$(basename "$f")")
-	install_file "$f" "$DEST/$(basename "$f")"
+for f in "${FW_C[@]}" "${FW_H[@]}"; do
+	wanted+=("$f")
+	install_file "$FW_DIR/$f" "$DEST/$f"
 done
 install_file "$HW_HEADER" "$DEST/include/linux/ordma/ordma_hw.h"
-# Firmware files that no longer exist must not stay in the build.
-for f in "$DEST"/*.c "$DEST"/*.h; do
+# Firmware files that no longer exist (or moved) must not stay in the build.
+while IFS= read -r f; do
 	case " ${wanted[*]} " in
-	*" $(basename "$f") "*) ;;
+	*" ${f#"$DEST"/} "*) ;;
 	*) rm -f "$f"; log "removed stale ${f#"$SRC"/}" ;;
 	esac
-done
+done < <(find "$DEST" -path "$DEST/include" -prune -o \
+	\( -name '*.c' -o -name '*.h' \) -type f -print)
 
 meson_files="'ordma/ordma-pci.c'"
 for f in "${FW_C[@]}"; do
-	meson_files+=", 'ordma/$(basename "$f")'"
+	meson_files+=", 'ordma/$f'"
 done
 set_block "$SRC/hw/net/Kconfig" "config ORDMA
     bool
     default y if PCI_DEVICES
     depends on PCI && MSI_NONBROKEN"
-set_block "$SRC/hw/net/meson.build" "softmmu_ss.add(when: 'CONFIG_ORDMA', if_true: [files($meson_files), declare_dependency(include_directories: include_directories('ordma/include'))])"
+set_block "$SRC/hw/net/meson.build" "softmmu_ss.add(when: 'CONFIG_ORDMA', if_true: [files($meson_files), declare_dependency(include_directories: include_directories('ordma/include', 'ordma'))])"
 set_block "$SRC/hw/net/trace-events" "$(cat "$TRACE_EVENTS")"
 
 # ------------------------------------------------------------------
@@ -265,8 +297,8 @@ log "ninja took $(($(date +%s) - t0))s"
 check_firmware_symbols() {
 	local f obj fw_syms other bad
 	fw_syms=$(for f in "${FW_C[@]}"; do
-		obj=$BUILD/libcommon.fa.p/hw_net_ordma_$(basename "$f").o
-		[ -f "$obj" ] || die "no object $obj for $(basename "$f")"
+		obj=$BUILD/libcommon.fa.p/hw_net_ordma_${f//\//_}.o
+		[ -f "$obj" ] || die "no object $obj for $f"
 		nm -g --defined-only "$obj" | awk 'NF >= 3 { print $3 }'
 	done | LC_ALL=C sort -u)
 	bad=$(grep -Ev '^(ordma|fw)_' <<<"$fw_syms" || true)

@@ -58,6 +58,8 @@ void ordma_test_skip(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 /* Failed checks so far in the running test. */
 unsigned int ordma_test_failures(void);
+/* Runs the selected tests; for a program with its own main(). */
+int ordma_test_main(int argc, char **argv);
 
 #define CHECK(cond)	ordma_test_check(!!(cond), __FILE__, __LINE__, #cond)
 #define CHECK_EQ(got, want)						\

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * ORDMA firmware admin queue: command fetch, generic validation, dispatch
+ * to one handler per opcode, completion with phase bit.  Also the handlers
+ * of the device-wide commands (QUERY_FW, QUERY_DEVICE, HEALTH,
+ * QUERY_RESOURCES).
+ */
+#include <assert.h>
+#include <string.h>
+
+#include "fw_priv.h"
+#include "objects/fw_verbs.h"
+#include "objects/fw_qp.h"
+
+#define FW_MAX_RESERVED_FIELDS	4
+
+struct fw_reserved_field {
+	uint8_t offset;		/* in the 64-byte entry */
+	uint8_t size;
+};
+
+struct fw_cmd_desc {
+	uint8_t opcode;
+	const char *name;
+	uint8_t payload_size;	/* bytes after the header that carry meaning */
+	struct fw_reserved_field reserved[FW_MAX_RESERVED_FIELDS];
+	uint8_t (*handler)(struct ordma_fw *fw, struct fw_cmd *c);
+};
+
+#define FW_RESERVED(member) { FW_CMD_OFF(member), FW_CMD_SIZE(member) }
+
+static uint8_t fw_cmd_query_fw(struct ordma_fw *fw, struct fw_cmd *c);
+static uint8_t fw_cmd_query_device(struct ordma_fw *fw, struct fw_cmd *c);
+static uint8_t fw_cmd_health(struct ordma_fw *fw, struct fw_cmd *c);
+static uint8_t fw_cmd_query_resources(struct ordma_fw *fw, struct fw_cmd *c);
+
+#define FW_CMD(op, payload, fn) \
+	.opcode = ORDMA_CMD_##op, .name = #op, .payload_size = (payload), \
+	.handler = (fn)
+
+static const struct fw_cmd_desc fw_cmds[] = {
+	{ FW_CMD(QUERY_FW, 0, fw_cmd_query_fw) },
+	{ FW_CMD(QUERY_DEVICE, sizeof(struct ordma_cmd_query_buf),
+		 fw_cmd_query_device) },
+	{ FW_CMD(QUERY_PORT, sizeof(struct ordma_cmd_query_buf),
+		 fw_cmd_query_port) },
+	{ FW_CMD(SET_PORT, sizeof(struct ordma_cmd_set_port),
+		 fw_cmd_set_port) },
+	{ FW_CMD(HEALTH, 0, fw_cmd_health) },
+	{ FW_CMD(QUERY_STATS, sizeof(struct ordma_cmd_query_buf),
+		 fw_cmd_query_stats) },
+	{ FW_CMD(QUERY_RESOURCES, sizeof(struct ordma_cmd_query_buf),
+		 fw_cmd_query_resources) },
+	{ FW_CMD(CREATE_EQ, sizeof(struct ordma_cmd_create_eq),
+		 fw_cmd_create_eq),
+	  .reserved = { FW_RESERVED(create_eq.reserved_12) } },
+	{ FW_CMD(DESTROY_EQ, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_destroy_eq) },
+	{ FW_CMD(CREATE_ETH_RING, sizeof(struct ordma_cmd_create_eth_ring),
+		 fw_cmd_create_eth_ring),
+	  .reserved = { FW_RESERVED(eth_ring.reserved_10) } },
+	{ FW_CMD(DESTROY_ETH_RING, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_destroy_eth_ring) },
+	{ FW_CMD(ADD_GID, sizeof(struct ordma_cmd_add_gid), fw_cmd_add_gid),
+	  .reserved = { FW_RESERVED(add_gid.reserved_5),
+			FW_RESERVED(add_gid.reserved_30) } },
+	{ FW_CMD(DEL_GID, sizeof(struct ordma_cmd_handle), fw_cmd_del_gid) },
+	{ FW_CMD(ALLOC_UCTX, 0, fw_cmd_alloc_uctx) },
+	{ FW_CMD(DEALLOC_UCTX, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_dealloc_uctx) },
+	{ FW_CMD(ALLOC_PD, sizeof(struct ordma_cmd_alloc_pd), fw_cmd_alloc_pd),
+	  .reserved = { FW_RESERVED(alloc_pd.reserved_4) } },
+	{ FW_CMD(DEALLOC_PD, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_dealloc_pd) },
+	{ FW_CMD(CREATE_CQ, sizeof(struct ordma_cmd_create_cq),
+		 fw_cmd_create_cq),
+	  .reserved = { FW_RESERVED(create_cq.ring.reserved_14),
+			FW_RESERVED(create_cq.reserved_33),
+			FW_RESERVED(create_cq.reserved_34),
+			FW_RESERVED(create_cq.reserved_36) } },
+	{ FW_CMD(DESTROY_CQ, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_destroy_cq) },
+	{ FW_CMD(REG_MR, sizeof(struct ordma_cmd_reg_mr), fw_cmd_reg_mr),
+	  .reserved = { FW_RESERVED(reg_mr.pages.reserved_14),
+			FW_RESERVED(reg_mr.reserved_52) } },
+	{ FW_CMD(DEREG_MR, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_dereg_mr) },
+	{ FW_CMD(ALLOC_MW, sizeof(struct ordma_cmd_alloc_mw),
+		 fw_cmd_alloc_mw),
+	  .reserved = { FW_RESERVED(alloc_mw.reserved_10),
+			FW_RESERVED(alloc_mw.reserved_12) } },
+	{ FW_CMD(DEALLOC_MW, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_dealloc_mw) },
+	{ FW_CMD(CREATE_AH, sizeof(struct ordma_cmd_create_ah),
+		 fw_cmd_create_ah),
+	  .reserved = { FW_RESERVED(create_ah.av.reserved_29),
+			FW_RESERVED(create_ah.reserved_40),
+			FW_RESERVED(create_ah.reserved_44) } },
+	{ FW_CMD(DESTROY_AH, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_destroy_ah) },
+	{ FW_CMD(ATTACH_MCAST, sizeof(struct ordma_cmd_mcast),
+		 fw_cmd_attach_mcast),
+	  .reserved = { FW_RESERVED(mcast.reserved_24) } },
+	{ FW_CMD(DETACH_MCAST, sizeof(struct ordma_cmd_mcast),
+		 fw_cmd_detach_mcast),
+	  .reserved = { FW_RESERVED(mcast.reserved_24) } },
+	{ FW_CMD(CREATE_QP, sizeof(struct ordma_cmd_buf), fw_cmd_create_qp) },
+	{ FW_CMD(MODIFY_QP, sizeof(struct ordma_cmd_buf), fw_cmd_modify_qp) },
+	{ FW_CMD(QUERY_QP, sizeof(struct ordma_cmd_buf), fw_cmd_query_qp) },
+	{ FW_CMD(DESTROY_QP, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_destroy_qp) },
+	{ FW_CMD(CREATE_SRQ, sizeof(struct ordma_cmd_create_srq),
+		 fw_cmd_create_srq),
+	  .reserved = { FW_RESERVED(create_srq.ring.reserved_14),
+			FW_RESERVED(create_srq.reserved_26),
+			FW_RESERVED(create_srq.reserved_36) } },
+	{ FW_CMD(MODIFY_SRQ, sizeof(struct ordma_cmd_modify_srq),
+		 fw_cmd_modify_srq),
+	  .reserved = { FW_RESERVED(modify_srq.reserved_12) } },
+	{ FW_CMD(DESTROY_SRQ, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_destroy_srq) },
+};
+
+static const struct fw_cmd_desc *fw_cmd_lookup(uint8_t opcode)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fw_cmds) / sizeof(fw_cmds[0]); i++)
+		if (fw_cmds[i].opcode == opcode)
+			return &fw_cmds[i];
+	return NULL;
+}
+
+/* The unassigned opcodes inside the verbs command range are reserved. */
+static bool fw_opcode_reserved(uint8_t opcode)
+{
+	return opcode >= ORDMA_CMD_CREATE_CQ && opcode <= ORDMA_CMD_DETACH_MCAST;
+}
+
+static const char *fw_status_name(uint8_t status)
+{
+	static const char *const names[] = {
+		[ORDMA_CMD_STATUS_OK] = "OK",
+		[ORDMA_CMD_STATUS_BAD_OPCODE] = "BAD_OPCODE",
+		[ORDMA_CMD_STATUS_BAD_PARAM] = "BAD_PARAM",
+		[ORDMA_CMD_STATUS_BAD_HANDLE] = "BAD_HANDLE",
+		[ORDMA_CMD_STATUS_NO_RESOURCES] = "NO_RESOURCES",
+		[ORDMA_CMD_STATUS_BAD_STATE] = "BAD_STATE",
+		[ORDMA_CMD_STATUS_BUSY] = "BUSY",
+		[ORDMA_CMD_STATUS_DMA_ERROR] = "DMA_ERROR",
+		[ORDMA_CMD_STATUS_NOT_SUPPORTED] = "NOT_SUPPORTED",
+		[ORDMA_CMD_STATUS_PERM] = "PERM",
+		[ORDMA_CMD_STATUS_INTERNAL] = "INTERNAL",
+	};
+
+	if (status < sizeof(names) / sizeof(names[0]) && names[status])
+		return names[status];
+	return "?";
+}
+
+/* ------------------------------------------------------------------ */
+/* Handler helpers                                                     */
+/* ------------------------------------------------------------------ */
+
+uint8_t fw_cmd_fail(struct fw_cmd *c, uint8_t status, const char *why)
+{
+	c->error = why;
+	return status;
+}
+
+uint8_t fw_cmd_bad_param(struct fw_cmd *c, size_t offset, const char *why)
+{
+	c->out->syndrome = cpu_to_le32((uint32_t)offset);
+	return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_PARAM, why);
+}
+
+/*
+ * Shared tail of QUERY_DEVICE/QUERY_PORT/QUERY_STATS: validate the buffer
+ * description and copy as much of the answer as the buffer holds.
+ */
+uint8_t fw_cmd_write_query_buf(struct ordma_fw *fw, struct fw_cmd *c,
+			       uint32_t expected_port, const void *data,
+			       size_t size)
+{
+	const struct ordma_cmd_query_buf *q = &c->in->query;
+	uint64_t addr = le64_to_cpu(q->buf_addr);
+	uint32_t len = le32_to_cpu(q->buf_len);
+	size_t written;
+
+	if (!addr || addr % 8)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(query.buf_addr),
+					"buffer address zero or not 8-byte aligned");
+	if (!len || len > ORDMA_AQ_MAX_BUF)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(query.buf_len),
+					"buffer length not in 1..4096");
+	if (le32_to_cpu(q->port) != expected_port)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(query.port),
+					"wrong port number");
+	written = len < size ? len : size;
+	if (fw_dma_write(fw, addr, data, written))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_DMA_ERROR,
+				   "query buffer not writable");
+	c->out->buf.written = cpu_to_le32((uint32_t)written);
+	return ORDMA_CMD_STATUS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Device-wide commands                                                */
+/* ------------------------------------------------------------------ */
+
+static uint8_t fw_cmd_query_fw(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	struct ordma_comp_query_fw *out = &c->out->query_fw;
+
+	(void)fw;
+	out->major = cpu_to_le16(FW_VERSION_MAJOR);
+	out->minor = cpu_to_le16(FW_VERSION_MINOR);
+	out->sub_minor = cpu_to_le16(FW_VERSION_SUB_MINOR);
+	out->build = cpu_to_le32(FW_BUILD_NUMBER);
+	out->hw_version = cpu_to_le32(FW_HW_VERSION);
+	return ORDMA_CMD_STATUS_OK;
+}
+
+/* EUI-64 of a MAC, network order: flip the universal/local bit and put
+ * ff:fe in the middle.
+ */
+static void fw_mac_to_eui64(const uint8_t mac[6], uint8_t eui[8])
+{
+	eui[0] = mac[0] ^ 0x02;
+	eui[1] = mac[1];
+	eui[2] = mac[2];
+	eui[3] = 0xff;
+	eui[4] = 0xfe;
+	eui[5] = mac[3];
+	eui[6] = mac[4];
+	eui[7] = mac[5];
+}
+
+static void fw_fill_device_caps(const struct ordma_fw *fw,
+				struct ordma_device_caps *caps)
+{
+	static const char board_id[] = "ORDMA-RNIC-V1";
+
+	memset(caps, 0, sizeof(*caps));
+	fw_mac_to_eui64(fw->cfg.mac, (uint8_t *)&caps->node_guid);
+	caps->sys_image_guid = caps->node_guid;
+	caps->max_mr_size = cpu_to_le64(1ULL << 40);
+	caps->page_size_cap = cpu_to_le64(GENMASK_ULL(30, 12));
+	caps->vendor_id = cpu_to_le32(ORDMA_PCI_VENDOR_ID);
+	caps->vendor_part_id = cpu_to_le32(ORDMA_PCI_DEVICE_ID);
+	caps->hw_rev = cpu_to_le32(ORDMA_PCI_REVISION);
+	caps->cap_flags = cpu_to_le32(ORDMA_DEV_CAP_RC | ORDMA_DEV_CAP_UD |
+				      ORDMA_DEV_CAP_UC |
+				      ORDMA_DEV_CAP_SRQ | ORDMA_DEV_CAP_ATOMIC |
+				      ORDMA_DEV_CAP_FAST_REG |
+				      ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_MW |
+				      ORDMA_DEV_CAP_FLUSH |
+				      ORDMA_DEV_CAP_ATOMIC_WRITE);
+	caps->cap_flags |= cpu_to_le32(ORDMA_DEV_CAP_GSI | ORDMA_DEV_CAP_MCAST);
+	caps->max_mcast_grp = cpu_to_le32(FW_MAX_MCAST_GRP);
+	caps->max_mcast_qp_attach = cpu_to_le32(FW_MAX_MCAST_QP_ATTACH);
+	caps->max_total_mcast_qp_attach =
+		cpu_to_le32(FW_MAX_TOTAL_MCAST_QP_ATTACH);
+	caps->max_qp = cpu_to_le32(1024);
+	caps->max_qp_wr = cpu_to_le32(4096);
+	caps->max_send_sge = cpu_to_le32(8);
+	caps->max_recv_sge = cpu_to_le32(8);
+	caps->max_sge_rd = cpu_to_le32(8);
+	caps->max_cq = cpu_to_le32(1024);
+	caps->max_cqe = cpu_to_le32(65536);
+	caps->max_mr = cpu_to_le32(4096);
+	caps->max_mw = cpu_to_le32(FW_MAX_MW);
+	caps->max_pd = cpu_to_le32(FW_MAX_PD);
+	caps->max_srq = cpu_to_le32(256);
+	caps->max_srq_wr = cpu_to_le32(4096);
+	caps->max_srq_sge = cpu_to_le32(8);
+	caps->max_ah = cpu_to_le32(1024);
+	caps->max_qp_rd_atom = cpu_to_le32(16);
+	caps->max_qp_init_rd_atom = cpu_to_le32(16);
+	caps->max_inline_data = cpu_to_le32(256);
+	caps->max_eq = cpu_to_le32(FW_MAX_EQ);
+	caps->max_uctx = cpu_to_le32(fw->cfg.num_db_pages - 1);
+	caps->max_msg_size = cpu_to_le32(1U << 31);
+	caps->max_eth_mtu = cpu_to_le32(ORDMA_ETH_MAX_MTU);
+	caps->num_ports = cpu_to_le32(1);
+	caps->gid_table_len = cpu_to_le32(FW_GID_TABLE_LEN);
+	caps->pkey_table_len = cpu_to_le32(1);
+	caps->local_ca_ack_delay = cpu_to_le32(15);
+	caps->max_eth_rings = cpu_to_le32(FW_MAX_ETH_RINGS);
+	memcpy(caps->serial, fw->cfg.serial, sizeof(caps->serial));
+	memcpy(caps->board_id, board_id, sizeof(board_id));
+}
+
+static uint8_t fw_cmd_query_device(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	struct ordma_device_caps caps;
+
+	fw_fill_device_caps(fw, &caps);
+	return fw_cmd_write_query_buf(fw, c, 0, &caps, sizeof(caps));
+}
+
+static uint8_t fw_cmd_health(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	struct ordma_comp_health *out = &c->out->health;
+	const struct fw_health *h = &fw->health;
+	uint32_t state = ORDMA_HEALTH_OK;
+
+	fw_heartbeat_catch_up(fw);
+	if (fw->regs.status & ORDMA_STATUS_FATAL)
+		state = ORDMA_HEALTH_FATAL;
+	else if (h->cmd_errors || h->db_errors || h->eq_overruns)
+		state = ORDMA_HEALTH_DEGRADED;
+	out->state = cpu_to_le32(state);
+	out->heartbeat = cpu_to_le32(fw->regs.heartbeat);
+	out->cmd_errors = cpu_to_le32(h->cmd_errors);
+	out->db_errors = cpu_to_le32(h->db_errors);
+	out->eq_overruns = cpu_to_le32(h->eq_overruns);
+	return ORDMA_CMD_STATUS_OK;
+}
+
+static_assert(sizeof(struct ordma_resources) == ORDMA_RESOURCES_SIZE,
+	      "QUERY_RESOURCES buffer layout");
+
+static void fw_res_count(struct ordma_res_count *out, uint32_t in_use,
+			 uint32_t max)
+{
+	out->in_use = cpu_to_le32(in_use);
+	out->max = cpu_to_le32(max);
+}
+
+/* Counted from the object tables themselves, so the answer is what the
+ * device holds, whatever the driver believes it created.
+ */
+static uint8_t fw_cmd_query_resources(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	struct ordma_resources res;
+
+	fw_res_count(&res.uctx, fw_uctx_in_use(fw), fw->cfg.num_db_pages - 1);
+	fw_res_count(&res.pd, fw_pd_in_use(fw), FW_MAX_PD);
+	fw_res_count(&res.eq, fw_eq_in_use(fw), FW_MAX_EQ);
+	fw_res_count(&res.eth_ring, fw_eth_rings_in_use(fw), FW_MAX_ETH_RINGS);
+	fw_res_count(&res.gid, fw_gid_in_use(fw), FW_GID_TABLE_LEN);
+	fw_res_count(&res.cq, fw_cq_in_use(fw), FW_MAX_CQ);
+	/* QPN 0 is never used: QP1 and FW_FIRST_QPN.. */
+	fw_res_count(&res.qp, fw_qp_in_use(fw), FW_MAX_QP - FW_FIRST_QPN + 1);
+	fw_res_count(&res.srq, fw_srq_in_use(fw), FW_MAX_SRQ);
+	fw_res_count(&res.mr, fw_mr_in_use(fw), FW_MAX_MR);
+	fw_res_count(&res.mw, fw_mw_in_use(fw), FW_MAX_MW);
+	fw_res_count(&res.ah, fw_ah_in_use(fw), FW_MAX_AH);
+	fw_res_count(&res.mcast_grp, fw_mcast_groups_in_use(fw),
+		     FW_MAX_MCAST_GRP);
+	fw_res_count(&res.mcast_attach, fw_mcast_attach_in_use(fw),
+		     FW_MAX_TOTAL_MCAST_QP_ATTACH);
+	return fw_cmd_write_query_buf(fw, c, 0, &res, sizeof(res));
+}
+
+/* ------------------------------------------------------------------ */
+/* Validation and dispatch                                             */
+/* ------------------------------------------------------------------ */
+
+/* Checks that need no knowledge of the opcode's semantics: header and
+ * payload reserved fields, and the unused tail of the 56-byte payload.
+ */
+static uint8_t fw_cmd_check_layout(const struct fw_cmd_desc *desc,
+				   struct fw_cmd *c)
+{
+	const uint8_t *raw = (const uint8_t *)c->in;
+	size_t i;
+
+	for (i = 0; i < FW_MAX_RESERVED_FIELDS && desc->reserved[i].size; i++) {
+		const struct fw_reserved_field *r = &desc->reserved[i];
+
+		if (!fw_bytes_zero(raw + r->offset, r->size))
+			return fw_cmd_bad_param(c, r->offset,
+						"reserved field not zero");
+	}
+	for (i = sizeof(c->in->hdr) + desc->payload_size;
+	     i < ORDMA_AQ_CMD_SIZE; i++)
+		if (raw[i])
+			return fw_cmd_bad_param(c, i,
+						"bytes beyond the payload not zero");
+	return ORDMA_CMD_STATUS_OK;
+}
+
+static uint8_t fw_cmd_execute(struct ordma_fw *fw, struct fw_cmd *c,
+			      const struct fw_cmd_desc **descp)
+{
+	const struct ordma_aq_cmd_hdr *hdr = &c->in->hdr;
+	const struct fw_cmd_desc *desc;
+	uint8_t status;
+
+	if (hdr->reserved_1)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(hdr.reserved_1),
+					"header reserved field not zero");
+	if (hdr->reserved_4)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(hdr.reserved_4),
+					"header reserved field not zero");
+	desc = fw_cmd_lookup(hdr->opcode);
+	*descp = desc;
+	if (!desc)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_OPCODE,
+				   fw_opcode_reserved(hdr->opcode) ?
+				   "reserved for a later interface revision" :
+				   "unknown");
+	status = fw_cmd_check_layout(desc, c);
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	return desc->handler(fw, c);
+}
+
+static void fw_cmd_log_failure(struct ordma_fw *fw,
+			       const struct fw_cmd_desc *desc,
+			       const struct fw_cmd *c)
+{
+	const struct ordma_aq_comp *out = c->out;
+	uint8_t status = out->status;
+
+	if (status == ORDMA_CMD_STATUS_BAD_OPCODE) {
+		fw_log(fw, ORDMA_FW_LOG_GUEST_ERROR,
+		       "admin: opcode 0x%02x %s", c->in->hdr.opcode,
+		       c->error ? c->error : "rejected");
+		return;
+	}
+	fw_log(fw, ORDMA_FW_LOG_GUEST_ERROR,
+	       "admin: %s (0x%02x) token 0x%04x failed: %s (syndrome %u): %s",
+	       desc ? desc->name : "command", c->in->hdr.opcode,
+	       le16_to_cpu(out->token), fw_status_name(status),
+	       le32_to_cpu(out->syndrome), c->error ? c->error : "?");
+}
+
+/* Completion bytes up to the flags dword go first so that the driver
+ * never sees the new phase with a stale body.
+ */
+static int fw_write_completion(struct ordma_fw *fw, uint64_t addr,
+			       struct ordma_aq_comp *comp, bool phase)
+{
+	size_t body = offsetof(struct ordma_aq_comp, flags);
+
+	comp->flags = cpu_to_le32(phase ? ORDMA_COMP_PHASE : 0);
+	if (fw_dma_write(fw, addr, comp, body))
+		return -1;
+	return fw_dma_write(fw, addr + body, &comp->flags, sizeof(comp->flags));
+}
+
+/* Returns false when the queue must stop (the device went fatal). */
+static bool fw_admin_process_one(struct ordma_fw *fw)
+{
+	uint32_t slot = fw->aq.ci & ((1u << fw->aq.log_depth) - 1);
+	/* ACQ phase starts at 1 and toggles each time the producer wraps */
+	bool phase = !((fw->aq.ci >> fw->aq.log_depth) & 1);
+	const struct fw_cmd_desc *desc = NULL;
+	struct ordma_aq_cmd cmd;
+	struct ordma_aq_comp comp;
+	struct fw_cmd c = { &cmd, &comp, NULL };
+
+	if (fw_dma_read(fw, fw->aq.cmd_base + (uint64_t)slot * ORDMA_AQ_CMD_SIZE,
+			&cmd, sizeof(cmd))) {
+		fw_fatal(fw, ORDMA_FATAL_AQ_DMA, "admin command fetch failed");
+		return false;
+	}
+	memset(&comp, 0, sizeof(comp));
+	comp.token = cmd.hdr.token;
+	comp.status = fw_cmd_execute(fw, &c, &desc);
+	if (comp.status != ORDMA_CMD_STATUS_OK) {
+		fw->health.cmd_errors = fw_count_inc(fw->health.cmd_errors);
+		fw_cmd_log_failure(fw, desc, &c);
+	}
+	if (fw_write_completion(fw, fw->aq.comp_base +
+				(uint64_t)slot * ORDMA_AQ_COMP_SIZE,
+				&comp, phase)) {
+		fw_fatal(fw, ORDMA_FATAL_ACQ_DMA, "admin completion write failed");
+		return false;
+	}
+	fw->aq.ci++;
+	fw_raise_vector(fw, ORDMA_ADMIN_VECTOR);
+	return true;
+}
+
+void fw_admin_doorbell(struct ordma_fw *fw, uint32_t val)
+{
+	uint16_t pi = FIELD_GET(ORDMA_AQ_DB_PI, val);
+	uint16_t pending = (uint16_t)(pi - fw->aq.ci);
+
+	if (!fw_ready(fw)) {
+		fw_log(fw, ORDMA_FW_LOG_GUEST_ERROR,
+		       "admin: doorbell ignored, device not ready");
+		return;
+	}
+	if (val & ~(uint32_t)ORDMA_AQ_DB_PI || pending > (1u << fw->aq.log_depth)) {
+		fw->health.db_errors = fw_count_inc(fw->health.db_errors);
+		fw_log(fw, ORDMA_FW_LOG_GUEST_ERROR,
+		       "admin: doorbell 0x%08x rejected (consumer %u, depth %u)",
+		       val, fw->aq.ci, 1u << fw->aq.log_depth);
+		return;
+	}
+	while (fw->aq.ci != pi && fw_ready(fw))
+		if (!fw_admin_process_one(fw))
+			break;
+}
+
+void fw_admin_reset(struct ordma_fw *fw)
+{
+	memset(&fw->aq, 0, sizeof(fw->aq));
+}

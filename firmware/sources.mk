@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# The firmware's sources, room by room.  Read by firmware/Makefile and by
+# tools/qemu/build-qemu.sh, which links the same files into the device
+# model.  Dependencies run one way, wire <- objects <- transport <- device
+# (tools/check/fw-rooms.py checks the #include lines); the headers at the
+# top of firmware/ (the public ordma_fw.h, the device state fw_priv.h and
+# fw_compat.h) are shared by every room but wire, which is built with its
+# own include path only.
+
+FW_ROOMS := device objects transport wire
+
+FW_DEVICE_SRCS := device/fw_core.c device/fw_admin.c device/fw_eq.c \
+		  device/fw_doorbell.c device/fw_eth.c
+FW_OBJECTS_SRCS := objects/fw_resources.c objects/fw_pagelist.c \
+		   objects/fw_mr.c objects/fw_cq.c objects/fw_ah.c \
+		   objects/fw_mcast.c objects/fw_qp.c objects/fw_qp_state.c \
+		   objects/fw_srq.c
+FW_TRANSPORT_SRCS := transport/fw_transport.c transport/fw_requester.c \
+		     transport/fw_responder.c
+FW_WIRE_SRCS := wire/fw_roce_wire.c wire/fw_icrc.c
+
+FW_SRCS := $(FW_DEVICE_SRCS) $(FW_OBJECTS_SRCS) $(FW_TRANSPORT_SRCS) \
+	   $(FW_WIRE_SRCS)

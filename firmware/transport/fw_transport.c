@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * ORDMA firmware RoCEv2 transport engine, common part: RX dispatch of the
+ * frames fw_eth.c steers here, TX of the engine's frames, SGE access
+ * through the MR layer, the engine's timers and the QP lifecycle hooks.
+ */
+#include <string.h>
+
+#include "objects/fw_qp.h"
+#include "transport/fw_transport.h"
+
+void fw_tp_count_rx_drop(struct ordma_fw *fw, enum fw_tp_drop why)
+{
+	fw->tp.rx_drop[why]++;
+	fw->stats.roce_rx_drop++;
+}
+
+/* ------------------------------------------------------------------ */
+/* Timers                                                              */
+/* ------------------------------------------------------------------ */
+
+void fw_tp_arm(struct ordma_fw *fw, uint64_t deadline)
+{
+	if (deadline && deadline < fw->timer_armed_ns)
+		fw_timer_arm_at(fw, deadline);
+}
+
+static uint64_t fw_tp_qp_deadline(const struct fw_qp *qp)
+{
+	uint64_t t = UINT64_MAX;
+
+	if (qp->req.rexmit_deadline && qp->req.rexmit_deadline < t)
+		t = qp->req.rexmit_deadline;
+	if (qp->req.rnr_deadline && qp->req.rnr_deadline < t)
+		t = qp->req.rnr_deadline;
+	if (qp->req.pace_deadline && qp->req.pace_deadline < t)
+		t = qp->req.pace_deadline;
+	if (qp->resp.read_deadline && qp->resp.read_deadline < t)
+		t = qp->resp.read_deadline;
+	return t;
+}
+
+uint64_t fw_tp_timer(struct ordma_fw *fw)
+{
+	uint64_t now = fw_now(fw), next = UINT64_MAX, t;
+	uint32_t qpn;
+
+	for (qpn = FW_FIRST_QPN; qpn < FW_MAX_QP; qpn++) {
+		struct fw_qp *qp = &fw->qps[qpn];
+
+		if (!qp->valid ||
+		    (qp->type != ORDMA_QPT_RC && qp->type != ORDMA_QPT_UC))
+			continue;
+		if (qp->resp.read_deadline && qp->resp.read_deadline <= now) {
+			qp->resp.read_deadline = 0;
+			fw_resp_read_pump(fw, qp);
+		}
+		if (fw_tp_qp_deadline(qp) <= now)
+			fw_req_timer(fw, qp, now);
+		t = fw_tp_qp_deadline(qp);
+		if (t < next)
+			next = t;
+	}
+	return next;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lifecycle                                                           */
+/* ------------------------------------------------------------------ */
+
+void fw_tp_qp_to_rtr(struct fw_qp *qp)
+{
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->msn = 0;
+}
+
+void fw_tp_qp_to_rts(struct fw_qp *qp)
+{
+	struct fw_tp_req *r = &qp->req;
+
+	memset(r, 0, sizeof(*r));
+	r->una_psn = qp->next_psn & FW_ROCE_PSN_MASK;
+	r->cur = qp->sq.next;
+	r->retry_left = qp->attr.retry_cnt;
+	r->rnr_left = qp->attr.rnr_retry;
+}
+
+void fw_tp_qp_stop(struct fw_qp *qp)
+{
+	qp->req.rexmit_deadline = 0;
+	qp->req.rnr_deadline = 0;
+	qp->req.pace_deadline = 0;
+	qp->resp.recv_valid = false;
+	qp->resp.seq = FW_TP_SEQ_NONE;
+	qp->resp.read_head = qp->resp.read_tail = 0;
+	qp->resp.read_deadline = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* SGEs                                                                */
+/* ------------------------------------------------------------------ */
+
+uint8_t fw_tp_sges_check(struct ordma_fw *fw, const struct fw_qp *qp,
+			 const struct ordma_sge *sges, unsigned int n,
+			 uint32_t need_access, uint64_t *total)
+{
+	struct fw_mr *mr;
+	unsigned int i;
+	uint64_t sum = 0;
+
+	for (i = 0; i < n; i++) {
+		uint32_t len = le32_to_cpu(sges[i].length);
+
+		if (!len)
+			continue;
+		if (fw_mr_lookup(fw, le32_to_cpu(sges[i].lkey), qp->pdn,
+				 le64_to_cpu(sges[i].addr), len, need_access,
+				 &mr) != FW_MR_OK)
+			return ORDMA_CQE_LOC_PROT_ERR;
+		sum += len;
+	}
+	*total = sum;
+	return sum > (1ULL << 31) ? ORDMA_CQE_LOC_LEN_ERR : ORDMA_CQE_SUCCESS;
+}
+
+static uint8_t fw_tp_sge_copy(struct ordma_fw *fw, const struct fw_qp *qp,
+			      const struct ordma_sge *sges, unsigned int n,
+			      uint64_t off, uint8_t *buf, uint32_t len,
+			      bool to_host)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && len; i++) {
+		uint64_t sge_len = le32_to_cpu(sges[i].length);
+		uint64_t addr = le64_to_cpu(sges[i].addr);
+		struct fw_mr *mr;
+		uint32_t chunk;
+		int rc;
+
+		if (off >= sge_len) {
+			off -= sge_len;
+			continue;
+		}
+		chunk = (uint32_t)(sge_len - off < len ? sge_len - off : len);
+		if (fw_mr_lookup(fw, le32_to_cpu(sges[i].lkey), qp->pdn,
+				 addr + off, chunk,
+				 to_host ? ORDMA_ACCESS_LOCAL_WRITE : 0,
+				 &mr) != FW_MR_OK)
+			return ORDMA_CQE_LOC_PROT_ERR;
+		rc = to_host ? fw_mr_copy_to(fw, mr, addr + off, buf, chunk) :
+			       fw_mr_copy_from(fw, mr, addr + off, buf, chunk);
+		if (rc)
+			return ORDMA_CQE_LOC_PROT_ERR;
+		buf += chunk;
+		len -= chunk;
+		off = 0;
+	}
+	return len ? ORDMA_CQE_LOC_LEN_ERR : ORDMA_CQE_SUCCESS;
+}
+
+uint8_t fw_tp_gather(struct ordma_fw *fw, const struct fw_qp *qp,
+		     const struct ordma_sge *sges, unsigned int n,
+		     uint64_t off, void *buf, uint32_t len)
+{
+	return fw_tp_sge_copy(fw, qp, sges, n, off, buf, len, false);
+}
+
+uint8_t fw_tp_scatter(struct ordma_fw *fw, const struct fw_qp *qp,
+		      const struct ordma_sge *sges, unsigned int n,
+		      uint64_t off, const void *buf, uint32_t len)
+{
+	/* the copy direction never writes through buf */
+	return fw_tp_sge_copy(fw, qp, sges, n, off, (uint8_t *)(uintptr_t)buf,
+			      len, true);
+}
+
+/* ------------------------------------------------------------------ */
+/* TX                                                                  */
+/* ------------------------------------------------------------------ */
+
+int fw_tp_send(struct ordma_fw *fw, struct fw_qp *qp,
+	       const struct ordma_av *av, struct fw_roce_hdrs *h,
+	       const struct fw_tp_payload *pl, uint8_t *status)
+{
+	const struct fw_gid *gid;
+	struct fw_roce_frame f;
+	uint32_t len = pl ? pl->len : 0;
+
+	if (status)
+		*status = ORDMA_CQE_SUCCESS;
+	if (!fw_port_is_active(fw)) {
+		fw->stats.tx_drop_link_down++;
+		fw->tp.tx_drop[FW_TP_TX_LINK_DOWN]++;
+		return -1;
+	}
+	if (av->sgid_index >= FW_GID_TABLE_LEN ||
+	    !fw->gids[av->sgid_index].valid) {
+		fw->tp.tx_drop[FW_TP_TX_NO_GID]++;
+		return -1;
+	}
+	gid = &fw->gids[av->sgid_index];
+	memcpy(h->dmac, av->dmac, 6);
+	memcpy(h->smac, gid->mac, 6);
+	h->vlan_id = gid->vlan_id;
+	h->vlan_prio = 0;
+	memcpy(h->sgid, gid->gid, 16);
+	memcpy(h->dgid, av->dgid, 16);
+	h->traffic_class = av->traffic_class;
+	h->flow_label = le32_to_cpu(av->flow_label) & FW_ROCE_FLOW_LABEL_MASK;
+	h->hop_limit = av->hop_limit ? av->hop_limit : 64;
+	h->ip_id = fw->tp_ip_id++;
+	h->udp_sport = 0;
+	h->pkey = FW_ROCE_DEFAULT_PKEY;
+	h->src_qp = qp->qpn;
+	if (fw_roce_frame_init(&f, fw->frame_buf, sizeof(fw->frame_buf), h,
+			       len)) {
+		fw->tp.tx_drop[FW_TP_TX_BUILD]++;
+		return -1;
+	}
+	if (f.len > fw->port.mtu + ORDMA_ETH_OVERHEAD) {
+		fw->tp.tx_drop[FW_TP_TX_TOO_LONG]++;
+		return -1;
+	}
+	if (len && pl->remote) {
+		struct fw_mr *mr;
+		uint64_t va = pl->va + pl->off;
+
+		if (fw_mr_lookup_remote(fw, pl->rkey, qp->pdn, qp->qpn, va, len,
+					ORDMA_ACCESS_REMOTE_READ,
+					&mr) != FW_MR_OK ||
+		    fw_mr_copy_from(fw, mr, va, fw->frame_buf + f.payload_off,
+				    len)) {
+			fw->tp.tx_drop[FW_TP_TX_DMA]++;
+			return -1;
+		}
+	} else if (len && pl->sges) {
+		uint8_t st = fw_tp_gather(fw, qp, pl->sges, pl->num_sge, pl->off,
+					  fw->frame_buf + f.payload_off, len);
+
+		if (st != ORDMA_CQE_SUCCESS) {
+			fw->tp.tx_drop[FW_TP_TX_DMA]++;
+			if (status)
+				*status = st;
+			return -1;
+		}
+	} else if (len) {
+		/* never past the caller's buffer, whatever off and len say */
+		if (!pl->data || pl->off > pl->data_len ||
+		    len > pl->data_len - pl->off) {
+			fw->tp.tx_drop[FW_TP_TX_BUILD]++;
+			if (status)
+				*status = ORDMA_CQE_LOC_LEN_ERR;
+			return -1;
+		}
+		memcpy(fw->frame_buf + f.payload_off,
+		       (const uint8_t *)pl->data + pl->off, len);
+	}
+	fw_roce_frame_seal(&f);
+	if (!fw_eth_roce_tx(fw, fw->frame_buf, f.len)) {
+		fw->tp.tx_drop[FW_TP_TX_TOO_LONG]++;
+		return -1;
+	}
+	qp->counters.tx_packets++;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* RX                                                                  */
+/* ------------------------------------------------------------------ */
+
+/* Source (dst false) or destination address of a packet as a GID */
+static void fw_tp_pkt_gid(const struct fw_roce_pkt *pkt, bool dst,
+			  uint8_t gid[16])
+{
+	if (pkt->ipv6) {
+		memcpy(gid, pkt->ip + (dst ? 24 : 8), 16);
+		return;
+	}
+	memset(gid, 0, 10);
+	gid[10] = 0xff;
+	gid[11] = 0xff;
+	memcpy(gid + 12, pkt->ip + (dst ? 16 : 12), 4);
+}
+
+bool fw_tp_state_takes(const struct fw_qp *qp, bool request)
+{
+	switch (qp->state) {
+	case ORDMA_QPS_RTR:
+		return request;
+	case ORDMA_QPS_RTS:
+	case ORDMA_QPS_SQD:
+		return true;
+	case ORDMA_QPS_SQE:
+		return request;	/* UD, UC: receives go on */
+	default:
+		return false;
+	}
+}
+
+/* The BTH opcode transport bits a QP of this type takes */
+static uint8_t fw_tp_transport(const struct fw_qp *qp)
+{
+	switch (qp->type) {
+	case ORDMA_QPT_RC:
+		return FW_ROCE_OPCODE_RC;
+	case ORDMA_QPT_UC:
+		return FW_ROCE_OPCODE_UC;
+	default:
+		return FW_ROCE_OPCODE_UD;
+	}
+}
+
+void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
+{
+	struct fw_roce_pkt pkt;
+	enum fw_roce_drop why;
+	struct fw_qp *qp;
+
+	why = fw_roce_parse(frame, len, &pkt);
+	if (why != FW_ROCE_OK) {
+		fw->tp.rx_parse_drop[why]++;
+		fw_tp_count_rx_drop(fw, FW_TP_DROP_PARSE);
+		return;
+	}
+	if (fw_bth_dest_qp(pkt.bth) == ORDMA_MCAST_QPN) {
+		uint8_t dgid[16];
+
+		fw_tp_pkt_gid(&pkt, true, dgid);
+		if ((fw_bth_opcode(pkt.bth) & FW_ROCE_OPCODE_TRANSPORT_MASK) !=
+		    FW_ROCE_OPCODE_UD || !fw_gid_is_multicast(dgid)) {
+			fw_tp_count_rx_drop(fw, FW_TP_DROP_TRANSPORT);
+			return;
+		}
+		if ((fw_bth_pkey(pkt.bth) & 0x7fff) != 0x7fff) {
+			fw_tp_count_rx_drop(fw, FW_TP_DROP_PKEY);
+			return;
+		}
+		fw_mcast_rx(fw, &pkt, dgid);
+		return;
+	}
+	qp = fw_qp_lookup(fw, fw_bth_dest_qp(pkt.bth));
+	if (!qp) {
+		fw_tp_count_rx_drop(fw, FW_TP_DROP_NO_QP);
+		return;
+	}
+	if ((fw_bth_opcode(pkt.bth) & FW_ROCE_OPCODE_TRANSPORT_MASK) !=
+	    fw_tp_transport(qp)) {
+		fw_tp_count_rx_drop(fw, FW_TP_DROP_TRANSPORT);
+		return;
+	}
+	if (!fw_tp_state_takes(qp, pkt.op->flags & FW_ROCE_REQUEST)) {
+		fw_tp_count_rx_drop(fw, FW_TP_DROP_STATE);
+		return;
+	}
+	if ((fw_bth_pkey(pkt.bth) & 0x7fff) != 0x7fff) {
+		fw_tp_count_rx_drop(fw, FW_TP_DROP_PKEY);
+		return;
+	}
+	qp->counters.rx_packets++;
+	if (qp->type == ORDMA_QPT_UD) {
+		fw_resp_rx_ud(fw, qp, &pkt);
+		return;
+	}
+	{
+		uint8_t src[16];
+
+		fw_tp_pkt_gid(&pkt, false, src);
+		if (!qp->attr.has_av || memcmp(src, qp->attr.av.dgid, 16)) {
+			fw_tp_count_rx_drop(fw, FW_TP_DROP_SRC);
+			return;
+		}
+	}
+	if (qp->type == ORDMA_QPT_UC)
+		fw_resp_rx_uc(fw, qp, &pkt);	/* UC opcodes are all requests */
+	else if (pkt.op->flags & FW_ROCE_REQUEST)
+		fw_resp_rx_rc(fw, qp, &pkt);
+	else
+		fw_req_rx(fw, qp, &pkt);
+}

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * ORDMA firmware RoCEv2 transport engine: the engine-internal interface
+ * between its three files and the rest of the firmware.
+ *
+ *   fw_transport.c   RX dispatch, TX frame building from a QP's address
+ *                    vector and the GID table, SGE gather/scatter, the
+ *                    engine's timers, QP lifecycle hooks.
+ *   fw_requester.c   send queue execution: RC segmentation, PSNs, the
+ *                    send window, ACK/NAK/response processing,
+ *                    retransmission, completions; UC sends (segmented,
+ *                    paced, never acknowledged); UD sends; local
+ *                    operations (LOCAL_INV, REG_MR).
+ *   fw_responder.c   incoming requests: RC SEND/WRITE/READ/atomics with
+ *                    PSN checking, duplicates, ACK coalescing, NAKs and
+ *                    RNR; UC receives (no ACKs, lost or bad messages
+ *                    dropped); UD receives with the GRH area.
+ *
+ * The engine runs synchronously inside doorbell writes, received frames
+ * and timer callbacks, with the device lock held.  The per-QP state below
+ * is embedded in struct fw_qp (fw_qp.h) and cleared with it.
+ */
+#ifndef ORDMA_FW_TRANSPORT_H
+#define ORDMA_FW_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fw_compat.h"
+#include "fw_priv.h"
+#include "wire/fw_roce_wire.h"
+
+struct ordma_fw;
+struct fw_qp;
+struct ordma_sge;
+
+/* Send WQEs started and not yet completed, per QP */
+#define FW_TP_MAX_WQE			32
+/* Unacknowledged request packets (PSNs) a requester may have out */
+#define FW_TP_WINDOW			64
+/* The requester asks for an ACK at least every this many packets */
+#define FW_TP_ACK_EVERY			16
+/* Responder READ/atomic resources (replay cache for duplicates) */
+#define FW_TP_MAX_RD_RES		16
+/*
+ * READ responses leave in bursts of FW_TP_READ_BURST packets, one burst
+ * per FW_TP_READ_GAP_NS: a READ request is small, its response may be
+ * thousands of packets, and the peer must be given time to take them
+ * (a real port is paced by its line rate).
+ */
+#define FW_TP_READ_BURST		16
+#define FW_TP_READ_GAP_NS		10000ULL
+/* READ responses waiting to be sent, per QP */
+#define FW_TP_READ_JOBS			(FW_TP_MAX_RD_RES + 4)
+/*
+ * UC sends have no ACKs to clock them: like READ responses they leave in
+ * bursts of FW_TP_UC_BURST packets, one burst per FW_TP_UC_GAP_NS.
+ */
+#define FW_TP_UC_BURST			FW_TP_READ_BURST
+#define FW_TP_UC_GAP_NS			FW_TP_READ_GAP_NS
+#define FW_TP_MAX_SGE			8
+/* Inline data of a send WQE (FW_MAX_INLINE_DATA) */
+#define FW_TP_MAX_INLINE		256
+/* A receive WQE as the engine keeps it: header plus 8 SGEs */
+#define FW_TP_RECV_WQE_BYTES		(16 + FW_TP_MAX_SGE * 16)
+/* UD receives: the GRH area at the start of the receive buffer */
+#define FW_TP_GRH_LEN			40
+#define FW_TP_PSN_HALF			0x800000u
+
+/*
+ * The device's own copy of a started send WQE.  The requester reads a
+ * WQE from the SQ once, when it starts it, validates it and keeps here
+ * what its packets, retransmissions, READ response placement and atomic
+ * ACK need; it never reads that SQ slot again, so rewriting a posted
+ * WQE cannot change what the device does with it.
+ */
+struct fw_tp_swqe_data {
+	struct ordma_send_wqe hdr;	/* control and operation segments */
+	union {
+		struct ordma_sge sge[FW_TP_MAX_SGE];
+		uint8_t inl[FW_TP_MAX_INLINE];
+	} u;
+	uint8_t num_sge;	/* entries of u.sge in use */
+	bool inl;		/* the payload is u.inl (length bytes) */
+};
+
+/* One started send WQE (slot = SQ index mod FW_TP_MAX_WQE) */
+struct fw_tp_swqe {
+	uint32_t index;		/* SQ index (free running) */
+	uint32_t first_psn;
+	uint32_t npkts;		/* PSNs it occupies (0: local operation) */
+	uint32_t length;	/* message length */
+	uint32_t rcvd;		/* READ: response packets received */
+	uint32_t rd_start;	/* READ: packet the last request asked from */
+	uint8_t opcode;		/* enum ordma_wqe_opcode */
+	uint8_t status;		/* enum ordma_cqe_status once done */
+	bool done;
+	bool signaled;
+	struct fw_tp_swqe_data d;	/* RC, UC: the WQE as started */
+};
+
+struct fw_tp_req {
+	struct fw_tp_swqe w[FW_TP_MAX_WQE];
+	uint32_t una_psn;	/* oldest PSN not acknowledged */
+	uint32_t cur;		/* SQ index of the WQE being (re)sent */
+	uint32_t cur_pkt;	/* next packet of it */
+	uint32_t since_ack_req;
+	uint8_t retry_left;
+	uint8_t rnr_left;
+	bool error;		/* a WQE failed: nothing new starts */
+	uint32_t error_index;	/* ... the SQ index of the failed WQE */
+	uint64_t rexmit_deadline;	/* 0: not armed */
+	uint64_t rnr_deadline;		/* 0: not waiting for an RNR timer */
+	uint64_t pace_deadline;		/* UC: next burst; 0: may send now */
+};
+
+/* A READ, atomic, FLUSH or ATOMIC WRITE the responder executed */
+struct fw_tp_rd_res {
+	bool valid;
+	bool atomic;		/* also set for FLUSH, ATOMIC WRITE */
+	uint8_t opcode;		/* FLUSH, ATOMIC WRITE: the request opcode */
+	uint32_t psn;
+	uint32_t npkts;
+	uint64_t orig;		/* atomic: the original value returned */
+};
+
+enum fw_tp_seq {
+	FW_TP_SEQ_NONE = 0,	/* expecting a FIRST/ONLY/READ/atomic */
+	FW_TP_SEQ_SEND,		/* inside a multi-packet SEND */
+	FW_TP_SEQ_WRITE,	/* inside a multi-packet RDMA WRITE */
+};
+
+/* The packets [k, n) of a READ response still to be sent */
+struct fw_tp_read_job {
+	uint32_t psn;		/* PSN of packet 0 */
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t len;
+	uint32_t k;
+	uint32_t n;
+};
+
+struct fw_tp_resp {
+	uint8_t seq;		/* enum fw_tp_seq */
+	bool nak_seq_sent;	/* PSN sequence NAK sent, not yet resynced */
+	bool uc_drop;		/* UC: discarding up to the next First/Only */
+	bool recv_valid;	/* a receive WQE is being filled */
+	uint32_t recv_idx;	/* its wqe_idx */
+	uint32_t recv_off;	/* bytes written to it */
+	uint64_t recv_wqe[FW_TP_RECV_WQE_BYTES / 8];	/* aligned copy */
+	uint64_t write_va;	/* next byte of the RDMA WRITE */
+	uint32_t write_rkey;
+	uint32_t write_left;	/* bytes of it still to come */
+	uint32_t write_len;	/* its DMA length */
+	uint32_t res_next;
+	struct fw_tp_rd_res res[FW_TP_MAX_RD_RES];
+	/* READ responses in send order: [read_head, read_tail) */
+	struct fw_tp_read_job read_jobs[FW_TP_READ_JOBS];
+	uint32_t read_head;
+	uint32_t read_tail;
+	uint64_t read_deadline;	/* next burst; 0: none due */
+};
+
+/* ------------------------------------------------------------------ */
+/* PSN arithmetic (24 bits, half-window ordering)                      */
+/* ------------------------------------------------------------------ */
+
+static inline uint32_t fw_psn_add(uint32_t psn, uint32_t n)
+{
+	return (psn + n) & FW_ROCE_PSN_MASK;
+}
+
+static inline uint32_t fw_psn_diff(uint32_t a, uint32_t b)
+{
+	return (a - b) & FW_ROCE_PSN_MASK;
+}
+
+/* a comes before b */
+static inline bool fw_psn_before(uint32_t a, uint32_t b)
+{
+	return fw_psn_diff(a, b) >= FW_TP_PSN_HALF;
+}
+
+/* IB path MTU enum (1..5) in bytes */
+static inline uint32_t fw_tp_mtu_bytes(uint8_t path_mtu)
+{
+	return path_mtu >= 1 && path_mtu <= 5 ? 128u << path_mtu : 256u;
+}
+
+/* ------------------------------------------------------------------ */
+/* fw_transport.c                                                      */
+/* ------------------------------------------------------------------ */
+
+/* A frame steered to the engine (counted in roce_rx_frames already). */
+void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len);
+/* Timer callback: handles every expired QP deadline; returns the next
+ * engine deadline (UINT64_MAX if none).
+ */
+uint64_t fw_tp_timer(struct ordma_fw *fw);
+/* Makes sure the device timer fires no later than deadline. */
+void fw_tp_arm(struct ordma_fw *fw, uint64_t deadline);
+void fw_tp_count_rx_drop(struct ordma_fw *fw, enum fw_tp_drop why);
+/* Whether a QP in its state takes a request (or response) packet. */
+bool fw_tp_state_takes(const struct fw_qp *qp, bool request);
+
+/* Lifecycle hooks (fw_qp.c) */
+void fw_tp_qp_to_rtr(struct fw_qp *qp);
+void fw_tp_qp_to_rts(struct fw_qp *qp);
+void fw_tp_qp_stop(struct fw_qp *qp);	/* ERR, RESET, destroy */
+
+/*
+ * Sends one RoCE frame of qp: Ethernet/IP from the QP's AV (RC) or av
+ * (UD) and the GID table entry at its sgid_index; *h gives the transport
+ * fields (opcode ... atomic), the rest is filled here.  The payload is
+ * data at byte offset off (may be NULL with len 0; off + len must lie
+ * within data_len), gathered from the SGEs (sges != NULL) at byte offset
+ * off, or read from a remote MR.  Returns 0, or -1 if the frame was not
+ * sent (counted); a gather failure returns the CQE status in *status.
+ */
+struct fw_tp_payload {
+	const void *data;
+	size_t data_len;		/* bytes at data */
+	const struct ordma_sge *sges;	/* or gather from these */
+	unsigned int num_sge;
+	uint64_t off;
+	uint32_t len;
+	/* or (READ responses) from the MR or window rkey names, at va +
+	 * off, checked for REMOTE_READ in the QP's PD
+	 */
+	bool remote;
+	uint32_t rkey;
+	uint64_t va;
+};
+int fw_tp_send(struct ordma_fw *fw, struct fw_qp *qp,
+	       const struct ordma_av *av, struct fw_roce_hdrs *h,
+	       const struct fw_tp_payload *pl, uint8_t *status);
+
+/*
+ * Checks the SGEs (key, PD, bounds, need_access) and sums their lengths.
+ * Returns ORDMA_CQE_SUCCESS, LOC_PROT_ERR or LOC_LEN_ERR (sum > 2^31).
+ */
+uint8_t fw_tp_sges_check(struct ordma_fw *fw, const struct fw_qp *qp,
+			 const struct ordma_sge *sges, unsigned int n,
+			 uint32_t need_access, uint64_t *total);
+/* Copies len bytes at byte offset off of the SGE list, out of (gather)
+ * or into (scatter) host memory through fw_mr_*; each SGE is checked
+ * again.  ORDMA_CQE_SUCCESS, LOC_PROT_ERR or LOC_LEN_ERR (list too short).
+ */
+uint8_t fw_tp_gather(struct ordma_fw *fw, const struct fw_qp *qp,
+		     const struct ordma_sge *sges, unsigned int n,
+		     uint64_t off, void *buf, uint32_t len);
+uint8_t fw_tp_scatter(struct ordma_fw *fw, const struct fw_qp *qp,
+		      const struct ordma_sge *sges, unsigned int n,
+		      uint64_t off, const void *buf, uint32_t len);
+
+/* ------------------------------------------------------------------ */
+/* fw_requester.c                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Path MTU in bytes: RC, UC the QP's path_mtu, UD the port's active MTU */
+uint32_t fw_tp_qp_mtu(struct ordma_fw *fw, const struct fw_qp *qp);
+/* IBTA RNR NAK timer encoding (0..31) in nanoseconds */
+uint64_t fw_tp_rnr_ns(unsigned int t);
+/* Starts/continues send WQEs as far as state, window and timers allow. */
+void fw_req_progress(struct ordma_fw *fw, struct fw_qp *qp);
+/* An RC response (ACK, READ response, atomic ACK) for qp. */
+void fw_req_rx(struct ordma_fw *fw, struct fw_qp *qp,
+	       const struct fw_roce_pkt *pkt);
+/* qp's retransmit or RNR deadline passed. */
+void fw_req_timer(struct ordma_fw *fw, struct fw_qp *qp, uint64_t now);
+
+/* ------------------------------------------------------------------ */
+/* fw_responder.c                                                      */
+/* ------------------------------------------------------------------ */
+
+/* Sends the next burst of queued READ responses (timer). */
+void fw_resp_read_pump(struct ordma_fw *fw, struct fw_qp *qp);
+void fw_resp_rx_rc(struct ordma_fw *fw, struct fw_qp *qp,
+		   const struct fw_roce_pkt *pkt);
+void fw_resp_rx_ud(struct ordma_fw *fw, struct fw_qp *qp,
+		   const struct fw_roce_pkt *pkt);
+void fw_resp_rx_uc(struct ordma_fw *fw, struct fw_qp *qp,
+		   const struct fw_roce_pkt *pkt);
+
+/* Multicast (fw_mcast.c): a UD packet to ORDMA_MCAST_QPN and dgid. */
+void fw_mcast_rx(struct ordma_fw *fw, const struct fw_roce_pkt *pkt,
+		 const uint8_t dgid[16]);
+
+#endif /* ORDMA_FW_TRANSPORT_H */
