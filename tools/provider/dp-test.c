@@ -2,7 +2,8 @@
 /*
  * Host unit test of the ORDMA provider's pure data-path helpers
  * (tools/provider/ordma/ordma_dp.c): queue geometry, send/receive WQE
- * encoding, CQE phase and CQE -> ibv_wc translation.  Built and run by
+ * encoding (ibv_post_send's encoder and the segment encoders),
+ * CQE phase and CQE -> ibv_wc translation.  Built and run by
  * `make -C tools/provider check` against the rdma-core tree of build.sh.
  */
 #include <arpa/inet.h>
@@ -667,41 +668,42 @@ TEST(send_ops_local_inv_tso_unknown_eopnotsupp)
 	}
 }
 
-static char gather_a[] = "abc", gather_b[] = "defgh";
-static struct ibv_data_buf gather_list[3] = {
-	{ .addr = gather_a, .length = 3 },
-	{ .addr = NULL, .length = 0 },
-	{ .addr = gather_b, .length = 5 },
-};
-
-TEST(inline_data_list_gathered_in_order_exactly_filling_the_room)
+/* An inline SEND WQE of 2^6 bytes: 16 bytes of room for inline data */
+static void start_inline_send(void)
 {
-	uint8_t dst[16] = {};
-	uint32_t len = 99;
-
-	CHECK_EQ(ordma_gather_bufs(dst, 8, gather_list, 3, &len), 0);
-	CHECK_EQ(len, 8);
-	CHECK(!memcmp(dst, "abcdefgh", 8) && !dst[8]);
+	memset(wqe, 0, sizeof(wqe));
+	ordma_wqe_set_ctrl(w, ORDMA_WQE_SEND, 0, false);
+	ordma_wqe_start_inline(w);
 }
 
-TEST(inline_data_list_longer_than_the_room_einval)
+TEST(inline_data_pieces_appended_in_order_exactly_filling_the_room)
 {
-	uint8_t dst[16] = {};
-	uint32_t len = 99;
+	start_inline_send();
+	CHECK_EQ(ordma_wqe_add_inline(w, 6, 8, "abc", 3), 0);
+	CHECK_EQ(ordma_wqe_add_inline(w, 6, 8, NULL, 0), 0);
+	CHECK_EQ(ordma_wqe_add_inline(w, 6, 8, "defgh", 5), 0);
+	CHECK_EQ(le32toh(w->ctrl.inline_len), 8);
+	CHECK(!memcmp(wqe + ORDMA_SEND_WQE_HDR_SIZE, "abcdefgh", 8));
+	CHECK(!wqe[ORDMA_SEND_WQE_HDR_SIZE + 8]);
+	CHECK(wqe_ctrl() & ORDMA_WQE_INLINE);
+}
 
-	CHECK_EQ(ordma_gather_bufs(dst, 7, gather_list, 3, &len), EINVAL);
-	CHECK_EQ(len, 99);
+TEST(inline_data_longer_than_the_room_einval)
+{
+	start_inline_send();
+	CHECK_EQ(ordma_wqe_add_inline(w, 6, 7, "abc", 3), 0);
+	CHECK_EQ(ordma_wqe_add_inline(w, 6, 7, "defgh", 5), EINVAL);
+	CHECK_EQ(le32toh(w->ctrl.inline_len), 3);
+	/* the WQE's room bounds max_inline_data too */
+	CHECK_EQ(ordma_wqe_add_inline(w, 6, 256, payload, 14), EINVAL);
 }
 
 TEST(empty_inline_data_fits_no_room)
 {
-	uint8_t dst[16];
-	uint32_t len = 99;
-
-	CHECK_EQ(ordma_gather_bufs(dst, 0, gather_list + 1, 1, &len), 0);
-	CHECK_EQ(len, 0);
-	CHECK_EQ(ordma_gather_bufs(dst, 0, NULL, 0, &len), 0);
-	CHECK_EQ(len, 0);
+	start_inline_send();
+	CHECK_EQ(ordma_wqe_add_inline(w, 6, 0, NULL, 0), 0);
+	CHECK_EQ(le32toh(w->ctrl.inline_len), 0);
+	CHECK(wqe_ctrl() & ORDMA_WQE_INLINE);
 }
 
 TEST(wr_flags_ip_csum_not_accepted)
@@ -717,9 +719,9 @@ static struct ordma_send_wqe *const w64 = (struct ordma_send_wqe *)buf64;
 TEST(flush_encoded)
 {
 	memset(buf64, 0xff, sizeof(buf64));
-	CHECK_EQ(ordma_build_flush_wqe(buf64, IBV_SEND_SIGNALED, false, 0x1234,
-				       0x1000, 4096, IBV_FLUSH_GLOBAL,
-				       IBV_FLUSH_RANGE), 0);
+	ordma_wqe_set_ctrl(w64, ORDMA_WQE_FLUSH, IBV_SEND_SIGNALED, false);
+	CHECK_EQ(ordma_wqe_set_flush(w64, 0x1234, 0x1000, 4096,
+				     IBV_FLUSH_GLOBAL, IBV_FLUSH_RANGE), 0);
 }
 
 TEST(flush_wqe_address_rkey_length_placement_level_no_sge)
@@ -727,9 +729,9 @@ TEST(flush_wqe_address_rkey_length_placement_level_no_sge)
 	uint32_t ctrl;
 
 	memset(buf64, 0xff, sizeof(buf64));
-	REQUIRE_EQ(ordma_build_flush_wqe(buf64, IBV_SEND_SIGNALED, false,
-					 0x1234, 0x1000, 4096,
-					 IBV_FLUSH_GLOBAL, IBV_FLUSH_RANGE), 0);
+	ordma_wqe_set_ctrl(w64, ORDMA_WQE_FLUSH, IBV_SEND_SIGNALED, false);
+	REQUIRE_EQ(ordma_wqe_set_flush(w64, 0x1234, 0x1000, 4096,
+				       IBV_FLUSH_GLOBAL, IBV_FLUSH_RANGE), 0);
 	ctrl = le32toh(w64->ctrl.ctrl);
 	CHECK_EQ(FIELD_GET(ORDMA_WQE_OPCODE, ctrl), ORDMA_WQE_FLUSH);
 	CHECK(ctrl & ORDMA_WQE_SIGNALED);
@@ -745,9 +747,10 @@ TEST(flush_wqe_address_rkey_length_placement_level_no_sge)
 
 TEST(flush_at_mr_level_any_length_sent_as_0_sig_all_signals)
 {
-	REQUIRE_EQ(ordma_build_flush_wqe(buf64, 0, true, 1, 0, 1ULL << 40,
-					 IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT,
-					 IBV_FLUSH_MR), 0);
+	ordma_wqe_set_ctrl(w64, ORDMA_WQE_FLUSH, 0, true);
+	REQUIRE_EQ(ordma_wqe_set_flush(w64, 1, 0, 1ULL << 40,
+				       IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT,
+				       IBV_FLUSH_MR), 0);
 	CHECK(!w64->flush.length);
 	CHECK_EQ(w64->flush.level, ORDMA_FLUSH_LEVEL_MR);
 	CHECK_EQ(w64->flush.placement, 3);
@@ -756,15 +759,13 @@ TEST(flush_at_mr_level_any_length_sent_as_0_sig_all_signals)
 
 TEST(flush_no_or_unknown_type_unknown_level_range_above_2_31_einval)
 {
-	CHECK_EQ(ordma_build_flush_wqe(buf64, 0, false, 1, 0, 8, 0,
-				       IBV_FLUSH_RANGE), EINVAL);
-	CHECK_EQ(ordma_build_flush_wqe(buf64, 0, false, 1, 0, 8, 4,
-				       IBV_FLUSH_RANGE), EINVAL);
-	CHECK_EQ(ordma_build_flush_wqe(buf64, 0, false, 1, 0, 8,
-				       IBV_FLUSH_GLOBAL, 2), EINVAL);
-	CHECK_EQ(ordma_build_flush_wqe(buf64, 0, false, 1, 0,
-				       (1ULL << 31) + 1, IBV_FLUSH_GLOBAL,
-				       IBV_FLUSH_RANGE), EINVAL);
+	CHECK_EQ(ordma_wqe_set_flush(w64, 1, 0, 8, 0, IBV_FLUSH_RANGE), EINVAL);
+	CHECK_EQ(ordma_wqe_set_flush(w64, 1, 0, 8, 4, IBV_FLUSH_RANGE), EINVAL);
+	CHECK_EQ(ordma_wqe_set_flush(w64, 1, 0, 8, IBV_FLUSH_GLOBAL, 2),
+		 EINVAL);
+	CHECK_EQ(ordma_wqe_set_flush(w64, 1, 0, (1ULL << 31) + 1,
+				     IBV_FLUSH_GLOBAL, IBV_FLUSH_RANGE),
+		 EINVAL);
 }
 
 TEST(atomic_write_wqe_address_rkey_the_8_bytes_as_given)
@@ -773,8 +774,8 @@ TEST(atomic_write_wqe_address_rkey_the_8_bytes_as_given)
 	uint32_t ctrl;
 
 	memset(buf64, 0xff, sizeof(buf64));
-	ordma_build_atomic_write_wqe(buf64, IBV_SEND_FENCE, false, 0x55, 0x2008,
-				     val);
+	ordma_wqe_set_ctrl(w64, ORDMA_WQE_ATOMIC_WRITE, IBV_SEND_FENCE, false);
+	ordma_wqe_set_atomic_write(w64, 0x55, 0x2008, val);
 	ctrl = le32toh(w64->ctrl.ctrl);
 	CHECK_EQ(FIELD_GET(ORDMA_WQE_OPCODE, ctrl), ORDMA_WQE_ATOMIC_WRITE);
 	CHECK(ctrl & ORDMA_WQE_FENCE);

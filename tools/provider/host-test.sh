@@ -14,7 +14,7 @@
 #    rejects the empty GET_CONTEXT response cleanly; Debian's 44 finds the
 #    device only with RDMAV_DRIVERS=DIR/lib/libordma and behaves the same.
 #
-# The provider's C unit test (dp-test.c) is run next to this
+# The provider's C unit tests (dp-test.c, wqe-test.c) are run next to this
 # by `make -C tools/provider check`.
 #
 # Usage: host-test.sh [DIR]    DIR as printed by build.sh (built if omitted)
