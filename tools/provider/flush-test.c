@@ -7,10 +7,11 @@
  * wr_id bookkeeping, queue-full handling, arming with a completion
  * channel, extended CQ polling, SRQs and AHs are all exercised.
  *
- * Build (on the host, against the build.sh tree DIR):
- *   cc -I$DIR/include -o flush-test flush-test.c -L$DIR/lib -libverbs \
- *      -Wl,-rpath,$DIR/lib
- * Run: flush-test [DEVICE]    TAP output, exit 1 on failure.
+ * Build (on the host, against the build.sh tree DIR; vm-test.sh does):
+ *   cc -I$DIR/include -Itools/testing -o flush-test flush-test.c \
+ *      tools/testing/ordma_test.c -L$DIR/lib -libverbs -Wl,-rpath,$DIR/lib
+ * Run: flush-test [DEVICE]    TAP output (tools/testing/ordma_test.h);
+ * each test opens the device in its own process.
  */
 #include <errno.h>
 #include <poll.h>
@@ -21,18 +22,13 @@
 
 #include <infiniband/verbs.h>
 
-static int n, failed;
+#include "ordma_test.h"
 
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		bool ok_ = (cond);                                             \
-		n++;                                                           \
-		if (!ok_)                                                      \
-			failed++;                                              \
-		printf("%sok %d - ", ok_ ? "" : "not ", n);                    \
-		printf(__VA_ARGS__);                                           \
-		printf("\n");                                                  \
-		fflush(stdout);                                                \
+/* A check with what was seen, printed when it fails */
+#define CHECK_MSG(cond, ...)						\
+	do {								\
+		if (!CHECK(cond))					\
+			NOTE(__VA_ARGS__);				\
 	} while (0)
 
 static struct ibv_context *ctx;
@@ -170,49 +166,49 @@ static void rc_tests(void)
 	void *ev_ctx;
 	int i, got, ok, total = 0;
 
-	CHECK(ch && cq, "comp channel and CQ (40 -> %d CQEs)", cq ? cq->cqe : -1);
+	CHECK_MSG(ch && cq, "comp channel and CQ (40 -> %d CQEs)", cq ? cq->cqe : -1);
 	if (!cq)
 		return;
 	ia.send_cq = ia.recv_cq = cq;
 	qp = ibv_create_qp(pd, &ia);
-	CHECK(qp, "RC QP created (errno %d)", qp ? 0 : errno);
+	CHECK_MSG(qp, "RC QP created (errno %d)", qp ? 0 : errno);
 	if (!qp)
 		return;
-	CHECK(ia.cap.max_send_wr == 16 && ia.cap.max_recv_wr == 4 &&
+	CHECK_MSG(ia.cap.max_send_wr == 16 && ia.cap.max_recv_wr == 4 &&
 	      ia.cap.max_send_sge >= 2 && ia.cap.max_recv_sge >= 2 &&
 	      ia.cap.max_inline_data == 64,
 	      "RC caps: send %u x %u sge, recv %u x %u sge, inline %u",
 	      ia.cap.max_send_wr, ia.cap.max_send_sge, ia.cap.max_recv_wr,
 	      ia.cap.max_recv_sge, ia.cap.max_inline_data);
-	CHECK(post_sends(qp, 1, 0, NULL) == EINVAL, "post_send in RESET: EINVAL");
-	CHECK(!to_state(qp, IBV_QPS_INIT, false), "RESET -> INIT");
-	CHECK(!ibv_query_qp(qp, &qa, IBV_QP_STATE | IBV_QP_CAP, &qia) &&
+	CHECK_MSG(post_sends(qp, 1, 0, NULL) == EINVAL, "post_send in RESET: EINVAL");
+	CHECK_MSG(!to_state(qp, IBV_QPS_INIT, false), "RESET -> INIT");
+	CHECK_MSG(!ibv_query_qp(qp, &qa, IBV_QP_STATE | IBV_QP_CAP, &qia) &&
 	      qa.qp_state == IBV_QPS_INIT && qia.cap.max_inline_data == 64 &&
 	      qia.cap.max_send_wr == 16,
 	      "query_qp: INIT, caps as created");
-	CHECK(!post_recvs(qp, NULL, 4, 100), "4 receives posted");
-	CHECK(post_recvs(qp, NULL, 1, 200) == ENOMEM, "5th receive: ENOMEM");
-	CHECK(!post_sends(qp, 16, 1, NULL), "16 sends posted (SEND, inline WRITE, SEND_IMM)");
-	CHECK(post_sends(qp, 1, 99, NULL) == ENOMEM, "17th send: ENOMEM");
-	CHECK(!ibv_req_notify_cq(cq, 0), "CQ armed");
-	CHECK(!to_state(qp, IBV_QPS_ERR, false), "INIT -> ERR (flush)");
+	CHECK_MSG(!post_recvs(qp, NULL, 4, 100), "4 receives posted");
+	CHECK_MSG(post_recvs(qp, NULL, 1, 200) == ENOMEM, "5th receive: ENOMEM");
+	CHECK_MSG(!post_sends(qp, 16, 1, NULL), "16 sends posted (SEND, inline WRITE, SEND_IMM)");
+	CHECK_MSG(post_sends(qp, 1, 99, NULL) == ENOMEM, "17th send: ENOMEM");
+	CHECK_MSG(!ibv_req_notify_cq(cq, 0), "CQ armed");
+	CHECK_MSG(!to_state(qp, IBV_QPS_ERR, false), "INIT -> ERR (flush)");
 
 	pfd.fd = ch->fd;
 	pfd.events = POLLIN;
 	ok = poll(&pfd, 1, 5000) == 1 && !ibv_get_cq_event(ch, &ev_cq, &ev_ctx) &&
 	     ev_cq == cq;
-	CHECK(ok, "completion event on the channel");
+	CHECK_MSG(ok, "completion event on the channel");
 	if (ok)
 		ibv_ack_cq_events(cq, 1);
 
 	got = drain(cq, wc, 20);
-	CHECK(got == 20, "20 flush completions (got %d)", got);
+	CHECK_MSG(got == 20, "20 flush completions (got %d)", got);
 	ok = got == 20 && all_flushed(wc, 20, qp->qp_num);
 	for (i = 0; ok && i < 16; i++)
 		ok = wc[i].wr_id == (uint64_t)i + 1;
 	for (i = 0; ok && i < 4; i++)
 		ok = wc[16 + i].wr_id == (uint64_t)100 + i;
-	CHECK(ok, "WR_FLUSH_ERR, qp_num, send wr_ids 1..16 then recv 100..103");
+	CHECK_MSG(ok, "WR_FLUSH_ERR, qp_num, send wr_ids 1..16 then recv 100..103");
 	total += got;
 
 	/* queues free again: keep going around the CQ ring (and its phase) */
@@ -226,18 +222,18 @@ static void rc_tests(void)
 			break;
 		total += got;
 	}
-	CHECK(i == 6, "6 more rounds of 16 sends flushed in ERR (%d CQEs through a %d-entry ring)",
+	CHECK_MSG(i == 6, "6 more rounds of 16 sends flushed in ERR (%d CQEs through a %d-entry ring)",
 	      total, cq->cqe);
-	CHECK(!drain(cq, wc, 1), "CQ empty afterwards");
+	CHECK_MSG(!drain(cq, wc, 1), "CQ empty afterwards");
 
-	CHECK(!to_state(qp, IBV_QPS_RESET, false) &&
+	CHECK_MSG(!to_state(qp, IBV_QPS_RESET, false) &&
 	      !to_state(qp, IBV_QPS_INIT, false) &&
 	      !post_sends(qp, 16, 5000, NULL) && !to_state(qp, IBV_QPS_ERR, false) &&
 	      drain(cq, wc, 16) == 16 && wc[0].wr_id == 5000,
 	      "ERR -> RESET -> INIT: indices restart, 16 more flushed");
 
-	CHECK(!ibv_destroy_qp(qp), "destroy RC QP");
-	CHECK(!ibv_destroy_cq(cq), "destroy CQ");
+	CHECK_MSG(!ibv_destroy_qp(qp), "destroy RC QP");
+	CHECK_MSG(!ibv_destroy_cq(cq), "destroy CQ");
 	ibv_destroy_comp_channel(ch);
 }
 
@@ -263,32 +259,32 @@ static void clean_tests(void)
 	a = ibv_create_qp(pd, &ia);
 	b = ibv_create_qp(pd, &ia);
 	if (!a || !b) {
-		CHECK(0, "two QPs on one CQ");
+		CHECK_MSG(0, "two QPs on one CQ");
 		return;
 	}
 	ok = !to_state(a, IBV_QPS_INIT, false) && !to_state(b, IBV_QPS_INIT, false) &&
 	     !post_sends(a, 3, 10, NULL) && !post_sends(b, 3, 20, NULL) &&
 	     !to_state(a, IBV_QPS_ERR, false) && !to_state(b, IBV_QPS_ERR, false) &&
 	     !post_sends(a, 2, 13, NULL) && !post_sends(b, 2, 23, NULL);
-	CHECK(ok, "A and B flush 5 sends each, interleaved on one CQ");
-	CHECK(!to_state(a, IBV_QPS_RESET, false), "A -> RESET before polling");
+	CHECK_MSG(ok, "A and B flush 5 sends each, interleaved on one CQ");
+	CHECK_MSG(!to_state(a, IBV_QPS_RESET, false), "A -> RESET before polling");
 	got = drain(cq, wc, 32);
 	ok = got == 5;
 	for (i = 0; ok && i < 5; i++)
 		ok = wc[i].qp_num == b->qp_num && wc[i].wr_id == (uint64_t)20 + i;
-	CHECK(ok, "only B's 5 completions are left, in order (got %d)", got);
+	CHECK_MSG(ok, "only B's 5 completions are left, in order (got %d)", got);
 
 	ok = !to_state(a, IBV_QPS_INIT, false) && !post_sends(a, 2, 30, NULL) &&
 	     !to_state(a, IBV_QPS_ERR, false) && !post_sends(b, 2, 40, NULL) &&
 	     !post_sends(a, 1, 32, NULL);
-	CHECK(ok, "A flushes 3 more, B 2 more");
-	CHECK(!ibv_destroy_qp(b), "B destroyed before polling");
+	CHECK_MSG(ok, "A flushes 3 more, B 2 more");
+	CHECK_MSG(!ibv_destroy_qp(b), "B destroyed before polling");
 	got = drain(cq, wc, 32);
 	ok = got == 3;
 	for (i = 0; ok && i < 3; i++)
 		ok = wc[i].qp_num == a->qp_num && wc[i].wr_id == (uint64_t)30 + i;
-	CHECK(ok, "only A's 3 completions are left (got %d)", got);
-	CHECK(!ibv_destroy_qp(a) && !ibv_destroy_cq(cq), "destroy A and the CQ");
+	CHECK_MSG(ok, "only A's 3 completions are left (got %d)", got);
+	CHECK_MSG(!ibv_destroy_qp(a) && !ibv_destroy_cq(cq), "destroy A and the CQ");
 }
 
 static void ud_srq_tests(void)
@@ -307,37 +303,37 @@ static void ud_srq_tests(void)
 	struct ibv_qp *qp;
 
 	srq = ibv_create_srq(pd, &sa);
-	CHECK(srq && sa.attr.max_wr == 8, "SRQ created (max_wr %u, sge %u)",
+	CHECK_MSG(srq && sa.attr.max_wr == 8, "SRQ created (max_wr %u, sge %u)",
 	      sa.attr.max_wr, sa.attr.max_sge);
 	if (!srq || !cq)
 		return;
-	CHECK(!post_recvs(NULL, srq, 8, 300), "8 SRQ receives posted");
-	CHECK(post_recvs(NULL, srq, 1, 400) == ENOMEM, "9th SRQ receive: ENOMEM");
-	CHECK(!ibv_query_srq(srq, &sq) && sq.max_wr == 8, "query_srq");
+	CHECK_MSG(!post_recvs(NULL, srq, 8, 300), "8 SRQ receives posted");
+	CHECK_MSG(post_recvs(NULL, srq, 1, 400) == ENOMEM, "9th SRQ receive: ENOMEM");
+	CHECK_MSG(!ibv_query_srq(srq, &sq) && sq.max_wr == 8, "query_srq");
 
 	ia.send_cq = ia.recv_cq = cq;
 	ia.srq = srq;
 	qp = ibv_create_qp(pd, &ia);
-	CHECK(qp, "UD QP on the SRQ (errno %d)", qp ? 0 : errno);
+	CHECK_MSG(qp, "UD QP on the SRQ (errno %d)", qp ? 0 : errno);
 	if (!qp)
 		goto out_srq;
-	CHECK(!ibv_query_gid(ctx, 1, 0, &aa.grh.dgid), "GID 0");
+	CHECK_MSG(!ibv_query_gid(ctx, 1, 0, &aa.grh.dgid), "GID 0");
 	aa.grh.sgid_index = 0;
 	aa.grh.hop_limit = 64;
 	ah = ibv_create_ah(pd, &aa);
-	CHECK(ah, "AH to our own GID 0 (errno %d)", ah ? 0 : errno);
-	CHECK(!to_state(qp, IBV_QPS_INIT, true), "UD RESET -> INIT");
+	CHECK_MSG(ah, "AH to our own GID 0 (errno %d)", ah ? 0 : errno);
+	CHECK_MSG(!to_state(qp, IBV_QPS_INIT, true), "UD RESET -> INIT");
 	if (ah) {
-		CHECK(!post_sends(qp, 8, 600, ah), "8 UD sends posted");
-		CHECK(!to_state(qp, IBV_QPS_ERR, true), "UD -> ERR");
-		CHECK(drain(cq, wc, 16) == 8 && all_flushed(wc, 8, qp->qp_num) &&
+		CHECK_MSG(!post_sends(qp, 8, 600, ah), "8 UD sends posted");
+		CHECK_MSG(!to_state(qp, IBV_QPS_ERR, true), "UD -> ERR");
+		CHECK_MSG(drain(cq, wc, 16) == 8 && all_flushed(wc, 8, qp->qp_num) &&
 		      wc[0].wr_id == 600 && wc[7].wr_id == 607,
 		      "8 UD sends flushed; SRQ receives not flushed");
-		CHECK(!ibv_destroy_ah(ah), "destroy AH");
+		CHECK_MSG(!ibv_destroy_ah(ah), "destroy AH");
 	}
-	CHECK(!ibv_destroy_qp(qp), "destroy UD QP");
+	CHECK_MSG(!ibv_destroy_qp(qp), "destroy UD QP");
 out_srq:
-	CHECK(!ibv_destroy_srq(srq), "destroy SRQ");
+	CHECK_MSG(!ibv_destroy_srq(srq), "destroy SRQ");
 	ibv_destroy_cq(cq);
 }
 
@@ -357,15 +353,15 @@ static void cq_ex_tests(void)
 	struct ibv_qp *qp;
 	int got = 0, ret, ok = 1;
 
-	CHECK(cqx, "extended CQ (errno %d)", cqx ? 0 : errno);
+	CHECK_MSG(cqx, "extended CQ (errno %d)", cqx ? 0 : errno);
 	if (!cqx)
 		return;
 	ia.send_cq = ia.recv_cq = ibv_cq_ex_to_cq(cqx);
 	qp = ibv_create_qp(pd, &ia);
-	CHECK(qp, "QP on the extended CQ (errno %d)", qp ? 0 : errno);
+	CHECK_MSG(qp, "QP on the extended CQ (errno %d)", qp ? 0 : errno);
 	if (!qp)
 		return;
-	CHECK(!to_state(qp, IBV_QPS_INIT, false) && !post_sends(qp, 3, 700, NULL) &&
+	CHECK_MSG(!to_state(qp, IBV_QPS_INIT, false) && !post_sends(qp, 3, 700, NULL) &&
 	      !to_state(qp, IBV_QPS_ERR, false), "INIT, 3 sends, ERR");
 	for (ret = ibv_start_poll(cqx, &pa); ret == ENOENT && got < 1000; got++) {
 		poll(NULL, 0, 1);
@@ -381,41 +377,69 @@ static void cq_ex_tests(void)
 	}
 	if (got)
 		ibv_end_poll(cqx);
-	CHECK(ok && got == 3, "start/next/end_poll: 3 flushed, wr_id, qp_num (got %d)", got);
-	CHECK(!ibv_destroy_qp(qp) && !ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)),
+	CHECK_MSG(ok && got == 3, "start/next/end_poll: 3 flushed, wr_id, qp_num (got %d)", got);
+	CHECK_MSG(!ibv_destroy_qp(qp) && !ibv_destroy_cq(ibv_cq_ex_to_cq(cqx)),
 	      "destroy QP and extended CQ");
 }
 
-int main(int argc, char **argv)
+static const char *device_name;
+static struct ibv_device **device_list;
+
+/* The device, a PD and an MR for one test; false if there is no device. */
+static bool open_device(void)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	int i;
 
-	for (i = 0; list && list[i]; i++)
-		if (argc < 2 || !strcmp(ibv_get_device_name(list[i]), argv[1]))
+	device_list = ibv_get_device_list(NULL);
+	for (i = 0; device_list && device_list[i]; i++)
+		if (!device_name ||
+		    !strcmp(ibv_get_device_name(device_list[i]), device_name))
 			break;
-	if (!list || !list[i]) {
-		printf("1..0 # SKIP no device\n");
-		return 0;
-	}
-	ctx = ibv_open_device(list[i]);
-	CHECK(ctx, "open %s", ibv_get_device_name(list[i]));
+	if (!device_list || !device_list[i])
+		return false;
+	ctx = ibv_open_device(device_list[i]);
+	CHECK_MSG(ctx, "open %s", ibv_get_device_name(device_list[i]));
 	if (!ctx)
-		return 1;
+		return true;
 	pd = ibv_alloc_pd(ctx);
 	mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
 			     IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ) :
 		  NULL;
-	CHECK(mr, "PD and MR (errno %d)", mr ? 0 : errno);
-	if (!mr)
-		return 1;
-	rc_tests();
-	clean_tests();
-	ud_srq_tests();
-	cq_ex_tests();
-	CHECK(!ibv_dereg_mr(mr) && !ibv_dealloc_pd(pd) && !ibv_close_device(ctx),
-	      "dereg MR, dealloc PD, close");
-	ibv_free_device_list(list);
-	printf("1..%d\n", n);
-	return failed ? 1 : 0;
+	CHECK_MSG(mr, "PD and MR (errno %d)", mr ? 0 : errno);
+	return true;
+}
+
+static void close_device(void)
+{
+	CHECK_MSG(!ibv_dereg_mr(mr) && !ibv_dealloc_pd(pd) &&
+		  !ibv_close_device(ctx), "dereg MR, dealloc PD, close");
+	ibv_free_device_list(device_list);
+}
+
+/* Runs body between open_device and close_device. */
+#define DEVICE_TEST(name, body)						\
+	TEST(name)							\
+	{								\
+		if (!open_device())					\
+			SKIP("no device");				\
+		if (ordma_test_failures())				\
+			return;						\
+		body();							\
+		close_device();						\
+	}
+
+DEVICE_TEST(rc_sends_and_receives_flushed_through_cq_ring_wraps, rc_tests)
+DEVICE_TEST(cqes_of_a_reset_or_destroyed_qp_are_cleaned, clean_tests)
+DEVICE_TEST(ud_sends_flushed_srq_receives_kept, ud_srq_tests)
+DEVICE_TEST(extended_cq_polls_flushed_sends, cq_ex_tests)
+
+/* in ordma_test.c, for a program with its own main() */
+int ordma_test_main(int argc, char **argv);
+
+/* The one argument names the device (default: the first) */
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		device_name = argv[1];
+	return ordma_test_main(1, argv);
 }

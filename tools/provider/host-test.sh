@@ -6,10 +6,6 @@
 #  - the build layout, and that LD_LIBRARY_PATH=DIR/lib puts Debian's
 #    ibverbs-utils and perftest on the 56.1 libraries
 #  - the provider's libibverbs symbols exist in 56.1 and in Debian's 44
-#  - unit test of the provider's pure data-path helpers (dp-test.c against
-#    ordma/ordma_dp.c: queue sizes, WQE encoding, CQE phase and
-#    translation), its TAP lines folded into this one's; flush-test.c
-#    (the device test of the data path, run in a VM) builds against DIR
 #  - with a simulated device (sysfs tree under SYSFS_PATH plus a uverbs
 #    character device that is /dev/null, in a private mount namespace;
 #    needs root and a kernel without RDMA netlink, else skipped): 56.1
@@ -17,6 +13,9 @@
 #    versions; ibv_open_device reaches the provider's alloc_context, which
 #    rejects the empty GET_CONTEXT response cleanly; Debian's 44 finds the
 #    device only with RDMAV_DRIVERS=DIR/lib/libordma and behaves the same.
+#
+# The provider's C unit tests (dp-test.c, wqe-test.c) are run next to this
+# by `make -C tools/provider check`.
 #
 # Usage: host-test.sh [DIR]    DIR as printed by build.sh (built if omitted)
 set -uo pipefail
@@ -90,34 +89,6 @@ if [ -f "$DEB_VERBS" ]; then
 else
 	skip "provider's libibverbs symbols are in Debian's libibverbs" "no $DEB_VERBS"
 fi
-
-# ------------------------------------------------------------ data-path unit test
-REPO=$(cd "$HERE/../.." && pwd)
-dp_build() {
-	cc -std=gnu11 -Wall -Wextra -Wno-sign-compare -Wno-unused-parameter -Werror \
-		-O2 -I"$DIR/include" -I"$REPO/include" -I"$REPO/include/uapi" -I"$HERE" \
-		-o "$WORK/dp-test" "$HERE/dp-test.c" "$HERE/ordma/ordma_dp.c" >"$WORK/out" 2>&1
-}
-if dp_build; then
-	ok "dp-test builds (-Werror)"
-	"$WORK/dp-test" >"$WORK/dp.tap" 2>&1
-	dp_rc=$?
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) ok "dp: ${line#ok * - }" ;;
-		"not ok "*) : >"$WORK/out"; not_ok "dp: ${line#not ok * - }" ;;
-		esac
-	done <"$WORK/dp.tap"
-	if [ "$dp_rc" != 0 ] && ! grep -q '^not ok' "$WORK/dp.tap"; then
-		cp "$WORK/dp.tap" "$WORK/out"
-		not_ok "dp-test exited $dp_rc"
-	fi
-else
-	not_ok "dp-test builds (-Werror)"
-fi
-check "flush-test.c builds against DIR (-Werror)" \
-	cc -std=gnu11 -Wall -Wextra -Wno-unused-parameter -Werror -O2 -I"$DIR/include" \
-	-o "$WORK/flush-test" "$HERE/flush-test.c" -L"$DIR/lib" -libverbs -Wl,-rpath,"$DIR/lib"
 
 # ------------------------------------------------------------ simulated device
 # make_dev ROOT VENDOR:DEVICE UVERBS_ABI: sysfs as the 6.12 kernel shows an

@@ -21,10 +21,12 @@ DIR=${1:-$("$HERE/build.sh" | tail -n1)}
 WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/ordma-provider-vm.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
+RUNNER=("-I$REPO/tools/testing" "$REPO/tools/testing/ordma_test.c")
 cc -std=gnu11 -Wall -Wextra -Wno-unused-parameter -O2 -I"$DIR/include" \
-	-o "$WORK/flush-test-56" "$HERE/flush-test.c" -L"$DIR/lib" -libverbs \
-	-Wl,-rpath,"$DIR/lib" || exit 1
-cc -std=gnu11 -O2 -o "$WORK/flush-test-44" "$HERE/flush-test.c" -libverbs || exit 1
+	-o "$WORK/flush-test-56" "$HERE/flush-test.c" "${RUNNER[@]}" \
+	-L"$DIR/lib" -libverbs -Wl,-rpath,"$DIR/lib" || exit 1
+cc -std=gnu11 -O2 -o "$WORK/flush-test-44" "$HERE/flush-test.c" "${RUNNER[@]}" \
+	-libverbs || exit 1
 
 cat >"$WORK/guest.sh" <<EOF
 #!/bin/bash
@@ -75,7 +77,8 @@ for lib in 56 44; do
 	section "$lib" >"$WORK/s"
 	total=$(grep -cE '^(not )?ok ' "$WORK/s")
 	bad=$(grep -c '^not ok ' "$WORK/s")
-	if [ "$total" -gt 0 ] && [ "$bad" = 0 ] && grep -q "^1\.\.$total\$" "$WORK/s"; then
+	# the runner's last line; a skipped test (no device) fails this
+	if [ "$total" -gt 0 ] && grep -qx "$total passed, 0 failed" "$WORK/s"; then
 		ok "flush-test on libibverbs $lib: $total passed"
 	else
 		not_ok "flush-test on libibverbs $lib: $bad of $total failed"

@@ -104,24 +104,17 @@ struct ordma_srq {
 };
 
 /*
- * The batch of an extended post (ibv_wr_start .. ibv_wr_complete): the
- * work request being built is staged here and encoded into its slot
- * when the next one starts or the batch completes.  Under the SQ lock.
+ * The batch of an extended post (ibv_wr_start .. ibv_wr_complete), under
+ * the SQ lock.  Each work request is encoded in place into the slot at
+ * head; head advances when the next one starts or the batch completes,
+ * and the SQ's own head only at ibv_wr_complete.
  */
 struct ordma_qpx {
-	struct ibv_send_wr wr;		/* staged, sg_list = sge */
-	struct ibv_sge sge[ORDMA_MAX_SGE];
-	uint8_t inl[ORDMA_MAX_INLINE];	/* wr_set_inline_data* gathered */
-	/* FLUSH (wr.wr.rdma has rkey, address) and ATOMIC WRITE (the 8
-	 * bytes in inl): what ibv_send_wr has no field for
-	 */
-	size_t flush_len;
-	uint8_t flush_type, flush_level;
-	uint32_t ah_handle;		/* UD: from wr_set_ud_addr */
-	bool have_ah;
-	bool pending;			/* wr holds an unencoded request */
-	uint32_t head;			/* next slot of the batch */
+	struct ordma_send_wqe *wqe;	/* the request being built, or NULL */
+	uint32_t head;			/* slot of the batch's next request */
 	int err;			/* first error, returned by wr_complete */
+	bool need_ah;			/* UD: wr_set_ud_addr still due */
+	bool no_data;			/* FLUSH, ATOMIC WRITE: data dropped */
 };
 
 struct ordma_qp {
@@ -215,6 +208,7 @@ int ordma_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int ordma_destroy_qp(struct ibv_qp *ibqp);
 int ordma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad_wr);
+void ordma_qpx_set_ops(struct ordma_qp *qp);
 int ordma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad_wr);
 struct ibv_srq *ordma_create_srq(struct ibv_pd *pd,

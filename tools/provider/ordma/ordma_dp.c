@@ -74,20 +74,13 @@ uint32_t ordma_rq_max_sge(int shift)
 			     sizeof(struct ordma_sge));
 }
 
-/* The ORDMA opcode of a work request on an RC or UD QP, or -1. */
-static int ordma_wqe_opcode(enum ibv_wr_opcode op, bool ud)
+static int ordma_wqe_opcode_rc(enum ibv_wr_opcode op)
 {
 	switch (op) {
 	case IBV_WR_SEND:
 		return ORDMA_WQE_SEND;
 	case IBV_WR_SEND_WITH_IMM:
 		return ORDMA_WQE_SEND_IMM;
-	default:
-		break;
-	}
-	if (ud)
-		return -1;
-	switch (op) {
 	case IBV_WR_SEND_WITH_INV:
 		return ORDMA_WQE_SEND_INV;
 	case IBV_WR_RDMA_WRITE:
@@ -104,49 +97,85 @@ static int ordma_wqe_opcode(enum ibv_wr_opcode op, bool ud)
 		return ORDMA_WQE_LOCAL_INV;
 	case IBV_WR_BIND_MW:
 		return ORDMA_WQE_BIND_MW;
+	case IBV_WR_FLUSH:
+		return ORDMA_WQE_FLUSH;
+	case IBV_WR_ATOMIC_WRITE:
+		return ORDMA_WQE_ATOMIC_WRITE;
 	default:
 		return -1;
 	}
 }
 
-/* UC has SEND and RDMA WRITE (each with immediate) and local operations */
-static bool ordma_uc_opcode(int opcode)
+int ordma_wqe_opcode(enum ibv_wr_opcode op, bool ud, bool uc)
 {
-	return opcode != ORDMA_WQE_SEND_INV && opcode != ORDMA_WQE_RDMA_READ &&
-	       opcode != ORDMA_WQE_ATOMIC_CMP_SWP &&
-	       opcode != ORDMA_WQE_ATOMIC_FETCH_ADD;
-}
+	int opcode = ordma_wqe_opcode_rc(op);
 
-static void ordma_put_sges(struct ordma_sge *dst, const struct ibv_sge *src,
-			   int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		dst[i].addr = htole64(src[i].addr);
-		dst[i].length = htole32(src[i].length);
-		dst[i].lkey = htole32(src[i].lkey);
+	switch (opcode) {
+	case ORDMA_WQE_SEND:
+	case ORDMA_WQE_SEND_IMM:
+		return opcode;
+	/* UC adds RDMA WRITE (with immediate) and the local operations */
+	case ORDMA_WQE_RDMA_WRITE:
+	case ORDMA_WQE_RDMA_WRITE_IMM:
+	case ORDMA_WQE_LOCAL_INV:
+	case ORDMA_WQE_BIND_MW:
+		return ud ? -1 : opcode;
+	default:
+		return ud || uc ? -1 : opcode;
 	}
 }
 
-/* Copies the gather list into the WQE; -1 if more than room bytes. */
-static int ordma_put_inline(uint8_t *dst, const struct ibv_send_wr *wr,
-			    uint32_t room, uint32_t *len)
+/* The control word as written so far; the encoders add to it. */
+static uint32_t ordma_wqe_ctrl(const struct ordma_send_wqe *w)
 {
-	uint32_t total = 0;
-	int i;
+	return le32toh(w->ctrl.ctrl);
+}
 
-	for (i = 0; i < wr->num_sge; i++) {
-		uint32_t l = wr->sg_list[i].length;
+static void ordma_wqe_put_ctrl(struct ordma_send_wqe *w, uint32_t ctrl)
+{
+	w->ctrl.ctrl = htole32(ctrl);
+}
 
-		if (l > room - total)
-			return -1;
-		memcpy(dst + total, (const void *)(uintptr_t)wr->sg_list[i].addr,
-		       l);
-		total += l;
-	}
-	*len = total;
-	return 0;
+void ordma_wqe_set_ctrl(struct ordma_send_wqe *w, uint8_t opcode,
+			unsigned int send_flags, bool sig_all)
+{
+	uint32_t ctrl = FIELD_PREP(ORDMA_WQE_OPCODE, opcode);
+
+	memset(w, 0, ORDMA_SEND_WQE_HDR_SIZE);
+	if ((send_flags & IBV_SEND_SIGNALED) || sig_all)
+		ctrl |= ORDMA_WQE_SIGNALED;
+	if (send_flags & IBV_SEND_SOLICITED)
+		ctrl |= ORDMA_WQE_SOLICITED;
+	if (send_flags & IBV_SEND_FENCE)
+		ctrl |= ORDMA_WQE_FENCE;
+	ordma_wqe_put_ctrl(w, ctrl);
+}
+
+void ordma_wqe_set_imm(struct ordma_send_wqe *w, __be32 imm_data)
+{
+	memcpy(&w->ctrl.imm_inv, &imm_data, sizeof(w->ctrl.imm_inv));
+}
+
+void ordma_wqe_set_inv(struct ordma_send_wqe *w, uint32_t rkey)
+{
+	w->ctrl.imm_inv = htole32(rkey);
+}
+
+void ordma_wqe_set_rdma(struct ordma_send_wqe *w, uint32_t rkey,
+			uint64_t remote_addr)
+{
+	w->rdma.remote_addr = htole64(remote_addr);
+	w->rdma.rkey = htole32(rkey);
+}
+
+void ordma_wqe_set_atomic(struct ordma_send_wqe *w, uint32_t rkey,
+			  uint64_t remote_addr, uint64_t compare_add,
+			  uint64_t swap)
+{
+	w->atomic.remote_addr = htole64(remote_addr);
+	w->atomic.rkey = htole32(rkey);
+	w->atomic.compare_add = htole64(compare_add);
+	w->atomic.swap = htole64(swap);
 }
 
 int ordma_mw_access_to_hw(unsigned int access, uint32_t *hw)
@@ -177,61 +206,189 @@ int ordma_mw_access_to_hw(unsigned int access, uint32_t *hw)
 	return 0;
 }
 
-/* The BIND_MW segment; the window keeps its index, the rkey's key byte
- * is new.
- */
-static int ordma_put_bind_mw(struct ordma_wqe_bind_mw *b,
-			     const struct ibv_send_wr *wr)
+int ordma_wqe_set_bind_mw(struct ordma_send_wqe *w, const struct ibv_mw *mw,
+			  uint32_t rkey, const struct ibv_mw_bind_info *bi)
 {
-	const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
 	uint32_t access;
 
-	if (!wr->bind_mw.mw || wr->num_sge ||
-	    (wr->bind_mw.rkey ^ wr->bind_mw.mw->rkey) & ~(uint32_t)0xff ||
+	if (!mw || (rkey ^ mw->rkey) & ~(uint32_t)0xff ||
 	    (!bi->mr && bi->length) ||
 	    ordma_mw_access_to_hw(bi->mw_access_flags, &access))
 		return EINVAL;
-	b->addr = htole64(bi->addr);
-	b->length = htole64(bi->length);
-	b->mw_rkey = htole32(wr->bind_mw.rkey);
-	b->mr_lkey = htole32(bi->mr ? bi->mr->lkey : 0);
-	b->access = htole32(access);
+	w->bind_mw.addr = htole64(bi->addr);
+	w->bind_mw.length = htole64(bi->length);
+	w->bind_mw.mw_rkey = htole32(rkey);
+	w->bind_mw.mr_lkey = htole32(bi->mr ? bi->mr->lkey : 0);
+	w->bind_mw.access = htole32(access);
+	return 0;
+}
+
+/* The device's FLUSH encoding is IBTA's, as verbs.h has it too */
+static_assert(ORDMA_FLUSH_GLOBAL == IBV_FLUSH_GLOBAL, "flush type");
+static_assert(ORDMA_FLUSH_PERSISTENT == IBV_FLUSH_PERSISTENT, "flush type");
+static_assert(ORDMA_FLUSH_LEVEL_RANGE == IBV_FLUSH_RANGE, "flush level");
+static_assert(ORDMA_FLUSH_LEVEL_MR == IBV_FLUSH_MR, "flush level");
+
+int ordma_wqe_set_flush(struct ordma_send_wqe *w, uint32_t rkey,
+			uint64_t remote_addr, size_t len, uint8_t type,
+			uint8_t level)
+{
+	if (!type || (type & ~(IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT)) ||
+	    (level != IBV_FLUSH_RANGE && level != IBV_FLUSH_MR) ||
+	    (level == IBV_FLUSH_RANGE && len > (1u << 31)))
+		return EINVAL;
+	w->flush.remote_addr = htole64(remote_addr);
+	w->flush.rkey = htole32(rkey);
+	/* the MR level flushes the whole MR: the length means nothing */
+	w->flush.length = htole32(level == IBV_FLUSH_RANGE ? (uint32_t)len : 0);
+	w->flush.placement = type;
+	w->flush.level = level;
+	return 0;
+}
+
+void ordma_wqe_set_atomic_write(struct ordma_send_wqe *w, uint32_t rkey,
+				uint64_t remote_addr, const void *value)
+{
+	w->atomic_write.remote_addr = htole64(remote_addr);
+	w->atomic_write.rkey = htole32(rkey);
+	memcpy(w->atomic_write.value, value, sizeof(w->atomic_write.value));
+}
+
+void ordma_wqe_set_ud(struct ordma_send_wqe *w, uint32_t ah_handle,
+		      uint32_t remote_qpn, uint32_t remote_qkey,
+		      uint32_t qp_qkey)
+{
+	if (remote_qkey & ORDMA_QKEY_USE_QP)
+		remote_qkey = qp_qkey;
+	w->ud.ah = htole32(ah_handle);
+	w->ud.remote_qpn = htole32(remote_qpn);
+	w->ud.remote_qkey = htole32(remote_qkey);
+}
+
+static uint8_t *ordma_wqe_data(struct ordma_send_wqe *w)
+{
+	return (uint8_t *)w + ORDMA_SEND_WQE_HDR_SIZE;
+}
+
+/* Bytes after the header of a 2^shift-byte WQE */
+static uint32_t ordma_wqe_room(int shift)
+{
+	return (1u << shift) - ORDMA_SEND_WQE_HDR_SIZE;
+}
+
+static void ordma_put_sges(struct ordma_sge *dst, const struct ibv_sge *src,
+			   size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		dst[i].addr = htole64(src[i].addr);
+		dst[i].length = htole32(src[i].length);
+		dst[i].lkey = htole32(src[i].lkey);
+	}
+}
+
+int ordma_wqe_set_sges(struct ordma_send_wqe *w, int shift, uint32_t max_sge,
+		       const struct ibv_sge *sg, size_t n)
+{
+	uint32_t ctrl = ordma_wqe_ctrl(w);
+
+	if (n > max_sge || n > ordma_wqe_room(shift) / sizeof(struct ordma_sge))
+		return EINVAL;
+	ordma_put_sges((struct ordma_sge *)ordma_wqe_data(w), sg, n);
+	ctrl &= ~(ORDMA_WQE_INLINE | ORDMA_WQE_NUM_SGE);
+	ordma_wqe_put_ctrl(w, ctrl | FIELD_PREP(ORDMA_WQE_NUM_SGE, n));
+	w->ctrl.inline_len = 0;
+	return 0;
+}
+
+void ordma_wqe_start_inline(struct ordma_send_wqe *w)
+{
+	uint32_t ctrl = ordma_wqe_ctrl(w) & ~ORDMA_WQE_NUM_SGE;
+
+	ordma_wqe_put_ctrl(w, ctrl | ORDMA_WQE_INLINE);
+	w->ctrl.inline_len = 0;
+}
+
+int ordma_wqe_add_inline(struct ordma_send_wqe *w, int shift,
+			 uint32_t max_inline, const void *addr, size_t length)
+{
+	uint32_t len = le32toh(w->ctrl.inline_len);
+	uint32_t room = ordma_wqe_room(shift);
+
+	if (max_inline < room)
+		room = max_inline;
+	if (length > room - len)
+		return EINVAL;
+	if (length)
+		memcpy(ordma_wqe_data(w) + len, addr, length);
+	w->ctrl.inline_len = htole32(len + length);
+	return 0;
+}
+
+int ordma_wqe_check(const struct ordma_send_wqe *w)
+{
+	uint32_t ctrl = ordma_wqe_ctrl(w);
+	bool is_inline = ctrl & ORDMA_WQE_INLINE;
+	uint32_t num_sge = FIELD_GET(ORDMA_WQE_NUM_SGE, ctrl);
+
+	switch (FIELD_GET(ORDMA_WQE_OPCODE, ctrl)) {
+	case ORDMA_WQE_ATOMIC_CMP_SWP:
+	case ORDMA_WQE_ATOMIC_FETCH_ADD:
+		/* one 8-byte local buffer for the original value */
+		return num_sge == 1 && !is_inline ? 0 : EINVAL;
+	case ORDMA_WQE_RDMA_READ:
+		return is_inline ? EINVAL : 0;
+	case ORDMA_WQE_LOCAL_INV:
+	case ORDMA_WQE_BIND_MW:
+		return num_sge || is_inline ? EINVAL : 0;
+	default:
+		return 0;
+	}
+}
+
+/* Operations with no data segment of their own ignore IBV_SEND_INLINE */
+static bool ordma_wqe_takes_inline(int opcode)
+{
+	return opcode != ORDMA_WQE_LOCAL_INV && opcode != ORDMA_WQE_BIND_MW;
+}
+
+static int ordma_wqe_put_inline_sges(struct ordma_send_wqe *w, int shift,
+				     uint32_t max_inline,
+				     const struct ibv_sge *sg, int n)
+{
+	int i;
+
+	ordma_wqe_start_inline(w);
+	for (i = 0; i < n; i++)
+		if (ordma_wqe_add_inline(w, shift, max_inline,
+					 (const void *)(uintptr_t)sg[i].addr,
+					 sg[i].length))
+			return EINVAL;
 	return 0;
 }
 
 int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
 			 const struct ordma_send_params *p)
 {
+	int opcode = ordma_wqe_opcode(wr->opcode, p->ud, p->uc);
 	struct ordma_send_wqe *w = wqe;
-	uint32_t ctrl, room = (1u << shift) - ORDMA_SEND_WQE_HDR_SIZE;
-	bool is_inline = wr->send_flags & IBV_SEND_INLINE;
-	int opcode = ordma_wqe_opcode(wr->opcode, p->ud);
-	uint32_t max_sge = p->max_sge;
+	int ret;
 
-	if (opcode < 0 || wr->num_sge < 0 ||
-	    (p->uc && !ordma_uc_opcode(opcode)))
+	/* FLUSH and ATOMIC WRITE have no ibv_send_wr fields: ibv_wr_* only */
+	if (opcode < 0 || opcode == ORDMA_WQE_FLUSH ||
+	    opcode == ORDMA_WQE_ATOMIC_WRITE || wr->num_sge < 0)
 		return EINVAL;
-	if (max_sge > room / sizeof(struct ordma_sge))
-		max_sge = room / sizeof(struct ordma_sge);
-
-	memset(w, 0, ORDMA_SEND_WQE_HDR_SIZE);
-	ctrl = FIELD_PREP(ORDMA_WQE_OPCODE, opcode);
-	if ((wr->send_flags & IBV_SEND_SIGNALED) || p->sig_all)
-		ctrl |= ORDMA_WQE_SIGNALED;
-	if (wr->send_flags & IBV_SEND_SOLICITED)
-		ctrl |= ORDMA_WQE_SOLICITED;
-	if (wr->send_flags & IBV_SEND_FENCE)
-		ctrl |= ORDMA_WQE_FENCE;
+	ordma_wqe_set_ctrl(w, opcode, wr->send_flags, p->sig_all);
 
 	switch (opcode) {
 	case ORDMA_WQE_SEND_IMM:
 	case ORDMA_WQE_RDMA_WRITE_IMM:
-		/* the immediate goes on the wire as given: network order */
-		memcpy(&w->ctrl.imm_inv, &wr->imm_data, sizeof(w->ctrl.imm_inv));
+		ordma_wqe_set_imm(w, wr->imm_data);
 		break;
 	case ORDMA_WQE_SEND_INV:
 	case ORDMA_WQE_LOCAL_INV:
-		w->ctrl.imm_inv = htole32(wr->invalidate_rkey);
+		ordma_wqe_set_inv(w, wr->invalidate_rkey);
 		break;
 	default:
 		break;
@@ -241,64 +398,36 @@ int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
 	case ORDMA_WQE_RDMA_WRITE:
 	case ORDMA_WQE_RDMA_WRITE_IMM:
 	case ORDMA_WQE_RDMA_READ:
-		w->rdma.remote_addr = htole64(wr->wr.rdma.remote_addr);
-		w->rdma.rkey = htole32(wr->wr.rdma.rkey);
+		ordma_wqe_set_rdma(w, wr->wr.rdma.rkey, wr->wr.rdma.remote_addr);
 		break;
 	case ORDMA_WQE_ATOMIC_CMP_SWP:
 	case ORDMA_WQE_ATOMIC_FETCH_ADD:
-		/* one 8-byte local buffer for the original value */
-		if (wr->num_sge != 1 || is_inline)
-			return EINVAL;
-		w->atomic.remote_addr = htole64(wr->wr.atomic.remote_addr);
-		w->atomic.rkey = htole32(wr->wr.atomic.rkey);
-		w->atomic.compare_add = htole64(wr->wr.atomic.compare_add);
-		if (opcode == ORDMA_WQE_ATOMIC_CMP_SWP)
-			w->atomic.swap = htole64(wr->wr.atomic.swap);
-		break;
-	case ORDMA_WQE_LOCAL_INV:
-		is_inline = false;
-		if (wr->num_sge)
-			return EINVAL;
+		ordma_wqe_set_atomic(w, wr->wr.atomic.rkey,
+				     wr->wr.atomic.remote_addr,
+				     wr->wr.atomic.compare_add,
+				     opcode == ORDMA_WQE_ATOMIC_CMP_SWP ?
+				     wr->wr.atomic.swap : 0);
 		break;
 	case ORDMA_WQE_BIND_MW:
-		is_inline = false;
-		if (ordma_put_bind_mw(&w->bind_mw, wr))
+		if (ordma_wqe_set_bind_mw(w, wr->bind_mw.mw, wr->bind_mw.rkey,
+					  &wr->bind_mw.bind_info))
 			return EINVAL;
 		break;
 	default:
 		break;
 	}
 
-	if (p->ud) {
-		uint32_t qkey = wr->wr.ud.remote_qkey;
+	if (p->ud)
+		ordma_wqe_set_ud(w, p->ah_handle, wr->wr.ud.remote_qpn,
+				 wr->wr.ud.remote_qkey, p->qkey);
 
-		if (qkey & ORDMA_QKEY_USE_QP)
-			qkey = p->qkey;
-		w->ud.ah = htole32(p->ah_handle);
-		w->ud.remote_qpn = htole32(wr->wr.ud.remote_qpn);
-		w->ud.remote_qkey = htole32(qkey);
-	}
-
-	if (is_inline) {
-		uint32_t len, max = p->max_inline < room ? p->max_inline : room;
-
-		if (opcode == ORDMA_WQE_RDMA_READ)
-			return EINVAL;
-		if (ordma_put_inline((uint8_t *)wqe + ORDMA_SEND_WQE_HDR_SIZE,
-				     wr, max, &len))
-			return EINVAL;
-		ctrl |= ORDMA_WQE_INLINE;
-		w->ctrl.inline_len = htole32(len);
-	} else {
-		if ((uint32_t)wr->num_sge > max_sge)
-			return EINVAL;
-		ordma_put_sges((struct ordma_sge *)((uint8_t *)wqe +
-						    ORDMA_SEND_WQE_HDR_SIZE),
-			       wr->sg_list, wr->num_sge);
-		ctrl |= FIELD_PREP(ORDMA_WQE_NUM_SGE, wr->num_sge);
-	}
-	w->ctrl.ctrl = htole32(ctrl);
-	return 0;
+	if ((wr->send_flags & IBV_SEND_INLINE) && ordma_wqe_takes_inline(opcode))
+		ret = ordma_wqe_put_inline_sges(w, shift, p->max_inline,
+						wr->sg_list, wr->num_sge);
+	else
+		ret = ordma_wqe_set_sges(w, shift, p->max_sge, wr->sg_list,
+					 wr->num_sge);
+	return ret ? ret : ordma_wqe_check(w);
 }
 
 int ordma_qpx_check_ops(bool ud, uint64_t send_ops_flags)
@@ -306,77 +435,6 @@ int ordma_qpx_check_ops(bool ud, uint64_t send_ops_flags)
 	uint64_t have = ud ? ORDMA_QPX_OPS_UD : ORDMA_QPX_OPS_RC;
 
 	return (send_ops_flags & ~have) ? EOPNOTSUPP : 0;
-}
-
-static uint32_t ordma_nodata_ctrl(uint8_t opcode, unsigned int send_flags,
-				  bool sig_all)
-{
-	uint32_t ctrl = FIELD_PREP(ORDMA_WQE_OPCODE, opcode);
-
-	if ((send_flags & IBV_SEND_SIGNALED) || sig_all)
-		ctrl |= ORDMA_WQE_SIGNALED;
-	if (send_flags & IBV_SEND_FENCE)
-		ctrl |= ORDMA_WQE_FENCE;
-	return ctrl;
-}
-
-/* The device's FLUSH encoding is IBTA's, as verbs.h has it too */
-static_assert(ORDMA_FLUSH_GLOBAL == IBV_FLUSH_GLOBAL, "flush type");
-static_assert(ORDMA_FLUSH_PERSISTENT == IBV_FLUSH_PERSISTENT, "flush type");
-static_assert(ORDMA_FLUSH_LEVEL_RANGE == IBV_FLUSH_RANGE, "flush level");
-static_assert(ORDMA_FLUSH_LEVEL_MR == IBV_FLUSH_MR, "flush level");
-
-int ordma_build_flush_wqe(void *wqe, unsigned int send_flags, bool sig_all,
-			  uint32_t rkey, uint64_t remote_addr, size_t len,
-			  uint8_t type, uint8_t level)
-{
-	struct ordma_send_wqe *w = wqe;
-
-	if (!type || (type & ~(IBV_FLUSH_GLOBAL | IBV_FLUSH_PERSISTENT)) ||
-	    (level != IBV_FLUSH_RANGE && level != IBV_FLUSH_MR) ||
-	    (level == IBV_FLUSH_RANGE && len > (1u << 31)))
-		return EINVAL;
-	memset(w, 0, ORDMA_SEND_WQE_HDR_SIZE);
-	w->flush.remote_addr = htole64(remote_addr);
-	w->flush.rkey = htole32(rkey);
-	/* the MR level flushes the whole MR: the length means nothing */
-	w->flush.length = htole32(level == IBV_FLUSH_RANGE ? (uint32_t)len : 0);
-	w->flush.placement = type;
-	w->flush.level = level;
-	w->ctrl.ctrl = htole32(ordma_nodata_ctrl(ORDMA_WQE_FLUSH, send_flags,
-						 sig_all));
-	return 0;
-}
-
-void ordma_build_atomic_write_wqe(void *wqe, unsigned int send_flags,
-				  bool sig_all, uint32_t rkey,
-				  uint64_t remote_addr, const void *value)
-{
-	struct ordma_send_wqe *w = wqe;
-
-	memset(w, 0, ORDMA_SEND_WQE_HDR_SIZE);
-	w->atomic_write.remote_addr = htole64(remote_addr);
-	w->atomic_write.rkey = htole32(rkey);
-	memcpy(w->atomic_write.value, value, sizeof(w->atomic_write.value));
-	w->ctrl.ctrl = htole32(ordma_nodata_ctrl(ORDMA_WQE_ATOMIC_WRITE,
-						 send_flags, sig_all));
-}
-
-int ordma_gather_bufs(uint8_t *dst, uint32_t room,
-		      const struct ibv_data_buf *list, size_t n, uint32_t *len)
-{
-	uint32_t total = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (list[i].length > room - total)
-			return EINVAL;
-		if (list[i].length)
-			memcpy(dst + total, list[i].addr, list[i].length);
-		total += list[i].length;
-	}
-	*len = total;
-	return 0;
 }
 
 int ordma_build_recv_wqe(void *wqe, int shift, const struct ibv_recv_wr *wr,

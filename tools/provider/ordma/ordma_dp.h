@@ -2,8 +2,8 @@
 /*
  * libibverbs provider for the ORDMA RoCEv2 RNIC: the pure data-path
  * helpers (queue geometry, WQE encoding, CQE decoding).  They touch no
- * provider object and no device, so tools/provider/host-test.sh can unit
- * test them on a host without an ORDMA device (tools/provider/dp-test.c).
+ * provider object and no device, so `make -C tools/provider check` unit
+ * tests them on a host without an ORDMA device (tools/provider/dp-test.c).
  */
 #ifndef ORDMA_DP_H
 #define ORDMA_DP_H
@@ -62,9 +62,70 @@ struct ordma_send_params {
 int ordma_mw_access_to_hw(unsigned int access, uint32_t *hw);
 
 /*
- * Encodes wr into the send WQE at wqe (2^shift bytes, zeroed here first).
- * Returns 0 or EINVAL (opcode not valid for the QP type, too many SGEs,
- * inline data too long).
+ * Send WQE encoders, one per segment, shared by ibv_post_send
+ * (ordma_build_send_wqe) and the extended ibv_wr_* API (ordma_verbs.c):
+ * each writes its part of the WQE in place.  ordma_wqe_set_ctrl starts a
+ * WQE (zeroes the 48-byte header); the data encoders add NUM_SGE or
+ * INLINE to its control word; ordma_wqe_check ends it.  Those returning
+ * int give 0 or EINVAL.
+ */
+
+/* The ORDMA opcode of a work request on a QP of the type, or -1. */
+int ordma_wqe_opcode(enum ibv_wr_opcode op, bool ud, bool uc);
+/*
+ * SIGNALED (or sig_all), SOLICITED and FENCE of send_flags; INLINE is
+ * the data encoders' to set.
+ */
+void ordma_wqe_set_ctrl(struct ordma_send_wqe *w, uint8_t opcode,
+			unsigned int send_flags, bool sig_all);
+/* SEND_IMM, RDMA_WRITE_IMM: the immediate, in network order as given */
+void ordma_wqe_set_imm(struct ordma_send_wqe *w, __be32 imm_data);
+/* SEND_INV, LOCAL_INV: the rkey to invalidate */
+void ordma_wqe_set_inv(struct ordma_send_wqe *w, uint32_t rkey);
+/* RDMA WRITE (with immediate) and READ */
+void ordma_wqe_set_rdma(struct ordma_send_wqe *w, uint32_t rkey,
+			uint64_t remote_addr);
+/* CMP_SWP (compare, swap) and FETCH_ADD (addend, swap 0) */
+void ordma_wqe_set_atomic(struct ordma_send_wqe *w, uint32_t rkey,
+			  uint64_t remote_addr, uint64_t compare_add,
+			  uint64_t swap);
+/*
+ * BIND_MW: the window keeps its index, the new rkey's key byte is the
+ * caller's; a length needs an MR.
+ */
+int ordma_wqe_set_bind_mw(struct ordma_send_wqe *w, const struct ibv_mw *mw,
+			  uint32_t rkey, const struct ibv_mw_bind_info *bi);
+/*
+ * FLUSH: type is IBV_FLUSH_GLOBAL and/or IBV_FLUSH_PERSISTENT, level
+ * IBV_FLUSH_RANGE (len at most 2^31) or IBV_FLUSH_MR (len ignored).
+ */
+int ordma_wqe_set_flush(struct ordma_send_wqe *w, uint32_t rkey,
+			uint64_t remote_addr, size_t len, uint8_t type,
+			uint8_t level);
+/* ATOMIC WRITE: the 8 bytes at value, sent as they are in memory */
+void ordma_wqe_set_atomic_write(struct ordma_send_wqe *w, uint32_t rkey,
+				uint64_t remote_addr, const void *value);
+/* UD: a remote_qkey with ORDMA_QKEY_USE_QP set stands for qp_qkey */
+void ordma_wqe_set_ud(struct ordma_send_wqe *w, uint32_t ah_handle,
+		      uint32_t remote_qpn, uint32_t remote_qkey,
+		      uint32_t qp_qkey);
+/* n SGEs after the header (replacing inline data); max_sge of the QP */
+int ordma_wqe_set_sges(struct ordma_send_wqe *w, int shift, uint32_t max_sge,
+		       const struct ibv_sge *sg, size_t n);
+/* Inline data: start it empty, then append the pieces in order */
+void ordma_wqe_start_inline(struct ordma_send_wqe *w);
+int ordma_wqe_add_inline(struct ordma_send_wqe *w, int shift,
+			 uint32_t max_inline, const void *addr, size_t length);
+/*
+ * The data fits the opcode: one SGE for an atomic, no inline data for
+ * RDMA READ or an atomic, no data for LOCAL_INV or BIND_MW.
+ */
+int ordma_wqe_check(const struct ordma_send_wqe *w);
+
+/*
+ * Encodes wr into the send WQE at wqe (2^shift bytes; the header is
+ * zeroed first).  Returns 0 or EINVAL (opcode not valid for the QP
+ * type, too many SGEs, inline data too long).
  */
 int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
 			 const struct ordma_send_params *p);
@@ -91,28 +152,6 @@ int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
 
 /* 0 if every op of send_ops_flags is implemented for the type, else EOPNOTSUPP */
 int ordma_qpx_check_ops(bool ud, uint64_t send_ops_flags);
-
-/*
- * Concatenates the n buffers of list into dst (room bytes): 0 with *len
- * the total, or EINVAL if they do not fit.
- */
-int ordma_gather_bufs(uint8_t *dst, uint32_t room,
-		      const struct ibv_data_buf *list, size_t n, uint32_t *len);
-
-/*
- * FLUSH and ATOMIC WRITE WQEs (extended QP API only: ibv_send_wr has no
- * fields for them).  Only the signaled and fence flags of send_flags
- * apply.  FLUSH: type is IBV_FLUSH_GLOBAL and/or IBV_FLUSH_PERSISTENT,
- * level IBV_FLUSH_RANGE (len at most 2^31) or IBV_FLUSH_MR (len
- * ignored); 0 or EINVAL.  ATOMIC WRITE: the 8 bytes at value, sent as
- * they are in memory.
- */
-int ordma_build_flush_wqe(void *wqe, unsigned int send_flags, bool sig_all,
-			  uint32_t rkey, uint64_t remote_addr, size_t len,
-			  uint8_t type, uint8_t level);
-void ordma_build_atomic_write_wqe(void *wqe, unsigned int send_flags,
-				  bool sig_all, uint32_t rkey,
-				  uint64_t remote_addr, const void *value);
 
 /* Encodes a receive work request; 0 or EINVAL (too many SGEs). */
 int ordma_build_recv_wqe(void *wqe, int shift, const struct ibv_recv_wr *wr,

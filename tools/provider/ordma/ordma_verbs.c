@@ -71,6 +71,31 @@ static void *ordma_wq_slot(const struct ordma_wq *wq, uint32_t idx)
 	       ((size_t)(idx & ((1u << wq->log_size) - 1)) << wq->wqe_shift);
 }
 
+static void ordma_wq_set_wrid(struct ordma_wq *wq, uint32_t idx,
+			      uint64_t wr_id)
+{
+	wq->wrid[idx & ((1u << wq->log_size) - 1)] = wr_id;
+}
+
+/* No free slot at head (the completions up to tail are polled) */
+static bool ordma_wq_full(struct ordma_wq *wq, uint32_t head)
+{
+	return head - __atomic_load_n(&wq->tail, __ATOMIC_ACQUIRE) >=
+	       (1u << wq->log_size);
+}
+
+/* Announces the WQEs written up to head with one doorbell, if any. */
+static void ordma_wq_publish(struct ordma_context *ctx, struct ordma_wq *wq,
+			     unsigned int db, uint32_t qpn, uint32_t head)
+{
+	if (head == wq->head)
+		return;
+	/* WQEs in memory before the device hears of them */
+	udma_to_device_barrier();
+	__atomic_store_n(&wq->head, head, __ATOMIC_RELEASE);
+	ordma_ring_db(ctx, db, qpn, head, 0);
+}
+
 /* qpn -> QP table; writers hold qp_table_mutex */
 static int ordma_qp_table_add(struct ordma_context *ctx, struct ordma_qp *qp)
 {
@@ -763,8 +788,6 @@ static void ordma_qp_caps(const struct ordma_qp *qp, struct ibv_qp_cap *cap)
 	}
 }
 
-static void ordma_qpx_set_ops(struct ordma_qp *qp);
-
 #define ORDMA_QP_INIT_ATTR_MASK                                        \
 	(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS |          \
 	 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
@@ -1055,21 +1078,16 @@ int ordma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		.max_inline = qp->max_inline,
 		.qkey = qp->qkey,
 	};
-	uint32_t size = 1u << sq->log_size, head;
+	uint32_t head;
 	int ret = 0;
 
 	pthread_spin_lock(&sq->lock);
 	head = sq->head;
 	/* the device does not refuse WQEs in RESET; IBTA does */
-	if (ordma_qp_in_reset(qp)) {
+	if (ordma_qp_in_reset(qp))
 		ret = EINVAL;
-		*bad_wr = wr;
-		goto out;
-	}
-	for (; wr; wr = wr->next) {
-		uint32_t tail = __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE);
-
-		if (head - tail >= size) {
+	for (; wr && !ret; wr = wr->next) {
+		if (ordma_wq_full(sq, head)) {
 			ret = ENOMEM;
 			break;
 		}
@@ -1084,131 +1102,95 @@ int ordma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 					   sq->wqe_shift, wr, &p);
 		if (ret)
 			break;
-		sq->wrid[head & (size - 1)] = wr->wr_id;
-		head++;
+		ordma_wq_set_wrid(sq, head++, wr->wr_id);
 	}
 	if (ret)
 		*bad_wr = wr;
-	if (head != sq->head) {
-		/* WQEs in memory before the device hears of them */
-		udma_to_device_barrier();
-		__atomic_store_n(&sq->head, head, __ATOMIC_RELEASE);
-		ordma_ring_db(ctx, ORDMA_DB_SQ, qp->qpn, head, 0);
-	}
-out:
+	ordma_wq_publish(ctx, sq, ORDMA_DB_SQ, qp->qpn, head);
 	pthread_spin_unlock(&sq->lock);
 	return ret;
 }
 
 /*
  * Extended posting (ibv_wr_*).  wr_start takes the SQ lock and
- * wr_complete or wr_abort drops it.  Each wr_<opcode> call stages a work
- * request (wr_id and wr_flags read from the ibv_qp_ex at that point);
- * the setters that follow fill in its SGEs, inline data or UD address;
- * it is encoded into its slot by ordma_build_send_wqe, the encoder of
- * ibv_post_send, when the next one starts or at wr_complete.  The first
- * error (queue full, bad setter, too many SGEs, inline too long, an
- * opcode the QP type lacks) is latched: the rest of the batch is ignored
- * and wr_complete returns it, posting nothing of the batch.  Otherwise
+ * wr_complete or wr_abort drops it.  Each wr_<opcode> call starts a work
+ * request in the batch's next slot (wr_id and wr_flags read from the
+ * ibv_qp_ex at that point) and the setters that follow add its SGEs,
+ * inline data or UD address, all with the segment encoders of
+ * ibv_post_send.  A request is checked when the next one starts or at
+ * wr_complete.  The first error (queue full, bad setter, too many SGEs,
+ * inline too long, an opcode the QP type lacks) is latched: the rest of
+ * the batch is ignored and wr_complete returns it with the SQ's head
+ * where wr_start found it, so nothing of the batch is rung.  Otherwise
  * wr_complete publishes the new head with one barrier and one doorbell.
  */
 static void ordma_qpx_latch(struct ordma_qp *qp, int err)
 {
+	if (!err)
+		return;
 	if (!qp->x.err)
 		qp->x.err = err;
-	qp->x.pending = false;
+	qp->x.wqe = NULL;
 }
 
-/* Encodes the staged work request into the next slot of the batch. */
-static void ordma_qpx_encode(struct ordma_qp *qp)
+/* Ends the request being built: checked, it takes its slot. */
+static void ordma_qpx_finish(struct ordma_qp *qp)
 {
 	struct ordma_qpx *x = &qp->x;
-	struct ordma_wq *sq = &qp->sq;
-	struct ordma_send_params p = {
-		.ud = qp->ud,
-		.uc = qp->uc,
-		.sig_all = qp->sig_all,
-		.max_sge = sq->max_sge,
-		.max_inline = qp->max_inline,
-		.qkey = qp->qkey,
-		.ah_handle = x->ah_handle,
-	};
-	int ret;
+	int err;
 
-	if (!x->pending)
+	if (!x->wqe)
 		return;
-	x->pending = false;
-	if (qp->ud && !x->have_ah) {
-		ordma_qpx_latch(qp, EINVAL);
-		return;
-	}
-	switch (x->wr.opcode) {
-	case IBV_WR_FLUSH:
-		ret = ordma_build_flush_wqe(ordma_wq_slot(sq, x->head),
-					    x->wr.send_flags, qp->sig_all,
-					    x->wr.wr.rdma.rkey,
-					    x->wr.wr.rdma.remote_addr,
-					    x->flush_len, x->flush_type,
-					    x->flush_level);
-		break;
-	case IBV_WR_ATOMIC_WRITE:
-		ordma_build_atomic_write_wqe(ordma_wq_slot(sq, x->head),
-					     x->wr.send_flags, qp->sig_all,
-					     x->wr.wr.rdma.rkey,
-					     x->wr.wr.rdma.remote_addr, x->inl);
-		ret = 0;
-		break;
-	default:
-		ret = ordma_build_send_wqe(ordma_wq_slot(sq, x->head),
-					   sq->wqe_shift, &x->wr, &p);
-		break;
-	}
-	if (ret) {
-		ordma_qpx_latch(qp, ret);
+	if (x->no_data)
+		ordma_wqe_set_sges(x->wqe, qp->sq.wqe_shift, 0, NULL, 0);
+	err = x->need_ah ? EINVAL : ordma_wqe_check(x->wqe);
+	if (err) {
+		ordma_qpx_latch(qp, err);
 		return;
 	}
-	sq->wrid[x->head & ((1u << sq->log_size) - 1)] = x->wr.wr_id;
+	x->wqe = NULL;
 	x->head++;
 }
 
-/* Stages a new work request of opcode op; NULL once the batch failed. */
-static struct ibv_send_wr *ordma_qpx_begin(struct ibv_qp_ex *ibqpx,
-					   enum ibv_wr_opcode op)
+/* Starts a request of opcode op; NULL once the batch failed. */
+static struct ordma_send_wqe *ordma_qpx_begin(struct ibv_qp_ex *ibqpx,
+					      enum ibv_wr_opcode op)
 {
 	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
 	struct ordma_qpx *x = &qp->x;
-	uint32_t tail;
+	unsigned int flags = ibqpx->wr_flags;
+	int opcode;
 
-	ordma_qpx_encode(qp);
+	ordma_qpx_finish(qp);
 	if (x->err)
 		return NULL;
-	tail = __atomic_load_n(&qp->sq.tail, __ATOMIC_ACQUIRE);
-	if (x->head - tail >= (1u << qp->sq.log_size)) {
+	if (ordma_wq_full(&qp->sq, x->head)) {
 		ordma_qpx_latch(qp, ENOMEM);
 		return NULL;
 	}
-	if (ibqpx->wr_flags & ~(unsigned int)ORDMA_QPX_WR_FLAGS) {
+	opcode = ordma_wqe_opcode(op, qp->ud, qp->uc);
+	if (opcode < 0 || flags & ~(unsigned int)ORDMA_QPX_WR_FLAGS) {
 		ordma_qpx_latch(qp, EINVAL);
 		return NULL;
 	}
-	memset(&x->wr, 0, sizeof(x->wr));
-	x->wr.wr_id = ibqpx->wr_id;
-	x->wr.opcode = op;
-	/* inline or not is decided by the data setter */
-	x->wr.send_flags = ibqpx->wr_flags & ~(unsigned int)IBV_SEND_INLINE;
-	x->wr.sg_list = x->sge;
-	x->have_ah = false;
-	x->pending = true;
-	return &x->wr;
+	x->need_ah = qp->ud;
+	x->no_data = opcode == ORDMA_WQE_FLUSH ||
+		     opcode == ORDMA_WQE_ATOMIC_WRITE;
+	/* FLUSH and ATOMIC WRITE take no solicited event */
+	if (x->no_data)
+		flags &= ~(unsigned int)IBV_SEND_SOLICITED;
+	x->wqe = ordma_wq_slot(&qp->sq, x->head);
+	ordma_wqe_set_ctrl(x->wqe, opcode, flags, qp->sig_all);
+	ordma_wq_set_wrid(&qp->sq, x->head, ibqpx->wr_id);
+	return x->wqe;
 }
 
-/* The staged work request for a setter; NULL (EINVAL latched) if none. */
-static struct ibv_send_wr *ordma_qpx_cur(struct ordma_qp *qp)
+/* The request a setter adds to; NULL (EINVAL latched) if none. */
+static struct ordma_send_wqe *ordma_qpx_cur(struct ordma_qp *qp)
 {
-	if (qp->x.pending)
-		return &qp->x.wr;
-	ordma_qpx_latch(qp, EINVAL);
-	return NULL;
+	if (!qp->x.wqe)
+		ordma_qpx_latch(qp, EINVAL);
+	return qp->x.wqe;
 }
 
 static void ordma_qpx_start(struct ibv_qp_ex *ibqpx)
@@ -1217,33 +1199,11 @@ static void ordma_qpx_start(struct ibv_qp_ex *ibqpx)
 
 	pthread_spin_lock(&qp->sq.lock);
 	qp->x.err = 0;
-	qp->x.pending = false;
+	qp->x.wqe = NULL;
 	qp->x.head = qp->sq.head;
 	/* as ibv_post_send: refused in RESET */
 	if (ordma_qp_in_reset(qp))
 		qp->x.err = EINVAL;
-}
-
-static int ordma_qpx_complete(struct ibv_qp_ex *ibqpx)
-{
-	struct ordma_context *ctx = to_ordma_ctx(ibqpx->qp_base.context);
-	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
-	struct ordma_wq *sq = &qp->sq;
-	int err;
-
-	ordma_qpx_encode(qp);
-	err = qp->x.err;
-	if (!err && qp->x.head != sq->head) {
-		/* WQEs in memory before the device hears of them */
-		udma_to_device_barrier();
-		__atomic_store_n(&sq->head, qp->x.head, __ATOMIC_RELEASE);
-		ordma_ring_db(ctx, ORDMA_DB_SQ, qp->qpn, qp->x.head, 0);
-	}
-	/* on error the slots written stay unannounced: the batch is gone */
-	qp->x.err = 0;
-	qp->x.pending = false;
-	pthread_spin_unlock(&sq->lock);
-	return err;
 }
 
 static void ordma_qpx_abort(struct ibv_qp_ex *ibqpx)
@@ -1251,8 +1211,23 @@ static void ordma_qpx_abort(struct ibv_qp_ex *ibqpx)
 	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
 
 	qp->x.err = 0;
-	qp->x.pending = false;
+	qp->x.wqe = NULL;
 	pthread_spin_unlock(&qp->sq.lock);
+}
+
+static int ordma_qpx_complete(struct ibv_qp_ex *ibqpx)
+{
+	struct ordma_context *ctx = to_ordma_ctx(ibqpx->qp_base.context);
+	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
+	int err;
+
+	ordma_qpx_finish(qp);
+	err = qp->x.err;
+	/* on error the slots written stay unannounced: the batch is gone */
+	if (!err)
+		ordma_wq_publish(ctx, &qp->sq, ORDMA_DB_SQ, qp->qpn, qp->x.head);
+	ordma_qpx_abort(ibqpx);
+	return err;
 }
 
 static void ordma_qpx_send(struct ibv_qp_ex *ibqpx)
@@ -1262,123 +1237,91 @@ static void ordma_qpx_send(struct ibv_qp_ex *ibqpx)
 
 static void ordma_qpx_send_imm(struct ibv_qp_ex *ibqpx, __be32 imm_data)
 {
-	struct ibv_send_wr *wr = ordma_qpx_begin(ibqpx, IBV_WR_SEND_WITH_IMM);
+	struct ordma_send_wqe *w = ordma_qpx_begin(ibqpx, IBV_WR_SEND_WITH_IMM);
 
-	if (wr)
-		wr->imm_data = imm_data;
+	if (w)
+		ordma_wqe_set_imm(w, imm_data);
 }
 
 static void ordma_qpx_send_inv(struct ibv_qp_ex *ibqpx,
 			       uint32_t invalidate_rkey)
 {
-	struct ibv_send_wr *wr = ordma_qpx_begin(ibqpx, IBV_WR_SEND_WITH_INV);
+	struct ordma_send_wqe *w = ordma_qpx_begin(ibqpx, IBV_WR_SEND_WITH_INV);
 
-	if (wr)
-		wr->invalidate_rkey = invalidate_rkey;
-}
-
-static void ordma_qpx_rdma(struct ibv_qp_ex *ibqpx, enum ibv_wr_opcode op,
-			   uint32_t rkey, uint64_t remote_addr, __be32 imm)
-{
-	struct ibv_send_wr *wr = ordma_qpx_begin(ibqpx, op);
-
-	if (!wr)
-		return;
-	wr->wr.rdma.rkey = rkey;
-	wr->wr.rdma.remote_addr = remote_addr;
-	wr->imm_data = imm;
+	if (w)
+		ordma_wqe_set_inv(w, invalidate_rkey);
 }
 
 static void ordma_qpx_rdma_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 				 uint64_t remote_addr)
 {
-	ordma_qpx_rdma(ibqpx, IBV_WR_RDMA_WRITE, rkey, remote_addr, 0);
+	struct ordma_send_wqe *w = ordma_qpx_begin(ibqpx, IBV_WR_RDMA_WRITE);
+
+	if (w)
+		ordma_wqe_set_rdma(w, rkey, remote_addr);
 }
 
 static void ordma_qpx_rdma_write_imm(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 				     uint64_t remote_addr, __be32 imm_data)
 {
-	ordma_qpx_rdma(ibqpx, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, remote_addr,
-		       imm_data);
+	struct ordma_send_wqe *w = ordma_qpx_begin(ibqpx,
+						   IBV_WR_RDMA_WRITE_WITH_IMM);
+
+	if (!w)
+		return;
+	ordma_wqe_set_imm(w, imm_data);
+	ordma_wqe_set_rdma(w, rkey, remote_addr);
 }
 
 static void ordma_qpx_rdma_read(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 				uint64_t remote_addr)
 {
-	ordma_qpx_rdma(ibqpx, IBV_WR_RDMA_READ, rkey, remote_addr, 0);
-}
+	struct ordma_send_wqe *w = ordma_qpx_begin(ibqpx, IBV_WR_RDMA_READ);
 
-static void ordma_qpx_atomic(struct ibv_qp_ex *ibqpx, enum ibv_wr_opcode op,
-			     uint32_t rkey, uint64_t remote_addr,
-			     uint64_t compare_add, uint64_t swap)
-{
-	struct ibv_send_wr *wr = ordma_qpx_begin(ibqpx, op);
-
-	if (!wr)
-		return;
-	wr->wr.atomic.rkey = rkey;
-	wr->wr.atomic.remote_addr = remote_addr;
-	wr->wr.atomic.compare_add = compare_add;
-	wr->wr.atomic.swap = swap;
+	if (w)
+		ordma_wqe_set_rdma(w, rkey, remote_addr);
 }
 
 static void ordma_qpx_atomic_cmp_swp(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 				     uint64_t remote_addr, uint64_t compare,
 				     uint64_t swap)
 {
-	ordma_qpx_atomic(ibqpx, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, remote_addr,
-			 compare, swap);
+	struct ordma_send_wqe *w = ordma_qpx_begin(ibqpx,
+						   IBV_WR_ATOMIC_CMP_AND_SWP);
+
+	if (w)
+		ordma_wqe_set_atomic(w, rkey, remote_addr, compare, swap);
 }
 
 static void ordma_qpx_atomic_fetch_add(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 				       uint64_t remote_addr, uint64_t add)
 {
-	ordma_qpx_atomic(ibqpx, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, remote_addr,
-			 add, 0);
-}
+	struct ordma_send_wqe *w = ordma_qpx_begin(ibqpx,
+						   IBV_WR_ATOMIC_FETCH_AND_ADD);
 
-/* RC only; UD and UC refuse these opcodes */
-static bool ordma_qpx_rc_only(struct ordma_qp *qp)
-{
-	if (!qp->ud && !qp->uc)
-		return true;
-	ordma_qpx_latch(qp, EINVAL);
-	return false;
+	if (w)
+		ordma_wqe_set_atomic(w, rkey, remote_addr, add, 0);
 }
 
 static void ordma_qpx_atomic_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 				   uint64_t remote_addr, const void *atomic_wr)
 {
-	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
-	struct ibv_send_wr *wr;
+	struct ordma_send_wqe *w = ordma_qpx_begin(ibqpx, IBV_WR_ATOMIC_WRITE);
 
-	if (!ordma_qpx_rc_only(qp))
-		return;
-	wr = ordma_qpx_begin(ibqpx, IBV_WR_ATOMIC_WRITE);
-	if (!wr)
-		return;
-	wr->wr.rdma.rkey = rkey;
-	wr->wr.rdma.remote_addr = remote_addr;
-	memcpy(qp->x.inl, atomic_wr, 8);
+	if (w)
+		ordma_wqe_set_atomic_write(w, rkey, remote_addr, atomic_wr);
 }
 
 static void ordma_qpx_flush(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 			    uint64_t remote_addr, size_t len, uint8_t type,
 			    uint8_t level)
 {
-	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
-	struct ibv_send_wr *wr;
+	struct ordma_send_wqe *w = ordma_qpx_begin(ibqpx, IBV_WR_FLUSH);
 
-	if (!ordma_qpx_rc_only(qp))
-		return;
-	wr = ordma_qpx_begin(ibqpx, IBV_WR_FLUSH);
-	if (!wr)
-		return;
-	wr->wr.rdma.rkey = rkey;
-	wr->wr.rdma.remote_addr = remote_addr;
-	qp->x.flush_len = len;
-	qp->x.flush_type = type;
-	qp->x.flush_level = level;
+	if (w)
+		ordma_qpx_latch(to_ordma_qpx(ibqpx),
+				ordma_wqe_set_flush(w, rkey, remote_addr, len,
+						    type, level));
 }
 
 /* The rkey a type 2 window gets is the caller's to track, as with
@@ -1388,13 +1331,11 @@ static void ordma_qpx_bind_mw(struct ibv_qp_ex *ibqpx, struct ibv_mw *mw,
 			      uint32_t rkey,
 			      const struct ibv_mw_bind_info *bind_info)
 {
-	struct ibv_send_wr *wr = ordma_qpx_begin(ibqpx, IBV_WR_BIND_MW);
+	struct ordma_send_wqe *w = ordma_qpx_begin(ibqpx, IBV_WR_BIND_MW);
 
-	if (!wr)
-		return;
-	wr->bind_mw.mw = mw;
-	wr->bind_mw.rkey = rkey;
-	wr->bind_mw.bind_info = *bind_info;
+	if (w)
+		ordma_qpx_latch(to_ordma_qpx(ibqpx),
+				ordma_wqe_set_bind_mw(w, mw, rkey, bind_info));
 }
 
 /* Operations create_qp_ex refuses; reached only by calling them anyway */
@@ -1410,7 +1351,6 @@ static void ordma_qpx_send_tso(struct ibv_qp_ex *ibqpx, void *hdr,
 	ordma_qpx_latch(to_ordma_qpx(ibqpx), EOPNOTSUPP);
 }
 
-
 static void ordma_qpx_set_xrc_srqn(struct ibv_qp_ex *ibqpx,
 				   uint32_t remote_srqn)
 {
@@ -1421,52 +1361,37 @@ static void ordma_qpx_set_ud_addr(struct ibv_qp_ex *ibqpx, struct ibv_ah *ah,
 				  uint32_t remote_qpn, uint32_t remote_qkey)
 {
 	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
-	struct ibv_send_wr *wr = ordma_qpx_cur(qp);
+	struct ordma_send_wqe *w = ordma_qpx_cur(qp);
 
-	if (!wr)
+	if (!w)
 		return;
 	if (!qp->ud || !ah) {
 		ordma_qpx_latch(qp, EINVAL);
 		return;
 	}
-	wr->wr.ud.ah = ah;
-	wr->wr.ud.remote_qpn = remote_qpn;
-	wr->wr.ud.remote_qkey = remote_qkey;
-	qp->x.ah_handle = to_ordma_ah(ah)->handle;
-	qp->x.have_ah = true;
-}
-
-static void ordma_qpx_set_sge(struct ibv_qp_ex *ibqpx, uint32_t lkey,
-			      uint64_t addr, uint32_t length)
-{
-	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
-	struct ibv_send_wr *wr = ordma_qpx_cur(qp);
-
-	if (!wr)
-		return;
-	qp->x.sge[0].addr = addr;
-	qp->x.sge[0].length = length;
-	qp->x.sge[0].lkey = lkey;
-	wr->num_sge = 1;
-	wr->send_flags &= ~(unsigned int)IBV_SEND_INLINE;
+	ordma_wqe_set_ud(w, to_ordma_ah(ah)->handle, remote_qpn, remote_qkey,
+			 qp->qkey);
+	qp->x.need_ah = false;
 }
 
 static void ordma_qpx_set_sge_list(struct ibv_qp_ex *ibqpx, size_t num_sge,
 				   const struct ibv_sge *sg_list)
 {
 	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
-	struct ibv_send_wr *wr = ordma_qpx_cur(qp);
+	struct ordma_send_wqe *w = ordma_qpx_cur(qp);
 
-	if (!wr)
-		return;
-	if (num_sge > qp->sq.max_sge) {
-		ordma_qpx_latch(qp, EINVAL);
-		return;
-	}
-	if (num_sge)
-		memcpy(qp->x.sge, sg_list, num_sge * sizeof(*sg_list));
-	wr->num_sge = num_sge;
-	wr->send_flags &= ~(unsigned int)IBV_SEND_INLINE;
+	if (w)
+		ordma_qpx_latch(qp, ordma_wqe_set_sges(w, qp->sq.wqe_shift,
+						       qp->sq.max_sge,
+						       sg_list, num_sge));
+}
+
+static void ordma_qpx_set_sge(struct ibv_qp_ex *ibqpx, uint32_t lkey,
+			      uint64_t addr, uint32_t length)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	ordma_qpx_set_sge_list(ibqpx, 1, &sge);
 }
 
 static void ordma_qpx_set_inline_data_list(struct ibv_qp_ex *ibqpx,
@@ -1474,22 +1399,18 @@ static void ordma_qpx_set_inline_data_list(struct ibv_qp_ex *ibqpx,
 					   const struct ibv_data_buf *buf_list)
 {
 	struct ordma_qp *qp = to_ordma_qpx(ibqpx);
-	struct ibv_send_wr *wr = ordma_qpx_cur(qp);
-	uint32_t len;
+	struct ordma_send_wqe *w = ordma_qpx_cur(qp);
+	size_t i;
 
-	if (!wr)
+	if (!w)
 		return;
-	if (ordma_gather_bufs(qp->x.inl, qp->max_inline, buf_list, num_buf,
-			      &len)) {
-		ordma_qpx_latch(qp, EINVAL);
-		return;
-	}
-	/* the encoder copies it on into the WQE */
-	qp->x.sge[0].addr = (uintptr_t)qp->x.inl;
-	qp->x.sge[0].length = len;
-	qp->x.sge[0].lkey = 0;
-	wr->num_sge = 1;
-	wr->send_flags |= IBV_SEND_INLINE;
+	ordma_wqe_start_inline(w);
+	for (i = 0; i < num_buf; i++)
+		if (ordma_wqe_add_inline(w, qp->sq.wqe_shift, qp->max_inline,
+					 buf_list[i].addr, buf_list[i].length)) {
+			ordma_qpx_latch(qp, EINVAL);
+			return;
+		}
 }
 
 static void ordma_qpx_set_inline_data(struct ibv_qp_ex *ibqpx, void *addr,
@@ -1500,7 +1421,7 @@ static void ordma_qpx_set_inline_data(struct ibv_qp_ex *ibqpx, void *addr,
 	ordma_qpx_set_inline_data_list(ibqpx, 1, &buf);
 }
 
-static void ordma_qpx_set_ops(struct ordma_qp *qp)
+void ordma_qpx_set_ops(struct ordma_qp *qp)
 {
 	struct ibv_qp_ex *x = &qp->vqp.qp_ex;
 
@@ -1536,25 +1457,19 @@ int ordma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct ordma_context *ctx = to_ordma_ctx(ibqp->context);
 	struct ordma_qp *qp = to_ordma_qp(ibqp);
 	struct ordma_wq *rq = &qp->rq;
-	uint32_t size, head;
+	uint32_t head;
 	int ret = 0;
 
 	if (qp->srq) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	size = 1u << rq->log_size;
 	pthread_spin_lock(&rq->lock);
 	head = rq->head;
-	if (ordma_qp_in_reset(qp)) {
+	if (ordma_qp_in_reset(qp))
 		ret = EINVAL;
-		*bad_wr = wr;
-		goto out;
-	}
-	for (; wr; wr = wr->next) {
-		uint32_t tail = __atomic_load_n(&rq->tail, __ATOMIC_ACQUIRE);
-
-		if (head - tail >= size) {
+	for (; wr && !ret; wr = wr->next) {
+		if (ordma_wq_full(rq, head)) {
 			ret = ENOMEM;
 			break;
 		}
@@ -1562,17 +1477,11 @@ int ordma_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 					   rq->wqe_shift, wr, rq->max_sge);
 		if (ret)
 			break;
-		rq->wrid[head & (size - 1)] = wr->wr_id;
-		head++;
+		ordma_wq_set_wrid(rq, head++, wr->wr_id);
 	}
 	if (ret)
 		*bad_wr = wr;
-	if (head != rq->head) {
-		udma_to_device_barrier();
-		__atomic_store_n(&rq->head, head, __ATOMIC_RELEASE);
-		ordma_ring_db(ctx, ORDMA_DB_RQ, qp->qpn, head, 0);
-	}
-out:
+	ordma_wq_publish(ctx, rq, ORDMA_DB_RQ, qp->qpn, head);
 	pthread_spin_unlock(&rq->lock);
 	return ret;
 }
