@@ -433,9 +433,6 @@ DEVICE_TEST(cqes_of_a_reset_or_destroyed_qp_are_cleaned, clean_tests)
 DEVICE_TEST(ud_sends_flushed_srq_receives_kept, ud_srq_tests)
 DEVICE_TEST(extended_cq_polls_flushed_sends, cq_ex_tests)
 
-/* in ordma_test.c, for a program with its own main() */
-int ordma_test_main(int argc, char **argv);
-
 /* The one argument names the device (default: the first) */
 int main(int argc, char **argv)
 {
