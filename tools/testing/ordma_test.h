@@ -31,6 +31,8 @@ struct ordma_test {
 };
 
 void ordma_test_register(struct ordma_test *test);
+/* Run the registered tests; a program with its own main() calls it. */
+int ordma_test_main(int argc, char **argv);
 
 #define ORDMA_TEST_REGISTER(fn_name)					\
 	static struct ordma_test ordma_test_desc_##fn_name = {		\
