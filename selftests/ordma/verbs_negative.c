@@ -40,8 +40,7 @@ struct pair {
 	struct ibv_qp *qb;	/* responder on side B */
 };
 
-static const char *dev_name[2];
-static int gid_index[2];
+static struct verbs_two_devs devs;
 static struct side A, B;
 
 static bool side_open(struct side *s, const char *name, int gid_idx)
@@ -73,8 +72,8 @@ static bool side_open(struct side *s, const char *name, int gid_idx)
 /* Both sides open; the fixture of every test. */
 static bool setup(void)
 {
-	return side_open(&A, dev_name[0], gid_index[0]) &&
-	       side_open(&B, dev_name[1], gid_index[1]);
+	return side_open(&A, devs.name[0], devs.gid_index[0]) &&
+	       side_open(&B, devs.name[1], devs.gid_index[1]);
 }
 
 static struct ibv_qp *qp_create(struct side *s)
@@ -353,16 +352,5 @@ TEST(reg_mr_with_remote_write_but_not_local_write_is_einval)
 
 int main(int argc, char **argv)
 {
-	if (argc < 5) {
-		fprintf(stderr, "usage: %s DEV_A GID_INDEX_A DEV_B GID_INDEX_B [TEST...]\n",
-			argv[0]);
-		return 2;
-	}
-	dev_name[0] = argv[1];
-	gid_index[0] = atoi(argv[2]);
-	dev_name[1] = argv[3];
-	gid_index[1] = atoi(argv[4]);
-	/* the rest are the runner's test name filters */
-	argv[4] = argv[0];
-	return ordma_test_main(argc - 4, argv + 4);
+	return verbs_two_devs_main(argc, argv, &devs);
 }

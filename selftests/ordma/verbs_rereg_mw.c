@@ -34,8 +34,7 @@ struct side {
 	struct ibv_mr *mr;	/* the first page */
 };
 
-static const char *dev_name[2];
-static int gid_index[2];
+static struct verbs_two_devs devs;
 static struct side A, B;
 
 static bool side_open(struct side *s, const char *name, int gid_idx,
@@ -65,8 +64,8 @@ static bool side_open(struct side *s, const char *name, int gid_idx,
 /* The fixture of every test: the MR on A, B connected to A */
 static bool setup(void)
 {
-	return side_open(&A, dev_name[0], gid_index[0], MR_ACCESS) &&
-	       side_open(&B, dev_name[1], gid_index[1], IBV_ACCESS_LOCAL_WRITE) &&
+	return side_open(&A, devs.name[0], devs.gid_index[0], MR_ACCESS) &&
+	       side_open(&B, devs.name[1], devs.gid_index[1], IBV_ACCESS_LOCAL_WRITE) &&
 	       !verbs_rc_qp_connect(A.qp, &A.dev, &B.dev, B.qp->qp_num,
 				    QP_ACCESS, 0) &&
 	       !verbs_rc_qp_connect(B.qp, &B.dev, &A.dev, A.qp->qp_num,
@@ -266,16 +265,5 @@ TEST(control_rereg_succeeds_once_the_windows_are_gone)
 
 int main(int argc, char **argv)
 {
-	if (argc < 5) {
-		fprintf(stderr, "usage: %s DEV_A GID_INDEX_A DEV_B GID_INDEX_B [TEST...]\n",
-			argv[0]);
-		return 2;
-	}
-	dev_name[0] = argv[1];
-	gid_index[0] = atoi(argv[2]);
-	dev_name[1] = argv[3];
-	gid_index[1] = atoi(argv[4]);
-	/* the rest are the runner's test name filters */
-	argv[4] = argv[0];
-	return ordma_test_main(argc - 4, argv + 4);
+	return verbs_two_devs_main(argc, argv, &devs);
 }

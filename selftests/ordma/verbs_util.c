@@ -25,6 +25,22 @@ uint64_t verbs_now_ms(void)
 	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
 }
 
+int verbs_two_devs_main(int argc, char **argv, struct verbs_two_devs *devs)
+{
+	if (argc < 5) {
+		fprintf(stderr, "usage: %s DEV_A GID_INDEX_A DEV_B GID_INDEX_B [TEST...]\n",
+			argv[0]);
+		return 2;
+	}
+	devs->name[0] = argv[1];
+	devs->gid_index[0] = atoi(argv[2]);
+	devs->name[1] = argv[3];
+	devs->gid_index[1] = atoi(argv[4]);
+	/* the rest are the runner's test name filters */
+	argv[4] = argv[0];
+	return ordma_test_main(argc - 4, argv + 4);
+}
+
 static struct ibv_context *open_by_name(const char *name)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);

@@ -33,6 +33,18 @@ struct verbs_dev {
 
 uint64_t verbs_now_ms(void);
 
+/* The two cabled devices of a program run as DEV_A GIDX_A DEV_B GIDX_B */
+struct verbs_two_devs {
+	const char *name[2];
+	int gid_index[2];
+};
+
+/*
+ * main() of such a program: fill @devs from the arguments, then run the
+ * tests (further arguments select tests by name).
+ */
+int verbs_two_devs_main(int argc, char **argv, struct verbs_two_devs *devs);
+
 /* Open RDMA device @name with a PD and a 64-entry CQ; 0 or -1 (errno). */
 int verbs_dev_open(struct verbs_dev *dev, const char *name, int gid_index);
 
