@@ -7,10 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ordma_require_device
-P=${ORDMA_PROVIDER_DIR:-}
-[ -n "$P" ] && [ -d "$P/lib" ] || ktap_skip_all "no ordma provider build (ORDMA_PROVIDER_DIR)"
-export LD_LIBRARY_PATH=$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-bin() { if [ -x "$P/bin/$1" ]; then echo "$P/bin/$1"; else command -v "$1"; fi; }
+ordma_require_provider
 
 devs=$(ordma_pci_devs)
 ndev=$(echo "$devs" | wc -l)

@@ -26,13 +26,7 @@ mapfile -t devs < <(ordma_pci_devs)
 ktap_header
 ktap_set_plan $((1 + 1 + KV_CASES + 3))
 
-ordma_rdma_pair_up "${devs[0]}" "${devs[1]}" && setup_ok=1 || setup_ok=0
-if [ "$setup_ok" != 1 ]; then
-	ktap_test_fail "both NICs ACTIVE with an IPv4 RoCE v2 GID"
-	tap_skip_rest "no RDMA device pair"
-	ktap_finished
-fi
-ktap_test_pass "${ib[1]} (GID ${gidx[1]}) and ${ib[2]} (GID ${gidx[2]}) ACTIVE with IPv4 RoCE v2 GIDs"
+ordma_require_rdma_pair "${devs[0]}" "${devs[1]}"
 
 if [ ! -f "$KO" ]; then
 	ktap_test_fail "insmod $MOD: $KO not built (make modules)"

@@ -245,6 +245,16 @@ ordma_require_device() {
 	[ -n "$(ordma_pci_devs)" ] || ktap_skip_all "no ORDMA PCI function (1234:4f52)"
 }
 
+# Skip the whole test without an ordma provider build; else put its
+# libraries first (P is the build, `bin NAME` its tool NAME or the system's)
+ordma_require_provider() {
+	P=${ORDMA_PROVIDER_DIR:-}
+	[ -n "$P" ] && [ -d "$P/lib" ] || ktap_skip_all "no ordma provider build (ORDMA_PROVIDER_DIR)"
+	export LD_LIBRARY_PATH=$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+}
+
+bin() { if [ -x "$P/bin/$1" ]; then echo "$P/bin/$1"; else command -v "$1"; fi; }
+
 # The IPv4 RoCE v2 GID index of RDMA device $1 for address $2
 roce_v2_gid_index() {
 	local gid
@@ -286,4 +296,15 @@ ordma_rdma_pair_up() {
 		gidx[n]=$(roce_v2_gid_index "${ib[n]}" "$(ordma_test_ip "$n")")
 	done
 	return "$ok"
+}
+
+# ordma_require_rdma_pair BDF1 BDF2: ordma_rdma_pair_up as one result;
+# without the pair the rest of the plan is skipped and the test ends
+ordma_require_rdma_pair() {
+	if ! ordma_rdma_pair_up "$1" "$2"; then
+		ktap_test_fail "both NICs ACTIVE with an IPv4 RoCE v2 GID"
+		tap_skip_rest "no RDMA device pair"
+		ktap_finished
+	fi
+	ktap_test_pass "${ib[1]} (GID ${gidx[1]}) and ${ib[2]} (GID ${gidx[2]}) ACTIVE with IPv4 RoCE v2 GIDs"
 }

@@ -11,10 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ordma_require_device
-P=${ORDMA_PROVIDER_DIR:-}
-[ -n "$P" ] && [ -d "$P/lib" ] || ktap_skip_all "no ordma provider build (ORDMA_PROVIDER_DIR)"
-export LD_LIBRARY_PATH=$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-bin() { if [ -x "$P/bin/$1" ]; then echo "$P/bin/$1"; else command -v "$1"; fi; }
+ordma_require_provider
 NEG=${ORDMA_VERBS_NEGATIVE:-$ORDMA_REPO/build/bin/verbs_negative}
 NEG_CASES=15
 UDATA=${ORDMA_UVERBS_UDATA:-$ORDMA_REPO/build/bin/uverbs_udata}
@@ -31,13 +28,7 @@ ktap_set_plan $((2 + 16 + NEG_CASES + UDATA_CASES))
 tap_cmd "ib_uverbs loads" modprobe ib_uverbs
 ip link set dev lo up
 
-ordma_rdma_pair_up "${devs[0]}" "${devs[1]}" && setup_ok=1 || setup_ok=0
-if [ "$setup_ok" != 1 ]; then
-	ktap_test_fail "both NICs ACTIVE with an IPv4 RoCE v2 GID"
-	tap_skip_rest "no RDMA device pair"
-	ktap_finished
-fi
-ktap_test_pass "${ib[1]} (GID ${gidx[1]}) and ${ib[2]} (GID ${gidx[2]}) ACTIVE with IPv4 RoCE v2 GIDs"
+ordma_require_rdma_pair "${devs[0]}" "${devs[1]}"
 
 PORT=18515
 # run_pair NAME PATTERN TOOL ARGS...: the tool as server on NIC 1 and as

@@ -261,6 +261,22 @@ static bool expect_wc(struct side *s, uint64_t id, enum ibv_wc_status want,
 	return true;
 }
 
+/*
+ * A SEND of b1's page over pair p (q1 on b1, q2 on b2) into b2's page,
+ * cleared first: wr id for the SEND, id + 1 for the RECV.
+ */
+static bool send_works(struct pair *p, struct side *b1, struct side *b2,
+		       uint64_t id, char *why, size_t len)
+{
+	memset(b2->buf + PAGE, 0, PAGE);
+	return !post_recv(p->q2, (uintptr_t)b2->buf + PAGE, b2->mr->lkey,
+			  id + 1) &&
+	       !post_send(p->q1, IBV_WR_SEND, (uintptr_t)b1->buf + PAGE,
+			  b1->mr->lkey, 0, 0, id) &&
+	       expect_wc(b1, id, IBV_WC_SUCCESS, why, len) &&
+	       expect_wc(b2, id + 1, IBV_WC_SUCCESS, why, len);
+}
+
 /* ------------------------------------------------------------ process A */
 
 static void run_a(int in, const char *const *argv)
@@ -401,12 +417,7 @@ static void run_b(int in, const char *const *argv)
 
 	/* positive control: B's own QPs move B's own data */
 	keep = pair_up(&b1, &b2);
-	memset(b2.buf + PAGE, 0, PAGE);
-	ok = !post_recv(keep.q2, (uintptr_t)b2.buf + PAGE, b2.mr->lkey, 2) &&
-	     !post_send(keep.q1, IBV_WR_SEND, (uintptr_t)b1.buf + PAGE,
-			b1.mr->lkey, 0, 0, 1) &&
-	     expect_wc(&b1, 1, IBV_WC_SUCCESS, why, sizeof(why)) &&
-	     expect_wc(&b2, 2, IBV_WC_SUCCESS, why, sizeof(why));
+	ok = send_works(&keep, &b1, &b2, 1, why, sizeof(why));
 	if (ok && b2.buf[PAGE] != B_BYTE) {
 		ok = 0;
 		snprintf(why, sizeof(why), "the data did not arrive");
@@ -479,12 +490,7 @@ static void run_b(int in, const char *const *argv)
 	if (!get_line(in, line, sizeof(line), PIPE_MS) || strcmp(line, "check"))
 		exit(1);
 	/* B's first context is untouched by its second one's doorbell */
-	memset(b2.buf + PAGE, 0, PAGE);
-	ok = !post_recv(keep.q2, (uintptr_t)b2.buf + PAGE, b2.mr->lkey, 4) &&
-	     !post_send(keep.q1, IBV_WR_SEND, (uintptr_t)b1.buf + PAGE,
-			b1.mr->lkey, 0, 0, 3) &&
-	     expect_wc(&b1, 3, IBV_WC_SUCCESS, why, sizeof(why)) &&
-	     expect_wc(&b2, 4, IBV_WC_SUCCESS, why, sizeof(why));
+	ok = send_works(&keep, &b1, &b2, 3, why, sizeof(why));
 	report(CASE_B_OTHER_CONTEXT, ok, "%s", why);
 	say(to_parent, "D\n");
 	if (!get_line(in, line, sizeof(line), PIPE_MS))
