@@ -112,10 +112,9 @@ for t in "$@"; do
 	esac
 	printf '%-12s %s %4ss\n' "$name" "$verdict" "$secs" >>"$OUTDIR/summary.txt"
 done
-failed=$KTAP_CNT_FAIL
+ktap_print_msg "summary:"$'\n'"$(sed 's/^/  /' "$OUTDIR/summary.txt")"
 ktap_print_totals
+failed=$KTAP_CNT_FAIL
 unset KTAP_TEE
 (flatten "$@") >"$OUTDIR/summary.tap"
-echo "# summary:"
-sed 's/^/#   /' "$OUTDIR/summary.txt"
 [ "$failed" -eq 0 ]
