@@ -31,8 +31,6 @@ struct ordma_test {
 };
 
 void ordma_test_register(struct ordma_test *test);
-/* Run the registered tests; a program with its own main() calls it. */
-int ordma_test_main(int argc, char **argv);
 
 #define ORDMA_TEST_REGISTER(fn_name)					\
 	static struct ordma_test ordma_test_desc_##fn_name = {		\
@@ -60,6 +58,8 @@ void ordma_test_skip(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 /* Failed checks so far in the running test. */
 unsigned int ordma_test_failures(void);
+/* Runs the selected tests; for a program with its own main(). */
+int ordma_test_main(int argc, char **argv);
 
 #define CHECK(cond)	ordma_test_check(!!(cond), __FILE__, __LINE__, #cond)
 #define CHECK_EQ(got, want)						\
