@@ -57,28 +57,35 @@ $(DIAG): tools/diag/ordma-diag.c include/linux/ordma/ordma_hw.h firmware/fw_comp
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -Ifirmware -o $@ $<
 
+# The selftest programs: tests on the project's C runner, the helpers
+# they share, the program's own source first.
+SELFTEST_LIB := tools/testing/ordma_test.c tools/testing/ordma_test.h \
+	selftests/ordma/verbs_util.c selftests/ordma/verbs_util.h
+SELFTEST_LINK = -Itools/testing -Iselftests/ordma $(filter %.c,$^)
+
 # Negative verbs cases run by selftests/ordma/verbs.sh (libibverbs)
-$(VERBS_NEGATIVE): selftests/ordma/verbs_negative.c
+$(VERBS_NEGATIVE): selftests/ordma/verbs_negative.c $(SELFTEST_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $< -libverbs
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $(SELFTEST_LINK) -libverbs
 
 # Malformed udata and mmap requests (raw uverbs, no library)
-$(UVERBS_UDATA): selftests/ordma/uverbs_udata.c include/uapi/rdma/ordma-abi.h
+$(UVERBS_UDATA): selftests/ordma/uverbs_udata.c include/uapi/rdma/ordma-abi.h \
+		$(SELFTEST_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude/uapi -o $@ $<
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude/uapi -o $@ $(SELFTEST_LINK) -libverbs
 
 # Two unprivileged processes against each other's queues, MRs and
 # doorbells (libibverbs, raw uverbs, the hardware header)
 $(VERBS_ISOLATION): selftests/ordma/verbs_isolation.c include/uapi/rdma/ordma-abi.h \
-		include/linux/ordma/ordma_hw.h firmware/fw_compat.h
+		include/linux/ordma/ordma_hw.h firmware/fw_compat.h $(SELFTEST_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude/uapi -Iinclude -Ifirmware \
-		-o $@ $< -libverbs
+		-o $@ $(SELFTEST_LINK) -libverbs
 
 # rereg_mr of an MR with a bound memory window (libibverbs)
-$(VERBS_REREG_MW): selftests/ordma/verbs_rereg_mw.c
+$(VERBS_REREG_MW): selftests/ordma/verbs_rereg_mw.c $(SELFTEST_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $< -libverbs
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $(SELFTEST_LINK) -libverbs
 
 fw-build:
 	@if [ -f firmware/Makefile ]; then $(MAKE) -C firmware; \

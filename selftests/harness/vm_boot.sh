@@ -8,7 +8,8 @@
 # the distribution's RDMA stack (rdma_rxe, ibverbs utilities) works.
 . "$(dirname "$0")/../ordma/lib.sh"
 
-tap_begin 10
+ktap_header
+ktap_set_plan 10
 
 kver=$(uname -r)
 tap_eq "kernel release" "6.12.117+deb12-amd64" "$kver"
@@ -48,4 +49,4 @@ tap_match "rxe0 has the RoCE v2 GID of 192.0.2.1" "^[0-9]+ $(ipv4_to_gid 192.0.2
 	"$(ordma_gid_table rxe0)"
 rdma link delete rxe0
 
-tap_end
+ktap_finished

@@ -9,12 +9,13 @@
 . "$(dirname "$0")/lib.sh"
 
 ordma_require_device
-[ -x "$ORDMA_DIAG" ] || tap_skip_all "ordma-diag not built ($ORDMA_DIAG)"
+[ -x "$ORDMA_DIAG" ] || ktap_skip_all "ordma-diag not built ($ORDMA_DIAG)"
 bdf=$(ordma_pci_devs | head -n 1)
 [ -e "/sys/kernel/debug/ordma/$bdf/admin_cmd" ] ||
-	tap_skip_all "no /sys/kernel/debug/ordma/$bdf/admin_cmd"
+	ktap_skip_all "no /sys/kernel/debug/ordma/$bdf/admin_cmd"
 
-tap_begin 24
+ktap_header
+ktap_set_plan 24
 
 diag_field() { sed -n "s/^$1 //p" <<<"$2"; }
 health_errors() { diag_field cmd_errors "$(ordma_diag -d "$bdf" raw HEALTH 2>&1)"; }
@@ -33,10 +34,10 @@ expect() {
 	failed_cmds=$((failed_cmds + 1))
 	if [ "$rc" -eq 1 ] && [ "$(diag_field status "$out")" = "$status (${status_code[$status]})" ] &&
 		{ [ "$syndrome" = - ] || [ "$(diag_field syndrome "$out")" = "$syndrome" ]; }; then
-		tap_ok "$label"
+		ktap_test_pass "$label"
 	else
-		tap_fail "$label"
-		tap_diag "\$ ordma-diag -d $bdf $* (exit $rc)"$'\n'"$out"
+		ktap_test_fail "$label"
+		ktap_print_msg "\$ ordma-diag -d $bdf $* (exit $rc)"$'\n'"$out"
 	fi
 }
 declare -A status_code=([BAD_OPCODE]=1 [BAD_PARAM]=2 [BAD_HANDLE]=3)
@@ -70,10 +71,10 @@ out=$(ordma_diag -d "$bdf" resources 2>&1)
 types=$(awk 'NF == 3 && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/ && $2 <= $3 { print $1 }' <<<"$out" | paste -sd ' ')
 tap_eq "ordma-diag resources: in use and maximum of every object type" \
 	"uctx pd eq eth_ring gid cq qp srq mr mw ah mcast_grp mcast_attach" "$types" ||
-	tap_diag "$out"
+	ktap_print_msg "$out"
 
 out=$(ordma_diag -d "$bdf" query-fw 2>&1)
-tap_result $? "QUERY_FW still completes OK afterwards"
+ktap_test_result $? "QUERY_FW still completes OK afterwards"
 tap_match "QUERY_FW reports firmware major version 1" '^fw_version 1\.[0-9]+\.[0-9]+$' "$out"
 after=$(health_errors)
 tap_eq "HEALTH cmd_errors grew by the $failed_cmds failed commands" \
@@ -88,11 +89,11 @@ if [ -n "$nd" ]; then
 	ok=0
 	ip link set dev "$nd" mtu 1600 && [ "$(cat "/sys/class/net/$nd/mtu")" = 1600 ] &&
 		ip link set dev "$nd" mtu 1500 && ok=1
-	tap_result $((1 - ok)) "$nd still takes MTU changes (SET_PORT)"
+	ktap_test_result $((1 - ok)) "$nd still takes MTU changes (SET_PORT)"
 	tap_eq "$nd still has carrier" 1 "$(cat "/sys/class/net/$nd/carrier" 2>&1)"
 else
-	tap_fail "$bdf still has its netdev"
-	tap_skip "carrier" "no netdev"
+	ktap_test_fail "$bdf still has its netdev"
+	ktap_test_skip "carrier" "no netdev"
 fi
 
-tap_end
+ktap_finished

@@ -9,11 +9,12 @@
 
 ordma_require_device
 pgrep -x systemd-udevd >/dev/null || pgrep -x udevd >/dev/null ||
-	tap_skip_all "udevd is not running"
+	ktap_skip_all "udevd is not running"
 
 devs=$(ordma_pci_devs)
 ndev=$(echo "$devs" | wc -l)
-tap_begin $((4 + 5 * ndev))
+ktap_header
+ktap_set_plan $((4 + 5 * ndev))
 
 tap_cmd "ordma_core was loaded" test -d /sys/module/ordma_core
 tap_cmd "ordma_ib was loaded" test -d /sys/module/ordma_ib
@@ -35,15 +36,15 @@ for bdf in $devs; do
 		[ -e "$a" ] && aux=$a
 	done
 	if [ -z "$aux" ]; then
-		tap_fail "$bdf: has an auxiliary device ordma_core.rdma.N"
+		ktap_test_fail "$bdf: has an auxiliary device ordma_core.rdma.N"
 		tap_skip_rest "no auxiliary device"
-		tap_end
+		ktap_finished
 	fi
-	tap_ok "$bdf: has an auxiliary device $(basename "$aux")"
+	ktap_test_pass "$bdf: has an auxiliary device $(basename "$aux")"
 	tap_eq "$bdf: auxiliary modalias resolves to ordma_ib" ordma_ib \
 		"$(modprobe -R "$(sed -n 's/^MODALIAS=//p' "$aux/uevent")" 2>&1)"
 	tap_eq "$bdf: auxiliary device bound by ordma_ib" ordma_ib \
 		"$(basename "$(readlink -f "$aux/driver/module")")"
 done
 
-tap_end
+ktap_finished

@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ordma_require_device
-command -v setpci >/dev/null || tap_skip_all "no setpci"
+command -v setpci >/dev/null || ktap_skip_all "no setpci"
 bdf=$(ordma_pci_devs | tail -n 1)
 BAD_KMSG=$(grep -v '^#' "$SELFTEST_DIR/kmsg_fail_patterns" | paste -sd '|')
 
@@ -29,8 +29,9 @@ declared_dead() {
 }
 
 DBG=/sys/kernel/debug/ordma/$bdf
-[ -r "$DBG/regs" ] || tap_skip_all "no $DBG/regs (debugfs)"
-tap_begin 5
+[ -r "$DBG/regs" ] || ktap_skip_all "no $DBG/regs (debugfs)"
+ktap_header
+ktap_set_plan 5
 set_bus_master() { # 1 = on, 0 = off
 	local cmd
 	cmd=$(command_reg)
@@ -54,7 +55,7 @@ rebind() {
 kmsg_first=$(dmesg | wc -l)
 wait_for 60 has_ibdev
 bus_master
-tap_result $? "$bdf: bus mastering on while the device works"
+ktap_test_result $? "$bdf: bus mastering on while the device works"
 
 verdict=inconclusive
 for attempt in 1 2 3; do
@@ -71,7 +72,7 @@ for attempt in 1 2 3; do
 		break
 	fi
 	if declared_dead; then
-		tap_diag "attempt $attempt: the health poll came first; again"
+		ktap_print_msg "attempt $attempt: the health poll came first; again"
 		wait "$reader"
 		rebind
 		continue
@@ -86,21 +87,21 @@ for attempt in 1 2 3; do
 done
 wait "$reader"
 if [ "$verdict" = inconclusive ]; then
-	tap_skip "$bdf: bus mastering is off once the device is declared dead" \
+	ktap_test_skip "$bdf: bus mastering is off once the device is declared dead" \
 		"the health poll came first three times"
 else
 	[ "$verdict" = ok ]
-	tap_result $? "$bdf: bus mastering is off once the device is declared dead"
-	[ "$verdict" = ok ] || tap_diag "$verdict"
+	ktap_test_result $? "$bdf: bus mastering is off once the device is declared dead"
+	[ "$verdict" = ok ] || ktap_print_msg "$verdict"
 fi
 echo "$bdf" >/sys/bus/pci/drivers/ordma_core/unbind
 echo "$bdf" >/sys/bus/pci/drivers/ordma_core/bind
 wait_for 60 has_ibdev
-tap_result $? "$bdf: unbind and bind bring the RDMA device back"
+ktap_test_result $? "$bdf: unbind and bind bring the RDMA device back"
 bus_master
-tap_result $? "$bdf: bus mastering on again after the new probe"
+ktap_test_result $? "$bdf: bus mastering on again after the new probe"
 
 bad=$(dmesg | tail -n +$((kmsg_first + 1)) | grep -E "$BAD_KMSG")
 tap_eq "no oops, warning or BUG in the kernel log" "" "$bad"
 
-tap_end
+ktap_finished

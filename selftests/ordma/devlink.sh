@@ -10,7 +10,8 @@
 ordma_require_device
 devs=$(ordma_pci_devs)
 ndev=$(echo "$devs" | wc -l)
-tap_begin $((6 * ndev))
+ktap_header
+ktap_set_plan $((6 * ndev))
 
 for bdf in $devs; do
 	tap_match "$bdf: devlink dev show lists pci/$bdf" "^pci/$bdf\$" "$(devlink dev show 2>&1)"
@@ -21,7 +22,7 @@ for bdf in $devs; do
 	if [ -n "$serial" ]; then
 		tap_eq "$bdf: serial_number is the device's ($serial)" "$serial" "$(field .serial_number)"
 	else
-		tap_skip "$bdf: serial_number" "serial of the device not known here"
+		ktap_test_skip "$bdf: serial_number" "serial of the device not known here"
 	fi
 	tap_eq "$bdf: board.id ORDMA-RNIC-V1" ORDMA-RNIC-V1 "$(field '.versions.fixed["board.id"]')"
 	running=$(field .versions.running.fw)
@@ -29,6 +30,6 @@ for bdf in $devs; do
 	fw=$(ordma_diag -d "$bdf" query-fw 2>&1 | sed -n 's/^fw_version //p')
 	tap_eq "$bdf: running fw version matches QUERY_FW" "${fw:-no answer from ordma-diag}" "$running"
 done
-[ "$(echo "$json" | head -c1)" = "{" ] || tap_diag "devlink output: $json"
+[ "$(echo "$json" | head -c1)" = "{" ] || ktap_print_msg "devlink output: $json"
 
-tap_end
+ktap_finished

@@ -20,11 +20,12 @@ BAD_KMSG=$(grep -v '^#' "$SELFTEST_DIR/kmsg_fail_patterns" | paste -sd '|')
 
 mapfile -t devs < <(ordma_pci_devs)
 ndev=${#devs[@]}
-[ "$ndev" -ge 1 ] || tap_skip_all "no ORDMA function"
-[ -f "$KO" ] || tap_skip_all "$KO not built (make modules)"
+[ "$ndev" -ge 1 ] || ktap_skip_all "no ORDMA function"
+[ -f "$KO" ] || ktap_skip_all "$KO not built (make modules)"
 first=${devs[0]}
 
-tap_begin 12
+ktap_header
+ktap_set_plan 12
 
 counts() { # "add_passed add_failed remove_passed remove_failed"
 	echo "$(cat $PARAMS/add_passed) $(cat $PARAMS/add_failed)" \
@@ -48,7 +49,7 @@ kmsg_lines=$(dmesg | wc -l)
 wait_for 60 all_ibdevs
 if ! tap_cmd "insmod $MOD with $ndev ORDMA RDMA devices" timeout 120 insmod "$KO"; then
 	tap_skip_rest "test module not loaded"
-	tap_end
+	ktap_finished
 fi
 tap_eq "completion event in add for the devices already registered" \
 	"$ndev 0 0 0" "$(counts)"
@@ -56,14 +57,14 @@ tap_eq "completion event in add for the devices already registered" \
 # Removal: the client's remove runs inside ib_unregister_device().
 tap_cmd "rmmod ordma_ib" timeout 120 rmmod ordma_ib
 wait_for 30 no_ibdevs
-tap_result $? "the ORDMA RDMA devices are gone"
+ktap_test_result $? "the ORDMA RDMA devices are gone"
 tap_eq "completion event in remove during ib_unregister_device (rmmod)" \
 	"$ndev 0 $ndev 0" "$(counts)"
 
 # Registration: the client's add runs inside ib_register_device().
 tap_cmd "modprobe ordma_ib" timeout 120 modprobe ordma_ib
 wait_for 60 all_ibdevs
-tap_result $? "the ORDMA RDMA devices are back"
+ktap_test_result $? "the ORDMA RDMA devices are back"
 tap_eq "completion event in add during ib_register_device (modprobe)" \
 	"$((2 * ndev)) 0 $ndev 0" "$(counts)"
 
@@ -72,7 +73,7 @@ rc=0
 echo "$first" >/sys/bus/pci/drivers/ordma_core/unbind || rc=1
 echo "$first" >/sys/bus/pci/drivers/ordma_core/bind || rc=1
 wait_for 60 all_ibdevs || rc=1
-tap_result $rc "unbind and bind $first: its RDMA device is back"
+ktap_test_result $rc "unbind and bind $first: its RDMA device is back"
 tap_eq "completion events in remove and add around PCI unbind/bind" \
 	"$((2 * ndev + 1)) 0 $((ndev + 1)) 0" "$(counts)"
 
@@ -81,6 +82,6 @@ tap_cmd "rmmod $MOD" timeout 120 rmmod "$MOD"
 bad=$(dmesg | tail -n +$((kmsg_lines + 1)) | grep -E "$BAD_KMSG")
 tap_eq "no oops, warning or BUG in the kernel log" "" "$bad"
 log=$(dmesg | tail -n +$((kmsg_lines + 1)) | grep ordma_event_window)
-[ -z "$log" ] || tap_diag "$log"
+[ -z "$log" ] || ktap_print_msg "$log"
 
-tap_end
+ktap_finished

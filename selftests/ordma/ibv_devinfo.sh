@@ -7,14 +7,12 @@
 . "$(dirname "$0")/lib.sh"
 
 ordma_require_device
-P=${ORDMA_PROVIDER_DIR:-}
-[ -n "$P" ] && [ -d "$P/lib" ] || tap_skip_all "no ordma provider build (ORDMA_PROVIDER_DIR)"
-export LD_LIBRARY_PATH=$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-bin() { if [ -x "$P/bin/$1" ]; then echo "$P/bin/$1"; else command -v "$1"; fi; }
+ordma_require_provider
 
 devs=$(ordma_pci_devs)
 ndev=$(echo "$devs" | wc -l)
-tap_begin $((1 + 10 * ndev))
+ktap_header
+ktap_set_plan $((1 + 10 * ndev))
 
 # rdma-core's rdma-load-modules@rdma.service loads ib_uverbs on a full
 # system; this VM has no systemd.
@@ -27,7 +25,7 @@ for bdf in $devs; do
 	ib=$(ordma_ibdev "$bdf")
 	nd=$(ordma_netdev "$bdf")
 	if [ -z "$ib" ] || [ -z "$nd" ]; then
-		for _ in $(seq 10); do tap_skip "$bdf: ibv_devinfo" "no RDMA device or netdev"; done
+		for _ in $(seq 10); do ktap_test_skip "$bdf: ibv_devinfo" "no RDMA device or netdev"; done
 		continue
 	fi
 	ip link set dev "$nd" up
@@ -49,4 +47,4 @@ for bdf in $devs; do
 	tap_match "$ib: link_layer Ethernet" '^[[:space:]]+link_layer:[[:space:]]+Ethernet$' "$info"
 done
 
-tap_end
+ktap_finished

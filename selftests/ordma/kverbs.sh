@@ -21,22 +21,17 @@ KV_CASES=22
 BAD_KMSG=$(grep -v '^#' "$SELFTEST_DIR/kmsg_fail_patterns" | paste -sd '|')
 
 mapfile -t devs < <(ordma_pci_devs)
-[ "${#devs[@]}" -ge 2 ] || tap_skip_all "needs two ORDMA NICs cabled together"
+[ "${#devs[@]}" -ge 2 ] || ktap_skip_all "needs two ORDMA NICs cabled together"
 
-tap_begin $((1 + 1 + KV_CASES + 3))
+ktap_header
+ktap_set_plan $((1 + 1 + KV_CASES + 3))
 
-ordma_rdma_pair_up "${devs[0]}" "${devs[1]}" && setup_ok=1 || setup_ok=0
-if [ "$setup_ok" != 1 ]; then
-	tap_fail "both NICs ACTIVE with an IPv4 RoCE v2 GID"
-	tap_skip_rest "no RDMA device pair"
-	tap_end
-fi
-tap_ok "${ib[1]} (GID ${gidx[1]}) and ${ib[2]} (GID ${gidx[2]}) ACTIVE with IPv4 RoCE v2 GIDs"
+ordma_require_rdma_pair "${devs[0]}" "${devs[1]}"
 
 if [ ! -f "$KO" ]; then
-	tap_fail "insmod $MOD: $KO not built (make modules)"
+	ktap_test_fail "insmod $MOD: $KO not built (make modules)"
 	tap_skip_rest "test module not built"
-	tap_end
+	ktap_finished
 fi
 # A module left behind by an interrupted run
 grep -q "^$MOD " /proc/modules && rmmod "$MOD"
@@ -45,35 +40,23 @@ kmsg_lines=$(dmesg | wc -l)
 out=$(timeout 300 insmod "$KO" dev_a="${ib[1]}" dev_b="${ib[2]}" \
 	gid_index_a="${gidx[1]}" gid_index_b="${gidx[2]}" 2>&1)
 rc=$?
-tap_result "$rc" "insmod $MOD dev_a=${ib[1]} dev_b=${ib[2]}"
-[ "$rc" -eq 0 ] || tap_diag "$out"
+ktap_test_result "$rc" "insmod $MOD dev_a=${ib[1]} dev_b=${ib[2]}"
+[ "$rc" -eq 0 ] || ktap_print_msg "$out"
 
 # The module's lines of this run: after its last "begin"
 log=$(dmesg | tail -n +$((kmsg_lines + 1)) | sed -n 's/^.*ordma_kverbs: //p' |
 	awk '$0 == "begin" { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }')
-n=0 done_line=
-while IFS= read -r line; do
-	case $line in
-	"ok "*) [ "$n" -lt "$KV_CASES" ] && tap_ok "${line#ok * - }"; n=$((n + 1)) ;;
-	"not ok "*) [ "$n" -lt "$KV_CASES" ] && tap_fail "${line#not ok * - }"; n=$((n + 1)) ;;
-	"done "*) done_line=$line ;;
-	"# "*) tap_diag "${line#\# }" ;;
-	esac
-done <<<"$log"
-[ "$n" -le "$KV_CASES" ] || tap_diag "the module printed $n results, $KV_CASES expected"
-while [ "$n" -lt "$KV_CASES" ]; do
-	n=$((n + 1))
-	tap_fail "kernel verbs step $n did not run"
-done
+done_line=$(grep '^done ' <<<"$log" | tail -n 1)
+tap_cases ordma_kverbs "$KV_CASES" "$(grep -vE '^(begin$|done )' <<<"$log")"
 tap_match "the module ran its $KV_CASES steps, none failed" "^done $KV_CASES passed 0 failed\$" "${done_line:-no done line}"
 
 if grep -q "^$MOD " /proc/modules; then
 	tap_cmd "rmmod $MOD" rmmod "$MOD"
 else
-	tap_fail "rmmod $MOD: the module is not loaded"
+	ktap_test_fail "rmmod $MOD: the module is not loaded"
 fi
 
 bad=$(dmesg | tail -n +$((kmsg_lines + 1)) | grep -E "$BAD_KMSG")
 tap_eq "no kernel warnings during the run" "" "$bad"
 
-tap_end
+ktap_finished

@@ -21,7 +21,8 @@ TYPES="ctx pd cq qp srq mr cm_id"
 # (GIDs, for one, are added by a work item after ordma_ib registers).
 SETTLE_SECS=30
 PP_PORT=18999
-tap_begin 6
+ktap_header
+ktap_set_plan 6
 modprobe ib_uverbs
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
@@ -74,7 +75,7 @@ reload() {
 	rmmod ordma_ib && modprobe ordma_ib && wait_for 60 all_back
 }
 reload
-tap_result $? "ordma_ib reloaded"
+ktap_test_result $? "ordma_ib reloaded"
 fresh=$(counts)
 tap_eq "the kernel holds the same objects as after a fresh load of ordma_ib" \
 	"$fresh" "$after_tests"
@@ -86,16 +87,16 @@ fresh_holds_as_much() {
 		[ -z "$(dev_growth "$fresh_dev" "$after_dev")" ]
 }
 if [ "$after_dev_ok" -ne 0 ] || [ -z "$after_dev" ]; then
-	tap_fail "the devices hold no more objects than after a fresh load of ordma_ib"
-	tap_diag "no QUERY_RESOURCES answer after the tests:"$'\n'"$after_dev"
+	ktap_test_fail "the devices hold no more objects than after a fresh load of ordma_ib"
+	ktap_print_msg "no QUERY_RESOURCES answer after the tests:"$'\n'"$after_dev"
 else
 	if wait_for "$SETTLE_SECS" fresh_holds_as_much; then
-		tap_ok "the devices hold no more objects than after a fresh load of ordma_ib"
-		tap_diag "objects the devices hold after the tests:"$'\n'"$after_dev"
+		ktap_test_pass "the devices hold no more objects than after a fresh load of ordma_ib"
+		ktap_print_msg "objects the devices hold after the tests:"$'\n'"$after_dev"
 	else
-		tap_fail "the devices hold no more objects than after a fresh load of ordma_ib"
-		tap_diag "grown:"$'\n'"$(dev_growth "$fresh_dev" "$after_dev")"
-		tap_diag "after the tests:"$'\n'"$after_dev"$'\n'"after the reload:"$'\n'"$fresh_dev"
+		ktap_test_fail "the devices hold no more objects than after a fresh load of ordma_ib"
+		ktap_print_msg "grown:"$'\n'"$(dev_growth "$fresh_dev" "$after_dev")"
+		ktap_print_msg "after the tests:"$'\n'"$after_dev"$'\n'"after the reload:"$'\n'"$fresh_dev"
 	fi
 fi
 
@@ -110,9 +111,9 @@ fi
 bdf1=${devs%%$'\n'*}
 ib1=$(ordma_ibdev "$bdf1")
 if [ -z "$pp" ] || [ -z "$ib1" ]; then
-	tap_skip "a process holding verbs objects shows as growth" "no ibv_rc_pingpong or provider"
-	tap_skip "the device's counts return once the process is gone" "no ibv_rc_pingpong or provider"
-	tap_end
+	ktap_test_skip "a process holding verbs objects shows as growth" "no ibv_rc_pingpong or provider"
+	ktap_test_skip "the device's counts return once the process is gone" "no ibv_rc_pingpong or provider"
+	ktap_finished
 fi
 
 baseline=$(dev_counts)
@@ -132,10 +133,10 @@ if wait_for "$SETTLE_SECS" holds_qp; then
 		grep -q "^$bdf1 $t " <<<"$grew" || missing+=" $t"
 	done
 	tap_eq "a process holding verbs objects shows as growth of the device's uctx, PD, CQ, QP and MR counts" \
-		"" "$missing" || tap_diag "growth reported:"$'\n'"$grew"
+		"" "$missing" || ktap_print_msg "growth reported:"$'\n'"$grew"
 else
-	tap_fail "a process holding verbs objects shows as growth of the device's uctx, PD, CQ, QP and MR counts"
-	tap_diag "ibv_rc_pingpong held no QP within $SETTLE_SECS s:"$'\n'"$(cat "$pp_log")"
+	ktap_test_fail "a process holding verbs objects shows as growth of the device's uctx, PD, CQ, QP and MR counts"
+	ktap_print_msg "ibv_rc_pingpong held no QP within $SETTLE_SECS s:"$'\n'"$(cat "$pp_log")"
 fi
 kill "$pp_pid" 2>/dev/null
 wait "$pp_pid" 2>/dev/null
@@ -145,10 +146,10 @@ back_to_baseline() {
 	now_dev=$(dev_counts) && [ -z "$(dev_growth "$baseline" "$now_dev")" ]
 }
 if wait_for "$SETTLE_SECS" back_to_baseline; then
-	tap_ok "the device's counts return once the process is gone"
+	ktap_test_pass "the device's counts return once the process is gone"
 else
-	tap_fail "the device's counts return once the process is gone"
-	tap_diag "still grown after $SETTLE_SECS s:"$'\n'"$(dev_growth "$baseline" "$now_dev")"
+	ktap_test_fail "the device's counts return once the process is gone"
+	ktap_print_msg "still grown after $SETTLE_SECS s:"$'\n'"$(dev_growth "$baseline" "$now_dev")"
 fi
 rm -f "$pp_log"
-tap_end
+ktap_finished

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 # shellcheck shell=bash
 #
-# Helpers for the ORDMA selftests: TAP output in kselftest style and
-# lookups of the ORDMA devices, their netdevs and RDMA devices.
+# Helpers for the ORDMA selftests: checks that report TAP results
+# through the shell test runner (tools/testing/ktap.sh) and lookups of
+# the ORDMA devices, their netdevs and RDMA devices.
 # Sourced by each test; tests run as root inside the test VM (or on any
 # machine with an ORDMA NIC).
 #
@@ -12,75 +13,19 @@
 #   ORDMA_DIAG  path of the ordma-diag binary
 #   ORDMA_PROVIDER_DIR  rdma-core build with the ordma provider (lib/)
 
-KSFT_PASS=0
-KSFT_FAIL=1
-KSFT_SKIP=4
-
 ORDMA_VENDOR=0x1234
 ORDMA_DEVICE=0x4f52
 SELFTEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ORDMA_REPO=${ORDMA_REPO:-$(cd "$SELFTEST_DIR/../.." && pwd)}
+# TAP output and counting: ktap_header, ktap_set_plan, ktap_test_pass,
+# ktap_test_fail, ktap_test_skip, ktap_test_result, ktap_print_msg,
+# ktap_skip_all, ktap_finished
+# shellcheck source=/dev/null # the repository may be elsewhere in the VM
+. "$ORDMA_REPO/tools/testing/ktap.sh"
 if [ -z "${ORDMA_DIAG:-}" ]; then
 	ORDMA_DIAG=$ORDMA_REPO/build/bin/ordma-diag
 	[ -x "$ORDMA_DIAG" ] || ORDMA_DIAG=$(command -v ordma-diag || echo "$ORDMA_DIAG")
 fi
-
-_tap_plan=0
-_tap_count=0
-_tap_pass=0
-_tap_fail=0
-_tap_skip=0
-
-# tap_begin N: start a test with N planned results
-tap_begin() {
-	_tap_plan=$1
-	echo "TAP version 13"
-	echo "1..$_tap_plan"
-}
-
-tap_diag() {
-	local l
-	while IFS= read -r l; do
-		echo "# $l"
-	done <<<"$*"
-}
-
-tap_ok() {
-	_tap_count=$((_tap_count + 1))
-	_tap_pass=$((_tap_pass + 1))
-	_tap_last_fail=0
-	echo "ok $_tap_count - $*"
-}
-
-tap_fail() {
-	_tap_count=$((_tap_count + 1))
-	_tap_fail=$((_tap_fail + 1))
-	_tap_last_fail=1
-	echo "not ok $_tap_count - $*"
-}
-
-# tap_last_failed: 1 if the last result reported was a failure
-tap_last_failed() {
-	echo "${_tap_last_fail:-0}"
-}
-
-# tap_skip DESC REASON
-tap_skip() {
-	_tap_count=$((_tap_count + 1))
-	_tap_skip=$((_tap_skip + 1))
-	echo "ok $_tap_count - $1 # SKIP $2"
-}
-
-# tap_result STATUS DESC: ok if STATUS is 0
-tap_result() {
-	local rc=$1
-	shift
-	if [ "$rc" -eq 0 ]; then
-		tap_ok "$@"
-	else
-		tap_fail "$@"
-	fi
-}
 
 # tap_cmd DESC CMD...: ok if CMD succeeds; its output is shown on failure
 tap_cmd() {
@@ -88,18 +33,18 @@ tap_cmd() {
 	shift
 	out=$("$@" 2>&1)
 	rc=$?
-	tap_result "$rc" "$desc"
-	[ "$rc" -eq 0 ] || tap_diag "\$ $* (exit $rc)"$'\n'"$out"
+	ktap_test_result "$rc" "$desc"
+	[ "$rc" -eq 0 ] || ktap_print_msg "\$ $* (exit $rc)"$'\n'"$out"
 	return "$rc"
 }
 
 # tap_eq DESC EXPECTED ACTUAL
 tap_eq() {
 	if [ "$2" = "$3" ]; then
-		tap_ok "$1"
+		ktap_test_pass "$1"
 	else
-		tap_fail "$1"
-		tap_diag "expected '$2', got '$3'"
+		ktap_test_fail "$1"
+		ktap_print_msg "expected '$2', got '$3'"
 	fi
 	[ "$2" = "$3" ]
 }
@@ -107,37 +52,19 @@ tap_eq() {
 # tap_match DESC REGEX TEXT: ok if TEXT has a line matching REGEX (ERE)
 tap_match() {
 	if grep -qE -- "$2" <<<"$3"; then
-		tap_ok "$1"
+		ktap_test_pass "$1"
 		return 0
 	fi
-	tap_fail "$1"
-	tap_diag "no line matches /$2/ in:"$'\n'"$3"
+	ktap_test_fail "$1"
+	ktap_print_msg "no line matches /$2/ in:"$'\n'"$3"
 	return 1
 }
 
 # tap_skip_rest REASON: mark every result not yet reported as skipped
 tap_skip_rest() {
-	while [ "$_tap_count" -lt "$_tap_plan" ]; do
-		tap_skip "not run" "$1"
+	while [ "$KTAP_TESTNUM" -lt "$KTAP_PLAN" ]; do
+		ktap_test_skip "not run" "$1"
 	done
-}
-
-# tap_skip_all REASON: the whole test does not apply here
-tap_skip_all() {
-	echo "TAP version 13"
-	echo "1..0 # SKIP $1"
-	exit $KSFT_SKIP
-}
-
-tap_end() {
-	echo "# totals: pass:$_tap_pass fail:$_tap_fail skip:$_tap_skip"
-	if [ "$_tap_count" -ne "$_tap_plan" ]; then
-		echo "# planned $_tap_plan results but reported $_tap_count"
-		exit $KSFT_FAIL
-	fi
-	[ "$_tap_fail" -eq 0 ] || exit $KSFT_FAIL
-	[ "$_tap_pass" -eq 0 ] && [ "$_tap_skip" -gt 0 ] && exit $KSFT_SKIP
-	exit $KSFT_PASS
 }
 
 # wait_for SECS CMD...: poll CMD every 0.2 s until it succeeds
@@ -175,29 +102,40 @@ stop_pid() {
 	wait "$1" 2>/dev/null
 }
 
-# tap_program NAME CASES CMD...: a program that prints TAP lines of its
-# own; exactly CASES results are reported whatever it prints, so that a
-# crash in one case still leaves the others' results and the plan whole.
+# tap_cases NAME CASES TEXT: the TAP results in TEXT (the output of a
+# program or module NAME) reported here as "NAME: description", exactly
+# CASES of them whatever TEXT holds, so that a crash still leaves the
+# plan whole; its other lines become diagnostics.
+tap_cases() {
+	local name=$1 cases=$2 n=0 line
+	while IFS= read -r line; do
+		case $line in
+		"ok "* | "not ok "*)
+			n=$((n + 1))
+			[ "$n" -gt "$cases" ] || ktap_relay "$name: " "$line" ;;
+		"TAP version "* | [0-9]*..[0-9]* | "") ;;
+		"#"*) line=${line#\#}; ktap_print_msg "${line# }" ;;
+		*) ktap_print_msg "$name: $line" ;;
+		esac
+	done <<<"$3"
+	[ "$n" -le "$cases" ] || ktap_print_msg "$name printed $n results, $cases expected"
+	while [ "$n" -lt "$cases" ]; do
+		n=$((n + 1))
+		ktap_test_fail "$name: case $n did not run"
+	done
+}
+
+# tap_program NAME CASES CMD...: the results of CMD, a program on the C
+# test runner (tools/testing/ordma_test.h), as tap_cases reports them
 tap_program() {
-	local name=$1 cases=$2 out n=0 line
+	local name=$1 cases=$2 out
 	shift 2
 	if [ ! -x "$1" ]; then
-		for _ in $(seq "$cases"); do tap_skip "$name" "$1 not built"; done
+		for _ in $(seq "$cases"); do ktap_test_skip "$name" "$1 not built"; done
 		return
 	fi
 	out=$(timeout "${TOOL_TIMEOUT:-240}" "$@" 2>&1)
-	while IFS= read -r line; do
-		case $line in
-		"ok "*) [ "$n" -lt "$cases" ] && tap_ok "$name: ${line#ok * - }"; n=$((n + 1)) ;;
-		"not ok "*) [ "$n" -lt "$cases" ] && tap_fail "$name: ${line#not ok * - }"; n=$((n + 1)) ;;
-		*) tap_diag "$line" ;;
-		esac
-	done <<<"$out"
-	[ "$n" -le "$cases" ] || tap_diag "$name printed $n results, $cases expected"
-	while [ "$n" -lt "$cases" ]; do
-		n=$((n + 1))
-		tap_fail "$name: case $n did not run"
-	done
+	tap_cases "$name" "$cases" "$out"
 }
 
 # ---------------------------------------------------------------- devices
@@ -304,8 +242,18 @@ ordma_diag() {
 
 # Skip the whole test unless there is an ORDMA function with a netdev
 ordma_require_device() {
-	[ -n "$(ordma_pci_devs)" ] || tap_skip_all "no ORDMA PCI function (1234:4f52)"
+	[ -n "$(ordma_pci_devs)" ] || ktap_skip_all "no ORDMA PCI function (1234:4f52)"
 }
+
+# Skip the whole test without an ordma provider build; else put its
+# libraries first (P is the build, `bin NAME` its tool NAME or the system's)
+ordma_require_provider() {
+	P=${ORDMA_PROVIDER_DIR:-}
+	[ -n "$P" ] && [ -d "$P/lib" ] || ktap_skip_all "no ordma provider build (ORDMA_PROVIDER_DIR)"
+	export LD_LIBRARY_PATH=$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+}
+
+bin() { if [ -x "$P/bin/$1" ]; then echo "$P/bin/$1"; else command -v "$1"; fi; }
 
 # The IPv4 RoCE v2 GID index of RDMA device $1 for address $2
 roce_v2_gid_index() {
@@ -348,4 +296,15 @@ ordma_rdma_pair_up() {
 		gidx[n]=$(roce_v2_gid_index "${ib[n]}" "$(ordma_test_ip "$n")")
 	done
 	return "$ok"
+}
+
+# ordma_require_rdma_pair BDF1 BDF2: ordma_rdma_pair_up as one result;
+# without the pair the rest of the plan is skipped and the test ends
+ordma_require_rdma_pair() {
+	if ! ordma_rdma_pair_up "$1" "$2"; then
+		ktap_test_fail "both NICs ACTIVE with an IPv4 RoCE v2 GID"
+		tap_skip_rest "no RDMA device pair"
+		ktap_finished
+	fi
+	ktap_test_pass "${ib[1]} (GID ${gidx[1]}) and ${ib[2]} (GID ${gidx[2]}) ACTIVE with IPv4 RoCE v2 GIDs"
 }

@@ -10,7 +10,8 @@
 ordma_require_device
 devs=$(ordma_pci_devs)
 ndev=$(echo "$devs" | wc -l)
-tap_begin $((18 * ndev + 6))
+ktap_header
+ktap_set_plan $((18 * ndev + 6))
 
 sysfs() { cat "/sys/class/net/$1/$2" 2>/dev/null; }
 carrier_up() {
@@ -23,11 +24,11 @@ carrier_up() {
 for bdf in $devs; do
 	nd=$(ordma_netdev "$bdf")
 	if [ -z "$nd" ]; then
-		tap_fail "$bdf: has a netdev"
-		for _ in $(seq 17); do tap_skip "$bdf: netdev checks" "no netdev"; done
+		ktap_test_fail "$bdf: has a netdev"
+		for _ in $(seq 17); do ktap_test_skip "$bdf: netdev checks" "no netdev"; done
 		continue
 	fi
-	tap_ok "$bdf: has a netdev ($nd)"
+	ktap_test_pass "$bdf: has a netdev ($nd)"
 
 	mac=$(ordma_expect "$bdf" 2)
 	if [ -n "$mac" ]; then
@@ -35,8 +36,8 @@ for bdf in $devs; do
 		tap_match "$nd: ethtool -P shows the permanent MAC" "^Permanent address: $mac\$" \
 			"$(ethtool -P "$nd" 2>&1)"
 	else
-		tap_skip "$nd: address is the device's MAC" "MAC not known here"
-		tap_skip "$nd: permanent MAC" "MAC not known here"
+		ktap_test_skip "$nd: address is the device's MAC" "MAC not known here"
+		ktap_test_skip "$nd: permanent MAC" "MAC not known here"
 	fi
 
 	ip link set dev "$nd" up
@@ -58,14 +59,14 @@ for bdf in $devs; do
 	tap_eq "$nd: MTU reads back 4000" 4000 "$(sysfs "$nd" mtu)"
 	tap_cmd "$nd: MTU 9000 (maximum) accepted" ip link set dev "$nd" mtu 9000
 	if ip link set dev "$nd" mtu 9001 2>/dev/null; then
-		tap_fail "$nd: MTU 9001 rejected"
+		ktap_test_fail "$nd: MTU 9001 rejected"
 	else
 		tap_eq "$nd: MTU 9001 rejected, MTU unchanged" 9000 "$(sysfs "$nd" mtu)"
 	fi
 	if ip link set dev "$nd" mtu 67 2>/dev/null; then
-		tap_fail "$nd: MTU 67 rejected"
+		ktap_test_fail "$nd: MTU 67 rejected"
 	else
-		tap_ok "$nd: MTU 67 rejected"
+		ktap_test_pass "$nd: MTU 67 rejected"
 	fi
 	ip link set dev "$nd" mtu 1500
 	tap_eq "$nd: MTU back to 1500" 1500 "$(sysfs "$nd" mtu)"
@@ -108,7 +109,7 @@ if [ $# -ge 2 ] && a=$(ordma_netdev "$1") && b=$(ordma_netdev "$2"); then
 		'^3 packets transmitted, 3 received' "$(ping -c 3 -W 5 -M "do" -s 3972 "$ip4b" 2>&1)"
 	tx=$(($(sysfs "$a" statistics/tx_packets) - tx_a))
 	rx=$(($(sysfs "$a" statistics/rx_packets) - rx_a))
-	tap_result $((tx >= 9 && rx >= 9 ? 0 : 1)) "$a: packet counters saw the pings (tx +$tx, rx +$rx)"
+	ktap_test_result $((tx >= 9 && rx >= 9 ? 0 : 1)) "$a: packet counters saw the pings (tx +$tx, rx +$rx)"
 	ip link set dev "$a" mtu 1500
 	ip -4 addr flush dev "$a"
 	ip -n "$ns" link set dev "$b" mtu 1500
@@ -118,8 +119,8 @@ if [ $# -ge 2 ] && a=$(ordma_netdev "$1") && b=$(ordma_netdev "$2"); then
 	tap_eq "$b back in the initial namespace" "$b" "$(ordma_netdev "$2")"
 else
 	for t in "network namespace" "ping" "ping 1500" "ping 4000" "counters" "namespace back"; do
-		tap_skip "cable: $t" "needs two ORDMA NICs in this system"
+		ktap_test_skip "cable: $t" "needs two ORDMA NICs in this system"
 	done
 fi
 
-tap_end
+ktap_finished

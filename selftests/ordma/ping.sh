@@ -17,10 +17,11 @@
 . "$(dirname "$0")/lib.sh"
 
 [ -n "${ORDMA_PEER_IP:-}" ] && [ -d "${ORDMA_SYNC:-}" ] ||
-	tap_skip_all "needs the two-VM topology (ORDMA_PEER_IP, ORDMA_SYNC)"
+	ktap_skip_all "needs the two-VM topology (ORDMA_PEER_IP, ORDMA_SYNC)"
 ordma_require_device
 
-tap_begin 8
+ktap_header
+ktap_set_plan 8
 LOSS_ALLOWANCE=1
 
 # barrier NAME: wait until the peer VM has reached the same point
@@ -32,12 +33,12 @@ barrier() {
 bdf=$(ordma_pci_devs | head -n 1)
 nd=$(ordma_netdev "$bdf")
 if [ -z "$nd" ]; then
-	tap_fail "$bdf has a netdev"
+	ktap_test_fail "$bdf has a netdev"
 	barrier up; barrier ping6; barrier mtu; barrier finish
 	tap_skip_rest "no netdev"
-	tap_end
+	ktap_finished
 fi
-tap_ok "$bdf has netdev $nd"
+ktap_test_pass "$bdf has netdev $nd"
 
 ip link set dev "$nd" up
 ip addr add "$ORDMA_LOCAL_IP/24" dev "$nd"
@@ -48,9 +49,9 @@ ll_final() {
 	ip -6 addr show dev "$nd" scope link | grep -q inet6 &&
 		! ip -6 addr show dev "$nd" tentative | grep -q inet6
 }
-wait_for 30 ll_final || tap_diag "$nd: no final IPv6 link-local address after 30 s"
+wait_for 30 ll_final || ktap_print_msg "$nd: no final IPv6 link-local address after 30 s"
 barrier up
-tap_result $? "peer VM is up"
+ktap_test_result $? "peer VM is up"
 
 # drops DESC: the NIC's drop counters (device and driver) as one line
 drops() {
@@ -67,14 +68,14 @@ replies() {
 	out=$(ping -c "$count" -W 5 "$@" 2>&1)
 	got=$(sed -n 's/^[0-9]* packets transmitted, \([0-9]*\) received.*/\1/p' <<<"$out")
 	if [ "${got:-0}" -ge $((count - LOSS_ALLOWANCE)) ]; then
-		tap_ok "$desc: $got of $count replies (at least $((count - LOSS_ALLOWANCE)))"
+		ktap_test_pass "$desc: $got of $count replies (at least $((count - LOSS_ALLOWANCE)))"
 	else
-		tap_fail "$desc: ${got:-0} of $count replies (at least $((count - LOSS_ALLOWANCE)))"
+		ktap_test_fail "$desc: ${got:-0} of $count replies (at least $((count - LOSS_ALLOWANCE)))"
 	fi
 	if [ "${got:-0}" != "$count" ]; then
-		tap_diag "$out"
-		tap_diag "drop counters before: $before"
-		tap_diag "drop counters after:  $(drops)"
+		ktap_print_msg "$out"
+		ktap_print_msg "drop counters before: $before"
+		ktap_print_msg "drop counters after:  $(drops)"
 	fi
 }
 
@@ -102,5 +103,5 @@ out=$(ping -c 1 -W 2 -M "do" -s 3973 "$ORDMA_PEER_IP" 2>&1)
 tap_match "a 4001-byte packet with DF does not fit MTU 4000" 'message too long|mtu=4000' "$out"
 
 barrier finish
-tap_result $? "peer VM finished"
-tap_end
+ktap_test_result $? "peer VM finished"
+ktap_finished

@@ -9,14 +9,15 @@
 devs=$(ordma_pci_devs)
 ndev=$(echo "$devs" | grep -c .)
 expected=$(echo "${ORDMA_NICS:-}" | wc -w)
-tap_begin $((2 + 6 * (ndev > 0 ? ndev : 1)))
+ktap_header
+ktap_set_plan $((2 + 6 * (ndev > 0 ? ndev : 1)))
 
 if [ "$expected" -gt 0 ]; then
 	tap_eq "number of ORDMA functions is what the VM was given" "$expected" "$ndev"
 else
-	tap_skip "number of ORDMA functions" "ORDMA_NICS not set"
+	ktap_test_skip "number of ORDMA functions" "ORDMA_NICS not set"
 fi
-[ "$ndev" -gt 0 ] || { tap_skip_rest "no ORDMA function"; tap_end; }
+[ "$ndev" -gt 0 ] || { tap_skip_rest "no ORDMA function"; ktap_finished; }
 
 for bdf in $devs; do
 	nn=$(lspci -nn -s "$bdf" 2>&1)
@@ -28,16 +29,16 @@ for bdf in $devs; do
 	tap_match "$bdf: MSI-X enabled" 'MSI-X: Enable\+' "$info"
 	tap_match "$bdf: PCIe endpoint capability" 'Express \(v[12]\) (Endpoint|Root Complex Integrated Endpoint)' "$info"
 	nd=$(ordma_netdev "$bdf")
-	tap_result $? "$bdf: has a netdev (${nd:-none})"
+	ktap_test_result $? "$bdf: has a netdev (${nd:-none})"
 	if [ "${ORDMA_IOMMU:-0}" = 1 ]; then
 		# iommu.strict=1: every unmap is flushed at once (type DMA, not DMA-FQ)
 		tap_eq "$bdf: DMA goes through the IOMMU (strict)" DMA \
 			"$(cat "/sys/bus/pci/devices/$bdf/iommu_group/type" 2>&1)"
 	else
-		tap_skip "$bdf: DMA goes through the IOMMU" "VM without IOMMU"
+		ktap_test_skip "$bdf: DMA goes through the IOMMU" "VM without IOMMU"
 	fi
 done
 
 errs=$(dmesg --level=emerg,alert,crit,err 2>&1 | grep -i ordma)
 tap_eq "no ordma errors in the kernel log" "" "$errs"
-tap_end
+ktap_finished

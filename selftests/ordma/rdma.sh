@@ -12,7 +12,8 @@ ordma_require_device
 devs=$(ordma_pci_devs)
 ndev=$(echo "$devs" | wc -l)
 per_dev=16
-tap_begin $((1 + per_dev * ndev))
+ktap_header
+ktap_set_plan $((1 + per_dev * ndev))
 
 for bdf in $devs; do
 	wait_for 20 ordma_ibdev "$bdf"
@@ -22,7 +23,7 @@ want=$(i=0; for bdf in $devs; do echo "ordma$i"; i=$((i + 1)); done | xargs)
 if rdma_kernel_names; then
 	tap_eq "RDMA devices are named $want" "$want" "$names"
 else
-	tap_skip "RDMA devices are named $want" "udev renames RDMA devices (rdma-core naming policy)"
+	ktap_test_skip "RDMA devices are named $want" "udev renames RDMA devices (rdma-core naming policy)"
 fi
 
 gid_present() { ordma_gid_table "$1" | grep -qE "^[0-9]+ $2 RoCE_v2 $3\$"; }
@@ -34,11 +35,11 @@ for bdf in $devs; do
 	ib=$(ordma_ibdev "$bdf")
 	nd=$(ordma_netdev "$bdf")
 	if [ -z "$ib" ] || [ -z "$nd" ]; then
-		tap_fail "$bdf: has an RDMA device (${ib:-none}) and a netdev (${nd:-none})"
-		for _ in $(seq $((per_dev - 1))); do tap_skip "$bdf: RDMA checks" "no RDMA device or netdev"; done
+		ktap_test_fail "$bdf: has an RDMA device (${ib:-none}) and a netdev (${nd:-none})"
+		for _ in $(seq $((per_dev - 1))); do ktap_test_skip "$bdf: RDMA checks" "no RDMA device or netdev"; done
 		continue
 	fi
-	tap_ok "$bdf: has RDMA device $ib on netdev $nd"
+	ktap_test_pass "$bdf: has RDMA device $ib on netdev $nd"
 	sys=/sys/class/infiniband/$ib
 
 	tap_match "rdma dev shows $ib as a CA" "^[0-9]+: $ib: node_type ca " "$(rdma dev show 2>&1)"
@@ -62,20 +63,20 @@ for bdf in $devs; do
 
 	gid4=$(ipv4_to_gid "$ip4")
 	wait_for 20 gid_present "$ib" "$gid4" "$nd"
-	tap_result $? "$ib: RoCE v2 GID $gid4 for $ip4 on $nd"
+	ktap_test_result $? "$ib: RoCE v2 GID $gid4 for $ip4 on $nd"
 	wait_for 30 sh -c "ip -6 addr show dev $nd scope link | grep -q inet6"
 	ll=$(ip -6 addr show dev "$nd" scope link | sed -n 's/^ *inet6 \([^/]*\)\/.*/\1/p' | head -n 1)
 	gid6=$(ipv6_expand "${ll:-::}")
 	wait_for 20 gid_present "$ib" "$gid6" "$nd"
-	tap_result $? "$ib: RoCE v2 GID $gid6 for the link-local address on $nd"
+	ktap_test_result $? "$ib: RoCE v2 GID $gid6 for the link-local address on $nd"
 	tap_eq "$ib: link-local GID is the EUI-64 of the MAC" "fe80:0000:0000:0000:$guid" "$gid6"
 	others=$(ordma_gid_table "$ib" | awk '$3 != "RoCE_v2"')
 	tap_eq "$ib: every GID is RoCE v2" "" "$others"
-	[ -z "$others" ] || tap_diag "$(ordma_gid_table "$ib")"
+	[ -z "$others" ] || ktap_print_msg "$(ordma_gid_table "$ib")"
 
 	ip addr del "$ip4/24" dev "$nd"
 	wait_for 20 gid_absent "$ib" "$gid4"
-	tap_result $? "$ib: IPv4 GID removed with the address"
+	ktap_test_result $? "$ib: IPv4 GID removed with the address"
 
 	ip link set dev "$nd" down
 	wait_for 20 sh -c "rdma link show $ib/1 | grep -q 'state DOWN'"
@@ -87,4 +88,4 @@ for bdf in $devs; do
 		"$(rdma link show "$ib/1" 2>&1)"
 done
 
-tap_end
+ktap_finished

@@ -14,7 +14,8 @@ first=$(echo "$devs" | head -n 1)
 want=$(i=0; for bdf in $devs; do echo "ordma$i"; i=$((i + 1)); done | xargs)
 rdma_kernel_names || want=$(ordma_ibdevs)
 CYCLES=3
-tap_begin $((1 + 4 * CYCLES + 3 * CYCLES + 2))
+ktap_header
+ktap_set_plan $((1 + 4 * CYCLES + 3 * CYCLES + 2))
 
 BAD_KMSG=$(grep -v '^#' "$SELFTEST_DIR/kmsg_fail_patterns" | paste -sd '|')
 kmsg_lines=$(dmesg | wc -l)
@@ -47,29 +48,29 @@ back() {
 check_back() {
 	local nd ib gid
 	wait_for 60 back
-	tap_result $? "$1: every function has its netdev and RDMA device ($want)"
+	ktap_test_result $? "$1: every function has its netdev and RDMA device ($want)"
 	if ! nd=$(ordma_netdev "$first") || ! ib=$(ordma_ibdev "$first"); then
-		tap_fail "$1: IPv4 GID on the first function"
+		ktap_test_fail "$1: IPv4 GID on the first function"
 		return
 	fi
 	ip link set dev "$nd" up
 	ip addr add "$(ordma_test_ip 1)/24" dev "$nd"
 	gid=$(ipv4_to_gid "$(ordma_test_ip 1)")
 	wait_for 30 sh -c "grep -qx $gid /sys/class/infiniband/$ib/ports/1/gids/*"
-	tap_result $? "$1: $ib has the RoCE v2 GID of $(ordma_test_ip 1) on $nd"
+	ktap_test_result $? "$1: $ib has the RoCE v2 GID of $(ordma_test_ip 1) on $nd"
 }
 
 if rmmod ordma_core 2>/dev/null; then
-	tap_fail "rmmod ordma_core refused while ordma_ib uses it"
+	ktap_test_fail "rmmod ordma_core refused while ordma_ib uses it"
 	modprobe ordma_core
 else
-	tap_ok "rmmod ordma_core refused while ordma_ib uses it"
+	ktap_test_pass "rmmod ordma_core refused while ordma_ib uses it"
 fi
 
 for i in $(seq $CYCLES); do
 	tap_cmd "reload $i: rmmod ordma_ib ordma_core" rmmod ordma_ib ordma_core
 	wait_for 10 gone
-	tap_result $? "reload $i: netdevs and RDMA devices are gone"
+	ktap_test_result $? "reload $i: netdevs and RDMA devices are gone"
 	modprobe ordma_core
 	if [ "$udev" = 1 ]; then
 		wait_for 30 test -d /sys/module/ordma_ib
@@ -84,7 +85,7 @@ for i in $(seq $CYCLES); do
 		echo "$bdf" >/sys/bus/pci/drivers/ordma_core/unbind
 	done
 	wait_for 10 gone
-	tap_result $? "unbind $i: netdevs and RDMA devices are gone"
+	ktap_test_result $? "unbind $i: netdevs and RDMA devices are gone"
 	for bdf in $devs; do
 		echo "$bdf" >/sys/bus/pci/drivers/ordma_core/bind
 	done
@@ -96,4 +97,4 @@ tap_eq "no oops, warning or BUG in the kernel log" "" "$bad"
 tap_eq "no new ordma errors in the kernel log" "$kmsg_errs" \
 	"$(dmesg --level=emerg,alert,crit,err | grep -ci ordma)"
 
-tap_end
+ktap_finished

@@ -3,8 +3,8 @@
 #
 # Run ORDMA selftests the way the kselftest runner does: each test is an
 # executable printing TAP, exit status 0 pass, 1 fail, 4 skip.  Prints a
-# top-level TAP stream (test output nested as '# ' comments) and writes
-# to OUTDIR:
+# top-level TAP stream (test output nested as '# ' comments, results
+# counted by tools/testing/ktap.sh) and writes to OUTDIR:
 #   <test>.tap     the test's own output       <test>.rc   its exit status
 #   kselftest.tap  the stream printed here
 #   summary.tap    every result of every test, flattened ("test: result")
@@ -35,26 +35,60 @@ if [ $# -eq 0 ]; then
 	set -- $(sed -n 's/^TEST_PROGS *:= *//p' "$HERE/Makefile")
 fi
 mkdir -p "$OUTDIR"
+# shellcheck source=tools/testing/ktap.sh
+. "$HERE/../../tools/testing/ktap.sh"
 
 kmsg() { echo "ordma-selftest: $*" >/dev/kmsg 2>/dev/null; }
 
-: >"$OUTDIR/summary.txt"
-: >"$OUTDIR/summary.tap.body"
-{
-	echo "TAP version 13"
-	echo "1..$#"
-} | tee "$OUTDIR/kselftest.tap"
-n=0
-leaf=0
-failed=0
-for t in "$@"; do
-	n=$((n + 1))
-	case "$t" in
-	*/*) path=$t ;;
-	*) path=$HERE/${t%.sh}.sh ;;
+# test_path TEST: the executable of a test name or path
+test_path() {
+	case "$1" in
+	*/*) echo "$1" ;;
+	*) echo "$HERE/${1%.sh}.sh" ;;
 	esac
+}
+
+# flatten TEST...: every result of every test as one TAP stream ("test:
+# result"), with one more result where a test's exit status says what
+# its TAP does not (skipped as a whole, or failed without a failed result)
+flatten() {
+	local t name rc l results fails reason
+	ktap_reset
+	ktap_header
+	for t in "$@"; do
+		name=$(basename "$(test_path "$t")" .sh)
+		rc=$(cat "$OUTDIR/$name.rc")
+		results=0
+		fails=0
+		while IFS= read -r l; do
+			ktap_relay "$name: " "$l"
+			case $? in
+			0) results=$((results + 1)) ;;
+			1) results=$((results + 1)); fails=$((fails + 1)) ;;
+			esac
+		done <"$OUTDIR/$name.tap"
+		case "$rc" in
+		0) ;;
+		4) if [ "$results" -eq 0 ]; then
+			   reason=$(sed -n 's/^1\.\.0 # SKIP //p' "$OUTDIR/$name.tap" | head -n 1)
+			   ktap_test_skip "$name" "${reason:-skipped}"
+		   fi ;;
+		*) [ "$fails" -gt 0 ] || ktap_test_fail "$name: exited with status $rc" ;;
+		esac
+	done
+	ktap_set_plan "$KTAP_TESTNUM"
+	ktap_print_totals
+}
+
+: >"$OUTDIR/summary.txt"
+: >"$OUTDIR/kselftest.tap"
+KTAP_TEE=$OUTDIR/kselftest.tap
+ktap_header
+ktap_set_plan $#
+for t in "$@"; do
+	path=$(test_path "$t")
 	name=$(basename "$path" .sh)
-	echo "# selftests: ordma: $name" | tee -a "$OUTDIR/kselftest.tap"
+	ktap_print_msg "selftests: ordma: $name"
 	kmsg "start $name"
 	start=$SECONDS
 	if [ -x "$path" ]; then
@@ -68,47 +102,19 @@ for t in "$@"; do
 	secs=$((SECONDS - start))
 	echo "$rc" >"$OUTDIR/$name.rc"
 	kmsg "end $name rc=$rc"
-	sed 's/^/# /' "$OUTDIR/$name.tap" | tee -a "$OUTDIR/kselftest.tap"
-
-	# Flatten the test's own results; then make sure its exit status is
-	# reflected even when its TAP is not.
-	fails_in_tap=0
-	results_in_tap=0
-	while IFS= read -r l; do
-		case "$l" in
-		"ok "* | "not ok "*)
-			leaf=$((leaf + 1))
-			results_in_tap=$((results_in_tap + 1))
-			case "$l" in "not ok "*) fails_in_tap=$((fails_in_tap + 1)) ;; esac
-			printf '%s\n' "$l" | sed -E "s/^(not ok|ok) [0-9]+ (- )?/\1 $leaf - $name: /" \
-				>>"$OUTDIR/summary.tap.body" ;;
-		esac
-	done <"$OUTDIR/$name.tap"
+	ktap_print_msg "$(cat "$OUTDIR/$name.tap")"
 	case "$rc" in
-	0) verdict=PASS; top="ok $n selftests: ordma: $name" ;;
-	4) verdict=SKIP; top="ok $n selftests: ordma: $name # SKIP"
-	   if [ "$results_in_tap" -eq 0 ]; then
-		   reason=$(sed -n 's/^1\.\.0 # SKIP //p' "$OUTDIR/$name.tap" | head -n 1)
-		   leaf=$((leaf + 1))
-		   echo "ok $leaf - $name # SKIP ${reason:-skipped}" >>"$OUTDIR/summary.tap.body"
-	   fi ;;
-	124 | 137) verdict=FAIL; top="not ok $n selftests: ordma: $name # TIMEOUT ${TIMEOUT} seconds" ;;
-	*) verdict=FAIL; top="not ok $n selftests: ordma: $name # exit=$rc" ;;
+	0) ktap_test_pass "selftests: ordma: $name"; verdict=PASS ;;
+	4) ktap_test_skip "selftests: ordma: $name" "$(sed -n 's/^1\.\.0 # SKIP //p' "$OUTDIR/$name.tap" | head -n 1)"
+	   verdict=SKIP ;;
+	124 | 137) ktap_test_fail "selftests: ordma: $name # TIMEOUT ${TIMEOUT} seconds"; verdict=FAIL ;;
+	*) ktap_test_fail "selftests: ordma: $name # exit=$rc"; verdict=FAIL ;;
 	esac
-	if [ "$verdict" = FAIL ] && [ "$fails_in_tap" -eq 0 ]; then
-		leaf=$((leaf + 1))
-		echo "not ok $leaf - $name: exited with status $rc" >>"$OUTDIR/summary.tap.body"
-	fi
-	[ "$verdict" = FAIL ] && failed=$((failed + 1))
-	echo "$top" | tee -a "$OUTDIR/kselftest.tap"
 	printf '%-12s %s %4ss\n' "$name" "$verdict" "$secs" >>"$OUTDIR/summary.txt"
 done
-{
-	echo "TAP version 13"
-	echo "1..$leaf"
-	cat "$OUTDIR/summary.tap.body"
-} >"$OUTDIR/summary.tap"
-rm -f "$OUTDIR/summary.tap.body"
-echo "# summary:"
-sed 's/^/#   /' "$OUTDIR/summary.txt"
+ktap_print_msg "summary:"$'\n'"$(sed 's/^/  /' "$OUTDIR/summary.txt")"
+ktap_print_totals
+failed=$KTAP_CNT_FAIL
+unset KTAP_TEE
+(flatten "$@") >"$OUTDIR/summary.tap"
 [ "$failed" -eq 0 ]

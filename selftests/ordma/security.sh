@@ -13,9 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ordma_require_device
-P=${ORDMA_PROVIDER_DIR:-}
-[ -n "$P" ] && [ -d "$P/lib" ] || tap_skip_all "no ordma provider build (ORDMA_PROVIDER_DIR)"
-export LD_LIBRARY_PATH=$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+ordma_require_provider
 ISOLATION=${ORDMA_VERBS_ISOLATION:-$ORDMA_REPO/build/bin/verbs_isolation}
 ISOLATION_CASES=11
 REREG=${ORDMA_VERBS_REREG_MW:-$ORDMA_REPO/build/bin/verbs_rereg_mw}
@@ -26,17 +24,13 @@ UID_A=60001
 UID_B=60002
 
 mapfile -t devs < <(ordma_pci_devs)
-[ "${#devs[@]}" -ge 2 ] || tap_skip_all "needs two ORDMA NICs cabled together"
+[ "${#devs[@]}" -ge 2 ] || ktap_skip_all "needs two ORDMA NICs cabled together"
 
-tap_begin $((1 + ISOLATION_CASES + REREG_CASES))
+ktap_header
+ktap_set_plan $((1 + ISOLATION_CASES + REREG_CASES))
 modprobe ib_uverbs
 ip link set dev lo up
-if ! ordma_rdma_pair_up "${devs[0]}" "${devs[1]}"; then
-	tap_fail "both NICs ACTIVE with an IPv4 RoCE v2 GID"
-	tap_skip_rest "no RDMA device pair"
-	tap_end
-fi
-tap_ok "${ib[1]} (GID ${gidx[1]}) and ${ib[2]} (GID ${gidx[2]}) ACTIVE with IPv4 RoCE v2 GIDs"
+ordma_require_rdma_pair "${devs[0]}" "${devs[1]}"
 
 uverbs=
 for u in /sys/class/infiniband_verbs/uverbs*; do
@@ -46,4 +40,4 @@ health=/sys/kernel/debug/ordma/${devs[0]}/health
 tap_program verbs_isolation "$ISOLATION_CASES" "$ISOLATION" "${ib[1]}" "${gidx[1]}" \
 	"${ib[2]}" "${gidx[2]}" "${uverbs:-/dev/null}" "$UID_A" "$UID_B" "$health"
 tap_program verbs_rereg_mw "$REREG_CASES" "$REREG" "${ib[1]}" "${gidx[1]}" "${ib[2]}" "${gidx[2]}"
-tap_end
+ktap_finished

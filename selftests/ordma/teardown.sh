@@ -14,13 +14,10 @@
 . "$(dirname "$0")/lib.sh"
 
 ordma_require_device
-P=${ORDMA_PROVIDER_DIR:-}
-[ -n "$P" ] && [ -d "$P/lib" ] || tap_skip_all "no ordma provider build (ORDMA_PROVIDER_DIR)"
-export LD_LIBRARY_PATH=$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-bin() { if [ -x "$P/bin/$1" ]; then echo "$P/bin/$1"; else command -v "$1"; fi; }
+ordma_require_provider
 mapfile -t devs < <(ordma_pci_devs)
-[ "${#devs[@]}" -ge 2 ] || tap_skip_all "needs two ORDMA NICs cabled together"
-command -v rping >/dev/null || [ -x "$P/bin/rping" ] || tap_skip_all "no rping"
+[ "${#devs[@]}" -ge 2 ] || ktap_skip_all "needs two ORDMA NICs cabled together"
+command -v rping >/dev/null || [ -x "$P/bin/rping" ] || ktap_skip_all "no rping"
 
 NS=ordma_peer
 IP1=$(ordma_test_ip 1)
@@ -37,7 +34,8 @@ PORT=19100
 # the device stuck, and the events after it are then reported as skipped.
 EVENTS="kill unbind rmmod"
 stuck=
-tap_begin $((1 + 5 * 3 + 1))
+ktap_header
+ktap_set_plan $((1 + 5 * 3 + 1))
 
 in_ns() { ip netns exec "$NS" "$@"; }
 
@@ -171,50 +169,50 @@ modprobe ib_uverbs
 modprobe rdma_ucm
 log=$(mktemp)
 if ! setup; then
-	tap_fail "both NICs up, NIC 2 in namespace $NS, RoCE v2 GIDs present"
+	ktap_test_fail "both NICs up, NIC 2 in namespace $NS, RoCE v2 GIDs present"
 	tap_skip_rest "no RDMA device pair"
 	ip netns del "$NS" 2>/dev/null
-	tap_end
+	ktap_finished
 fi
-tap_ok "$ib1 ($IP1) and $ib2 ($IP2, namespace $NS) ACTIVE"
+ktap_test_pass "$ib1 ($IP1) and $ib2 ($IP2, namespace $NS) ACTIVE"
 
 for ev in $EVENTS; do
 	if [ -n "$stuck" ]; then
-		for _ in 1 2 3 4 5; do tap_skip "$ev" "the device is stuck in: $stuck"; done
+		for _ in 1 2 3 4 5; do ktap_test_skip "$ev" "the device is stuck in: $stuck"; done
 		continue
 	fi
 	start_traffic
 	if wait_for "$START_SECS" traffic_running; then
-		tap_ok "$ev: ib_write_bw and rping running"
+		ktap_test_pass "$ev: ib_write_bw and rping running"
 	else
-		tap_fail "$ev: ib_write_bw and rping running"
+		ktap_test_fail "$ev: ib_write_bw and rping running"
 		rdma res show qp | sed 's/^/#   /'
 		tail -n 3 "$log".* | sed 's/^/#   /'
 	fi
 	case $ev in
 	rmmod)
 		bounded "$TEARDOWN_SECS" rmmod ordma_ib
-		tap_result $? "rmmod ordma_ib under traffic ends within ${TEARDOWN_SECS} s" ;;
+		ktap_test_result $? "rmmod ordma_ib under traffic ends within ${TEARDOWN_SECS} s" ;;
 	unbind)
 		bounded "$TEARDOWN_SECS" sh -c "echo ${devs[0]} >/sys/bus/pci/drivers/ordma_core/unbind"
-		tap_result $? "unbind of ${devs[0]} under traffic ends within ${TEARDOWN_SECS} s" ;;
+		ktap_test_result $? "unbind of ${devs[0]} under traffic ends within ${TEARDOWN_SECS} s" ;;
 	kill)
 		kill -9 "${pids[@]}"
 		wait_for 30 sh -c "! rdma res show qp | grep -qE 'comm (ib_write_bw|rping)'"
-		tap_result $? "kill -9 of the tools: the kernel released their QPs" ;;
+		ktap_test_result $? "kill -9 of the tools: the kernel released their QPs" ;;
 	esac
-	if [ "$(tap_last_failed)" = 1 ] && [ "$ev" != kill ]; then
+	if [ "$KTAP_LAST_FAILED" = 1 ] && [ "$ev" != kill ]; then
 		stuck=$ev
 		ps -eo pid,stat,wchan:32,comm | awk '$2 ~ /D/' | sed 's/^/#   /'
-		for _ in 1 2 3; do tap_skip "$ev" "the teardown did not end"; done
+		for _ in 1 2 3; do ktap_test_skip "$ev" "the teardown did not end"; done
 		continue
 	fi
 	reap_tools "$ev"
 	rc=$?
 	if [ "$ev" = unbind ]; then
-		tap_result "$rc" "$ev: every tool with traffic on the device ended within ${TOOLS_SECS} s"
+		ktap_test_result "$rc" "$ev: every tool with traffic on the device ended within ${TOOLS_SECS} s"
 	else
-		tap_result "$rc" "$ev: every tool ended within ${TOOLS_SECS} s"
+		ktap_test_result "$rc" "$ev: every tool ended within ${TOOLS_SECS} s"
 	fi
 	case $ev in
 	rmmod) modprobe ordma_ib ;;
@@ -222,12 +220,12 @@ for ev in $EVENTS; do
 	esac
 	wait_for 60 sh -c "[ -n \"\$(ls /sys/class/infiniband)\" ]"
 	if wait_for 60 setup; then
-		tap_ok "$ev: both RDMA devices back with their GIDs"
+		ktap_test_pass "$ev: both RDMA devices back with their GIDs"
 	else
-		tap_fail "$ev: both RDMA devices back with their GIDs"
+		ktap_test_fail "$ev: both RDMA devices back with their GIDs"
 	fi
 	pingpong
-	tap_result $? "$ev: RC ping-pong of 20 x 4096 bytes, data checked, afterwards"
+	ktap_test_result $? "$ev: RC ping-pong of 20 x 4096 bytes, data checked, afterwards"
 done
 
 bad=$(dmesg | tail -n +$((kmsg_lines + 1)) | grep -E "$BAD_KMSG")
@@ -237,4 +235,4 @@ tap_eq "no oops, warning or BUG in the kernel log" "" "$bad"
 in_ns ip link set dev "$(in_ns ls /sys/class/net | grep -v '^lo$' | head -n 1)" netns 1 2>/dev/null
 ip netns del "$NS"
 rm -f "$log" "$log".*
-tap_end
+ktap_finished

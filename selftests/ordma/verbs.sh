@@ -11,10 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 
 ordma_require_device
-P=${ORDMA_PROVIDER_DIR:-}
-[ -n "$P" ] && [ -d "$P/lib" ] || tap_skip_all "no ordma provider build (ORDMA_PROVIDER_DIR)"
-export LD_LIBRARY_PATH=$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-bin() { if [ -x "$P/bin/$1" ]; then echo "$P/bin/$1"; else command -v "$1"; fi; }
+ordma_require_provider
 NEG=${ORDMA_VERBS_NEGATIVE:-$ORDMA_REPO/build/bin/verbs_negative}
 NEG_CASES=15
 UDATA=${ORDMA_UVERBS_UDATA:-$ORDMA_REPO/build/bin/uverbs_udata}
@@ -24,19 +21,14 @@ UDATA_CASES=21
 TOOL_TIMEOUT=${ORDMA_TOOL_TIMEOUT:-120}
 
 mapfile -t devs < <(ordma_pci_devs)
-[ "${#devs[@]}" -ge 2 ] || tap_skip_all "needs two ORDMA NICs cabled together"
+[ "${#devs[@]}" -ge 2 ] || ktap_skip_all "needs two ORDMA NICs cabled together"
 
-tap_begin $((2 + 16 + NEG_CASES + UDATA_CASES))
+ktap_header
+ktap_set_plan $((2 + 16 + NEG_CASES + UDATA_CASES))
 tap_cmd "ib_uverbs loads" modprobe ib_uverbs
 ip link set dev lo up
 
-ordma_rdma_pair_up "${devs[0]}" "${devs[1]}" && setup_ok=1 || setup_ok=0
-if [ "$setup_ok" != 1 ]; then
-	tap_fail "both NICs ACTIVE with an IPv4 RoCE v2 GID"
-	tap_skip_rest "no RDMA device pair"
-	tap_end
-fi
-tap_ok "${ib[1]} (GID ${gidx[1]}) and ${ib[2]} (GID ${gidx[2]}) ACTIVE with IPv4 RoCE v2 GIDs"
+ordma_require_rdma_pair "${devs[0]}" "${devs[1]}"
 
 PORT=18515
 # run_pair NAME PATTERN TOOL ARGS...: the tool as server on NIC 1 and as
@@ -74,10 +66,10 @@ run_pair() {
 		src=$?
 	fi
 	if [ "$crc" = 0 ] && [ "$src" = 0 ] && grep -Eq -- "$pattern" "$cli"; then
-		tap_ok "$name"
+		ktap_test_pass "$name"
 		grep -E -- "$pattern" "$cli" | head -n 2 | sed 's/^/#   /'
 	else
-		tap_fail "$name (client rc $crc, server rc $src)"
+		ktap_test_fail "$name (client rc $crc, server rc $src)"
 		sed 's/^/#   client: /' "$cli" | tail -n 15
 		sed 's/^/#   server: /' "$srv" | tail -n 15
 	fi
@@ -128,4 +120,4 @@ for u in /sys/class/infiniband_verbs/uverbs*; do
 done
 tap_program uverbs_udata "$UDATA_CASES" "$UDATA" "${uverbs:-/dev/null}"
 
-tap_end
+ktap_finished

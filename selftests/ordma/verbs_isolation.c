@@ -16,12 +16,14 @@
  *    a local protection error and A's memory stays as A wrote it.
  *
  * The parent (root) reads the device counter and coordinates the two
- * children over pipes; every wait is bounded.
+ * children over pipes; every wait is bounded.  The scenario is one
+ * sequence of the two processes, so main() plays it once before the
+ * tests and records each outcome; each test then judges one of them.
  *
  * Usage: verbs_isolation DEV_A GIDX_A DEV_B GIDX_B UVERBS_A UID_A UID_B HEALTH
  *   UVERBS_A  /dev/infiniband/uverbsN of DEV_A
  *   HEALTH    debugfs health file of DEV_A's PCI function
- * Prints TAP lines and a last line "# N cases"; exit 0 when all passed.
+ * The output is the ordma_test runner's TAP.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,7 +33,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,39 +41,58 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <infiniband/verbs.h>
-#include <rdma/ib_user_verbs.h>
 #include <rdma/ordma-abi.h>
 /* the hardware header, with the userspace bit-field helpers */
 #include "fw_compat.h"
 
-#define PAGE		4096
-#define POLL_MS		20000
+#include "ordma_test.h"
+#include "verbs_util.h"
+
+#define PAGE		VERBS_PAGE
+#define POLL_MS		VERBS_POLL_MS
 #define PIPE_MS		60000
-#define GUARD_BYTE	0xa5
 #define A_BYTE		0x3c
 #define B_BYTE		0x5a
-#define NUM_CASES	11
 /* doorbell writes B makes in case "doorbells" */
 #define NUM_FOREIGN_DB	5
+#define QP_ACCESS	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 
 /* ------------------------------------------------------------ helpers */
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
+/* The outcomes of the scenario, one a test, in the order of the tests */
+enum iso_case {
+	CASE_A_CONTROL,
+	CASE_B_CONTROL,
+	CASE_B_SEND_LKEY,
+	CASE_B_WRITE_LKEY,
+	CASE_B_READ_LKEY,
+	CASE_B_RECV_LKEY,
+	CASE_B_MMAP,
+	CASE_B_NO_REACH,
+	CASE_DB_REFUSED,
+	CASE_A_UNTOUCHED,
+	CASE_B_OTHER_CONTEXT,
+	NUM_CASES
+};
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ull + ts.tv_nsec / 1000000;
+static struct {
+	bool ran, ok;
+	char why[256];
+} outcome[NUM_CASES];
+
+static void record(enum iso_case c, bool ok, const char *why)
+{
+	outcome[c].ran = true;
+	outcome[c].ok = ok;
+	snprintf(outcome[c].why, sizeof(outcome[c].why), "%s", why);
 }
 
-/* Child side: report a result to the parent, which numbers it. */
+/* Child side: report an outcome to the parent, which records it. */
 static int to_parent = -1;
 
-static void report(bool ok, const char *name, const char *fmt, ...)
+static void report(enum iso_case c, bool ok, const char *fmt, ...)
 {
 	char why[256] = "";
 	va_list ap;
@@ -80,7 +100,7 @@ static void report(bool ok, const char *name, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	dprintf(to_parent, "R %d %s%s%s\n", ok, name, ok ? "" : ": ", ok ? "" : why);
+	dprintf(to_parent, "R %d %d %s\n", c, ok, ok ? "" : why);
 }
 
 static void say(int fd, const char *fmt, ...)
@@ -95,12 +115,12 @@ static void say(int fd, const char *fmt, ...)
 /* One line from fd (without '\n') within ms; false on EOF or timeout. */
 static bool get_line(int fd, char *buf, size_t len, unsigned int ms)
 {
-	uint64_t end = now_ms() + ms;
+	uint64_t end = verbs_now_ms() + ms;
 	size_t n = 0;
 
 	while (n + 1 < len) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		uint64_t t = now_ms();
+		uint64_t t = verbs_now_ms();
 		char c;
 
 		if (t >= end || poll(&p, 1, (int)(end - t)) <= 0)
@@ -136,98 +156,37 @@ static void drop_privileges(uid_t uid)
 		child_die("still privileged");
 }
 
-/* One completion from cq, or -1 after POLL_MS. */
-static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
-{
-	uint64_t end = now_ms() + POLL_MS;
-	int n;
-
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n < 0)
-			return -1;
-		if (n == 1)
-			return 0;
-		usleep(100);
-	} while (now_ms() < end);
-	return -1;
-}
-
 /* ------------------------------------------------------ verbs endpoints */
 
 struct side {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	union ibv_gid gid;
-	int gid_index;
-	uint8_t *buf;		/* 3 pages: guard, data, guard */
+	struct verbs_dev dev;
+	uint8_t *buf;		/* a guarded buffer: guard, data, guard */
 	struct ibv_mr *mr;	/* the middle page */
-	unsigned int polled;	/* CQEs consumed from cq */
+	unsigned int polled;	/* CQEs consumed from the CQ */
 };
 
 static void side_open(struct side *s, const char *name, int gid_index,
 		      uint8_t fill)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	int i;
-
-	if (!list)
-		child_die("ibv_get_device_list");
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (!list[i]) {
-		errno = ENODEV;
+	if (verbs_dev_open(&s->dev, name, gid_index))
 		child_die(name);
-	}
-	s->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!s->ctx)
-		child_die("ibv_open_device");
-	s->gid_index = gid_index;
-	if (ibv_query_gid(s->ctx, 1, gid_index, &s->gid))
-		child_die("ibv_query_gid");
-	s->pd = ibv_alloc_pd(s->ctx);
-	s->cq = ibv_create_cq(s->ctx, 64, NULL, NULL, 0);
-	if (!s->pd || !s->cq)
-		child_die("pd/cq");
-	if (posix_memalign((void **)&s->buf, PAGE, 3 * PAGE))
+	if (posix_memalign((void **)&s->buf, PAGE, VERBS_GUARDED_SIZE))
 		child_die("posix_memalign");
-	memset(s->buf, GUARD_BYTE, 3 * PAGE);
-	memset(s->buf + PAGE, fill, PAGE);
-	s->mr = ibv_reg_mr(s->pd, s->buf + PAGE, PAGE,
+	verbs_guarded_fill(s->buf, fill);
+	s->mr = ibv_reg_mr(s->dev.pd, s->buf + PAGE, PAGE,
 			   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			   IBV_ACCESS_REMOTE_READ);
 	if (!s->mr)
 		child_die("ibv_reg_mr");
 }
 
-/* The 3 pages of s hold guard, fill, guard; else why says where not. */
-static bool intact(const struct side *s, uint8_t fill, char *why, size_t len)
-{
-	for (size_t i = 0; i < 3 * PAGE; i++) {
-		uint8_t want = i >= PAGE && i < 2 * PAGE ? fill : GUARD_BYTE;
-
-		if (s->buf[i] != want) {
-			snprintf(why, len, "byte %zu is 0x%02x, not 0x%02x", i,
-				 s->buf[i], want);
-			return false;
-		}
-	}
-	return true;
-}
-
 static struct ibv_qp *qp_create(struct side *s)
 {
-	struct ibv_qp_init_attr ia = {
-		.send_cq = s->cq,
-		.recv_cq = s->cq,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
+	const struct ibv_qp_cap cap = {
+		.max_send_wr = 16, .max_recv_wr = 16,
+		.max_send_sge = 1, .max_recv_sge = 1,
 	};
-	struct ibv_qp *qp = ibv_create_qp(s->pd, &ia);
+	struct ibv_qp *qp = verbs_rc_qp_create(&s->dev, &cap);
 
 	if (!qp)
 		child_die("ibv_create_qp");
@@ -237,43 +196,10 @@ static struct ibv_qp *qp_create(struct side *s)
 static void qp_to_rts(struct ibv_qp *qp, struct side *self, struct side *peer,
 		      uint32_t dest_qpn)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		child_die("modify to INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest_qpn;
-	a.rq_psn = 0x100;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = peer->gid;
-	a.ah_attr.grh.sgid_index = self->gid_index;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		child_die("modify to RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 12;
-	a.retry_cnt = 3;
-	a.rnr_retry = 0;	/* an RNR is an error here, not a wait */
-	a.sq_psn = 0x100;
-	a.max_rd_atomic = 4;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		child_die("modify to RTS");
+	/* rnr_retry 0: an RNR is an error here, not a wait */
+	if (verbs_rc_qp_connect(qp, &self->dev, &peer->dev, dest_qpn,
+				QP_ACCESS, 0))
+		child_die("connect QP");
 }
 
 /* A connected RC pair: q1 on side 1 (device A), q2 on side 2 (device B) */
@@ -296,36 +222,22 @@ static void pair_down(struct pair *p, struct side *s1, struct side *s2)
 
 	ibv_destroy_qp(p->q1);
 	ibv_destroy_qp(p->q2);
-	while (ibv_poll_cq(s1->cq, 1, &wc) > 0)
+	while (ibv_poll_cq(s1->dev.cq, 1, &wc) > 0)
 		s1->polled++;
-	while (ibv_poll_cq(s2->cq, 1, &wc) > 0)
+	while (ibv_poll_cq(s2->dev.cq, 1, &wc) > 0)
 		s2->polled++;
 }
 
 static int post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t laddr,
 		     uint32_t lkey, uint64_t raddr, uint32_t rkey, uint64_t id)
 {
-	struct ibv_sge sge = { .addr = laddr, .length = 64, .lkey = lkey };
-	struct ibv_send_wr wr = {
-		.wr_id = id,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = op,
-		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
-	}, *bad;
-
-	return ibv_post_send(qp, &wr, &bad);
+	return verbs_post_send(qp, op, laddr, 64, lkey, raddr, rkey, id);
 }
 
 static int post_recv(struct ibv_qp *qp, uint64_t laddr, uint32_t lkey,
 		     uint64_t id)
 {
-	struct ibv_sge sge = { .addr = laddr, .length = 64, .lkey = lkey };
-	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 },
-		*bad;
-
-	return ibv_post_recv(qp, &wr, &bad);
+	return verbs_post_recv(qp, laddr, 64, lkey, id);
 }
 
 /* Wait for the completion of wr_id id on s->cq and check its status. */
@@ -334,7 +246,7 @@ static bool expect_wc(struct side *s, uint64_t id, enum ibv_wc_status want,
 {
 	struct ibv_wc wc;
 
-	if (poll_one(s->cq, &wc)) {
+	if (verbs_poll_one(s->dev.cq, &wc, POLL_MS)) {
 		snprintf(why, len, "no completion of wr %" PRIu64 " in %d ms",
 			 id, POLL_MS);
 		return false;
@@ -347,6 +259,22 @@ static bool expect_wc(struct side *s, uint64_t id, enum ibv_wc_status want,
 		return false;
 	}
 	return true;
+}
+
+/*
+ * A SEND of b1's page over pair p (q1 on b1, q2 on b2) into b2's page,
+ * cleared first: wr id for the SEND, id + 1 for the RECV.
+ */
+static bool send_works(struct pair *p, struct side *b1, struct side *b2,
+		       uint64_t id, char *why, size_t len)
+{
+	memset(b2->buf + PAGE, 0, PAGE);
+	return !post_recv(p->q2, (uintptr_t)b2->buf + PAGE, b2->mr->lkey,
+			  id + 1) &&
+	       !post_send(p->q1, IBV_WR_SEND, (uintptr_t)b1->buf + PAGE,
+			  b1->mr->lkey, 0, 0, id) &&
+	       expect_wc(b1, id, IBV_WC_SUCCESS, why, len) &&
+	       expect_wc(b2, id + 1, IBV_WC_SUCCESS, why, len);
 }
 
 /* ------------------------------------------------------------ process A */
@@ -372,12 +300,12 @@ static void run_a(int in, const char *const *argv)
 		ok = false;
 		snprintf(why, sizeof(why), "the data did not arrive");
 	}
-	report(ok, "A: RDMA WRITE between A's own QPs works (control)", "%s", why);
+	report(CASE_A_CONTROL, ok, "%s", why);
 	/* what A's own doorbells would say next: SQ pi, RQ pi, CQ ci */
 	say(to_parent, "A qpn=%u sq_pi=%u rq_pi=%u cq_ci=%u addr=%" PRIu64
 	    " lkey=%u fd=%d\n", p.q1->qp_num, 1, 0, a1.polled,
 	    (uint64_t)(uintptr_t)a1.buf + PAGE, a1.mr->lkey,
-	    a1.ctx->cmd_fd);
+	    a1.dev.ctx->cmd_fd);
 
 	if (!get_line(in, line, sizeof(line), PIPE_MS) || strcmp(line, "check"))
 		exit(1);
@@ -389,7 +317,7 @@ static void run_a(int in, const char *const *argv)
 			a1.mr->lkey, (uintptr_t)a2.buf + PAGE + 64,
 			a2.mr->rkey, 2) &&
 	     expect_wc(&a1, 2, IBV_WC_SUCCESS, why, sizeof(why));
-	if (ok && ibv_poll_cq(a1.cq, 1, (struct ibv_wc[1]){}) != 0) {
+	if (ok && ibv_poll_cq(a1.dev.cq, 1, (struct ibv_wc[1]){}) != 0) {
 		ok = false;
 		snprintf(why, sizeof(why), "A's CQ holds a completion A did not ask for");
 	}
@@ -399,9 +327,8 @@ static void run_a(int in, const char *const *argv)
 		snprintf(why, sizeof(why), "A's QP left RTS (state %d)", qa.qp_state);
 	}
 	if (ok)
-		ok = intact(&a1, A_BYTE, why, sizeof(why));
-	report(ok, "A: A's QP, CQ and memory are as A left them after B's attempts",
-	       "%s", why);
+		ok = verbs_guarded_intact(a1.buf, A_BYTE, why, sizeof(why));
+	report(CASE_A_UNTOUCHED, ok, "%s", why);
 	say(to_parent, "D\n");
 	if (!get_line(in, line, sizeof(line), PIPE_MS))
 		exit(1);
@@ -415,33 +342,6 @@ struct a_info {
 	int fd;
 	uint64_t addr;
 };
-
-/* A raw uverbs context on DEV_A: its doorbell key and the uverbs fd */
-static int raw_context(const char *path, struct ordma_alloc_ucontext_resp *out)
-{
-	struct {
-		struct ib_uverbs_cmd_hdr hdr;
-		struct ib_uverbs_get_context cmd;
-	} req = { 0 };
-	struct {
-		struct ib_uverbs_get_context_resp core;
-		struct ordma_alloc_ucontext_resp drv;
-	} resp = { 0 };
-	int fd = open(path, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	req.hdr.command = IB_USER_VERBS_CMD_GET_CONTEXT;
-	req.hdr.in_words = sizeof(req) / 4;
-	req.hdr.out_words = sizeof(resp) / 4;
-	req.cmd.response = (uintptr_t)&resp;
-	if (write(fd, &req, sizeof(req)) != sizeof(req)) {
-		close(fd);
-		return -1;
-	}
-	*out = resp.drv;
-	return fd;
-}
 
 static void db_write(void *page, unsigned int reg, uint32_t qn, uint32_t idx,
 		     uint64_t flags)
@@ -457,7 +357,7 @@ static void db_write(void *page, unsigned int reg, uint32_t qn, uint32_t idx,
  * op is SEND, RDMA_WRITE or RDMA_READ from b1, or -1 for a RECV in b1
  * fed by a SEND from b2.
  */
-static void lkey_case(const char *name, int op, struct side *b1,
+static void lkey_case(enum iso_case c, int op, struct side *b1,
 		      struct side *b2, const struct a_info *ai)
 {
 	struct pair p = pair_up(b1, b2);
@@ -488,8 +388,8 @@ static void lkey_case(const char *name, int op, struct side *b1,
 		snprintf(why, sizeof(why), "post: %s", strerror(errno));
 	/* nothing of A's left through the wire into B's buffer */
 	if (ok)
-		ok = intact(b2, B_BYTE, why, sizeof(why));
-	report(ok, name, "%s", why);
+		ok = verbs_guarded_intact(b2->buf, B_BYTE, why, sizeof(why));
+	report(c, ok, "%s", why);
 	pair_down(&p, b1, b2);
 }
 
@@ -517,29 +417,20 @@ static void run_b(int in, const char *const *argv)
 
 	/* positive control: B's own QPs move B's own data */
 	keep = pair_up(&b1, &b2);
-	memset(b2.buf + PAGE, 0, PAGE);
-	ok = !post_recv(keep.q2, (uintptr_t)b2.buf + PAGE, b2.mr->lkey, 2) &&
-	     !post_send(keep.q1, IBV_WR_SEND, (uintptr_t)b1.buf + PAGE,
-			b1.mr->lkey, 0, 0, 1) &&
-	     expect_wc(&b1, 1, IBV_WC_SUCCESS, why, sizeof(why)) &&
-	     expect_wc(&b2, 2, IBV_WC_SUCCESS, why, sizeof(why));
+	ok = send_works(&keep, &b1, &b2, 1, why, sizeof(why));
 	if (ok && b2.buf[PAGE] != B_BYTE) {
 		ok = 0;
 		snprintf(why, sizeof(why), "the data did not arrive");
 	}
-	report(ok, "B: SEND between B's own QPs works (control)", "%s", why);
+	report(CASE_B_CONTROL, ok, "%s", why);
 
-	lkey_case("B: SEND with A's lkey as source: LOC_PROT_ERR, nothing sent",
-		  IBV_WR_SEND, &b1, &b2, &ai);
-	lkey_case("B: RDMA WRITE with A's lkey as source: LOC_PROT_ERR, nothing written",
-		  IBV_WR_RDMA_WRITE, &b1, &b2, &ai);
-	lkey_case("B: RDMA READ into A's lkey: LOC_PROT_ERR",
-		  IBV_WR_RDMA_READ, &b1, &b2, &ai);
-	lkey_case("B: RECV into A's lkey: LOC_PROT_ERR",
-		  -1, &b1, &b2, &ai);
+	lkey_case(CASE_B_SEND_LKEY, IBV_WR_SEND, &b1, &b2, &ai);
+	lkey_case(CASE_B_WRITE_LKEY, IBV_WR_RDMA_WRITE, &b1, &b2, &ai);
+	lkey_case(CASE_B_READ_LKEY, IBV_WR_RDMA_READ, &b1, &b2, &ai);
+	lkey_case(CASE_B_RECV_LKEY, -1, &b1, &b2, &ai);
 
 	/* B's own second context on device A, through raw uverbs */
-	rawfd = raw_context(argv[5], &uctx);
+	rawfd = uverbs_raw_context(argv[5], &uctx, sizeof(uctx));
 	if (rawfd < 0)
 		child_die("raw uverbs context");
 	db = mmap(NULL, PAGE, PROT_WRITE, MAP_SHARED, rawfd, uctx.db_mmap_key);
@@ -560,8 +451,7 @@ static void run_b(int in, const char *const *argv)
 		}
 		refused++;
 	}
-	report(!why[0], "B: its context maps its own doorbell page and no other offset",
-	       "%s", why);
+	report(CASE_B_MMAP, !why[0], "%s", why);
 
 	/* A's process is out of reach: no file of A's, no byte of A's */
 	pidfd = syscall(SYS_pidfd_open, ai.pid, 0);
@@ -584,8 +474,7 @@ static void run_b(int in, const char *const *argv)
 		}
 		close(pidfd);
 	}
-	report(ok, "B: cannot take A's uverbs file or read A's memory (EPERM)",
-	       "%s", why);
+	report(CASE_B_NO_REACH, ok, "%s", why);
 
 	/*
 	 * Doorbells naming A's queues with values A could write itself,
@@ -601,14 +490,8 @@ static void run_b(int in, const char *const *argv)
 	if (!get_line(in, line, sizeof(line), PIPE_MS) || strcmp(line, "check"))
 		exit(1);
 	/* B's first context is untouched by its second one's doorbell */
-	memset(b2.buf + PAGE, 0, PAGE);
-	ok = !post_recv(keep.q2, (uintptr_t)b2.buf + PAGE, b2.mr->lkey, 4) &&
-	     !post_send(keep.q1, IBV_WR_SEND, (uintptr_t)b1.buf + PAGE,
-			b1.mr->lkey, 0, 0, 3) &&
-	     expect_wc(&b1, 3, IBV_WC_SUCCESS, why, sizeof(why)) &&
-	     expect_wc(&b2, 4, IBV_WC_SUCCESS, why, sizeof(why));
-	report(ok, "B: B's QP works on after the doorbell from B's other context",
-	       "%s", why);
+	ok = send_works(&keep, &b1, &b2, 3, why, sizeof(why));
+	report(CASE_B_OTHER_CONTEXT, ok, "%s", why);
 	say(to_parent, "D\n");
 	if (!get_line(in, line, sizeof(line), PIPE_MS))
 		exit(1);
@@ -617,17 +500,6 @@ static void run_b(int in, const char *const *argv)
 
 /* ------------------------------------------------------------- parent */
 
-static int case_num, failures;
-
-static void result(bool ok, const char *text)
-{
-	case_num++;
-	printf("%s %d - %s\n", ok ? "ok" : "not ok", case_num, text);
-	if (!ok)
-		failures++;
-	fflush(stdout);
-}
-
 struct child {
 	pid_t pid;
 	int in;		/* we write */
@@ -635,21 +507,21 @@ struct child {
 	char name;
 };
 
-static void spawn(struct child *c, char name, uid_t uid,
+static bool spawn(struct child *c, char name, uid_t uid,
 		  void (*run)(int, const char *const *), const char *const *argv)
 {
 	int down[2], up[2];
 
 	if (pipe2(down, O_CLOEXEC) || pipe2(up, O_CLOEXEC)) {
-		printf("Bail out! pipe: %s\n", strerror(errno));
-		exit(1);
+		NOTE("pipe: %s", strerror(errno));
+		return false;
 	}
 	fflush(stdout);
 	c->name = name;
 	c->pid = fork();
 	if (c->pid < 0) {
-		printf("Bail out! fork: %s\n", strerror(errno));
-		exit(1);
+		NOTE("fork: %s", strerror(errno));
+		return false;
 	}
 	if (!c->pid) {
 		close(down[1]);
@@ -663,18 +535,22 @@ static void spawn(struct child *c, char name, uid_t uid,
 	close(up[1]);
 	c->in = down[1];
 	c->out = up[0];
+	return true;
 }
 
 /*
  * Read c's lines until one starting with stop ("A ", "RANG", "D"):
- * results are printed, an X line (the child died) fails.  The stop line
- * is returned in line.
+ * outcomes are recorded, an X line (the child died) fails.  The stop
+ * line is returned in line.
  */
 static bool collect(struct child *c, const char *stop, char *line, size_t len)
 {
+	int n, ok, why;
+
 	while (get_line(c->out, line, len, PIPE_MS)) {
-		if (line[0] == 'R' && line[1] == ' ') {
-			result(line[2] == '1', line + 4);
+		if (sscanf(line, "R %d %d %n", &n, &ok, &why) == 2 &&
+		    n >= 0 && n < NUM_CASES) {
+			record(n, ok, line + why);
 			continue;
 		}
 		if (line[0] == 'X') {
@@ -736,12 +612,12 @@ static long device_cqn(const char *dev, unsigned int pid)
 
 static void reap(struct child *c)
 {
-	uint64_t end = now_ms() + PIPE_MS;
+	uint64_t end = verbs_now_ms() + PIPE_MS;
 	int st;
 
 	close(c->in);
 	while (waitpid(c->pid, &st, WNOHANG) == 0) {
-		if (now_ms() > end) {
+		if (verbs_now_ms() > end) {
 			kill(c->pid, SIGKILL);
 			waitpid(c->pid, &st, 0);
 			break;
@@ -750,26 +626,26 @@ static void reap(struct child *c)
 	}
 }
 
-int main(int argc, char **argv)
+/* Play the scenario (see the top of this file), recording its outcomes. */
+static void run_scenario(char **argv)
 {
 	struct child a, b;
-	char line[512];
+	char line[512], why[256];
 	long before, after = -1, cqn = -1;
 	uint64_t end;
 	bool a_ok, b_ok;
 
-	if (argc != 9) {
-		fprintf(stderr, "usage: %s DEV_A GIDX_A DEV_B GIDX_B UVERBS_A UID_A UID_B HEALTH\n",
-			argv[0]);
-		return 2;
-	}
 	before = db_errors(argv[8]);
 	if (before < 0) {
-		printf("Bail out! cannot read db_errors from %s\n", argv[8]);
-		return 1;
+		NOTE("cannot read db_errors from %s", argv[8]);
+		return;
 	}
-	spawn(&a, 'A', atoi(argv[6]), run_a, (const char *const *)argv);
-	spawn(&b, 'B', atoi(argv[7]), run_b, (const char *const *)argv);
+	if (!spawn(&a, 'A', atoi(argv[6]), run_a, (const char *const *)argv))
+		return;
+	if (!spawn(&b, 'B', atoi(argv[7]), run_b, (const char *const *)argv)) {
+		reap(&a);
+		return;
+	}
 
 	a_ok = collect(&a, "A ", line, sizeof(line));
 	if (a_ok) {
@@ -781,25 +657,21 @@ int main(int argc, char **argv)
 	b_ok = a_ok && collect(&b, "RANG", line, sizeof(line));
 
 	/* B's doorbell writes are posted: wait for the device to count them */
-	end = now_ms() + POLL_MS;
+	end = verbs_now_ms() + POLL_MS;
 	do {
 		after = db_errors(argv[8]);
 		if (after - before >= NUM_FOREIGN_DB)
 			break;
 		usleep(10000);
-	} while (b_ok && now_ms() < end);
-	case_num++;
+	} while (b_ok && verbs_now_ms() < end);
 	/* without A's CQN the CQ doorbells would only name a missing CQ */
 	if (b_ok && cqn < 0)
 		printf("# could not find A's CQN in `rdma -dd res show cq`\n");
-	if (b_ok && cqn >= 0 && after - before == NUM_FOREIGN_DB) {
-		printf("ok %d - device refused and counted B's %d doorbells for A's QP and CQ and B's other context (db_errors %ld -> %ld)\n",
-		       case_num, NUM_FOREIGN_DB, before, after);
-	} else {
-		failures++;
-		printf("not ok %d - device refused and counted B's %d doorbells: db_errors %ld -> %ld\n",
-		       case_num, NUM_FOREIGN_DB, before, after);
-	}
+	snprintf(why, sizeof(why), "%d doorbells, db_errors %ld -> %ld",
+		 NUM_FOREIGN_DB, before, after);
+	if (b_ok)
+		record(CASE_DB_REFUSED,
+		       cqn >= 0 && after - before == NUM_FOREIGN_DB, why);
 
 	if (a_ok) {
 		say(a.in, "check\n");
@@ -813,8 +685,83 @@ int main(int argc, char **argv)
 	say(b.in, "exit\n");
 	reap(&a);
 	reap(&b);
-	while (case_num < NUM_CASES)
-		result(false, "case did not run (see the lines above)");
-	printf("# %d cases\n", case_num);
-	return failures ? 1 : 0;
+}
+
+/* Judge the recorded outcome of case @c */
+static void judge(enum iso_case c)
+{
+	if (!outcome[c].ran)
+		NOTE("the scenario did not get this far (see the lines above)");
+	REQUIRE(outcome[c].ran);
+	if (!outcome[c].ok || outcome[c].why[0])
+		NOTE("%s", outcome[c].why);
+	CHECK(outcome[c].ok);
+}
+
+TEST(a_rdma_write_between_a_own_qps_works_control)
+{
+	judge(CASE_A_CONTROL);
+}
+
+TEST(b_send_between_b_own_qps_works_control)
+{
+	judge(CASE_B_CONTROL);
+}
+
+TEST(b_send_with_a_lkey_as_source_is_loc_prot_err_nothing_sent)
+{
+	judge(CASE_B_SEND_LKEY);
+}
+
+TEST(b_rdma_write_with_a_lkey_as_source_is_loc_prot_err_nothing_written)
+{
+	judge(CASE_B_WRITE_LKEY);
+}
+
+TEST(b_rdma_read_into_a_lkey_is_loc_prot_err)
+{
+	judge(CASE_B_READ_LKEY);
+}
+
+TEST(b_recv_into_a_lkey_is_loc_prot_err)
+{
+	judge(CASE_B_RECV_LKEY);
+}
+
+TEST(b_context_maps_its_own_doorbell_page_and_no_other_offset)
+{
+	judge(CASE_B_MMAP);
+}
+
+TEST(b_cannot_take_a_uverbs_file_or_read_a_memory)
+{
+	judge(CASE_B_NO_REACH);
+}
+
+TEST(device_refuses_and_counts_b_doorbells_for_a_queues_and_b_other_context)
+{
+	judge(CASE_DB_REFUSED);
+}
+
+TEST(a_qp_cq_and_memory_are_as_a_left_them_after_b_attempts)
+{
+	judge(CASE_A_UNTOUCHED);
+}
+
+TEST(b_qp_works_on_after_the_doorbell_from_b_other_context)
+{
+	judge(CASE_B_OTHER_CONTEXT);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 9) {
+		fprintf(stderr, "usage: %s DEV_A GIDX_A DEV_B GIDX_B UVERBS_A UID_A UID_B HEALTH [TEST...]\n",
+			argv[0]);
+		return 2;
+	}
+	run_scenario(argv);
+	/* the rest are the runner's test name filters */
+	argv[8] = argv[0];
+	return ordma_test_main(argc - 8, argv + 8);
 }

@@ -7,12 +7,9 @@
 . "$(dirname "$0")/lib.sh"
 
 [ -n "${ORDMA_PEER_IP:-}" ] && [ -d "${ORDMA_SYNC:-}" ] ||
-	tap_skip_all "needs the two-VM topology (ORDMA_PEER_IP, ORDMA_SYNC)"
+	ktap_skip_all "needs the two-VM topology (ORDMA_PEER_IP, ORDMA_SYNC)"
 ordma_require_device
-P=${ORDMA_PROVIDER_DIR:-}
-[ -n "$P" ] && [ -d "$P/lib" ] || tap_skip_all "no ordma provider build (ORDMA_PROVIDER_DIR)"
-export LD_LIBRARY_PATH=$P/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-bin() { if [ -x "$P/bin/$1" ]; then echo "$P/bin/$1"; else command -v "$1"; fi; }
+ordma_require_provider
 TOOL_TIMEOUT=${ORDMA_TOOL_TIMEOUT:-300}
 
 barrier() {
@@ -20,7 +17,8 @@ barrier() {
 	wait_for 300 test -e "$ORDMA_SYNC/$ORDMA_PEER_ROLE.verbs.$1"
 }
 
-tap_begin 15
+ktap_header
+ktap_set_plan 15
 modprobe ib_uverbs
 bdf=$(ordma_pci_devs | head -n 1)
 nd=$(ordma_netdev "$bdf") || nd=
@@ -37,12 +35,12 @@ gidx=$(gidx_of)
 wait_for 60 ping -c 1 -W 1 "$ORDMA_PEER_IP"
 barrier up
 if [ -z "$ib" ] || [ -z "$gidx" ]; then
-	tap_fail "$bdf: RDMA device with an IPv4 RoCE v2 GID"
+	ktap_test_fail "$bdf: RDMA device with an IPv4 RoCE v2 GID"
 	for n in $(seq 14); do barrier "t$n"; barrier "d$n"; done
 	tap_skip_rest "no RDMA device"
-	tap_end
+	ktap_finished
 fi
-tap_ok "$ib: GID $gidx is the RoCE v2 GID of $ORDMA_LOCAL_IP"
+ktap_test_pass "$ib: GID $gidx is the RoCE v2 GID of $ORDMA_LOCAL_IP"
 
 PORT=18600
 T=0
@@ -87,9 +85,9 @@ across() {
 		[ "$rc" = 0 ] || touch "$ORDMA_SYNC/B.verbs.fail$T"
 	fi
 	if [ "$rc" = 0 ] && grep -Eq -- "$pattern" "$out"; then
-		tap_ok "$name ($GUEST_ROLE side)"
+		ktap_test_pass "$name ($GUEST_ROLE side)"
 	else
-		tap_fail "$name ($GUEST_ROLE side, rc $rc)"
+		ktap_test_fail "$name ($GUEST_ROLE side, rc $rc)"
 		sed 's/^/#   /' "$out" | tail -n 15
 	fi
 	rm -f "$out"
@@ -124,4 +122,4 @@ tap_match "ping $ORDMA_PEER_IP after the tools" ' 2 received' "$out"
 barrier t14
 barrier d14
 
-tap_end
+ktap_finished

@@ -20,26 +20,22 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 MAKE=${MAKE:-make}
 
-n=0
-passed=0
-failed=0
-skipped=0
 T0=$SECONDS
 declare -A STEP_FAILED=()
+# Results are numbered and counted by the shell test runner, and also
+# written to check.tap.
+# shellcheck source=tools/testing/ktap.sh
+. "$REPO/tools/testing/ktap.sh"
+KTAP_TEE=$OUT/check.tap
 
-emit() { # emit STEP "ok|not ok" DESC
-	n=$((n + 1))
-	echo "$2 $n - $1: $3" | tee -a "$OUT/check.tap"
-	case "$2:$3" in
-	"ok:"*"# SKIP"*) skipped=$((skipped + 1)) ;;
-	ok:*) passed=$((passed + 1)) ;;
-	*) failed=$((failed + 1)); STEP_FAILED[$1]=1 ;;
-	esac
+emit_fail() { # emit_fail STEP DESC
+	ktap_test_fail "$1: $2"
+	STEP_FAILED[$1]=1
 }
 
 # step NAME CMD...: run CMD, report its TAP lines or its exit status
 step() {
-	local name=$1 rc start lines l status desc have_fail=0 skip_reason
+	local name=$1 rc start lines l have_fail=0 skip_reason
 	shift
 	start=$SECONDS
 	echo "# ---- $name: $*"
@@ -48,22 +44,20 @@ step() {
 	lines=$(grep -E '^(ok|not ok)( [0-9]+)?( |$)' "$OUT/$name.log")
 	while IFS= read -r l; do
 		[ -n "$l" ] || continue
-		case "$l" in
-		"not ok"*) status="not ok"; have_fail=1 ;;
-		*) status=ok ;;
-		esac
-		desc=$(printf '%s' "$l" | sed -E 's/^(not ok|ok)( [0-9]+)?( - | -|-| )?//')
-		emit "$name" "$status" "${desc:-result}"
+		if ! ktap_relay "$name: " "$l"; then
+			have_fail=1
+			STEP_FAILED[$name]=1
+		fi
 	done <<<"$lines"
 	if [ -z "$lines" ]; then
 		case "$rc" in
-		0) emit "$name" ok "$*" ;;
+		0) ktap_test_pass "$name: $*" ;;
 		4) skip_reason=$(sed -n 's/^1\.\.0 # SKIP //p' "$OUT/$name.log" | head -n 1)
-		   emit "$name" ok "$* # SKIP ${skip_reason:-skipped}" ;;
-		*) emit "$name" "not ok" "$* (exit status $rc)" ;;
+		   ktap_test_skip "$name: $*" "${skip_reason:-skipped}" ;;
+		*) emit_fail "$name" "$* (exit status $rc)" ;;
 		esac
 	elif [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ "$have_fail" = 0 ]; then
-		emit "$name" "not ok" "$* exited with status $rc"
+		emit_fail "$name" "$* exited with status $rc"
 	fi
 	if [ -n "${STEP_FAILED[$name]:-}" ]; then
 		echo "# $name failed; last lines of $OUT/$name.log:"
@@ -73,7 +67,7 @@ step() {
 }
 
 # skip_step NAME REASON
-skip_step() { emit "$1" ok "# SKIP $2"; }
+skip_step() { ktap_test_skip "$1:" "$2"; }
 
 # Kernel build warnings count as failures even when the build succeeds.
 modules_warnfree() {
@@ -128,7 +122,7 @@ if [ -x tools/provider/build.sh ]; then
 	if [ -z "${STEP_FAILED[provider]:-}" ]; then
 		step provider-check $MAKE -C tools/provider check
 	else
-		emit provider-check "not ok" "not run: the provider did not build"
+		emit_fail provider-check "not run: the provider did not build"
 	fi
 fi
 
@@ -136,8 +130,8 @@ fi
 # topologies need the modules and the QEMU device.
 step vm-smoke tools/vm/run-vm.sh -o build/vm/check-smoke smoke
 if [ -n "${STEP_FAILED[modules]:-}${STEP_FAILED[qemu]:-}" ]; then
-	emit vm-single "not ok" "not run: modules or QEMU failed to build"
-	emit vm-pair "not ok" "not run: modules or QEMU failed to build"
+	emit_fail vm-single "not run: modules or QEMU failed to build"
+	emit_fail vm-pair "not run: modules or QEMU failed to build"
 elif [ ! -f drivers/net/ethernet/ordma/Makefile ] || [ ! -x tools/qemu/build-qemu.sh ]; then
 	skip_step vm-single "drivers or QEMU device not in the tree yet"
 	skip_step vm-pair "drivers or QEMU device not in the tree yet"
@@ -148,7 +142,7 @@ else
 	step vm-pair tools/vm/run-vm.sh -o build/vm/check-pair pair
 fi
 
-echo "1..$n" >>"$OUT/check.tap"
+echo "1..$KTAP_TESTNUM" >>"$OUT/check.tap"
 echo "# total $((SECONDS - T0))s; logs in $OUT"
-echo "$passed passed, $failed failed, $skipped skipped"
-[ "$failed" -eq 0 ]
+KTAP_TEE='' ktap_print_totals --always-skipped
+[ "$KTAP_CNT_FAIL" -eq 0 ]
