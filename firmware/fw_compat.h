@@ -69,7 +69,8 @@ _Static_assert(sizeof(struct ordma_eth_desc) == ORDMA_ETH_DESC_SIZE,
 	       "Ethernet descriptor");
 _Static_assert(sizeof(struct ordma_device_caps) == 200, "device_caps");
 _Static_assert(sizeof(struct ordma_port_attr) == 40, "port_attr");
-_Static_assert(sizeof(struct ordma_port_stats) == 13 * 8, "port_stats");
+_Static_assert(sizeof(struct ordma_port_stats) == ORDMA_PORT_STATS_SIZE,
+	       "port_stats");
 _Static_assert(sizeof(struct ordma_sge) == 16, "SGE");
 _Static_assert(sizeof(struct ordma_cqe) == ORDMA_CQE_SIZE, "CQE");
 _Static_assert(sizeof(struct ordma_cmd_alloc_mw) == 16, "alloc_mw");

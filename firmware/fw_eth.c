@@ -95,10 +95,72 @@ uint8_t fw_cmd_query_port(struct ordma_fw *fw, struct fw_cmd *c)
 	return fw_cmd_write_query_buf(fw, c, FW_PORT_NUM, &attr, sizeof(attr));
 }
 
+/* The engine's drop reasons as the interface numbers them */
+static const uint8_t fw_rx_drop_index[FW_TP_DROP_NUM] = {
+	[FW_TP_DROP_PARSE]	= ORDMA_ROCE_RX_DROP_PARSE,
+	[FW_TP_DROP_NO_QP]	= ORDMA_ROCE_RX_DROP_NO_QP,
+	[FW_TP_DROP_TRANSPORT]	= ORDMA_ROCE_RX_DROP_TRANSPORT,
+	[FW_TP_DROP_STATE]	= ORDMA_ROCE_RX_DROP_STATE,
+	[FW_TP_DROP_PKEY]	= ORDMA_ROCE_RX_DROP_PKEY,
+	[FW_TP_DROP_SRC]	= ORDMA_ROCE_RX_DROP_SRC,
+	[FW_TP_DROP_QKEY]	= ORDMA_ROCE_RX_DROP_QKEY,
+	[FW_TP_DROP_NO_RECV]	= ORDMA_ROCE_RX_DROP_NO_RECV,
+	[FW_TP_DROP_UD_LEN]	= ORDMA_ROCE_RX_DROP_UD_LEN,
+	[FW_TP_DROP_SEQ]	= ORDMA_ROCE_RX_DROP_SEQ,
+	[FW_TP_DROP_DUP]	= ORDMA_ROCE_RX_DROP_DUP,
+	[FW_TP_DROP_OPCODE_SEQ]	= ORDMA_ROCE_RX_DROP_OPCODE_SEQ,
+	[FW_TP_DROP_BAD_REQ]	= ORDMA_ROCE_RX_DROP_BAD_REQ,
+	[FW_TP_DROP_RNR]	= ORDMA_ROCE_RX_DROP_RNR,
+	[FW_TP_DROP_RESP]	= ORDMA_ROCE_RX_DROP_RESP,
+};
+
+/* Parse reasons; FW_ROCE_OK (0) is no drop */
+static const uint8_t fw_parse_drop_index[FW_ROCE_DROP_NUM] = {
+	[FW_ROCE_DROP_ETH_SHORT]	= ORDMA_ROCE_PARSE_ETH_SHORT,
+	[FW_ROCE_DROP_ETHERTYPE]	= ORDMA_ROCE_PARSE_ETHERTYPE,
+	[FW_ROCE_DROP_IPV4_SHORT]	= ORDMA_ROCE_PARSE_IPV4_SHORT,
+	[FW_ROCE_DROP_IPV4_VERSION]	= ORDMA_ROCE_PARSE_IPV4_VERSION,
+	[FW_ROCE_DROP_IPV4_IHL]		= ORDMA_ROCE_PARSE_IPV4_IHL,
+	[FW_ROCE_DROP_IPV4_LENGTH]	= ORDMA_ROCE_PARSE_IPV4_LENGTH,
+	[FW_ROCE_DROP_IPV4_CHECKSUM]	= ORDMA_ROCE_PARSE_IPV4_CHECKSUM,
+	[FW_ROCE_DROP_IPV4_FRAGMENT]	= ORDMA_ROCE_PARSE_IPV4_FRAGMENT,
+	[FW_ROCE_DROP_IPV6_SHORT]	= ORDMA_ROCE_PARSE_IPV6_SHORT,
+	[FW_ROCE_DROP_IPV6_VERSION]	= ORDMA_ROCE_PARSE_IPV6_VERSION,
+	[FW_ROCE_DROP_IPV6_LENGTH]	= ORDMA_ROCE_PARSE_IPV6_LENGTH,
+	[FW_ROCE_DROP_IP_PROTO]		= ORDMA_ROCE_PARSE_IP_PROTO,
+	[FW_ROCE_DROP_UDP_SHORT]	= ORDMA_ROCE_PARSE_UDP_SHORT,
+	[FW_ROCE_DROP_UDP_PORT]		= ORDMA_ROCE_PARSE_UDP_PORT,
+	[FW_ROCE_DROP_UDP_LENGTH]	= ORDMA_ROCE_PARSE_UDP_LENGTH,
+	[FW_ROCE_DROP_UDP_CHECKSUM]	= ORDMA_ROCE_PARSE_UDP_CHECKSUM,
+	[FW_ROCE_DROP_BTH_SHORT]	= ORDMA_ROCE_PARSE_BTH_SHORT,
+	[FW_ROCE_DROP_TVER]		= ORDMA_ROCE_PARSE_TVER,
+	[FW_ROCE_DROP_OPCODE]		= ORDMA_ROCE_PARSE_OPCODE,
+	[FW_ROCE_DROP_EXT_SHORT]	= ORDMA_ROCE_PARSE_EXT_SHORT,
+	[FW_ROCE_DROP_PAD]		= ORDMA_ROCE_PARSE_PAD,
+	[FW_ROCE_DROP_ICRC]		= ORDMA_ROCE_PARSE_ICRC,
+};
+
+static const uint8_t fw_tx_drop_index[FW_TP_TX_NUM] = {
+	[FW_TP_TX_LINK_DOWN]	= ORDMA_ROCE_TX_DROP_LINK_DOWN,
+	[FW_TP_TX_TOO_LONG]	= ORDMA_ROCE_TX_DROP_TOO_LONG,
+	[FW_TP_TX_NO_GID]	= ORDMA_ROCE_TX_DROP_NO_GID,
+	[FW_TP_TX_BUILD]	= ORDMA_ROCE_TX_DROP_BUILD,
+	[FW_TP_TX_DMA]		= ORDMA_ROCE_TX_DROP_DMA,
+};
+
+_Static_assert(FW_TP_DROP_NUM == ORDMA_ROCE_RX_DROP_REASONS,
+	       "every receive drop reason is reported");
+_Static_assert(FW_ROCE_DROP_NUM == ORDMA_ROCE_PARSE_DROP_REASONS + 1,
+	       "every parse drop reason is reported");
+_Static_assert(FW_TP_TX_NUM == ORDMA_ROCE_TX_DROP_REASONS,
+	       "every transmit drop reason is reported");
+
 uint8_t fw_cmd_query_stats(struct ordma_fw *fw, struct fw_cmd *c)
 {
 	const struct fw_port_stats *s = &fw->stats;
+	const struct fw_tp_stats *tp = &fw->tp;
 	struct ordma_port_stats out;
+	size_t i;
 
 	out.tx_frames = cpu_to_le64(s->tx_frames);
 	out.tx_bytes = cpu_to_le64(s->tx_bytes);
@@ -113,6 +175,19 @@ uint8_t fw_cmd_query_stats(struct ordma_fw *fw, struct fw_cmd *c)
 	out.roce_rx_frames = cpu_to_le64(s->roce_rx_frames);
 	out.roce_rx_drop = cpu_to_le64(s->roce_rx_drop);
 	out.roce_tx_frames = cpu_to_le64(s->roce_tx_frames);
+	out.roce_acks_sent = cpu_to_le64(tp->acks_sent);
+	out.roce_naks_sent = cpu_to_le64(tp->naks_sent);
+	out.roce_retransmits = cpu_to_le64(tp->retransmits);
+	out.roce_timeouts = cpu_to_le64(tp->timeouts);
+	for (i = 0; i < FW_TP_DROP_NUM; i++)
+		out.roce_rx_drop_reason[fw_rx_drop_index[i]] =
+			cpu_to_le64(tp->rx_drop[i]);
+	for (i = FW_ROCE_OK + 1; i < FW_ROCE_DROP_NUM; i++)
+		out.roce_rx_parse_drop[fw_parse_drop_index[i]] =
+			cpu_to_le64(tp->rx_parse_drop[i]);
+	for (i = 0; i < FW_TP_TX_NUM; i++)
+		out.roce_tx_drop[fw_tx_drop_index[i]] =
+			cpu_to_le64(tp->tx_drop[i]);
 	return fw_cmd_write_query_buf(fw, c, FW_PORT_NUM, &out, sizeof(out));
 }
 

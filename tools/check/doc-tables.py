@@ -307,6 +307,12 @@ ENUM_TABLES = [
      dict(caption='CQE opcodes'), 1, 0, 'ORDMA_CQE_OP_'),
     ('CQE status codes', 'ordma_cqe_status',
      dict(caption='Completion status'), 1, 0, 'ORDMA_CQE_'),
+    ('receive drop reasons', 'ordma_roce_rx_drop',
+     dict(caption='Receive drop reasons'), 1, 0, 'ORDMA_ROCE_RX_DROP_'),
+    ('parse drop reasons', 'ordma_roce_parse_drop',
+     dict(caption='Parse drop reasons'), 1, 0, 'ORDMA_ROCE_PARSE_'),
+    ('transmit drop reasons', 'ordma_roce_tx_drop',
+     dict(caption='Transmit drop reasons'), 1, 0, 'ORDMA_ROCE_TX_DROP_'),
 ]
 
 # Query buffers: section of the document -> structure laid out there

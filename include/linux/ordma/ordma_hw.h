@@ -678,6 +678,75 @@ struct ordma_port_attr {
 	__le32	reserved_36;
 };
 
+/* QUERY_STATS: why the RoCE engine dropped a received frame, the index of
+ * ordma_port_stats.roce_rx_drop_reason[].  Every such drop also counts in
+ * roce_rx_drop.
+ */
+enum ordma_roce_rx_drop {
+	ORDMA_ROCE_RX_DROP_PARSE	= 0,	/* not a RoCEv2 packet: see
+						 * roce_rx_parse_drop[]
+						 */
+	ORDMA_ROCE_RX_DROP_NO_QP	= 1,	/* destination QP does not exist */
+	ORDMA_ROCE_RX_DROP_TRANSPORT	= 2,	/* opcode of another transport */
+	ORDMA_ROCE_RX_DROP_STATE	= 3,	/* QP state does not take it */
+	ORDMA_ROCE_RX_DROP_PKEY		= 4,
+	ORDMA_ROCE_RX_DROP_SRC		= 5,	/* RC: source is not the peer */
+	ORDMA_ROCE_RX_DROP_QKEY		= 6,	/* UD: Q_Key mismatch */
+	ORDMA_ROCE_RX_DROP_NO_RECV	= 7,	/* UD, UC: no receive WQE */
+	ORDMA_ROCE_RX_DROP_UD_LEN	= 8,	/* UD: payload above path MTU */
+	ORDMA_ROCE_RX_DROP_SEQ		= 9,	/* PSN ahead, or UC message lost */
+	ORDMA_ROCE_RX_DROP_DUP		= 10,	/* duplicate not answered */
+	ORDMA_ROCE_RX_DROP_OPCODE_SEQ	= 11,	/* opcode out of sequence */
+	ORDMA_ROCE_RX_DROP_BAD_REQ	= 12,	/* malformed or not permitted */
+	ORDMA_ROCE_RX_DROP_RNR		= 13,	/* answered with an RNR NAK */
+	ORDMA_ROCE_RX_DROP_RESP		= 14,	/* unexpected or stale response */
+};
+
+#define ORDMA_ROCE_RX_DROP_REASONS	15
+
+/* QUERY_STATS: why a frame steered to the RoCE engine is not a RoCEv2
+ * packet, the index of ordma_port_stats.roce_rx_parse_drop[]
+ */
+enum ordma_roce_parse_drop {
+	ORDMA_ROCE_PARSE_ETH_SHORT	= 0,	/* no room for Ethernet (+ VLAN) */
+	ORDMA_ROCE_PARSE_ETHERTYPE	= 1,	/* not IPv4/IPv6 behind <= 1 tag */
+	ORDMA_ROCE_PARSE_IPV4_SHORT	= 2,
+	ORDMA_ROCE_PARSE_IPV4_VERSION	= 3,
+	ORDMA_ROCE_PARSE_IPV4_IHL	= 4,
+	ORDMA_ROCE_PARSE_IPV4_LENGTH	= 5,
+	ORDMA_ROCE_PARSE_IPV4_CHECKSUM	= 6,
+	ORDMA_ROCE_PARSE_IPV4_FRAGMENT	= 7,
+	ORDMA_ROCE_PARSE_IPV6_SHORT	= 8,
+	ORDMA_ROCE_PARSE_IPV6_VERSION	= 9,
+	ORDMA_ROCE_PARSE_IPV6_LENGTH	= 10,
+	ORDMA_ROCE_PARSE_IP_PROTO	= 11,	/* not UDP */
+	ORDMA_ROCE_PARSE_UDP_SHORT	= 12,
+	ORDMA_ROCE_PARSE_UDP_PORT	= 13,	/* destination port not 4791 */
+	ORDMA_ROCE_PARSE_UDP_LENGTH	= 14,
+	ORDMA_ROCE_PARSE_UDP_CHECKSUM	= 15,
+	ORDMA_ROCE_PARSE_BTH_SHORT	= 16,
+	ORDMA_ROCE_PARSE_TVER		= 17,	/* BTH version not 0 */
+	ORDMA_ROCE_PARSE_OPCODE		= 18,	/* opcode the device lacks */
+	ORDMA_ROCE_PARSE_EXT_SHORT	= 19,	/* no room for extension headers */
+	ORDMA_ROCE_PARSE_PAD		= 20,
+	ORDMA_ROCE_PARSE_ICRC		= 21,
+};
+
+#define ORDMA_ROCE_PARSE_DROP_REASONS	22
+
+/* QUERY_STATS: why the RoCE engine did not send a frame, the index of
+ * ordma_port_stats.roce_tx_drop[]
+ */
+enum ordma_roce_tx_drop {
+	ORDMA_ROCE_TX_DROP_LINK_DOWN	= 0,
+	ORDMA_ROCE_TX_DROP_TOO_LONG	= 1,	/* above the port MTU */
+	ORDMA_ROCE_TX_DROP_NO_GID	= 2,	/* sgid_index names no GID */
+	ORDMA_ROCE_TX_DROP_BUILD	= 3,	/* headers could not be built */
+	ORDMA_ROCE_TX_DROP_DMA		= 4,	/* payload could not be read */
+};
+
+#define ORDMA_ROCE_TX_DROP_REASONS	5
+
 struct ordma_port_stats {
 	__le64	tx_frames;
 	__le64	tx_bytes;
@@ -692,7 +761,16 @@ struct ordma_port_stats {
 	__le64	roce_rx_frames;
 	__le64	roce_rx_drop;
 	__le64	roce_tx_frames;
+	__le64	roce_acks_sent;
+	__le64	roce_naks_sent;
+	__le64	roce_retransmits;	/* requests sent again */
+	__le64	roce_timeouts;		/* retry timer expiries */
+	__le64	roce_rx_drop_reason[ORDMA_ROCE_RX_DROP_REASONS];
+	__le64	roce_rx_parse_drop[ORDMA_ROCE_PARSE_DROP_REASONS];
+	__le64	roce_tx_drop[ORDMA_ROCE_TX_DROP_REASONS];
 };
+
+#define ORDMA_PORT_STATS_SIZE		472
 
 /* QUERY_RESOURCES: objects of one type the device holds now, and how many
  * it can hold at once (the QUERY_DEVICE limit where there is one).
