@@ -137,27 +137,6 @@ static bool fw_opcode_reserved(uint8_t opcode)
 	return opcode >= ORDMA_CMD_CREATE_CQ && opcode <= ORDMA_CMD_DETACH_MCAST;
 }
 
-static const char *fw_status_name(uint8_t status)
-{
-	static const char *const names[] = {
-		[ORDMA_CMD_STATUS_OK] = "OK",
-		[ORDMA_CMD_STATUS_BAD_OPCODE] = "BAD_OPCODE",
-		[ORDMA_CMD_STATUS_BAD_PARAM] = "BAD_PARAM",
-		[ORDMA_CMD_STATUS_BAD_HANDLE] = "BAD_HANDLE",
-		[ORDMA_CMD_STATUS_NO_RESOURCES] = "NO_RESOURCES",
-		[ORDMA_CMD_STATUS_BAD_STATE] = "BAD_STATE",
-		[ORDMA_CMD_STATUS_BUSY] = "BUSY",
-		[ORDMA_CMD_STATUS_DMA_ERROR] = "DMA_ERROR",
-		[ORDMA_CMD_STATUS_NOT_SUPPORTED] = "NOT_SUPPORTED",
-		[ORDMA_CMD_STATUS_PERM] = "PERM",
-		[ORDMA_CMD_STATUS_INTERNAL] = "INTERNAL",
-	};
-
-	if (status < sizeof(names) / sizeof(names[0]) && names[status])
-		return names[status];
-	return "?";
-}
-
 /* ------------------------------------------------------------------ */
 /* Handler helpers                                                     */
 /* ------------------------------------------------------------------ */
@@ -318,9 +297,6 @@ static uint8_t fw_cmd_health(struct ordma_fw *fw, struct fw_cmd *c)
 	return ORDMA_CMD_STATUS_OK;
 }
 
-static_assert(sizeof(struct ordma_resources) == ORDMA_RESOURCES_SIZE,
-	      "QUERY_RESOURCES buffer layout");
-
 static void fw_res_count(struct ordma_res_count *out, uint32_t in_use,
 			 uint32_t max)
 {
@@ -424,7 +400,7 @@ static void fw_cmd_log_failure(struct ordma_fw *fw,
 	fw_log(fw, ORDMA_FW_LOG_GUEST_ERROR,
 	       "admin: %s (0x%02x) token 0x%04x failed: %s (syndrome %u): %s",
 	       desc ? desc->name : "command", c->in->hdr.opcode,
-	       le16_to_cpu(out->token), fw_status_name(status),
+	       le16_to_cpu(out->token), ordma_cmd_status_name(status),
 	       le32_to_cpu(out->syndrome), c->error ? c->error : "?");
 }
 

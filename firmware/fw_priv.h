@@ -11,7 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fw_compat.h"
+#include <ordma-compat/ordma_compat.h>
+#include <linux/ordma/ordma_hw.h>
 #include "ordma_fw.h"
 #include "fw_transport.h"
 

@@ -27,7 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fw_compat.h"
+#include <ordma-compat/ordma_compat.h>
+#include <linux/ordma/ordma_hw.h>
 #include "fw_roce_wire.h"
 
 struct ordma_fw;

@@ -46,8 +46,8 @@
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/ordma-abi.h>
-/* the hardware header, with the userspace bit-field helpers */
-#include "fw_compat.h"
+#include <ordma-compat/ordma_compat.h>
+#include <linux/ordma/ordma_hw.h>
 
 #define PAGE		4096
 #define POLL_MS		20000

@@ -65,7 +65,9 @@ BUILD_PKGS="build-essential ninja-build meson pkg-config python3 dpkg-dev ccache
 
 DEVICE_SRC=$QEMU_TOOLS/ordma-pci.c
 TRACE_EVENTS=$QEMU_TOOLS/trace-events
-HW_HEADER=$REPO/include/linux/ordma/ordma_hw.h
+# The hardware header (ordma_hw.h and its parts) and the userspace shim
+HW_HEADERS=("$REPO"/include/linux/ordma/ordma_*.h
+	"$REPO"/include/ordma-compat/ordma_compat.h)
 
 T_START=$(date +%s)
 log() { echo "[build-qemu +$(($(date +%s) - T_START))s] $*" >&2; }
@@ -78,7 +80,7 @@ FW_FILES=("$FW_DIR"/*.c "$FW_DIR"/*.h)
 FW_C=("$FW_DIR"/*.c)
 [ -f "$FW_DIR/ordma_fw.h" ] || die "no ordma_fw.h in $FW_DIR"
 [ ${#FW_C[@]} -gt 0 ] || die "no firmware sources (*.c) in $FW_DIR"
-for f in "$DEVICE_SRC" "$TRACE_EVENTS" "$HW_HEADER"; do
+for f in "$DEVICE_SRC" "$TRACE_EVENTS" "${HW_HEADERS[@]}"; do
 	[ -f "$f" ] || die "missing $f"
 done
 for f in "${FW_FILES[@]}"; do
@@ -89,7 +91,7 @@ done
 # Names count too, so that renaming or adding a firmware file rebuilds.
 input_hash() {
 	local f
-	for f in "$DEVICE_SRC" "$TRACE_EVENTS" "$HW_HEADER" "$SCRIPT" \
+	for f in "$DEVICE_SRC" "$TRACE_EVENTS" "${HW_HEADERS[@]}" "$SCRIPT" \
 		 "${FW_FILES[@]}"; do
 		printf '%s %s\n' "$(basename "$f")" "$(sha256sum <"$f" | cut -d' ' -f1)"
 	done | sha256sum | cut -c1-16
@@ -230,7 +232,9 @@ for f in "${FW_FILES[@]}"; do
 	wanted+=("$(basename "$f")")
 	install_file "$f" "$DEST/$(basename "$f")"
 done
-install_file "$HW_HEADER" "$DEST/include/linux/ordma/ordma_hw.h"
+for f in "${HW_HEADERS[@]}"; do
+	install_file "$f" "$DEST/include/${f#"$REPO"/include/}"
+done
 # Firmware files that no longer exist must not stay in the build.
 for f in "$DEST"/*.c "$DEST"/*.h; do
 	case " ${wanted[*]} " in
@@ -289,8 +293,9 @@ check_firmware_symbols
 # ------------------------------------------------------------------
 hdr_value() {
 	local v
-	v=$(awk -v n="$1" '$1 == "#define" && $2 == n { print $3; exit }' "$HW_HEADER")
-	[ -n "$v" ] || die "$1 not found in $HW_HEADER"
+	v=$(awk -v n="$1" '$1 == "#define" && $2 == n { print $3; exit }' \
+		"${HW_HEADERS[@]}")
+	[ -n "$v" ] || die "$1 not found in the hardware header"
 	echo $((v))
 }
 
@@ -415,7 +420,7 @@ trap 'rm -rf "$stage"' EXIT
 cp "$BUILD/qemu-system-x86_64" "$stage/"
 {
 	echo "inputs $HASH, built $(date -u +%FT%TZ) from $SRC"
-	for f in "$DEVICE_SRC" "$TRACE_EVENTS" "$HW_HEADER" "$SCRIPT" "${FW_FILES[@]}"; do
+	for f in "$DEVICE_SRC" "$TRACE_EVENTS" "${HW_HEADERS[@]}" "$SCRIPT" "${FW_FILES[@]}"; do
 		echo "$(sha256sum <"$f" | cut -c1-16) $f"
 	done
 } >"$stage/inputs.txt"

@@ -12,9 +12,9 @@
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
-#include <util/util.h>	/* BIT/GENMASK/FIELD_* used by ordma_hw.h */
+#include <util/util.h>	/* BIT/GENMASK/FIELD_* used by ordma_io.h */
 
-#include <linux/ordma/ordma_hw.h>
+#include <linux/ordma/ordma_io.h>
 
 /* Device limits the provider sizes queues against (hw-reference.rst). */
 #define ORDMA_CQ_MAX_LOG_SIZE		16
