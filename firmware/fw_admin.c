@@ -200,28 +200,13 @@ static uint8_t fw_cmd_query_fw(struct ordma_fw *fw, struct fw_cmd *c)
 	return ORDMA_CMD_STATUS_OK;
 }
 
-/* EUI-64 of a MAC, network order: flip the universal/local bit and put
- * ff:fe in the middle.
- */
-static void fw_mac_to_eui64(const uint8_t mac[6], uint8_t eui[8])
-{
-	eui[0] = mac[0] ^ 0x02;
-	eui[1] = mac[1];
-	eui[2] = mac[2];
-	eui[3] = 0xff;
-	eui[4] = 0xfe;
-	eui[5] = mac[3];
-	eui[6] = mac[4];
-	eui[7] = mac[5];
-}
-
 static void fw_fill_device_caps(const struct ordma_fw *fw,
 				struct ordma_device_caps *caps)
 {
 	static const char board_id[] = "ORDMA-RNIC-V1";
 
 	memset(caps, 0, sizeof(*caps));
-	fw_mac_to_eui64(fw->cfg.mac, (uint8_t *)&caps->node_guid);
+	ordma_fw_mac_to_eui64(fw->cfg.mac, (uint8_t *)&caps->node_guid);
 	caps->sys_image_guid = caps->node_guid;
 	caps->max_mr_size = cpu_to_le64(1ULL << 40);
 	caps->page_size_cap = cpu_to_le64(GENMASK_ULL(30, 12));

@@ -111,7 +111,7 @@ struct ordma_srq {
 struct ordma_qpx {
 	struct ibv_send_wr wr;		/* staged, sg_list = sge */
 	struct ibv_sge sge[ORDMA_MAX_SGE];
-	uint8_t inl[ORDMA_MAX_INLINE];	/* wr_set_inline_data* gathered */
+	uint8_t inl[ORDMA_MAX_INLINE_DATA];	/* wr_set_inline_data* gathered */
 	/* FLUSH (wr.wr.rdma has rkey, address) and ATOMIC WRITE (the 8
 	 * bytes in inl): what ibv_send_wr has no field for
 	 */

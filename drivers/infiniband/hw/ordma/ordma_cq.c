@@ -20,7 +20,6 @@
 
 #include "ordma_ib.h"
 
-#define ORDMA_CQ_MAX_LOG_SIZE	16
 /* Room for the doorbell record behind a kernel CQ's ring */
 #define ORDMA_CQ_DBREC_SIZE	8
 
