@@ -692,6 +692,100 @@ static inline const char *ordma_cmd_status_name(unsigned int status)
 	       names[status] : "UNKNOWN";
 }
 
+/* Counters of struct ordma_port_stats, every one a __le64 */
+#define ORDMA_PORT_STATS_NUM		(ORDMA_PORT_STATS_SIZE / sizeof(__le64))
+#define ORDMA_PORT_STAT_INDEX(field) \
+	(offsetof(struct ordma_port_stats, field) / sizeof(__le64))
+
+#define ORDMA_STAT_NAME(field) \
+	[ORDMA_PORT_STAT_INDEX(field)] = #field
+#define ORDMA_STAT_RX_DROP(reason, name) \
+	[ORDMA_PORT_STAT_INDEX(roce_rx_drop_reason[ORDMA_ROCE_RX_DROP_##reason])] = \
+		"roce_rx_drop_" name
+#define ORDMA_STAT_PARSE_DROP(reason, name) \
+	[ORDMA_PORT_STAT_INDEX(roce_rx_parse_drop[ORDMA_ROCE_PARSE_##reason])] = \
+		"roce_parse_drop_" name
+#define ORDMA_STAT_TX_DROP(reason, name) \
+	[ORDMA_PORT_STAT_INDEX(roce_tx_drop[ORDMA_ROCE_TX_DROP_##reason])] = \
+		"roce_tx_drop_" name
+
+/*
+ * Name of counter i of struct ordma_port_stats, NULL past the last: the
+ * field, or <array>_<reason> for an element of a per-reason array.  These
+ * are the names ethtool and the RDMA statistics show.
+ */
+static inline const char *ordma_port_stat_name(unsigned int i)
+{
+	static const char *const names[ORDMA_PORT_STATS_NUM] = {
+		ORDMA_STAT_NAME(tx_frames),
+		ORDMA_STAT_NAME(tx_bytes),
+		ORDMA_STAT_NAME(rx_frames),
+		ORDMA_STAT_NAME(rx_bytes),
+		ORDMA_STAT_NAME(tx_drop_link_down),
+		ORDMA_STAT_NAME(tx_bad_desc),
+		ORDMA_STAT_NAME(rx_drop_no_buf),
+		ORDMA_STAT_NAME(rx_drop_filter),
+		ORDMA_STAT_NAME(rx_drop_too_long),
+		ORDMA_STAT_NAME(rx_drop_link_down),
+		ORDMA_STAT_NAME(roce_rx_frames),
+		ORDMA_STAT_NAME(roce_rx_drop),
+		ORDMA_STAT_NAME(roce_tx_frames),
+		ORDMA_STAT_NAME(roce_acks_sent),
+		ORDMA_STAT_NAME(roce_naks_sent),
+		ORDMA_STAT_NAME(roce_retransmits),
+		ORDMA_STAT_NAME(roce_timeouts),
+		ORDMA_STAT_RX_DROP(PARSE, "parse"),
+		ORDMA_STAT_RX_DROP(NO_QP, "no_qp"),
+		ORDMA_STAT_RX_DROP(TRANSPORT, "transport"),
+		ORDMA_STAT_RX_DROP(STATE, "state"),
+		ORDMA_STAT_RX_DROP(PKEY, "pkey"),
+		ORDMA_STAT_RX_DROP(SRC, "src"),
+		ORDMA_STAT_RX_DROP(QKEY, "qkey"),
+		ORDMA_STAT_RX_DROP(NO_RECV, "no_recv"),
+		ORDMA_STAT_RX_DROP(UD_LEN, "ud_len"),
+		ORDMA_STAT_RX_DROP(SEQ, "seq"),
+		ORDMA_STAT_RX_DROP(DUP, "dup"),
+		ORDMA_STAT_RX_DROP(OPCODE_SEQ, "opcode_seq"),
+		ORDMA_STAT_RX_DROP(BAD_REQ, "bad_req"),
+		ORDMA_STAT_RX_DROP(RNR, "rnr"),
+		ORDMA_STAT_RX_DROP(RESP, "resp"),
+		ORDMA_STAT_PARSE_DROP(ETH_SHORT, "eth_short"),
+		ORDMA_STAT_PARSE_DROP(ETHERTYPE, "ethertype"),
+		ORDMA_STAT_PARSE_DROP(IPV4_SHORT, "ipv4_short"),
+		ORDMA_STAT_PARSE_DROP(IPV4_VERSION, "ipv4_version"),
+		ORDMA_STAT_PARSE_DROP(IPV4_IHL, "ipv4_ihl"),
+		ORDMA_STAT_PARSE_DROP(IPV4_LENGTH, "ipv4_length"),
+		ORDMA_STAT_PARSE_DROP(IPV4_CHECKSUM, "ipv4_checksum"),
+		ORDMA_STAT_PARSE_DROP(IPV4_FRAGMENT, "ipv4_fragment"),
+		ORDMA_STAT_PARSE_DROP(IPV6_SHORT, "ipv6_short"),
+		ORDMA_STAT_PARSE_DROP(IPV6_VERSION, "ipv6_version"),
+		ORDMA_STAT_PARSE_DROP(IPV6_LENGTH, "ipv6_length"),
+		ORDMA_STAT_PARSE_DROP(IP_PROTO, "ip_proto"),
+		ORDMA_STAT_PARSE_DROP(UDP_SHORT, "udp_short"),
+		ORDMA_STAT_PARSE_DROP(UDP_PORT, "udp_port"),
+		ORDMA_STAT_PARSE_DROP(UDP_LENGTH, "udp_length"),
+		ORDMA_STAT_PARSE_DROP(UDP_CHECKSUM, "udp_checksum"),
+		ORDMA_STAT_PARSE_DROP(BTH_SHORT, "bth_short"),
+		ORDMA_STAT_PARSE_DROP(TVER, "tver"),
+		ORDMA_STAT_PARSE_DROP(OPCODE, "opcode"),
+		ORDMA_STAT_PARSE_DROP(EXT_SHORT, "ext_short"),
+		ORDMA_STAT_PARSE_DROP(PAD, "pad"),
+		ORDMA_STAT_PARSE_DROP(ICRC, "icrc"),
+		ORDMA_STAT_TX_DROP(LINK_DOWN, "link_down"),
+		ORDMA_STAT_TX_DROP(TOO_LONG, "too_long"),
+		ORDMA_STAT_TX_DROP(NO_GID, "no_gid"),
+		ORDMA_STAT_TX_DROP(BUILD, "build"),
+		ORDMA_STAT_TX_DROP(DMA, "dma"),
+	};
+
+	return i < ORDMA_PORT_STATS_NUM ? names[i] : NULL;
+}
+
+#undef ORDMA_STAT_NAME
+#undef ORDMA_STAT_RX_DROP
+#undef ORDMA_STAT_PARSE_DROP
+#undef ORDMA_STAT_TX_DROP
+
 /* The device reads and writes these byte for byte: their sizes are ABI. */
 static_assert(sizeof(struct ordma_aq_cmd_hdr) == 8, "aq_cmd_hdr");
 static_assert(sizeof(struct ordma_cmd_query_buf) == 16, "cmd_query_buf");

@@ -12,8 +12,10 @@
 #include <linux/types.h>
 #ifdef __KERNEL__
 #include <linux/build_bug.h>
+#include <linux/stddef.h>
 #else
 #include <assert.h>		/* static_assert */
+#include <stddef.h>		/* offsetof */
 #endif
 
 /* ------------------------------------------------------------------ */
