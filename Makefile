@@ -49,13 +49,16 @@ modules_clean:
 	@KDIR=$(kdir) && \
 	$(MAKE) -C "$$KDIR" $(KBUILD_ARGS) clean
 
-# The diag tool shares the hardware header with the firmware and takes
-# the firmware's userspace stand-ins for the kernel's bit-field helpers.
+# The diag tool shares the hardware header with the firmware, and with it
+# the userspace stand-ins for the kernel's helpers (include/ordma-compat).
+HW_HEADERS := $(wildcard include/linux/ordma/ordma_*.h) \
+	      include/ordma-compat/ordma_compat.h
+
 diag: $(DIAG) $(VERBS_NEGATIVE) $(UVERBS_UDATA) $(VERBS_ISOLATION) $(VERBS_REREG_MW)
 
-$(DIAG): tools/diag/ordma-diag.c include/linux/ordma/ordma_hw.h firmware/fw_compat.h
+$(DIAG): tools/diag/ordma-diag.c $(HW_HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -Ifirmware -o $@ $<
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -o $@ $<
 
 # The selftest programs: tests on the project's C runner, the helpers
 # they share, the program's own source first.
@@ -77,9 +80,9 @@ $(UVERBS_UDATA): selftests/ordma/uverbs_udata.c include/uapi/rdma/ordma-abi.h \
 # Two unprivileged processes against each other's queues, MRs and
 # doorbells (libibverbs, raw uverbs, the hardware header)
 $(VERBS_ISOLATION): selftests/ordma/verbs_isolation.c include/uapi/rdma/ordma-abi.h \
-		include/linux/ordma/ordma_hw.h firmware/fw_compat.h $(SELFTEST_LIB)
+		$(HW_HEADERS) $(SELFTEST_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude/uapi -Iinclude -Ifirmware \
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude/uapi -Iinclude \
 		-o $@ $(SELFTEST_LINK) -libverbs
 
 # rereg_mr of an MR with a bound memory window (libibverbs)

@@ -11,7 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fw_compat.h"
+#include <ordma-compat/ordma_compat.h>
+#include <linux/ordma/ordma_hw.h>
 #include "ordma_fw.h"
 #include "wire/fw_roce_wire.h"
 
@@ -29,15 +30,12 @@
 #define FW_HEARTBEAT_PERIOD_NS		100000000ULL	/* 100 ms */
 #define FW_DB_ERROR_EVENT_GAP_NS	10000000ULL	/* 10 ms */
 
-#define FW_PORT_NUM			1
 #define FW_MAX_EQ			32
 #define FW_MAX_ETH_RINGS		8
 #define FW_GID_TABLE_LEN		16
 #define FW_MAX_PD			1024
 #define FW_MIN_ETH_MTU			68
-#define FW_ETH_HDR_LEN			14
 #define FW_RX_MIN_BUF			64
-#define FW_ROCE_UDP_PORT		4791
 #define FW_MAX_FRAME	(ORDMA_ETH_MAX_MTU + ORDMA_ETH_OVERHEAD)
 
 #define FW_LOG_MSG_MAX			192

@@ -44,15 +44,42 @@ struct ordma_hal_ops {
 	void (*log)(void *ctx, enum ordma_fw_log_level level, const char *msg);
 };
 
+/*
+ * Configuration limits of the device model.  Vector 0 serves the admin
+ * queue, so at least one more is needed for completions; doorbell page 0
+ * is the kernel's, and REG_DB_CAPS has 16 bits for the page count.
+ */
+#define ORDMA_FW_MIN_VECTORS		2
+#define ORDMA_FW_MAX_VECTORS		64
+#define ORDMA_FW_MIN_DB_PAGES		2
+#define ORDMA_FW_MAX_DB_PAGES		65535
+
 struct ordma_fw_config {
 	uint8_t mac[6];
 	char serial[16];		/* NUL padded */
-	unsigned int num_vectors;	/* MSI-X vectors, 2..64 */
-	unsigned int num_db_pages;	/* doorbell pages in BAR2, 2..65535 */
+	unsigned int num_vectors;	/* MSI-X vectors, ORDMA_FW_*_VECTORS */
+	unsigned int num_db_pages;	/* BAR2 pages, ORDMA_FW_*_DB_PAGES */
 	unsigned int speed_mbps;
 };
 
 struct ordma_fw;
+
+/*
+ * EUI-64 of a MAC in network order (flip the universal/local bit, put
+ * ff:fe in the middle): the node GUID, and the PCIe Device Serial Number.
+ */
+static inline void ordma_fw_mac_to_eui64(const uint8_t mac[6],
+					 uint8_t eui[8])
+{
+	eui[0] = mac[0] ^ 0x02;
+	eui[1] = mac[1];
+	eui[2] = mac[2];
+	eui[3] = 0xff;
+	eui[4] = 0xfe;
+	eui[5] = mac[3];
+	eui[6] = mac[4];
+	eui[7] = mac[5];
+}
 
 /* Returns NULL on allocation failure or an invalid configuration. */
 struct ordma_fw *ordma_fw_create(const struct ordma_hal_ops *ops, void *ctx,

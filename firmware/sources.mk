@@ -4,8 +4,8 @@
 # tools/qemu/build-qemu.sh, which links the same files into the device
 # model.  Dependencies run one way, wire <- objects <- transport <- device
 # (tools/check/fw-rooms.py checks the #include lines); the headers at the
-# top of firmware/ (the public ordma_fw.h, the device state fw_priv.h and
-# fw_compat.h) are shared by every room but wire, which is built with its
+# top of firmware/ (the public ordma_fw.h and the device state fw_priv.h)
+# are shared by every room but wire, which is built with its
 # own include path only.
 
 FW_ROOMS := device objects transport wire

@@ -137,27 +137,6 @@ static bool fw_opcode_reserved(uint8_t opcode)
 	return opcode >= ORDMA_CMD_CREATE_CQ && opcode <= ORDMA_CMD_DETACH_MCAST;
 }
 
-static const char *fw_status_name(uint8_t status)
-{
-	static const char *const names[] = {
-		[ORDMA_CMD_STATUS_OK] = "OK",
-		[ORDMA_CMD_STATUS_BAD_OPCODE] = "BAD_OPCODE",
-		[ORDMA_CMD_STATUS_BAD_PARAM] = "BAD_PARAM",
-		[ORDMA_CMD_STATUS_BAD_HANDLE] = "BAD_HANDLE",
-		[ORDMA_CMD_STATUS_NO_RESOURCES] = "NO_RESOURCES",
-		[ORDMA_CMD_STATUS_BAD_STATE] = "BAD_STATE",
-		[ORDMA_CMD_STATUS_BUSY] = "BUSY",
-		[ORDMA_CMD_STATUS_DMA_ERROR] = "DMA_ERROR",
-		[ORDMA_CMD_STATUS_NOT_SUPPORTED] = "NOT_SUPPORTED",
-		[ORDMA_CMD_STATUS_PERM] = "PERM",
-		[ORDMA_CMD_STATUS_INTERNAL] = "INTERNAL",
-	};
-
-	if (status < sizeof(names) / sizeof(names[0]) && names[status])
-		return names[status];
-	return "?";
-}
-
 /* ------------------------------------------------------------------ */
 /* Handler helpers                                                     */
 /* ------------------------------------------------------------------ */
@@ -221,28 +200,13 @@ static uint8_t fw_cmd_query_fw(struct ordma_fw *fw, struct fw_cmd *c)
 	return ORDMA_CMD_STATUS_OK;
 }
 
-/* EUI-64 of a MAC, network order: flip the universal/local bit and put
- * ff:fe in the middle.
- */
-static void fw_mac_to_eui64(const uint8_t mac[6], uint8_t eui[8])
-{
-	eui[0] = mac[0] ^ 0x02;
-	eui[1] = mac[1];
-	eui[2] = mac[2];
-	eui[3] = 0xff;
-	eui[4] = 0xfe;
-	eui[5] = mac[3];
-	eui[6] = mac[4];
-	eui[7] = mac[5];
-}
-
 static void fw_fill_device_caps(const struct ordma_fw *fw,
 				struct ordma_device_caps *caps)
 {
 	static const char board_id[] = "ORDMA-RNIC-V1";
 
 	memset(caps, 0, sizeof(*caps));
-	fw_mac_to_eui64(fw->cfg.mac, (uint8_t *)&caps->node_guid);
+	ordma_fw_mac_to_eui64(fw->cfg.mac, (uint8_t *)&caps->node_guid);
 	caps->sys_image_guid = caps->node_guid;
 	caps->max_mr_size = cpu_to_le64(1ULL << 40);
 	caps->page_size_cap = cpu_to_le64(GENMASK_ULL(30, 12));
@@ -317,9 +281,6 @@ static uint8_t fw_cmd_health(struct ordma_fw *fw, struct fw_cmd *c)
 	out->eq_overruns = cpu_to_le32(h->eq_overruns);
 	return ORDMA_CMD_STATUS_OK;
 }
-
-static_assert(sizeof(struct ordma_resources) == ORDMA_RESOURCES_SIZE,
-	      "QUERY_RESOURCES buffer layout");
 
 static void fw_res_count(struct ordma_res_count *out, uint32_t in_use,
 			 uint32_t max)
@@ -424,7 +385,7 @@ static void fw_cmd_log_failure(struct ordma_fw *fw,
 	fw_log(fw, ORDMA_FW_LOG_GUEST_ERROR,
 	       "admin: %s (0x%02x) token 0x%04x failed: %s (syndrome %u): %s",
 	       desc ? desc->name : "command", c->in->hdr.opcode,
-	       le16_to_cpu(out->token), fw_status_name(status),
+	       le16_to_cpu(out->token), ordma_cmd_status_name(status),
 	       le32_to_cpu(out->syndrome), c->error ? c->error : "?");
 }
 

@@ -12,10 +12,6 @@
 #include "objects/fw_verbs.h"
 #include "objects/fw_qp.h"
 
-#define FW_MIN_VECTORS		2
-#define FW_MAX_VECTORS		64
-#define FW_MIN_DB_PAGES		2
-#define FW_MAX_DB_PAGES		65535
 #define FW_AQ_BASE_ALIGN	4096u
 #define FW_CTRL_KNOWN_BITS	(ORDMA_CTRL_ENABLE | ORDMA_CTRL_RESET)
 
@@ -428,10 +424,10 @@ static bool fw_config_valid(const struct ordma_fw_config *cfg)
 {
 	static const uint8_t zero_mac[6];
 
-	return cfg->num_vectors >= FW_MIN_VECTORS &&
-	       cfg->num_vectors <= FW_MAX_VECTORS &&
-	       cfg->num_db_pages >= FW_MIN_DB_PAGES &&
-	       cfg->num_db_pages <= FW_MAX_DB_PAGES &&
+	return cfg->num_vectors >= ORDMA_FW_MIN_VECTORS &&
+	       cfg->num_vectors <= ORDMA_FW_MAX_VECTORS &&
+	       cfg->num_db_pages >= ORDMA_FW_MIN_DB_PAGES &&
+	       cfg->num_db_pages <= ORDMA_FW_MAX_DB_PAGES &&
 	       !(cfg->mac[0] & 1) && memcmp(cfg->mac, zero_mac, 6);
 }
 

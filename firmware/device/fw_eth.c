@@ -53,7 +53,7 @@ static void fw_port_report_change(struct ordma_fw *fw, uint8_t old_state)
 	uint8_t state = fw_port_state(fw);
 
 	if (state != old_state)
-		fw_async_event(fw, ORDMA_EQE_PORT_CHANGE, FW_PORT_NUM, state, 0);
+		fw_async_event(fw, ORDMA_EQE_PORT_CHANGE, ORDMA_PORT_NUM, state, 0);
 }
 
 void ordma_fw_set_link(struct ordma_fw *fw, bool up)
@@ -92,7 +92,7 @@ uint8_t fw_cmd_query_port(struct ordma_fw *fw, struct fw_cmd *c)
 	attr.link_up = fw->port.link_up;
 	attr.rx_mode = fw->port.rx_mode;
 	attr.gid_table_len = cpu_to_le32(FW_GID_TABLE_LEN);
-	return fw_cmd_write_query_buf(fw, c, FW_PORT_NUM, &attr, sizeof(attr));
+	return fw_cmd_write_query_buf(fw, c, ORDMA_PORT_NUM, &attr, sizeof(attr));
 }
 
 /* The engine's drop reasons as the interface numbers them */
@@ -188,7 +188,7 @@ uint8_t fw_cmd_query_stats(struct ordma_fw *fw, struct fw_cmd *c)
 	for (i = 0; i < FW_TP_TX_NUM; i++)
 		out.roce_tx_drop[fw_tx_drop_index[i]] =
 			cpu_to_le64(tp->tx_drop[i]);
-	return fw_cmd_write_query_buf(fw, c, FW_PORT_NUM, &out, sizeof(out));
+	return fw_cmd_write_query_buf(fw, c, ORDMA_PORT_NUM, &out, sizeof(out));
 }
 
 static bool fw_mac_is_zero(const uint8_t mac[6])
@@ -241,7 +241,7 @@ uint8_t fw_cmd_set_port(struct ordma_fw *fw, struct fw_cmd *c)
 	uint8_t old_state = fw_port_state(fw);
 	uint8_t status;
 
-	if (le32_to_cpu(p->port) != FW_PORT_NUM)
+	if (le32_to_cpu(p->port) != ORDMA_PORT_NUM)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(set_port.port),
 					"port must be 1");
 	if (!mask || mask & ~(uint32_t)ORDMA_SET_PORT_ALL_FIELDS)
@@ -352,7 +352,7 @@ static bool fw_tx_desc_valid(const struct ordma_fw *fw,
 			     const struct ordma_eth_desc *desc, uint32_t len)
 {
 	return !(le32_to_cpu(desc->len_flags) & FW_ETH_DESC_DRIVER_FLAGS) &&
-	       !desc->reserved_12 && len >= FW_ETH_HDR_LEN &&
+	       !desc->reserved_12 && len >= FW_ROCE_ETH_HLEN &&
 	       len <= fw_max_frame_len(fw);
 }
 
@@ -607,7 +607,7 @@ static bool fw_ipv4_roce_dst(const uint8_t *ip, size_t len, uint8_t gid[16])
 	/* a fragment other than a whole datagram carries no usable UDP port */
 	if (ip[9] != FW_IPPROTO_UDP || (fw_get_be16(ip + 6) & 0x3fff))
 		return false;
-	if (fw_get_be16(ip + ihl + 2) != FW_ROCE_UDP_PORT)
+	if (fw_get_be16(ip + ihl + 2) != FW_ROCE_UDP_DPORT)
 		return false;
 	memset(gid, 0, 10);
 	gid[10] = 0xff;
@@ -625,7 +625,7 @@ static bool fw_ipv6_roce_dst(const uint8_t *ip, size_t len, uint8_t gid[16])
 		return false;
 	if (ip[6] != FW_IPPROTO_UDP)
 		return false;
-	if (fw_get_be16(ip + FW_IPV6_HDR + 2) != FW_ROCE_UDP_PORT)
+	if (fw_get_be16(ip + FW_IPV6_HDR + 2) != FW_ROCE_UDP_DPORT)
 		return false;
 	memcpy(gid, ip + 24, 16);
 	return true;
@@ -634,13 +634,13 @@ static bool fw_ipv6_roce_dst(const uint8_t *ip, size_t len, uint8_t gid[16])
 static bool fw_rx_is_roce_for_us(struct ordma_fw *fw, const uint8_t *frame,
 				 size_t len)
 {
-	size_t l3 = FW_ETH_HDR_LEN;
+	size_t l3 = FW_ROCE_ETH_HLEN;
 	uint16_t ethertype = fw_get_be16(frame + 12);
 	uint8_t gid[16];
 	bool roce;
 
 	if (ethertype == FW_ETHERTYPE_VLAN) {
-		if (len < FW_ETH_HDR_LEN + FW_VLAN_TAG)
+		if (len < FW_ROCE_ETH_HLEN + FW_VLAN_TAG)
 			return false;
 		ethertype = fw_get_be16(frame + 16);
 		l3 += FW_VLAN_TAG;
@@ -743,7 +743,7 @@ void ordma_fw_rx_frame(struct ordma_fw *fw, const void *data, size_t len)
 		fw->stats.rx_drop_link_down++;
 		return;
 	}
-	if (len < FW_ETH_HDR_LEN || !fw_rx_filter_accepts(fw, frame)) {
+	if (len < FW_ROCE_ETH_HLEN || !fw_rx_filter_accepts(fw, frame)) {
 		fw->stats.rx_drop_filter++;
 		return;
 	}

@@ -456,7 +456,7 @@ static uint8_t fz_qp_step(struct fz_dev *v, unsigned int q, uint8_t cur,
 					     ORDMA_ACCESS_REMOTE_READ |
 					     ORDMA_ACCESS_REMOTE_ATOMIC);
 	if (mask & A(PORT))
-		a.port = 1;
+		a.port = ORDMA_PORT_NUM;
 	if (mask & A(QKEY))
 		a.qkey = cpu_to_le32(FZ_QKEY);
 	if (mask & A(AV)) {

@@ -280,7 +280,7 @@ uint8_t fw_cmd_create_cq(struct ordma_fw *fw, struct fw_cmd *c)
 	struct fw_cq *cq;
 	uint32_t cqn;
 
-	if (p->log_size < FW_CQ_MIN_LOG_SIZE || p->log_size > FW_CQ_MAX_LOG_SIZE)
+	if (p->log_size < ORDMA_CQ_MIN_LOG_SIZE || p->log_size > ORDMA_CQ_MAX_LOG_SIZE)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(create_cq.log_size),
 					"log_size not in 1..16");
 	if (fw_page_list_parse(fw, &p->ring,

@@ -461,12 +461,12 @@ static uint8_t fw_qp_check_rq_params(struct ordma_fw *fw, struct fw_cmd *c,
 						"rq page list must be zero with an SRQ");
 		return ORDMA_CMD_STATUS_OK;
 	}
-	if (p->rq_log_size < FW_WQ_MIN_LOG_SIZE ||
-	    p->rq_log_size > FW_WQ_MAX_LOG_SIZE)
+	if (p->rq_log_size < ORDMA_WQ_MIN_LOG_SIZE ||
+	    p->rq_log_size > ORDMA_WQ_MAX_LOG_SIZE)
 		return fw_cmd_bad_param(c, CP_OFF(rq_log_size),
 					"rq_log_size not in 1..12");
-	if (p->rq_wqe_shift < FW_RECV_WQE_MIN_SHIFT ||
-	    p->rq_wqe_shift > FW_RECV_WQE_MAX_SHIFT ||
+	if (p->rq_wqe_shift < ORDMA_RECV_WQE_MIN_SHIFT ||
+	    p->rq_wqe_shift > ORDMA_RECV_WQE_MAX_SHIFT ||
 	    (1u << p->rq_wqe_shift) < FW_RECV_WQE_MIN_BYTES)
 		return fw_cmd_bad_param(c, CP_OFF(rq_wqe_shift),
 					"rq_wqe_shift not in 5..8 (one SGE at least)");
@@ -505,8 +505,8 @@ static uint8_t fw_qp_check_create(struct ordma_fw *fw, struct fw_cmd *c,
 	if (p->type == ORDMA_QPT_GSI && a->uctx != ORDMA_KERNEL_UCTX)
 		return fw_cmd_bad_param(c, CP_OFF(type),
 					"GSI QP from a user context");
-	if (p->sq_log_size < FW_WQ_MIN_LOG_SIZE ||
-	    p->sq_log_size > FW_WQ_MAX_LOG_SIZE)
+	if (p->sq_log_size < ORDMA_WQ_MIN_LOG_SIZE ||
+	    p->sq_log_size > ORDMA_WQ_MAX_LOG_SIZE)
 		return fw_cmd_bad_param(c, CP_OFF(sq_log_size),
 					"sq_log_size not in 1..12");
 	if (p->sq_wqe_shift < ORDMA_SEND_WQE_MIN_SHIFT ||
@@ -515,7 +515,7 @@ static uint8_t fw_qp_check_create(struct ordma_fw *fw, struct fw_cmd *c,
 		return fw_cmd_bad_param(c, CP_OFF(sq_wqe_shift),
 					"sq_wqe_shift not in 6..9");
 	sq_room = (1u << p->sq_wqe_shift) - ORDMA_SEND_WQE_HDR_SIZE;
-	if (max_inline > FW_MAX_INLINE_DATA || max_inline > sq_room)
+	if (max_inline > ORDMA_MAX_INLINE_DATA || max_inline > sq_room)
 		return fw_cmd_bad_param(c, CP_OFF(max_inline_data),
 					"max_inline_data beyond 256 or the send WQE");
 	status = fw_qp_check_rq_params(fw, c, p, a);
@@ -735,7 +735,7 @@ static uint8_t fw_qp_check_values(struct ordma_fw *fw, struct fw_cmd *c,
 	if ((mask & ORDMA_QP_ATTR_PKEY_INDEX) && a->pkey_index)
 		return fw_cmd_bad_param(c, AT_OFF(pkey_index),
 					"pkey_index beyond the P_Key table");
-	if ((mask & ORDMA_QP_ATTR_PORT) && a->port != FW_PORT_NUM)
+	if ((mask & ORDMA_QP_ATTR_PORT) && a->port != ORDMA_PORT_NUM)
 		return fw_cmd_bad_param(c, AT_OFF(port), "port is not 1");
 	if (mask & ORDMA_QP_ATTR_AV) {
 		uint8_t status = fw_qp_check_av(fw, c, &a->av);
@@ -762,13 +762,13 @@ static uint8_t fw_qp_check_values(struct ordma_fw *fw, struct fw_cmd *c,
 		return fw_cmd_bad_param(c, AT_OFF(min_rnr_timer),
 					"min_rnr_timer not in 0..31");
 	if ((mask & ORDMA_QP_ATTR_RQ_PSN) &&
-	    le32_to_cpu(a->rq_psn) > FW_PSN_MASK)
+	    le32_to_cpu(a->rq_psn) > FW_ROCE_PSN_MASK)
 		return fw_cmd_bad_param(c, AT_OFF(rq_psn), "rq_psn beyond 24 bits");
 	if ((mask & ORDMA_QP_ATTR_SQ_PSN) &&
-	    le32_to_cpu(a->sq_psn) > FW_PSN_MASK)
+	    le32_to_cpu(a->sq_psn) > FW_ROCE_PSN_MASK)
 		return fw_cmd_bad_param(c, AT_OFF(sq_psn), "sq_psn beyond 24 bits");
 	if ((mask & ORDMA_QP_ATTR_DEST_QPN) &&
-	    le32_to_cpu(a->dest_qpn) > FW_QPN_MASK)
+	    le32_to_cpu(a->dest_qpn) > FW_ROCE_QPN_MASK)
 		return fw_cmd_bad_param(c, AT_OFF(dest_qpn),
 					"dest_qpn beyond 24 bits");
 	if ((mask & ORDMA_QP_ATTR_MAX_QP_RD_ATOMIC) &&
@@ -948,8 +948,8 @@ static void fw_qp_fill_attr(const struct fw_qp *qp, struct ordma_qp_attr *out)
 	out->en_sqd_async_notify = q->en_sqd_async_notify;
 	out->access_flags = cpu_to_le32(q->access_flags);
 	out->qkey = cpu_to_le32(q->qkey);
-	out->rq_psn = cpu_to_le32(qp->expected_psn & FW_PSN_MASK);
-	out->sq_psn = cpu_to_le32(qp->next_psn & FW_PSN_MASK);
+	out->rq_psn = cpu_to_le32(qp->expected_psn & FW_ROCE_PSN_MASK);
+	out->sq_psn = cpu_to_le32(qp->next_psn & FW_ROCE_PSN_MASK);
 	out->dest_qpn = cpu_to_le32(q->dest_qpn);
 	out->timeout = q->timeout;
 	out->retry_cnt = q->retry_cnt;

@@ -40,16 +40,9 @@
  */
 #define FW_FIRST_QPN			2
 #define FW_MAX_SRQ			256	/* SRQ numbers 1..256 */
-#define FW_WQ_MIN_LOG_SIZE		1
-#define FW_WQ_MAX_LOG_SIZE		12	/* max_qp_wr, max_srq_wr 4096 */
-#define FW_MAX_SEND_SGE			8
-#define FW_MAX_RECV_SGE			8
-#define FW_MAX_INLINE_DATA		256
 #define FW_MAX_QP_RD_ATOM		16	/* responder depth */
 #define FW_MAX_QP_INIT_RD_ATOM		16	/* initiator depth */
 #define FW_RECV_WQE_HDR_SIZE		sizeof(struct ordma_recv_wqe)
-#define FW_RECV_WQE_MIN_SHIFT		4	/* header range; see below */
-#define FW_RECV_WQE_MAX_SHIFT		8
 /* A WQE must have room for at least one SGE: send 64 bytes and more,
  * receive 32 bytes and more (a 16-byte receive WQE would hold only its
  * header and is refused).
@@ -58,8 +51,6 @@
 	(ORDMA_SEND_WQE_HDR_SIZE + sizeof(struct ordma_sge))
 #define FW_RECV_WQE_MIN_BYTES \
 	(FW_RECV_WQE_HDR_SIZE + sizeof(struct ordma_sge))
-#define FW_PSN_MASK			0xffffffu
-#define FW_QPN_MASK			0xffffffu
 
 /*
  * CREATE_QP and MODIFY_QP read their parameters from a host buffer.  A

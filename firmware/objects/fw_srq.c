@@ -102,11 +102,11 @@ uint8_t fw_cmd_create_srq(struct ordma_fw *fw, struct fw_cmd *c)
 	uint32_t srqn;
 	uint8_t status;
 
-	if (p->log_size < FW_WQ_MIN_LOG_SIZE || p->log_size > FW_WQ_MAX_LOG_SIZE)
+	if (p->log_size < ORDMA_WQ_MIN_LOG_SIZE || p->log_size > ORDMA_WQ_MAX_LOG_SIZE)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(create_srq.log_size),
 					"log_size not in 1..12");
-	if (p->wqe_shift < FW_RECV_WQE_MIN_SHIFT ||
-	    p->wqe_shift > FW_RECV_WQE_MAX_SHIFT ||
+	if (p->wqe_shift < ORDMA_RECV_WQE_MIN_SHIFT ||
+	    p->wqe_shift > ORDMA_RECV_WQE_MAX_SHIFT ||
 	    (1u << p->wqe_shift) < FW_RECV_WQE_MIN_BYTES)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(create_srq.wqe_shift),
 					"wqe_shift not in 5..8 (one SGE at least)");

@@ -28,8 +28,6 @@
 #define FW_MAX_MCAST_GRP		64
 #define FW_MAX_MCAST_QP_ATTACH		8	/* QPs per group */
 #define FW_MAX_TOTAL_MCAST_QP_ATTACH	256
-#define FW_CQ_MIN_LOG_SIZE		1
-#define FW_CQ_MAX_LOG_SIZE		16
 #define FW_MAX_MR_SIZE			(1ULL << 40)
 /* Largest page list a fast-register WQE may install */
 #define FW_MR_MAX_FAST_REG_PAGES	ORDMA_MTT_ENTRIES_PER_PAGE

@@ -190,7 +190,7 @@ uint8_t drv_set_port(struct drv *d, uint32_t mask, uint32_t mtu,
 	struct ordma_aq_cmd cmd;
 
 	drv_cmd_init(&cmd, ORDMA_CMD_SET_PORT);
-	cmd.set_port.port = cpu_to_le32(1);
+	cmd.set_port.port = cpu_to_le32(ORDMA_PORT_NUM);
 	cmd.set_port.field_mask = cpu_to_le32(mask);
 	cmd.set_port.mtu = cpu_to_le32(mtu);
 	if (mac)

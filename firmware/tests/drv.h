@@ -7,7 +7,8 @@
 #ifndef ORDMA_TESTS_DRV_H
 #define ORDMA_TESTS_DRV_H
 
-#include "fw_compat.h"
+#include <ordma-compat/ordma_compat.h>
+#include <linux/ordma/ordma_hw.h>
 #include "fake_hal.h"
 
 /* Fake host memory map */

@@ -35,8 +35,8 @@
 #define FW_REQ_CTRL_RESERVED	(GENMASK(15, 13) | GENMASK(31, 21))
 #define FW_REQ_INFINITE_RNR	7
 
-_Static_assert(FW_TP_MAX_INLINE == FW_MAX_INLINE_DATA, "inline copy");
-_Static_assert(FW_TP_MAX_SGE == FW_MAX_SEND_SGE, "SGE copy");
+_Static_assert(ORDMA_MAX_INLINE_DATA == ORDMA_MAX_INLINE_DATA, "inline copy");
+_Static_assert(FW_TP_MAX_SGE == ORDMA_MAX_SEND_SGE, "SGE copy");
 
 /* A send WQE as read from the SQ: header, the address vector of a UD
  * WQE with ORDMA_WQE_AV_INLINE, then SGEs or inline data.
@@ -45,7 +45,7 @@ struct fw_req_wqe {
 	struct ordma_send_wqe hdr;
 	union {
 		struct ordma_sge sge[FW_TP_MAX_SGE];
-		uint8_t inl[FW_MAX_INLINE_DATA];
+		uint8_t inl[ORDMA_MAX_INLINE_DATA];
 	} u;
 	struct ordma_av av;
 };
@@ -166,7 +166,7 @@ static void fw_req_keep(struct fw_tp_swqe *e, const struct fw_req_wqe *w)
 	d->hdr = w->hdr;
 	d->inl = fw_req_ctrl(w) & ORDMA_WQE_INLINE;
 	if (d->inl) {
-		/* fw_req_check bounded the length by FW_MAX_INLINE_DATA */
+		/* fw_req_check bounded the length by ORDMA_MAX_INLINE_DATA */
 		memcpy(d->u.inl, w->u.inl, e->length < sizeof(d->u.inl) ?
 		       e->length : sizeof(d->u.inl));
 	} else {
@@ -387,13 +387,13 @@ static uint8_t fw_req_check(struct ordma_fw *fw, struct fw_qp *qp,
 
 		if (ilen > qp->max_inline_data ||
 		    ilen > wqe_size - ORDMA_SEND_WQE_HDR_SIZE ||
-		    ilen > FW_MAX_INLINE_DATA)
+		    ilen > ORDMA_MAX_INLINE_DATA)
 			return ORDMA_CQE_LOC_LEN_ERR;
 		*length = ilen;
 	} else {
 		uint8_t st;
 
-		if (nsge > FW_MAX_SEND_SGE ||
+		if (nsge > ORDMA_MAX_SEND_SGE ||
 		    ORDMA_SEND_WQE_HDR_SIZE + nsge * sizeof(struct ordma_sge) >
 		    wqe_size)
 			return ORDMA_CQE_LOC_QP_OP_ERR;

@@ -71,7 +71,7 @@ static bool fw_resp_recv_sges(struct ordma_fw *fw, struct fw_qp *qp,
 	uint32_t num = le32_to_cpu(fw_resp_wqe(qp)->hdr.num_sge);
 
 	*n = 0;
-	if (num > FW_MAX_RECV_SGE ||
+	if (num > ORDMA_MAX_RECV_SGE ||
 	    FW_RECV_WQE_HDR_SIZE + num * sizeof(struct ordma_sge) >
 	    fw_resp_recv_wqe_size(fw, qp))
 		return false;

@@ -27,7 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fw_compat.h"
+#include <ordma-compat/ordma_compat.h>
+#include <linux/ordma/ordma_hw.h>
 #include "fw_priv.h"
 #include "wire/fw_roce_wire.h"
 
@@ -59,9 +60,8 @@ struct ordma_sge;
  */
 #define FW_TP_UC_BURST			FW_TP_READ_BURST
 #define FW_TP_UC_GAP_NS			FW_TP_READ_GAP_NS
-#define FW_TP_MAX_SGE			8
-/* Inline data of a send WQE (FW_MAX_INLINE_DATA) */
-#define FW_TP_MAX_INLINE		256
+/* SGEs the engine keeps of a send or receive WQE */
+#define FW_TP_MAX_SGE			ORDMA_MAX_SEND_SGE
 /* A receive WQE as the engine keeps it: header plus 8 SGEs */
 #define FW_TP_RECV_WQE_BYTES		(16 + FW_TP_MAX_SGE * 16)
 /* UD receives: the GRH area at the start of the receive buffer */
@@ -79,7 +79,7 @@ struct fw_tp_swqe_data {
 	struct ordma_send_wqe hdr;	/* control and operation segments */
 	union {
 		struct ordma_sge sge[FW_TP_MAX_SGE];
-		uint8_t inl[FW_TP_MAX_INLINE];
+		uint8_t inl[ORDMA_MAX_INLINE_DATA];
 	} u;
 	uint8_t num_sge;	/* entries of u.sge in use */
 	bool inl;		/* the payload is u.inl (length bytes) */

@@ -44,8 +44,8 @@
 #include <unistd.h>
 
 #include <rdma/ordma-abi.h>
-/* the hardware header, with the userspace bit-field helpers */
-#include "fw_compat.h"
+#include <ordma-compat/ordma_compat.h>
+#include <linux/ordma/ordma_hw.h>
 
 #include "ordma_test.h"
 #include "verbs_util.h"

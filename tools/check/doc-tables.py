@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 """Check that the hardware reference says what the hardware header defines.
 
-Parses include/linux/ordma/ordma_hw.h (enums, BIT() defines, structure
-layouts) and the tables of Documentation/ordma/hw-reference.rst, and
-compares:
+Parses the hardware headers include/linux/ordma/ordma_{regs,admin,io}.h
+(enums, BIT() defines, structure layouts) and the tables of
+Documentation/ordma/hw-reference.rst, and compares:
 
   - every enum table of the document (command opcodes, command status,
     fatal codes, EQE types, QP types and states, WQE opcodes, CQE
@@ -27,7 +27,9 @@ import os
 import re
 import sys
 
-HEADER = 'include/linux/ordma/ordma_hw.h'
+HEADER_DIR = 'include/linux/ordma'
+# ordma_hw.h only includes these; io first, as ordma_admin.h includes it
+HEADERS = ['ordma_regs.h', 'ordma_io.h', 'ordma_admin.h']
 DOC = 'Documentation/ordma/hw-reference.rst'
 DOC_DIR = 'Documentation/ordma'
 
@@ -62,8 +64,9 @@ def c_int(expr, defines):
     return None
 
 
-def parse_header(path):
-    text = strip_comments(open(path, encoding='utf-8').read())
+def parse_header(paths):
+    text = '\n'.join(strip_comments(open(p, encoding='utf-8').read())
+                     for p in paths)
     defines = {}
     for m in re.finditer(r'^#define\s+(\w+)\s+(.+)$', text, flags=re.M):
         value = c_int(m.group(2), defines)
@@ -338,7 +341,7 @@ def check_enums(tap, tables, enums):
             tap.result(False, title, ['no such table in ' + DOC])
             continue
         if enum not in enums:
-            tap.result(False, title, ['no enum %s in %s' % (enum, HEADER)])
+            tap.result(False, title, ['no enum %s in %s' % (enum, HEADER_DIR)])
             continue
         # the status table's prefix also matches the opcode names
         hdr = [(n, v) for n, v in enums[enum]]
@@ -463,7 +466,8 @@ def main():
     repo = sys.argv[1] if len(sys.argv) > 1 else \
         os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
     tap = Tap()
-    defines, enums, structs = parse_header(os.path.join(repo, HEADER))
+    defines, enums, structs = parse_header(
+        [os.path.join(repo, HEADER_DIR, h) for h in HEADERS])
     text = open(os.path.join(repo, DOC), encoding='utf-8').read()
     tables = list_tables(text.splitlines())
     check_enums(tap, tables, enums)

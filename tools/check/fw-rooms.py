@@ -7,8 +7,8 @@ The firmware lives in four rooms, each allowed to use the ones below it:
     wire <- objects <- transport <- device
 
 wire/ (the RoCEv2 wire format and ICRC) includes nothing but its own
-headers.  The headers at the top of firmware/ (ordma_fw.h, fw_priv.h,
-fw_compat.h) are shared by every other room and include only each other
+headers.  The headers at the top of firmware/ (ordma_fw.h, fw_priv.h)
+are shared by every other room and include only each other
 and wire/.  One edge goes against the direction, declared below: struct
 fw_qp embeds the transport engine's per-QP state, and the QP objects call
 the engine's QP hooks (state changes, send queue kicks, multicast

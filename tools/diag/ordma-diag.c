@@ -25,7 +25,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "fw_compat.h"
+#include <ordma-compat/ordma_compat.h>
+#include <linux/ordma/ordma_hw.h>
 
 #define EXIT_CMD_ERROR	1
 #define EXIT_USAGE	2
@@ -71,27 +72,11 @@ static const char *const opcode_names[] = {
 	[ORDMA_CMD_DETACH_MCAST]	= "DETACH_MCAST",
 };
 
-static const char *const status_names[] = {
-	[ORDMA_CMD_STATUS_OK]		= "OK",
-	[ORDMA_CMD_STATUS_BAD_OPCODE]	= "BAD_OPCODE",
-	[ORDMA_CMD_STATUS_BAD_PARAM]	= "BAD_PARAM",
-	[ORDMA_CMD_STATUS_BAD_HANDLE]	= "BAD_HANDLE",
-	[ORDMA_CMD_STATUS_NO_RESOURCES]	= "NO_RESOURCES",
-	[ORDMA_CMD_STATUS_BAD_STATE]	= "BAD_STATE",
-	[ORDMA_CMD_STATUS_BUSY]		= "BUSY",
-	[ORDMA_CMD_STATUS_DMA_ERROR]	= "DMA_ERROR",
-	[ORDMA_CMD_STATUS_NOT_SUPPORTED] = "NOT_SUPPORTED",
-	[ORDMA_CMD_STATUS_PERM]		= "PERM",
-	[ORDMA_CMD_STATUS_INTERNAL]	= "INTERNAL",
-};
-
 static const char *const health_names[] = {
 	[ORDMA_HEALTH_OK]		= "OK",
 	[ORDMA_HEALTH_DEGRADED]		= "DEGRADED",
 	[ORDMA_HEALTH_FATAL]		= "FATAL",
 };
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *name_of(const char *const *names, size_t n, unsigned int v)
 {
@@ -274,7 +259,7 @@ static void print_comp(const struct ordma_aq_cmd *cmd,
 	printf("opcode 0x%02x %s\n", op,
 	       name_of(opcode_names, ARRAY_SIZE(opcode_names), op));
 	printf("status %s (%u)\n",
-	       name_of(status_names, ARRAY_SIZE(status_names), comp->status),
+	       ordma_cmd_status_name(comp->status),
 	       comp->status);
 	printf("syndrome %u\n", le32_to_cpu(comp->syndrome));
 	printf("out");

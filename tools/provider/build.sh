@@ -43,7 +43,7 @@
 # Cache: ${ORDMA_CACHE:-/var/cache/ordma}/rdma-core/56.1-<key>/{src,build},
 # key = sha256 over the tarball name, the options below, this script,
 # tools/provider/ordma/** and the two repo headers the provider compiles
-# (include/uapi/rdma/ordma-abi.h, include/linux/ordma/ordma_hw.h).  The
+# (include/uapi/rdma/ordma-abi.h, include/linux/ordma/ordma_io.h).  The
 # inputs are snapshotted before hashing; a finished key is never rebuilt.
 # Objects go through ccache (ORDMA_CACHE/ccache) with paths made relative
 # to the key directory, so a new key rebuilds mostly from the cache
@@ -80,7 +80,7 @@ PYTHON=/usr/bin/python3
 
 # Inputs, relative to the repo root; copied into the key's snapshot.
 INPUTS=(tools/provider/build.sh tools/provider/ordma
-	include/uapi/rdma/ordma-abi.h include/linux/ordma/ordma_hw.h)
+	include/uapi/rdma/ordma-abi.h include/linux/ordma/ordma_io.h)
 
 log() { echo "provider/build.sh: $*" >&2; }
 die() { log "error: $*"; exit 1; }

@@ -67,7 +67,9 @@ BUILD_PKGS="build-essential ninja-build meson pkg-config python3 dpkg-dev ccache
 
 DEVICE_SRC=$QEMU_TOOLS/ordma-pci.c
 TRACE_EVENTS=$QEMU_TOOLS/trace-events
-HW_HEADER=$REPO/include/linux/ordma/ordma_hw.h
+# The hardware header (ordma_hw.h and its parts) and the userspace shim
+HW_HEADERS=("$REPO"/include/linux/ordma/ordma_*.h
+	"$REPO"/include/ordma-compat/ordma_compat.h)
 
 T_START=$(date +%s)
 log() { echo "[build-qemu +$(($(date +%s) - T_START))s] $*" >&2; }
@@ -108,7 +110,7 @@ for f in "${FW_ALL[@]}"; do
 	case $f in *.h) FW_H+=("$f") ;; esac
 	[ "$f" != ordma-pci.c ] || die "$FW_DIR/$f would overwrite the device model"
 done
-for f in "$DEVICE_SRC" "$TRACE_EVENTS" "$HW_HEADER"; do
+for f in "$DEVICE_SRC" "$TRACE_EVENTS" "${HW_HEADERS[@]}"; do
 	[ -f "$f" ] || die "missing $f"
 done
 
@@ -117,7 +119,7 @@ done
 input_hash() {
 	local f
 	{
-		for f in "$DEVICE_SRC" "$TRACE_EVENTS" "$HW_HEADER" "$SCRIPT"; do
+		for f in "$DEVICE_SRC" "$TRACE_EVENTS" "${HW_HEADERS[@]}" "$SCRIPT"; do
 			printf '%s %s\n' "$(basename "$f")" "$(sha256sum <"$f" | cut -d' ' -f1)"
 		done
 		for f in "${FW_ALL[@]}"; do
@@ -261,7 +263,9 @@ for f in "${FW_C[@]}" "${FW_H[@]}"; do
 	wanted+=("$f")
 	install_file "$FW_DIR/$f" "$DEST/$f"
 done
-install_file "$HW_HEADER" "$DEST/include/linux/ordma/ordma_hw.h"
+for f in "${HW_HEADERS[@]}"; do
+	install_file "$f" "$DEST/include/${f#"$REPO"/include/}"
+done
 # Firmware files that no longer exist (or moved) must not stay in the build.
 while IFS= read -r f; do
 	case " ${wanted[*]} " in
@@ -321,8 +325,9 @@ check_firmware_symbols
 # ------------------------------------------------------------------
 hdr_value() {
 	local v
-	v=$(awk -v n="$1" '$1 == "#define" && $2 == n { print $3; exit }' "$HW_HEADER")
-	[ -n "$v" ] || die "$1 not found in $HW_HEADER"
+	v=$(awk -v n="$1" '$1 == "#define" && $2 == n { print $3; exit }' \
+		"${HW_HEADERS[@]}")
+	[ -n "$v" ] || die "$1 not found in the hardware header"
 	echo $((v))
 }
 
@@ -447,8 +452,11 @@ trap 'rm -rf "$stage"' EXIT
 cp "$BUILD/qemu-system-x86_64" "$stage/"
 {
 	echo "inputs $HASH, built $(date -u +%FT%TZ) from $SRC"
-	for f in "$DEVICE_SRC" "$TRACE_EVENTS" "$HW_HEADER" "$SCRIPT" "${FW_FILES[@]}"; do
+	for f in "$DEVICE_SRC" "$TRACE_EVENTS" "${HW_HEADERS[@]}" "$SCRIPT"; do
 		echo "$(sha256sum <"$f" | cut -c1-16) $f"
+	done
+	for f in "${FW_ALL[@]}"; do
+		echo "$(sha256sum <"$FW_DIR/$f" | cut -c1-16) firmware/$f"
 	done
 } >"$stage/inputs.txt"
 if [ "$SMOKE" = 1 ]; then

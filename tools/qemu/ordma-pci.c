@@ -26,6 +26,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/bswap.h"
 #include "qemu/cutils.h"
 #include "qemu/log.h"
 #include "qemu/module.h"
@@ -47,12 +48,6 @@
 
 #define TYPE_ORDMA_PCI "ordma"
 OBJECT_DECLARE_SIMPLE_TYPE(OrdmaState, ORDMA_PCI)
-
-/* Configuration limits the firmware accepts (struct ordma_fw_config). */
-#define ORDMA_MIN_VECTORS       2
-#define ORDMA_MAX_VECTORS       64
-#define ORDMA_MIN_DB_PAGES      2
-#define ORDMA_MAX_DB_PAGES      65535
 
 #define ORDMA_PCIE_CAP_OFFSET   0x40
 #define ORDMA_DSN_OFFSET        0x100
@@ -467,14 +462,16 @@ static bool ordma_check_props(OrdmaState *s, Error **errp)
 {
     const char *c;
 
-    if (s->vectors < ORDMA_MIN_VECTORS || s->vectors > ORDMA_MAX_VECTORS) {
-        error_setg(errp, "vectors must be %u..%u", ORDMA_MIN_VECTORS,
-                   ORDMA_MAX_VECTORS);
+    if (s->vectors < ORDMA_FW_MIN_VECTORS ||
+        s->vectors > ORDMA_FW_MAX_VECTORS) {
+        error_setg(errp, "vectors must be %u..%u", ORDMA_FW_MIN_VECTORS,
+                   ORDMA_FW_MAX_VECTORS);
         return false;
     }
-    if (s->db_pages < ORDMA_MIN_DB_PAGES || s->db_pages > ORDMA_MAX_DB_PAGES) {
-        error_setg(errp, "db-pages must be %u..%u", ORDMA_MIN_DB_PAGES,
-                   ORDMA_MAX_DB_PAGES);
+    if (s->db_pages < ORDMA_FW_MIN_DB_PAGES ||
+        s->db_pages > ORDMA_FW_MAX_DB_PAGES) {
+        error_setg(errp, "db-pages must be %u..%u", ORDMA_FW_MIN_DB_PAGES,
+                   ORDMA_FW_MAX_DB_PAGES);
         return false;
     }
     if (!s->speed) {
@@ -500,9 +497,10 @@ static bool ordma_check_props(OrdmaState *s, Error **errp)
 /* Device Serial Number: the EUI-64 of the factory MAC (as the node GUID) */
 static uint64_t ordma_dsn(const uint8_t *mac)
 {
-    return ((uint64_t)(mac[0] ^ 0x02) << 56) | ((uint64_t)mac[1] << 48) |
-           ((uint64_t)mac[2] << 40) | (0xffULL << 32) | (0xfeULL << 24) |
-           ((uint64_t)mac[3] << 16) | ((uint64_t)mac[4] << 8) | mac[5];
+    uint8_t eui[8];
+
+    ordma_fw_mac_to_eui64(mac, eui);
+    return ldq_be_p(eui);
 }
 
 static void ordma_realize(PCIDevice *pdev, Error **errp)

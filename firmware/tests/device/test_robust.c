@@ -103,7 +103,7 @@ static void random_set_port(struct rng *r, struct ordma_aq_cmd *cmd)
 	struct ordma_cmd_set_port *p = &cmd->set_port;
 	uint32_t mask = 1 + rng_below(r, 15);
 
-	p->port = cpu_to_le32(1);
+	p->port = cpu_to_le32(ORDMA_PORT_NUM);
 	p->field_mask = cpu_to_le32(mask);
 	if (mask & ORDMA_SET_PORT_MTU)
 		p->mtu = cpu_to_le32(68 + rng_below(r, 9000 - 67));

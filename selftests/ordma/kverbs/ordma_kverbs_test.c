@@ -27,6 +27,7 @@
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/ordma/ordma_hw.h>
 #include <linux/scatterlist.h>
 #include <net/ipv6.h>
 #include <rdma/ib_cache.h>
@@ -45,7 +46,7 @@ static int gid_index_b = -1;
 module_param(gid_index_b, int, 0444);
 MODULE_PARM_DESC(gid_index_b, "GID index on dev_b (-1: first IPv4 RoCE v2 GID)");
 
-#define KV_PORT			1
+#define KV_PORT			ORDMA_PORT_NUM
 #define KV_TIMEOUT_MS		10000
 #define KV_QP_WR		16
 #define KV_INLINE		64

@@ -12,11 +12,11 @@
 
 #include <infiniband/driver.h>
 #include <infiniband/kern-abi.h>
-#include <util/util.h>	/* BIT/GENMASK/FIELD_* used by ordma_hw.h */
+#include <util/util.h>	/* BIT/GENMASK/FIELD_* used by ordma_io.h */
 
 #include <rdma/ordma-abi.h>
 #include <kernel-abi/ordma-abi.h>
-#include <linux/ordma/ordma_hw.h>
+#include <linux/ordma/ordma_io.h>
 
 #include "ordma_dp.h"
 

@@ -34,7 +34,7 @@ int ordma_sq_wqe_shift(uint32_t max_send_sge, uint32_t max_inline)
 {
 	uint32_t body;
 
-	if (max_send_sge > ORDMA_MAX_SGE || max_inline > ORDMA_MAX_INLINE)
+	if (max_send_sge > ORDMA_MAX_SGE || max_inline > ORDMA_MAX_INLINE_DATA)
 		return -1;
 	body = max_send_sge ? max_send_sge : 1;
 	body *= sizeof(struct ordma_sge);
@@ -51,7 +51,7 @@ int ordma_rq_wqe_shift(uint32_t max_recv_sge)
 		return -1;
 	if (!max_recv_sge)
 		max_recv_sge = 1;
-	return ordma_log2_ceil(ORDMA_RECV_WQE_HDR_SIZE +
+	return ordma_log2_ceil(sizeof(struct ordma_recv_wqe) +
 			       max_recv_sge * sizeof(struct ordma_sge),
 			       ORDMA_RECV_WQE_MIN_SHIFT,
 			       ORDMA_RECV_WQE_MAX_SHIFT);
@@ -70,7 +70,7 @@ uint32_t ordma_sq_max_sge(int shift)
 
 uint32_t ordma_rq_max_sge(int shift)
 {
-	return ordma_cap_sge(((1u << shift) - ORDMA_RECV_WQE_HDR_SIZE) /
+	return ordma_cap_sge(((1u << shift) - sizeof(struct ordma_recv_wqe)) /
 			     sizeof(struct ordma_sge));
 }
 

@@ -12,18 +12,13 @@
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
-#include <util/util.h>	/* BIT/GENMASK/FIELD_* used by ordma_hw.h */
+#include <util/util.h>	/* BIT/GENMASK/FIELD_* used by ordma_io.h */
 
-#include <linux/ordma/ordma_hw.h>
+#include <linux/ordma/ordma_io.h>
 
-/* Device limits the provider sizes queues against (hw-reference.rst). */
-#define ORDMA_CQ_MAX_LOG_SIZE		16
-#define ORDMA_WQ_MAX_LOG_SIZE		12
-#define ORDMA_MAX_SGE			8
-#define ORDMA_MAX_INLINE		256
-#define ORDMA_RECV_WQE_HDR_SIZE		16
-#define ORDMA_RECV_WQE_MIN_SHIFT	5	/* header plus one SGE */
-#define ORDMA_RECV_WQE_MAX_SHIFT	8
+/* One SGE cap for both queues (ordma_cap_sge) */
+#define ORDMA_MAX_SGE			ORDMA_MAX_SEND_SGE
+static_assert(ORDMA_MAX_SEND_SGE == ORDMA_MAX_RECV_SGE, "one SGE cap");
 /* Q_Key with the high bit set: use the QP's own Q_Key (IBTA 10.2.5) */
 #define ORDMA_QKEY_USE_QP		0x80000000u
 

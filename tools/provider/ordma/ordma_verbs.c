@@ -895,7 +895,7 @@ static struct ordma_qp *ordma_qp_create(struct ibv_context *ibctx,
 	}
 	qp->qpn = resp.qpn;
 	qp->max_inline = resp.max_inline_data;
-	if (qp->max_inline > ORDMA_MAX_INLINE ||
+	if (qp->max_inline > ORDMA_MAX_INLINE_DATA ||
 	    qp->max_inline > (1u << sq_shift) - ORDMA_SEND_WQE_HDR_SIZE)
 		qp->max_inline = 0;	/* a kernel we do not understand */
 

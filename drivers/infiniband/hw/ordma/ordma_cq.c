@@ -20,11 +20,8 @@
 
 #include "ordma_ib.h"
 
-#define ORDMA_CQ_MAX_LOG_SIZE	16
 /* Room for the doorbell record behind a kernel CQ's ring */
 #define ORDMA_CQ_DBREC_SIZE	8
-
-static_assert(sizeof(struct ordma_cqe) == ORDMA_CQE_SIZE);
 
 /* Hard IRQ context */
 void ordma_cq_comp_event(struct ordma_ibdev *dev, u32 cqn)

@@ -60,6 +60,8 @@ struct ordma_ibdev {
 	atomic_t key_seq;
 	/* DESTROY_AH of AHs destroyed in atomic context */
 	struct workqueue_struct *wq;
+	/* names of the port counters, as the RDMA core wants them */
+	struct rdma_stat_desc port_stat_descs[ORDMA_PORT_STATS_NUM];
 };
 
 /*

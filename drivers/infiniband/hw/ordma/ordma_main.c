@@ -17,9 +17,6 @@
 
 #include "ordma_ib.h"
 
-/* The only port of a v1 device */
-#define ORDMA_IB_PORT		1
-
 MODULE_DESCRIPTION("ORDMA RoCEv2 RDMA driver");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_IMPORT_NS(ORDMA);
@@ -144,7 +141,7 @@ static void ordma_ib_async_event(void *priv, const struct ordma_eqe *eqe)
 
 	switch (type) {
 	case ORDMA_EQE_PORT_CHANGE:
-		if (data0 != ORDMA_IB_PORT) {
+		if (data0 != ORDMA_PORT_NUM) {
 			ibdev_warn_ratelimited(&dev->ibdev,
 					       "port change event for unknown port %u\n",
 					       data0);
@@ -152,7 +149,7 @@ static void ordma_ib_async_event(void *priv, const struct ordma_eqe *eqe)
 		}
 		ibdev_dbg(&dev->ibdev, "port %u state %u\n", data0, data1);
 		event.device = &dev->ibdev;
-		event.element.port_num = ORDMA_IB_PORT;
+		event.element.port_num = ORDMA_PORT_NUM;
 		event.event = data1 == ORDMA_PORT_ACTIVE ?
 			      IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR;
 		/* Defers to a work item (GFP_ATOMIC allocation). */
@@ -294,13 +291,13 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 	strscpy(ibdev->node_desc, ordma_core_board_id(cdev),
 		sizeof(ibdev->node_desc));
 	/* The core driver runs port 1 only, whatever num_ports says. */
-	ibdev->phys_port_cnt = ORDMA_IB_PORT;
+	ibdev->phys_port_cnt = ORDMA_PORT_NUM;
 	ibdev->num_comp_vectors = ordma_core_num_comp_vectors(cdev);
 	/* The PCI function, so that providers match it by PCI ID. */
 	ibdev->dev.parent = &pdev->dev;
 	ib_set_device_ops(ibdev, &ordma_ib_dev_ops);
 
-	err = ib_device_set_netdev(ibdev, netdev, ORDMA_IB_PORT);
+	err = ib_device_set_netdev(ibdev, netdev, ORDMA_PORT_NUM);
 	if (err) {
 		dev_err(&adev->dev, "failed to bind netdev %s: %d\n",
 			netdev_name(netdev), err);

@@ -22,17 +22,7 @@
 
 #include "ordma_ib.h"
 
-#define ORDMA_WQ_MIN_LOG_SIZE		1
-#define ORDMA_WQ_MAX_LOG_SIZE		12
-#define ORDMA_RECV_WQE_MIN_SHIFT	5
-#define ORDMA_RECV_WQE_MAX_SHIFT	8
 #define ORDMA_RECV_WQE_HDR_SIZE		sizeof(struct ordma_recv_wqe)
-
-static_assert(sizeof(struct ordma_qp_create_params) == 64);
-static_assert(sizeof(struct ordma_qp_attr) == 72);
-static_assert(sizeof(struct ordma_send_wqe) == ORDMA_SEND_WQE_HDR_SIZE);
-static_assert(sizeof(struct ordma_sge) == 16);
-static_assert(sizeof(struct ordma_recv_wqe) == 16);
 
 /* Hard IRQ context */
 void ordma_qp_async_event(struct ordma_ibdev *dev, u32 qpn,
@@ -562,7 +552,7 @@ int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (qp->type == ORDMA_QPT_GSI && (attr_mask & IB_QP_STATE) &&
 	    attr->qp_state == IB_QPS_INIT && !(attr_mask & IB_QP_PORT)) {
 		hw.attr_mask |= cpu_to_le32(ORDMA_QP_ATTR_PORT);
-		hw.port = 1;
+		hw.port = ORDMA_PORT_NUM;
 	}
 	if (attr_mask & IB_QP_QKEY)
 		hw.qkey = cpu_to_le32(attr->qkey);

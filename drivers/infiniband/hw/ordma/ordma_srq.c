@@ -16,11 +16,6 @@
 
 #include "ordma_ib.h"
 
-#define ORDMA_SRQ_MIN_LOG_SIZE		1
-#define ORDMA_SRQ_MAX_LOG_SIZE		12
-#define ORDMA_SRQ_WQE_MIN_SHIFT		5
-#define ORDMA_SRQ_WQE_MAX_SHIFT		8
-
 /* Hard IRQ context */
 void ordma_srq_async_event(struct ordma_ibdev *dev, u32 srqn,
 			   enum ib_event_type type)
@@ -90,10 +85,10 @@ int ordma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	if (!attr->max_wr || attr->max_wr > le32_to_cpu(caps->max_srq_wr) ||
 	    attr->max_sge > le32_to_cpu(caps->max_srq_sge))
 		return -EINVAL;
-	if (ucmd.log_size < ORDMA_SRQ_MIN_LOG_SIZE ||
-	    ucmd.log_size > ORDMA_SRQ_MAX_LOG_SIZE ||
-	    ucmd.wqe_shift < ORDMA_SRQ_WQE_MIN_SHIFT ||
-	    ucmd.wqe_shift > ORDMA_SRQ_WQE_MAX_SHIFT ||
+	if (ucmd.log_size < ORDMA_WQ_MIN_LOG_SIZE ||
+	    ucmd.log_size > ORDMA_WQ_MAX_LOG_SIZE ||
+	    ucmd.wqe_shift < ORDMA_RECV_WQE_MIN_SHIFT ||
+	    ucmd.wqe_shift > ORDMA_RECV_WQE_MAX_SHIFT ||
 	    BIT(ucmd.log_size) < attr->max_wr ||
 	    ordma_srq_wqe_sges(ucmd.wqe_shift) < attr->max_sge ||
 	    attr->srq_limit > BIT(ucmd.log_size)) {

@@ -155,8 +155,6 @@ int ordma_cmd_query_stats(struct ordma_core_dev *cdev,
 }
 EXPORT_SYMBOL_NS_GPL(ordma_cmd_query_stats, ORDMA);
 
-static_assert(sizeof(struct ordma_resources) == ORDMA_RESOURCES_SIZE);
-
 int ordma_cmd_query_resources(struct ordma_core_dev *cdev,
 			      struct ordma_resources *res)
 {

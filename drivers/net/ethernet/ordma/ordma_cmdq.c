@@ -23,9 +23,6 @@
 
 #include "ordma_core.h"
 
-static_assert(sizeof(struct ordma_aq_cmd) == ORDMA_AQ_CMD_SIZE);
-static_assert(sizeof(struct ordma_aq_comp) == ORDMA_AQ_COMP_SIZE);
-
 int ordma_cmd_status_to_errno(u8 status)
 {
 	switch (status) {

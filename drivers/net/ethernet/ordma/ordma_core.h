@@ -27,9 +27,6 @@
 
 #define ORDMA_DRV_NAME			KBUILD_MODNAME
 
-/* The only port of a v1 device */
-#define ORDMA_PORT_NUM			1
-
 /* Admin queue depth the driver asks for (bounded by REG_CAPS) */
 #define ORDMA_AQ_LOG_DEPTH		6
 

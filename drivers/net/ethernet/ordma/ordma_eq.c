@@ -24,8 +24,6 @@
 
 #include "ordma_core.h"
 
-static_assert(sizeof(struct ordma_eqe) == ORDMA_EQE_SIZE);
-
 static size_t ordma_eq_bytes(const struct ordma_eq *eq)
 {
 	return sizeof(struct ordma_eqe) << eq->log_size;

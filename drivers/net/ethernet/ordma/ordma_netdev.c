@@ -870,88 +870,6 @@ static const struct net_device_ops ordma_netdev_ops = {
 
 /* ethtool */
 
-#define ORDMA_PORT_STAT(name) \
-	{ #name, offsetof(struct ordma_port_stats, name) }
-#define ORDMA_PORT_STAT_AT(prefix, array, reason, REASON) \
-	{ #prefix "_" #reason, \
-	  offsetof(struct ordma_port_stats, array[ORDMA_ROCE_##REASON]) }
-#define ORDMA_RX_DROP_STAT(reason, REASON) \
-	ORDMA_PORT_STAT_AT(roce_rx_drop, roce_rx_drop_reason, reason, \
-			   RX_DROP_##REASON)
-#define ORDMA_PARSE_DROP_STAT(reason, REASON) \
-	ORDMA_PORT_STAT_AT(roce_parse_drop, roce_rx_parse_drop, reason, \
-			   PARSE_##REASON)
-#define ORDMA_TX_DROP_STAT(reason, REASON) \
-	ORDMA_PORT_STAT_AT(roce_tx_drop, roce_tx_drop, reason, TX_DROP_##REASON)
-
-static const struct {
-	char name[ETH_GSTRING_LEN];
-	size_t offset;
-} ordma_port_stats_desc[] = {
-	ORDMA_PORT_STAT(tx_frames),
-	ORDMA_PORT_STAT(tx_bytes),
-	ORDMA_PORT_STAT(rx_frames),
-	ORDMA_PORT_STAT(rx_bytes),
-	ORDMA_PORT_STAT(tx_drop_link_down),
-	ORDMA_PORT_STAT(tx_bad_desc),
-	ORDMA_PORT_STAT(rx_drop_no_buf),
-	ORDMA_PORT_STAT(rx_drop_filter),
-	ORDMA_PORT_STAT(rx_drop_too_long),
-	ORDMA_PORT_STAT(rx_drop_link_down),
-	ORDMA_PORT_STAT(roce_rx_frames),
-	ORDMA_PORT_STAT(roce_rx_drop),
-	ORDMA_PORT_STAT(roce_tx_frames),
-	ORDMA_PORT_STAT(roce_acks_sent),
-	ORDMA_PORT_STAT(roce_naks_sent),
-	ORDMA_PORT_STAT(roce_retransmits),
-	ORDMA_PORT_STAT(roce_timeouts),
-	ORDMA_RX_DROP_STAT(parse, PARSE),
-	ORDMA_RX_DROP_STAT(no_qp, NO_QP),
-	ORDMA_RX_DROP_STAT(transport, TRANSPORT),
-	ORDMA_RX_DROP_STAT(state, STATE),
-	ORDMA_RX_DROP_STAT(pkey, PKEY),
-	ORDMA_RX_DROP_STAT(src, SRC),
-	ORDMA_RX_DROP_STAT(qkey, QKEY),
-	ORDMA_RX_DROP_STAT(no_recv, NO_RECV),
-	ORDMA_RX_DROP_STAT(ud_len, UD_LEN),
-	ORDMA_RX_DROP_STAT(seq, SEQ),
-	ORDMA_RX_DROP_STAT(dup, DUP),
-	ORDMA_RX_DROP_STAT(opcode_seq, OPCODE_SEQ),
-	ORDMA_RX_DROP_STAT(bad_req, BAD_REQ),
-	ORDMA_RX_DROP_STAT(rnr, RNR),
-	ORDMA_RX_DROP_STAT(resp, RESP),
-	ORDMA_PARSE_DROP_STAT(eth_short, ETH_SHORT),
-	ORDMA_PARSE_DROP_STAT(ethertype, ETHERTYPE),
-	ORDMA_PARSE_DROP_STAT(ipv4_short, IPV4_SHORT),
-	ORDMA_PARSE_DROP_STAT(ipv4_version, IPV4_VERSION),
-	ORDMA_PARSE_DROP_STAT(ipv4_ihl, IPV4_IHL),
-	ORDMA_PARSE_DROP_STAT(ipv4_length, IPV4_LENGTH),
-	ORDMA_PARSE_DROP_STAT(ipv4_checksum, IPV4_CHECKSUM),
-	ORDMA_PARSE_DROP_STAT(ipv4_fragment, IPV4_FRAGMENT),
-	ORDMA_PARSE_DROP_STAT(ipv6_short, IPV6_SHORT),
-	ORDMA_PARSE_DROP_STAT(ipv6_version, IPV6_VERSION),
-	ORDMA_PARSE_DROP_STAT(ipv6_length, IPV6_LENGTH),
-	ORDMA_PARSE_DROP_STAT(ip_proto, IP_PROTO),
-	ORDMA_PARSE_DROP_STAT(udp_short, UDP_SHORT),
-	ORDMA_PARSE_DROP_STAT(udp_port, UDP_PORT),
-	ORDMA_PARSE_DROP_STAT(udp_length, UDP_LENGTH),
-	ORDMA_PARSE_DROP_STAT(udp_checksum, UDP_CHECKSUM),
-	ORDMA_PARSE_DROP_STAT(bth_short, BTH_SHORT),
-	ORDMA_PARSE_DROP_STAT(tver, TVER),
-	ORDMA_PARSE_DROP_STAT(opcode, OPCODE),
-	ORDMA_PARSE_DROP_STAT(ext_short, EXT_SHORT),
-	ORDMA_PARSE_DROP_STAT(pad, PAD),
-	ORDMA_PARSE_DROP_STAT(icrc, ICRC),
-	ORDMA_TX_DROP_STAT(link_down, LINK_DOWN),
-	ORDMA_TX_DROP_STAT(too_long, TOO_LONG),
-	ORDMA_TX_DROP_STAT(no_gid, NO_GID),
-	ORDMA_TX_DROP_STAT(build, BUILD),
-	ORDMA_TX_DROP_STAT(dma, DMA),
-};
-
-static_assert(ARRAY_SIZE(ordma_port_stats_desc) * sizeof(__le64) ==
-	      sizeof(struct ordma_port_stats));
-
 static void ordma_get_drvinfo(struct net_device *ndev,
 			      struct ethtool_drvinfo *info)
 {
@@ -1058,7 +976,7 @@ static int ordma_set_ringparam(struct net_device *ndev,
 static int ordma_get_sset_count(struct net_device *ndev, int sset)
 {
 	if (sset == ETH_SS_STATS)
-		return ARRAY_SIZE(ordma_port_stats_desc);
+		return ORDMA_PORT_STATS_NUM;
 	return -EOPNOTSUPP;
 }
 
@@ -1068,31 +986,29 @@ static void ordma_get_strings(struct net_device *ndev, u32 sset, u8 *data)
 
 	if (sset != ETH_SS_STATS)
 		return;
-	for (i = 0; i < ARRAY_SIZE(ordma_port_stats_desc); i++)
-		ethtool_puts(&data, ordma_port_stats_desc[i].name);
+	for (i = 0; i < ORDMA_PORT_STATS_NUM; i++)
+		ethtool_puts(&data, ordma_port_stat_name(i));
 }
 
 static void ordma_get_ethtool_stats(struct net_device *ndev,
 				    struct ethtool_stats *estats, u64 *data)
 {
 	struct ordma_netdev_priv *priv = netdev_priv(ndev);
-	struct ordma_port_stats stats;
+	union {
+		struct ordma_port_stats fields;
+		__le64 counters[ORDMA_PORT_STATS_NUM];
+	} stats;
 	u32 i;
 	int err;
 
-	err = ordma_cmd_query_stats(priv->cdev, &stats);
+	err = ordma_cmd_query_stats(priv->cdev, &stats.fields);
 	if (err) {
 		netdev_warn_once(ndev, "QUERY_STATS failed: %d\n", err);
-		memset(data, 0, ARRAY_SIZE(ordma_port_stats_desc) * sizeof(*data));
+		memset(data, 0, ORDMA_PORT_STATS_NUM * sizeof(*data));
 		return;
 	}
-	for (i = 0; i < ARRAY_SIZE(ordma_port_stats_desc); i++) {
-		const u8 *field = (const u8 *)&stats +
-				  ordma_port_stats_desc[i].offset;
-		const __le64 *val = (const __le64 *)field;
-
-		data[i] = le64_to_cpu(*val);
-	}
+	for (i = 0; i < ORDMA_PORT_STATS_NUM; i++)
+		data[i] = le64_to_cpu(stats.counters[i]);
 }
 
 static const struct ethtool_ops ordma_ethtool_ops = {

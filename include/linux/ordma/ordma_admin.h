@@ -1,0 +1,824 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause */
+/*
+ * ORDMA hardware interface: the admin queue.  Commands and their
+ * completions, the buffers commands read or write (query results, QP
+ * parameters, page lists) and the device limits behind them.  Drivers
+ * and the device use it.
+ */
+#ifndef _LINUX_ORDMA_ADMIN_H
+#define _LINUX_ORDMA_ADMIN_H
+
+#include <linux/ordma/ordma_io.h>
+
+/* ------------------------------------------------------------------ */
+/* Admin queue                                                         */
+/* ------------------------------------------------------------------ */
+
+#define ORDMA_AQ_CMD_SIZE		64
+#define ORDMA_AQ_COMP_SIZE		32
+#define ORDMA_AQ_MIN_LOG_DEPTH		1
+#define ORDMA_AQ_MAX_LOG_DEPTH		10
+/* Largest DMA buffer a command may name (QUERY_DEVICE, QUERY_PORT, ...) */
+#define ORDMA_AQ_MAX_BUF		4096
+
+/* The device's one port, numbered as IBTA numbers ports */
+#define ORDMA_PORT_NUM			1
+
+enum ordma_cmd_opcode {
+	ORDMA_CMD_QUERY_FW		= 0x01,
+	ORDMA_CMD_QUERY_DEVICE		= 0x02,
+	ORDMA_CMD_QUERY_PORT		= 0x03,
+	ORDMA_CMD_SET_PORT		= 0x04,
+	ORDMA_CMD_HEALTH		= 0x05,
+	ORDMA_CMD_QUERY_STATS		= 0x06,
+	ORDMA_CMD_QUERY_RESOURCES	= 0x07,
+	ORDMA_CMD_CREATE_EQ		= 0x08,
+	ORDMA_CMD_DESTROY_EQ		= 0x09,
+	ORDMA_CMD_CREATE_ETH_RING	= 0x0a,
+	ORDMA_CMD_DESTROY_ETH_RING	= 0x0b,
+	ORDMA_CMD_ADD_GID		= 0x10,
+	ORDMA_CMD_DEL_GID		= 0x11,
+	ORDMA_CMD_ALLOC_UCTX		= 0x12,
+	ORDMA_CMD_DEALLOC_UCTX		= 0x13,
+	ORDMA_CMD_ALLOC_PD		= 0x14,
+	ORDMA_CMD_DEALLOC_PD		= 0x15,
+	/* Verbs interface (v1.1).  Firmware v1.0 answers
+	 * ORDMA_CMD_STATUS_BAD_OPCODE.
+	 */
+	ORDMA_CMD_CREATE_CQ		= 0x20,
+	ORDMA_CMD_DESTROY_CQ		= 0x21,
+	ORDMA_CMD_CREATE_QP		= 0x24,
+	ORDMA_CMD_MODIFY_QP		= 0x25,
+	ORDMA_CMD_QUERY_QP		= 0x26,
+	ORDMA_CMD_DESTROY_QP		= 0x27,
+	ORDMA_CMD_CREATE_SRQ		= 0x28,
+	ORDMA_CMD_MODIFY_SRQ		= 0x29,
+	ORDMA_CMD_DESTROY_SRQ		= 0x2b,
+	ORDMA_CMD_REG_MR		= 0x2c,
+	ORDMA_CMD_DEREG_MR		= 0x2d,
+	ORDMA_CMD_ALLOC_MW		= 0x2e,
+	ORDMA_CMD_DEALLOC_MW		= 0x2f,
+	ORDMA_CMD_CREATE_AH		= 0x30,
+	ORDMA_CMD_DESTROY_AH		= 0x31,
+	ORDMA_CMD_ATTACH_MCAST		= 0x32,
+	ORDMA_CMD_DETACH_MCAST		= 0x33,
+};
+
+enum ordma_cmd_status {
+	ORDMA_CMD_STATUS_OK		= 0,
+	ORDMA_CMD_STATUS_BAD_OPCODE	= 1,
+	ORDMA_CMD_STATUS_BAD_PARAM	= 2,	/* syndrome = byte offset */
+	ORDMA_CMD_STATUS_BAD_HANDLE	= 3,	/* no such object */
+	ORDMA_CMD_STATUS_NO_RESOURCES	= 4,
+	ORDMA_CMD_STATUS_BAD_STATE	= 5,
+	ORDMA_CMD_STATUS_BUSY		= 6,	/* object still referenced */
+	ORDMA_CMD_STATUS_DMA_ERROR	= 7,
+	ORDMA_CMD_STATUS_NOT_SUPPORTED	= 8,
+	ORDMA_CMD_STATUS_PERM		= 9,	/* object owned by another uctx */
+	ORDMA_CMD_STATUS_INTERNAL	= 10,
+};
+
+/*
+ * A BAD_PARAM syndrome is the byte offset of the offending field in the
+ * 64-byte command entry.  CREATE_QP and MODIFY_QP, whose parameters are
+ * in a host buffer (struct ordma_cmd_buf), report a field of that buffer
+ * as ORDMA_SYNDROME_BUF_BASE + its byte offset inside the buffer.
+ */
+#define ORDMA_SYNDROME_BUF_BASE		64
+
+struct ordma_aq_cmd_hdr {
+	__u8	opcode;			/* enum ordma_cmd_opcode */
+	__u8	reserved_1;
+	__le16	token;			/* echoed in the completion */
+	__le32	reserved_4;
+};
+
+/* QUERY_DEVICE, QUERY_PORT, QUERY_STATS, QUERY_RESOURCES: device writes
+ * into a buffer
+ */
+struct ordma_cmd_query_buf {
+	__le64	buf_addr;		/* DMA address, 8-byte aligned */
+	__le32	buf_len;		/* 1..ORDMA_AQ_MAX_BUF */
+	__le32	port;			/* QUERY_PORT/QUERY_STATS: 1; else 0 */
+};
+
+#define ORDMA_SET_PORT_MTU		BIT(0)
+#define ORDMA_SET_PORT_MAC		BIT(1)
+#define ORDMA_SET_PORT_ADMIN		BIT(2)
+#define ORDMA_SET_PORT_RX_MODE		BIT(3)
+#define ORDMA_SET_PORT_ALL_FIELDS	GENMASK(3, 0)
+
+#define ORDMA_RX_MODE_PROMISC		BIT(0)
+#define ORDMA_RX_MODE_ALLMULTI		BIT(1)
+
+struct ordma_cmd_set_port {
+	__le32	port;			/* 1 */
+	__le32	field_mask;		/* ORDMA_SET_PORT_* */
+	__le32	mtu;			/* Ethernet MTU, 68..max_eth_mtu */
+	__u8	mac[6];			/* unicast, not zero */
+	__u8	admin_up;		/* 0 or 1 */
+	__u8	rx_mode;		/* ORDMA_RX_MODE_* */
+};
+
+enum ordma_eq_type {
+	ORDMA_EQ_TYPE_ASYNC		= 0,	/* one per device, vector 0 */
+	ORDMA_EQ_TYPE_COMP		= 1,
+};
+
+#define ORDMA_EQ_MIN_LOG_SIZE		4
+#define ORDMA_EQ_MAX_LOG_SIZE		12
+
+struct ordma_cmd_create_eq {
+	__le64	ring_addr;		/* DMA address, 4 KiB aligned, contiguous */
+	__u8	log_size;		/* entries, ORDMA_EQ_{MIN,MAX}_LOG_SIZE */
+	__u8	type;			/* enum ordma_eq_type */
+	__le16	vector;			/* MSI-X vector */
+	__le32	reserved_12;
+};
+
+/* DESTROY_EQ, DESTROY_ETH_RING, DEL_GID, DEALLOC_UCTX, DEALLOC_PD */
+struct ordma_cmd_handle {
+	__le32	handle;			/* eqn, ring id, GID index, uctx, pdn */
+	__le32	uctx;			/* DEALLOC_PD: owning uctx; else 0 */
+};
+
+enum ordma_eth_ring_type {
+	ORDMA_ETH_RING_TX		= 0,
+	ORDMA_ETH_RING_RX		= 1,
+};
+
+#define ORDMA_ETH_RING_MIN_LOG_SIZE	4
+#define ORDMA_ETH_RING_MAX_LOG_SIZE	12
+
+struct ordma_cmd_create_eth_ring {
+	__le64	ring_addr;		/* DMA address, 4 KiB aligned, contiguous */
+	__u8	log_size;		/* ORDMA_ETH_RING_{MIN,MAX}_LOG_SIZE */
+	__u8	type;			/* enum ordma_eth_ring_type */
+	__le16	reserved_10;
+	__le32	eqn;			/* completion EQ for ring events */
+};
+
+enum ordma_gid_type {
+	ORDMA_GID_TYPE_ROCE_V1		= 0,	/* not supported */
+	ORDMA_GID_TYPE_ROCE_V2		= 1,
+};
+
+struct ordma_cmd_add_gid {
+	__le32	index;			/* < gid_table_len */
+	__u8	type;			/* enum ordma_gid_type */
+	__u8	reserved_5;
+	__le16	vlan_id;		/* 0..4095 or ORDMA_VLAN_NONE */
+	__u8	gid[16];		/* network order; IPv4 as ::ffff:a.b.c.d */
+	__u8	mac[6];			/* source MAC for frames from this GID */
+	__le16	reserved_30;
+};
+
+/* ALLOC_PD */
+struct ordma_cmd_alloc_pd {
+	__le32	uctx;			/* owner: 0 = kernel, else ALLOC_UCTX id */
+	__le32	reserved_4;
+};
+
+/* ------------------------------------------------------------------ */
+/* Verbs interface (v1.1).  The firmware sets ORDMA_DEV_CAP_VERBS once   */
+/* the RoCEv2 transport engine executes posted work requests.           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Host buffers the device walks (queue rings, MR pages) are described by a
+ * page list.  levels 0: addr is the DMA address of num_pages physically
+ * contiguous pages.  levels 1: addr points to one 4 KiB table page holding
+ * num_pages (<= 512) little-endian 64-bit page addresses.  levels 2: addr
+ * points to a 4 KiB page of up to 512 addresses of level-1 table pages;
+ * entry i of the buffer is at table[i / 512][i % 512].  Every page address
+ * is aligned to 2^page_shift; table pages are 4 KiB aligned.
+ */
+#define ORDMA_MTT_ENTRIES_PER_PAGE	512
+#define ORDMA_MTT_MAX_LEVELS		2
+#define ORDMA_MIN_PAGE_SHIFT		12
+#define ORDMA_MAX_PAGE_SHIFT		30
+
+struct ordma_page_list {
+	__le64	addr;
+	__le32	num_pages;
+	__u8	page_shift;		/* ORDMA_{MIN,MAX}_PAGE_SHIFT */
+	__u8	levels;			/* 0..ORDMA_MTT_MAX_LEVELS */
+	__le16	reserved_14;
+};
+
+/* Commands whose parameters do not fit the 56-byte payload name a host
+ * buffer (CREATE_QP, MODIFY_QP in; QUERY_QP out).
+ */
+struct ordma_cmd_buf {
+	__le64	buf_addr;		/* DMA address, 8-byte aligned */
+	__le32	buf_len;		/* sizeof the parameter struct */
+	__le32	handle;			/* MODIFY_QP/QUERY_QP: qpn; else 0 */
+};
+
+#define ORDMA_MR_FAST_REG		BIT(0)	/* pages come from a REG_MR WQE */
+#define ORDMA_MR_DMA			BIT(1)	/* kernel only: iova = DMA addr */
+/* Re-register the MR rereg_key names in place: it takes this command's
+ * PD, iova, length, pages and access and keeps its key.
+ */
+#define ORDMA_MR_REREG			BIT(2)
+
+struct ordma_cmd_reg_mr {
+	__le32	pdn;
+	__le32	uctx;
+	__le64	iova;
+	__le64	length;
+	struct ordma_page_list pages;	/* unused (zero) for FAST_REG/DMA */
+	__le32	access;			/* ORDMA_ACCESS_* */
+	__u8	key;			/* ORDMA_KEY_VARIANT of the new key */
+	__u8	flags;			/* ORDMA_MR_* */
+	__le16	max_pages;		/* FAST_REG: page list capacity */
+	__le32	rereg_key;		/* REREG: the MR's key, else 0 */
+	__le32	reserved_52;
+};
+
+/* Memory windows share the key space of MRs: rkey = index << 8 | key. */
+enum ordma_mw_type {
+	ORDMA_MW_TYPE_1			= 1,	/* bound by BIND_MW, on any QP of the PD */
+	ORDMA_MW_TYPE_2			= 2,	/* bound to one QP, invalidatable */
+};
+
+struct ordma_cmd_alloc_mw {
+	__le32	pdn;
+	__le32	uctx;
+	__u8	type;			/* enum ordma_mw_type */
+	__u8	key;			/* ORDMA_KEY_VARIANT of the first rkey */
+	__le16	reserved_10;
+	__le32	reserved_12;
+};
+
+struct ordma_cmd_create_cq {
+	__le32	uctx;
+	__le32	eqn;			/* completion EQ for this CQ's events */
+	struct ordma_page_list ring;	/* 2^log_size CQEs */
+	__le64	db_record;		/* DMA address of the consumer's __le32 ci */
+	__u8	log_size;		/* 1..16 */
+	__u8	reserved_33;
+	__le16	reserved_34;
+	__le32	reserved_36;
+};
+
+#define ORDMA_NO_SRQ			0xffffffff
+
+enum ordma_qp_type {
+	ORDMA_QPT_RC			= 0,
+	ORDMA_QPT_UD			= 1,
+	ORDMA_QPT_UC			= 2,
+	/* The port's general services QP: UD semantics, always QPN 1,
+	 * kernel only, one per port.
+	 */
+	ORDMA_QPT_GSI			= 3,
+};
+
+#define ORDMA_GSI_QPN			1
+#define ORDMA_GSI_QKEY			0x80010000
+#define ORDMA_MCAST_QPN			0xffffff
+
+struct ordma_cmd_create_srq {
+	__le32	uctx;
+	__le32	pdn;
+	struct ordma_page_list ring;	/* 2^log_size receive WQEs */
+	__u8	log_size;
+	__u8	wqe_shift;		/* log2 of the receive WQE size */
+	__le16	reserved_26;
+	__le32	limit;			/* SRQ_LIMIT event threshold, 0 = off */
+	__le32	cqn;			/* reserved (XRC), 0 */
+	__le32	reserved_36;
+};
+
+struct ordma_cmd_modify_srq {
+	__le32	srqn;
+	__le32	uctx;
+	__le32	limit;			/* re-arms the limit event */
+	__le32	reserved_12;
+};
+
+struct ordma_qp_create_params {
+	__le32	uctx;
+	__le32	pdn;
+	__le32	send_cqn;
+	__le32	recv_cqn;
+	__le32	srqn;			/* ORDMA_NO_SRQ if the QP has an RQ */
+	__u8	type;			/* enum ordma_qp_type */
+	__u8	sq_log_size;		/* WQEs */
+	__u8	rq_log_size;		/* WQEs, 0 with an SRQ */
+	__u8	sq_wqe_shift;		/* 6..9: send WQE is 64..512 bytes */
+	__u8	rq_wqe_shift;		/* 5..8: receive WQE is 32..256 bytes */
+	__u8	reserved_25;
+	__le16	reserved_26;
+	__le32	max_inline_data;
+	struct ordma_page_list sq;
+	struct ordma_page_list rq;	/* zero with an SRQ */
+};
+
+/* MODIFY_QP attribute mask: bits as in IBTA/ib_verbs (enum ib_qp_attr_mask) */
+#define ORDMA_QP_ATTR_STATE		BIT(0)
+#define ORDMA_QP_ATTR_CUR_STATE		BIT(1)
+#define ORDMA_QP_ATTR_EN_SQD_ASYNC	BIT(2)
+#define ORDMA_QP_ATTR_ACCESS_FLAGS	BIT(3)
+#define ORDMA_QP_ATTR_PKEY_INDEX	BIT(4)
+#define ORDMA_QP_ATTR_PORT		BIT(5)
+#define ORDMA_QP_ATTR_QKEY		BIT(6)
+#define ORDMA_QP_ATTR_AV		BIT(7)
+#define ORDMA_QP_ATTR_PATH_MTU		BIT(8)
+#define ORDMA_QP_ATTR_TIMEOUT		BIT(9)
+#define ORDMA_QP_ATTR_RETRY_CNT		BIT(10)
+#define ORDMA_QP_ATTR_RNR_RETRY		BIT(11)
+#define ORDMA_QP_ATTR_RQ_PSN		BIT(12)
+#define ORDMA_QP_ATTR_MAX_QP_RD_ATOMIC	BIT(13)
+#define ORDMA_QP_ATTR_ALT_PATH		BIT(14)	/* not supported */
+#define ORDMA_QP_ATTR_MIN_RNR_TIMER	BIT(15)
+#define ORDMA_QP_ATTR_SQ_PSN		BIT(16)
+#define ORDMA_QP_ATTR_MAX_DEST_RD_ATOMIC BIT(17)
+#define ORDMA_QP_ATTR_PATH_MIG_STATE	BIT(18)	/* not supported */
+#define ORDMA_QP_ATTR_CAP		BIT(19)	/* not supported */
+#define ORDMA_QP_ATTR_DEST_QPN		BIT(20)
+#define ORDMA_QP_ATTR_SUPPORTED		(GENMASK(13, 0) | GENMASK(17, 15) | \
+					 ORDMA_QP_ATTR_DEST_QPN)
+
+struct ordma_qp_attr {
+	__le32	attr_mask;		/* ORDMA_QP_ATTR_*, MODIFY_QP only */
+	__u8	state;			/* enum ordma_qp_state */
+	__u8	cur_state;
+	__u8	path_mtu;		/* IB enum: 1 = 256 .. 5 = 4096 */
+	__u8	en_sqd_async_notify;
+	__le32	access_flags;		/* ORDMA_ACCESS_REMOTE_* */
+	__le32	qkey;
+	__le32	rq_psn;			/* 24 bits */
+	__le32	sq_psn;			/* 24 bits */
+	__le32	dest_qpn;		/* 24 bits */
+	__u8	timeout;		/* local ACK timeout: 4.096 us * 2^n, 0 = off */
+	__u8	retry_cnt;		/* 0..7 */
+	__u8	rnr_retry;		/* 0..7, 7 = infinite */
+	__u8	min_rnr_timer;		/* IB encoding 0..31 */
+	__u8	max_rd_atomic;		/* initiator depth */
+	__u8	max_dest_rd_atomic;	/* responder depth */
+	__le16	pkey_index;		/* 0 */
+	__u8	port;			/* 1 */
+	__u8	sq_draining;		/* QUERY_QP: SQD drain in progress */
+	__le16	reserved_38;
+	struct ordma_av av;
+};
+
+/* QP states (IBTA 10.3.1) */
+enum ordma_qp_state {
+	ORDMA_QPS_RESET			= 0,
+	ORDMA_QPS_INIT			= 1,
+	ORDMA_QPS_RTR			= 2,
+	ORDMA_QPS_RTS			= 3,
+	ORDMA_QPS_SQD			= 4,
+	ORDMA_QPS_SQE			= 5,
+	ORDMA_QPS_ERR			= 6,
+};
+
+struct ordma_cmd_create_ah {
+	__le32	pdn;
+	__le32	uctx;
+	struct ordma_av av;
+	__le32	reserved_40;
+	__le32	reserved_44;
+};
+
+/* ATTACH_MCAST, DETACH_MCAST: a UD QP joins or leaves a multicast GID */
+struct ordma_cmd_mcast {
+	__le32	qpn;
+	__le32	uctx;
+	__u8	gid[16];		/* network order; IPv4 as ::ffff:a.b.c.d */
+	__le64	reserved_24;
+};
+
+struct ordma_aq_cmd {
+	struct ordma_aq_cmd_hdr hdr;
+	union {
+		struct ordma_cmd_query_buf	query;
+		struct ordma_cmd_set_port	set_port;
+		struct ordma_cmd_create_eq	create_eq;
+		struct ordma_cmd_handle		handle;
+		struct ordma_cmd_create_eth_ring eth_ring;
+		struct ordma_cmd_add_gid	add_gid;
+		struct ordma_cmd_alloc_pd	alloc_pd;
+		struct ordma_cmd_buf		buf;
+		struct ordma_cmd_reg_mr		reg_mr;
+		struct ordma_cmd_create_cq	create_cq;
+		struct ordma_cmd_create_srq	create_srq;
+		struct ordma_cmd_modify_srq	modify_srq;
+		struct ordma_cmd_create_ah	create_ah;
+		struct ordma_cmd_alloc_mw	alloc_mw;
+		struct ordma_cmd_mcast		mcast;
+		__u8				raw[56];
+	};
+};
+
+/* Completion outputs (20 bytes at most) */
+struct ordma_comp_query_fw {
+	__le16	major;
+	__le16	minor;
+	__le16	sub_minor;
+	__le16	reserved_6;
+	__le32	build;
+	__le32	hw_version;		/* same encoding as ORDMA_REG_VERSION */
+};
+
+struct ordma_comp_handle {
+	__le32	handle;			/* eqn, ring id, uctx, pdn */
+	__le32	db_page;		/* ALLOC_UCTX: doorbell page index */
+};
+
+struct ordma_comp_buf {
+	__le32	written;		/* bytes written to the query buffer */
+};
+
+enum ordma_health_state {
+	ORDMA_HEALTH_OK			= 0,
+	ORDMA_HEALTH_DEGRADED		= 1,	/* errors counted since reset */
+	ORDMA_HEALTH_FATAL		= 2,
+};
+
+struct ordma_comp_health {
+	__le32	state;			/* enum ordma_health_state */
+	__le32	heartbeat;
+	__le32	cmd_errors;		/* commands completed with status != OK */
+	__le32	db_errors;		/* rejected doorbell writes */
+	__le32	eq_overruns;		/* events dropped on a full EQ */
+};
+
+#define ORDMA_COMP_PHASE		BIT(31)
+
+struct ordma_aq_comp {
+	__le16	token;
+	__u8	status;			/* enum ordma_cmd_status */
+	__u8	reserved_3;
+	__le32	syndrome;		/* BAD_PARAM: offset of the bad field */
+	union {
+		struct ordma_comp_query_fw	query_fw;
+		struct ordma_comp_handle	handle;
+		struct ordma_comp_buf		buf;
+		struct ordma_comp_health	health;
+		__u8				raw[20];
+	};
+	__le32	flags;			/* ORDMA_COMP_PHASE; written last */
+};
+
+/* ------------------------------------------------------------------ */
+/* Query buffers                                                       */
+/* ------------------------------------------------------------------ */
+
+#define ORDMA_DEV_CAP_RC		BIT(0)
+#define ORDMA_DEV_CAP_UD		BIT(1)
+#define ORDMA_DEV_CAP_UC		BIT(2)
+#define ORDMA_DEV_CAP_SRQ		BIT(3)
+#define ORDMA_DEV_CAP_ATOMIC		BIT(4)
+#define ORDMA_DEV_CAP_FAST_REG		BIT(5)
+#define ORDMA_DEV_CAP_VERBS		BIT(6)	/* v1.1 verbs commands present */
+#define ORDMA_DEV_CAP_MW		BIT(7)	/* ALLOC_MW, BIND_MW: types 1, 2 */
+#define ORDMA_DEV_CAP_GSI		BIT(8)	/* ORDMA_QPT_GSI, inline AV */
+#define ORDMA_DEV_CAP_MCAST		BIT(9)	/* ATTACH_MCAST on UD QPs */
+#define ORDMA_DEV_CAP_FLUSH		BIT(10)	/* FLUSH WQE, global + persistent */
+#define ORDMA_DEV_CAP_ATOMIC_WRITE	BIT(11)	/* ATOMIC_WRITE WQE */
+
+struct ordma_device_caps {
+	__be64	node_guid;		/* EUI-64 of the factory MAC */
+	__be64	sys_image_guid;
+	__le64	max_mr_size;
+	__le64	page_size_cap;		/* bit n set: 2^n byte MR pages */
+	__le32	vendor_id;
+	__le32	vendor_part_id;
+	__le32	hw_rev;
+	__le32	cap_flags;		/* ORDMA_DEV_CAP_* */
+	__le32	max_qp;
+	__le32	max_qp_wr;
+	__le32	max_send_sge;
+	__le32	max_recv_sge;
+	__le32	max_sge_rd;
+	__le32	max_cq;
+	__le32	max_cqe;
+	__le32	max_mr;
+	__le32	max_pd;
+	__le32	max_srq;
+	__le32	max_srq_wr;
+	__le32	max_srq_sge;
+	__le32	max_ah;
+	__le32	max_qp_rd_atom;
+	__le32	max_qp_init_rd_atom;
+	__le32	max_inline_data;
+	__le32	max_eq;
+	__le32	max_uctx;
+	__le32	max_msg_size;
+	__le32	max_eth_mtu;
+	__le32	num_ports;
+	__le32	gid_table_len;
+	__le32	pkey_table_len;
+	__le32	local_ca_ack_delay;
+	__le32	max_eth_rings;
+	__le32	max_mw;
+	__u8	serial[16];		/* ASCII, NUL padded */
+	__u8	board_id[16];		/* ASCII, NUL padded */
+	__le32	max_mcast_grp;
+	__le32	max_mcast_qp_attach;	/* QPs per group */
+	__le32	max_total_mcast_qp_attach;
+	__le32	reserved_196;
+};
+
+enum ordma_port_state {
+	ORDMA_PORT_DOWN			= 1,
+	ORDMA_PORT_ACTIVE		= 4,
+};
+
+enum ordma_port_phys_state {
+	ORDMA_PORT_PHYS_POLLING		= 2,	/* admin up, no link */
+	ORDMA_PORT_PHYS_DISABLED	= 3,	/* admin down */
+	ORDMA_PORT_PHYS_LINK_UP		= 5,
+};
+
+struct ordma_port_attr {
+	__u8	mac[6];
+	__u8	state;			/* enum ordma_port_state */
+	__u8	phys_state;		/* enum ordma_port_phys_state */
+	__le32	mtu;			/* Ethernet MTU */
+	__le32	max_mtu;		/* largest Ethernet MTU */
+	__le32	active_ib_mtu;		/* largest RoCE path MTU for mtu, bytes */
+	__le32	max_ib_mtu;		/* bytes */
+	__le32	speed_mbps;
+	__u8	admin_up;
+	__u8	link_up;
+	__u8	rx_mode;
+	__u8	reserved_31;
+	__le32	gid_table_len;
+	__le32	reserved_36;
+};
+
+/* QUERY_STATS: why the RoCE engine dropped a received frame, the index of
+ * ordma_port_stats.roce_rx_drop_reason[].  Every such drop also counts in
+ * roce_rx_drop.
+ */
+enum ordma_roce_rx_drop {
+	ORDMA_ROCE_RX_DROP_PARSE	= 0,	/* not a RoCEv2 packet: see
+						 * roce_rx_parse_drop[]
+						 */
+	ORDMA_ROCE_RX_DROP_NO_QP	= 1,	/* destination QP does not exist */
+	ORDMA_ROCE_RX_DROP_TRANSPORT	= 2,	/* opcode of another transport */
+	ORDMA_ROCE_RX_DROP_STATE	= 3,	/* QP state does not take it */
+	ORDMA_ROCE_RX_DROP_PKEY		= 4,
+	ORDMA_ROCE_RX_DROP_SRC		= 5,	/* RC: source is not the peer */
+	ORDMA_ROCE_RX_DROP_QKEY		= 6,	/* UD: Q_Key mismatch */
+	ORDMA_ROCE_RX_DROP_NO_RECV	= 7,	/* UD, UC: no receive WQE */
+	ORDMA_ROCE_RX_DROP_UD_LEN	= 8,	/* UD: payload above path MTU */
+	ORDMA_ROCE_RX_DROP_SEQ		= 9,	/* PSN ahead, or UC message lost */
+	ORDMA_ROCE_RX_DROP_DUP		= 10,	/* duplicate not answered */
+	ORDMA_ROCE_RX_DROP_OPCODE_SEQ	= 11,	/* opcode out of sequence */
+	ORDMA_ROCE_RX_DROP_BAD_REQ	= 12,	/* malformed or not permitted */
+	ORDMA_ROCE_RX_DROP_RNR		= 13,	/* answered with an RNR NAK */
+	ORDMA_ROCE_RX_DROP_RESP		= 14,	/* unexpected or stale response */
+};
+
+#define ORDMA_ROCE_RX_DROP_REASONS	15
+
+/* QUERY_STATS: why a frame steered to the RoCE engine is not a RoCEv2
+ * packet, the index of ordma_port_stats.roce_rx_parse_drop[]
+ */
+enum ordma_roce_parse_drop {
+	ORDMA_ROCE_PARSE_ETH_SHORT	= 0,	/* no room for Ethernet (+ VLAN) */
+	ORDMA_ROCE_PARSE_ETHERTYPE	= 1,	/* not IPv4/IPv6 behind <= 1 tag */
+	ORDMA_ROCE_PARSE_IPV4_SHORT	= 2,
+	ORDMA_ROCE_PARSE_IPV4_VERSION	= 3,
+	ORDMA_ROCE_PARSE_IPV4_IHL	= 4,
+	ORDMA_ROCE_PARSE_IPV4_LENGTH	= 5,
+	ORDMA_ROCE_PARSE_IPV4_CHECKSUM	= 6,
+	ORDMA_ROCE_PARSE_IPV4_FRAGMENT	= 7,
+	ORDMA_ROCE_PARSE_IPV6_SHORT	= 8,
+	ORDMA_ROCE_PARSE_IPV6_VERSION	= 9,
+	ORDMA_ROCE_PARSE_IPV6_LENGTH	= 10,
+	ORDMA_ROCE_PARSE_IP_PROTO	= 11,	/* not UDP */
+	ORDMA_ROCE_PARSE_UDP_SHORT	= 12,
+	ORDMA_ROCE_PARSE_UDP_PORT	= 13,	/* destination port not 4791 */
+	ORDMA_ROCE_PARSE_UDP_LENGTH	= 14,
+	ORDMA_ROCE_PARSE_UDP_CHECKSUM	= 15,
+	ORDMA_ROCE_PARSE_BTH_SHORT	= 16,
+	ORDMA_ROCE_PARSE_TVER		= 17,	/* BTH version not 0 */
+	ORDMA_ROCE_PARSE_OPCODE		= 18,	/* opcode the device lacks */
+	ORDMA_ROCE_PARSE_EXT_SHORT	= 19,	/* no room for extension headers */
+	ORDMA_ROCE_PARSE_PAD		= 20,
+	ORDMA_ROCE_PARSE_ICRC		= 21,
+};
+
+#define ORDMA_ROCE_PARSE_DROP_REASONS	22
+
+/* QUERY_STATS: why the RoCE engine did not send a frame, the index of
+ * ordma_port_stats.roce_tx_drop[]
+ */
+enum ordma_roce_tx_drop {
+	ORDMA_ROCE_TX_DROP_LINK_DOWN	= 0,
+	ORDMA_ROCE_TX_DROP_TOO_LONG	= 1,	/* above the port MTU */
+	ORDMA_ROCE_TX_DROP_NO_GID	= 2,	/* sgid_index names no GID */
+	ORDMA_ROCE_TX_DROP_BUILD	= 3,	/* headers could not be built */
+	ORDMA_ROCE_TX_DROP_DMA		= 4,	/* payload could not be read */
+};
+
+#define ORDMA_ROCE_TX_DROP_REASONS	5
+
+struct ordma_port_stats {
+	__le64	tx_frames;
+	__le64	tx_bytes;
+	__le64	rx_frames;
+	__le64	rx_bytes;
+	__le64	tx_drop_link_down;
+	__le64	tx_bad_desc;
+	__le64	rx_drop_no_buf;
+	__le64	rx_drop_filter;
+	__le64	rx_drop_too_long;
+	__le64	rx_drop_link_down;
+	__le64	roce_rx_frames;
+	__le64	roce_rx_drop;
+	__le64	roce_tx_frames;
+	__le64	roce_acks_sent;
+	__le64	roce_naks_sent;
+	__le64	roce_retransmits;	/* requests sent again */
+	__le64	roce_timeouts;		/* retry timer expiries */
+	__le64	roce_rx_drop_reason[ORDMA_ROCE_RX_DROP_REASONS];
+	__le64	roce_rx_parse_drop[ORDMA_ROCE_PARSE_DROP_REASONS];
+	__le64	roce_tx_drop[ORDMA_ROCE_TX_DROP_REASONS];
+};
+
+#define ORDMA_PORT_STATS_SIZE		472
+
+/* QUERY_RESOURCES: objects of one type the device holds now, and how many
+ * it can hold at once (the QUERY_DEVICE limit where there is one).
+ */
+struct ordma_res_count {
+	__le32	in_use;
+	__le32	max;
+};
+
+struct ordma_resources {
+	struct ordma_res_count	uctx;		/* user contexts = doorbell pages */
+	struct ordma_res_count	pd;
+	struct ordma_res_count	eq;
+	struct ordma_res_count	eth_ring;
+	struct ordma_res_count	gid;		/* valid GID table entries */
+	struct ordma_res_count	cq;
+	struct ordma_res_count	qp;		/* QP1 included */
+	struct ordma_res_count	srq;
+	struct ordma_res_count	mr;		/* max: keys, shared with windows */
+	struct ordma_res_count	mw;
+	struct ordma_res_count	ah;
+	struct ordma_res_count	mcast_grp;
+	struct ordma_res_count	mcast_attach;	/* QP-group attachments */
+};
+
+#define ORDMA_RESOURCES_SIZE		104
+
+/* A command status as the reference names it, for messages */
+static inline const char *ordma_cmd_status_name(unsigned int status)
+{
+	static const char *const names[] = {
+		[ORDMA_CMD_STATUS_OK]			= "OK",
+		[ORDMA_CMD_STATUS_BAD_OPCODE]		= "BAD_OPCODE",
+		[ORDMA_CMD_STATUS_BAD_PARAM]		= "BAD_PARAM",
+		[ORDMA_CMD_STATUS_BAD_HANDLE]		= "BAD_HANDLE",
+		[ORDMA_CMD_STATUS_NO_RESOURCES]		= "NO_RESOURCES",
+		[ORDMA_CMD_STATUS_BAD_STATE]		= "BAD_STATE",
+		[ORDMA_CMD_STATUS_BUSY]			= "BUSY",
+		[ORDMA_CMD_STATUS_DMA_ERROR]		= "DMA_ERROR",
+		[ORDMA_CMD_STATUS_NOT_SUPPORTED]	= "NOT_SUPPORTED",
+		[ORDMA_CMD_STATUS_PERM]			= "PERM",
+		[ORDMA_CMD_STATUS_INTERNAL]		= "INTERNAL",
+	};
+
+	return status < ARRAY_SIZE(names) && names[status] ?
+	       names[status] : "UNKNOWN";
+}
+
+/* Counters of struct ordma_port_stats, every one a __le64 */
+#define ORDMA_PORT_STATS_NUM		(ORDMA_PORT_STATS_SIZE / sizeof(__le64))
+#define ORDMA_PORT_STAT_INDEX(field) \
+	(offsetof(struct ordma_port_stats, field) / sizeof(__le64))
+
+#define ORDMA_STAT_NAME(field) \
+	[ORDMA_PORT_STAT_INDEX(field)] = #field
+#define ORDMA_STAT_RX_DROP(reason, name) \
+	[ORDMA_PORT_STAT_INDEX(roce_rx_drop_reason[ORDMA_ROCE_RX_DROP_##reason])] = \
+		"roce_rx_drop_" name
+#define ORDMA_STAT_PARSE_DROP(reason, name) \
+	[ORDMA_PORT_STAT_INDEX(roce_rx_parse_drop[ORDMA_ROCE_PARSE_##reason])] = \
+		"roce_parse_drop_" name
+#define ORDMA_STAT_TX_DROP(reason, name) \
+	[ORDMA_PORT_STAT_INDEX(roce_tx_drop[ORDMA_ROCE_TX_DROP_##reason])] = \
+		"roce_tx_drop_" name
+
+/*
+ * Name of counter i of struct ordma_port_stats, NULL past the last: the
+ * field, or <array>_<reason> for an element of a per-reason array.  These
+ * are the names ethtool and the RDMA statistics show.
+ */
+static inline const char *ordma_port_stat_name(unsigned int i)
+{
+	static const char *const names[ORDMA_PORT_STATS_NUM] = {
+		ORDMA_STAT_NAME(tx_frames),
+		ORDMA_STAT_NAME(tx_bytes),
+		ORDMA_STAT_NAME(rx_frames),
+		ORDMA_STAT_NAME(rx_bytes),
+		ORDMA_STAT_NAME(tx_drop_link_down),
+		ORDMA_STAT_NAME(tx_bad_desc),
+		ORDMA_STAT_NAME(rx_drop_no_buf),
+		ORDMA_STAT_NAME(rx_drop_filter),
+		ORDMA_STAT_NAME(rx_drop_too_long),
+		ORDMA_STAT_NAME(rx_drop_link_down),
+		ORDMA_STAT_NAME(roce_rx_frames),
+		ORDMA_STAT_NAME(roce_rx_drop),
+		ORDMA_STAT_NAME(roce_tx_frames),
+		ORDMA_STAT_NAME(roce_acks_sent),
+		ORDMA_STAT_NAME(roce_naks_sent),
+		ORDMA_STAT_NAME(roce_retransmits),
+		ORDMA_STAT_NAME(roce_timeouts),
+		ORDMA_STAT_RX_DROP(PARSE, "parse"),
+		ORDMA_STAT_RX_DROP(NO_QP, "no_qp"),
+		ORDMA_STAT_RX_DROP(TRANSPORT, "transport"),
+		ORDMA_STAT_RX_DROP(STATE, "state"),
+		ORDMA_STAT_RX_DROP(PKEY, "pkey"),
+		ORDMA_STAT_RX_DROP(SRC, "src"),
+		ORDMA_STAT_RX_DROP(QKEY, "qkey"),
+		ORDMA_STAT_RX_DROP(NO_RECV, "no_recv"),
+		ORDMA_STAT_RX_DROP(UD_LEN, "ud_len"),
+		ORDMA_STAT_RX_DROP(SEQ, "seq"),
+		ORDMA_STAT_RX_DROP(DUP, "dup"),
+		ORDMA_STAT_RX_DROP(OPCODE_SEQ, "opcode_seq"),
+		ORDMA_STAT_RX_DROP(BAD_REQ, "bad_req"),
+		ORDMA_STAT_RX_DROP(RNR, "rnr"),
+		ORDMA_STAT_RX_DROP(RESP, "resp"),
+		ORDMA_STAT_PARSE_DROP(ETH_SHORT, "eth_short"),
+		ORDMA_STAT_PARSE_DROP(ETHERTYPE, "ethertype"),
+		ORDMA_STAT_PARSE_DROP(IPV4_SHORT, "ipv4_short"),
+		ORDMA_STAT_PARSE_DROP(IPV4_VERSION, "ipv4_version"),
+		ORDMA_STAT_PARSE_DROP(IPV4_IHL, "ipv4_ihl"),
+		ORDMA_STAT_PARSE_DROP(IPV4_LENGTH, "ipv4_length"),
+		ORDMA_STAT_PARSE_DROP(IPV4_CHECKSUM, "ipv4_checksum"),
+		ORDMA_STAT_PARSE_DROP(IPV4_FRAGMENT, "ipv4_fragment"),
+		ORDMA_STAT_PARSE_DROP(IPV6_SHORT, "ipv6_short"),
+		ORDMA_STAT_PARSE_DROP(IPV6_VERSION, "ipv6_version"),
+		ORDMA_STAT_PARSE_DROP(IPV6_LENGTH, "ipv6_length"),
+		ORDMA_STAT_PARSE_DROP(IP_PROTO, "ip_proto"),
+		ORDMA_STAT_PARSE_DROP(UDP_SHORT, "udp_short"),
+		ORDMA_STAT_PARSE_DROP(UDP_PORT, "udp_port"),
+		ORDMA_STAT_PARSE_DROP(UDP_LENGTH, "udp_length"),
+		ORDMA_STAT_PARSE_DROP(UDP_CHECKSUM, "udp_checksum"),
+		ORDMA_STAT_PARSE_DROP(BTH_SHORT, "bth_short"),
+		ORDMA_STAT_PARSE_DROP(TVER, "tver"),
+		ORDMA_STAT_PARSE_DROP(OPCODE, "opcode"),
+		ORDMA_STAT_PARSE_DROP(EXT_SHORT, "ext_short"),
+		ORDMA_STAT_PARSE_DROP(PAD, "pad"),
+		ORDMA_STAT_PARSE_DROP(ICRC, "icrc"),
+		ORDMA_STAT_TX_DROP(LINK_DOWN, "link_down"),
+		ORDMA_STAT_TX_DROP(TOO_LONG, "too_long"),
+		ORDMA_STAT_TX_DROP(NO_GID, "no_gid"),
+		ORDMA_STAT_TX_DROP(BUILD, "build"),
+		ORDMA_STAT_TX_DROP(DMA, "dma"),
+	};
+
+	return i < ORDMA_PORT_STATS_NUM ? names[i] : NULL;
+}
+
+#undef ORDMA_STAT_NAME
+#undef ORDMA_STAT_RX_DROP
+#undef ORDMA_STAT_PARSE_DROP
+#undef ORDMA_STAT_TX_DROP
+
+/* The device reads and writes these byte for byte: their sizes are ABI. */
+static_assert(sizeof(struct ordma_aq_cmd_hdr) == 8, "aq_cmd_hdr");
+static_assert(sizeof(struct ordma_cmd_query_buf) == 16, "cmd_query_buf");
+static_assert(sizeof(struct ordma_cmd_set_port) == 20, "cmd_set_port");
+static_assert(sizeof(struct ordma_cmd_create_eq) == 16, "cmd_create_eq");
+static_assert(sizeof(struct ordma_cmd_handle) == 8, "cmd_handle");
+static_assert(sizeof(struct ordma_cmd_create_eth_ring) == 16,
+	      "cmd_create_eth_ring");
+static_assert(sizeof(struct ordma_cmd_add_gid) == 32, "cmd_add_gid");
+static_assert(sizeof(struct ordma_cmd_alloc_pd) == 8, "cmd_alloc_pd");
+static_assert(sizeof(struct ordma_page_list) == 16, "page_list");
+static_assert(sizeof(struct ordma_cmd_buf) == 16, "cmd_buf");
+static_assert(sizeof(struct ordma_cmd_reg_mr) == 56, "cmd_reg_mr");
+static_assert(sizeof(struct ordma_cmd_alloc_mw) == 16, "cmd_alloc_mw");
+static_assert(sizeof(struct ordma_cmd_create_cq) == 40, "cmd_create_cq");
+static_assert(sizeof(struct ordma_cmd_create_srq) == 40, "cmd_create_srq");
+static_assert(sizeof(struct ordma_cmd_modify_srq) == 16, "cmd_modify_srq");
+static_assert(sizeof(struct ordma_qp_create_params) == 64, "qp_create_params");
+static_assert(sizeof(struct ordma_qp_attr) == 72, "qp_attr");
+static_assert(sizeof(struct ordma_cmd_create_ah) == 48, "cmd_create_ah");
+static_assert(sizeof(struct ordma_cmd_mcast) == 32, "cmd_mcast");
+static_assert(sizeof(struct ordma_aq_cmd) == ORDMA_AQ_CMD_SIZE, "aq_cmd");
+static_assert(sizeof(struct ordma_comp_query_fw) == 16, "comp_query_fw");
+static_assert(sizeof(struct ordma_comp_handle) == 8, "comp_handle");
+static_assert(sizeof(struct ordma_comp_buf) == 4, "comp_buf");
+static_assert(sizeof(struct ordma_comp_health) == 20, "comp_health");
+static_assert(sizeof(struct ordma_aq_comp) == ORDMA_AQ_COMP_SIZE, "aq_comp");
+static_assert(sizeof(struct ordma_device_caps) == 200, "device_caps");
+static_assert(sizeof(struct ordma_port_attr) == 40, "port_attr");
+static_assert(sizeof(struct ordma_port_stats) == ORDMA_PORT_STATS_SIZE,
+	      "port_stats");
+static_assert(sizeof(struct ordma_res_count) == 8, "res_count");
+static_assert(sizeof(struct ordma_resources) == ORDMA_RESOURCES_SIZE,
+	      "resources");
+
+#endif /* _LINUX_ORDMA_ADMIN_H */
