@@ -114,6 +114,12 @@ mapfile -t datadirs < <(vm_qemu_datadirs)
 initramfs=$("$VM_TOOLS/build-initramfs.sh" | tail -n 1)
 modtree=$("$VM_TOOLS/build-modtree.sh" | tail -n 1)
 provider=$(vm_provider_dir "$OUT/provider-build.log")
+# Hold the provider build for the whole run: tools/provider/build.sh
+# prunes old builds, but never one whose lock is held.
+if [ -n "$provider" ] && [ -f "$(dirname "$provider")/.lock" ]; then
+	exec 8<"$(dirname "$provider")/.lock"
+	flock -s 8
+fi
 diag=$ORDMA_REPO/build/bin/ordma-diag
 kernel=$KIMAGE/boot/vmlinuz-$KVER
 [ -f "$kernel" ] || vm_die "no kernel at $kernel"
