@@ -404,7 +404,7 @@ int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	p.rq_wqe_shift = srq ? 0 : qp->rq.wqe_shift;
 	p.max_inline_data = cpu_to_le32(qp->max_inline_data);
 
-	err = ordma_cmd_create_qp(dev->cdev, &p, &qp->qpn);
+	err = ordma_cmd_create_qp(dev, &p, &qp->qpn);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "CREATE_QP failed: %d\n", err);
 		if (ordma_device_may_use_memory(ORDMA_MEM_CREATE, err))
@@ -451,7 +451,7 @@ err_erase:
 	xa_erase_irq(&dev->qps, qp->qpn);
 err_destroy:
 	if (ordma_device_may_use_memory(ORDMA_MEM_DESTROY,
-					ordma_cmd_destroy_qp(dev->cdev, qp->uctx_id,
+					ordma_cmd_destroy_qp(dev, qp->uctx_id,
 							     qp->qpn)))
 		return err;
 err_free_bufs:
@@ -465,7 +465,7 @@ int ordma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct ordma_qp *qp = to_ordma_qp(ibqp);
 	int err;
 
-	err = ordma_cmd_destroy_qp(dev->cdev, qp->uctx_id, qp->qpn);
+	err = ordma_cmd_destroy_qp(dev, qp->uctx_id, qp->qpn);
 	if (err)
 		ibdev_err(&dev->ibdev, "DESTROY_QP %u failed: %d\n", qp->qpn,
 			  err);
@@ -595,7 +595,7 @@ int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (attr_mask & IB_QP_DEST_QPN)
 		hw.dest_qpn = cpu_to_le32(attr->dest_qp_num);
 
-	err = ordma_cmd_modify_qp(dev->cdev, qp->qpn, &hw);
+	err = ordma_cmd_modify_qp(dev, qp->qpn, &hw);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "MODIFY_QP %u mask %#x failed: %d\n",
 			  qp->qpn, attr_mask, err);
@@ -628,7 +628,7 @@ int ordma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	struct ordma_qp_attr hw;
 	int err;
 
-	err = ordma_cmd_query_qp(dev->cdev, qp->qpn, &hw);
+	err = ordma_cmd_query_qp(dev, qp->qpn, &hw);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "QUERY_QP %u failed: %d\n", qp->qpn,
 			  err);
@@ -968,7 +968,7 @@ static int ordma_mcast(struct ib_qp *ibqp, union ib_gid *gid, bool attach)
 		return -EOPNOTSUPP;
 	if (qp->type != ORDMA_QPT_UD)
 		return -EINVAL;
-	err = ordma_cmd_mcast(dev->cdev, attach, qp->uctx_id, qp->qpn,
+	err = ordma_cmd_mcast(dev, attach, qp->uctx_id, qp->qpn,
 			      gid->raw);
 	if (err)
 		ibdev_dbg(&dev->ibdev, "%s_MCAST QP %u %pI6: %d\n",

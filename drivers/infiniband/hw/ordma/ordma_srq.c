@@ -124,7 +124,7 @@ int ordma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	cmd.log_size = srq->log_size;
 	cmd.wqe_shift = srq->wqe_shift;
 	cmd.limit = cpu_to_le32(srq->limit);
-	err = ordma_cmd_create_srq(dev->cdev, &cmd, &srq->srqn);
+	err = ordma_cmd_create_srq(dev, &cmd, &srq->srqn);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "CREATE_SRQ failed: %d\n", err);
 		if (ordma_device_may_use_memory(ORDMA_MEM_CREATE, err))
@@ -153,7 +153,7 @@ err_erase:
 	xa_erase_irq(&dev->srqs, srq->srqn);
 err_destroy:
 	if (ordma_device_may_use_memory(ORDMA_MEM_DESTROY,
-					ordma_cmd_destroy_srq(dev->cdev,
+					ordma_cmd_destroy_srq(dev,
 							      srq->uctx_id,
 							      srq->srqn)))
 		return err;
@@ -181,7 +181,7 @@ int ordma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	if (attr->srq_limit > BIT(srq->log_size))
 		return -EINVAL;
 
-	err = ordma_cmd_modify_srq(dev->cdev, srq->uctx_id, srq->srqn,
+	err = ordma_cmd_modify_srq(dev, srq->uctx_id, srq->srqn,
 				   attr->srq_limit);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "MODIFY_SRQ %u failed: %d\n", srq->srqn,
@@ -208,7 +208,7 @@ int ordma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct ordma_srq *srq = to_ordma_srq(ibsrq);
 	int err;
 
-	err = ordma_cmd_destroy_srq(dev->cdev, srq->uctx_id, srq->srqn);
+	err = ordma_cmd_destroy_srq(dev, srq->uctx_id, srq->srqn);
 	if (err)
 		ibdev_err(&dev->ibdev, "DESTROY_SRQ %u failed: %d\n",
 			  srq->srqn, err);

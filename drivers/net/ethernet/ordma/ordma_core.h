@@ -246,6 +246,13 @@ void ordma_cmd_dma_free(struct ordma_core_dev *cdev,
 int ordma_cmd_status_to_errno(u8 status);
 
 /* ordma_cmd.c */
+int ordma_cmd_query_device(struct ordma_core_dev *cdev,
+			   struct ordma_device_caps *caps);
+/* Objects the device holds now, per type, and its maxima.  -EOPNOTSUPP
+ * from a firmware without QUERY_RESOURCES.
+ */
+int ordma_cmd_query_resources(struct ordma_core_dev *cdev,
+			      struct ordma_resources *res);
 int ordma_cmd_query_fw(struct ordma_core_dev *cdev, struct ordma_fw_info *fw);
 int ordma_cmd_set_port(struct ordma_core_dev *cdev,
 		       const struct ordma_port_cfg *cfg);

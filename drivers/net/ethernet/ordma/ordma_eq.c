@@ -89,12 +89,6 @@ void ordma_events_device_fatal(struct ordma_core_dev *cdev)
 	rcu_read_unlock();
 }
 
-u32 ordma_core_num_comp_vectors(struct ordma_core_dev *cdev)
-{
-	return cdev->num_comp_eqs;
-}
-EXPORT_SYMBOL_NS_GPL(ordma_core_num_comp_vectors, ORDMA);
-
 int ordma_core_comp_eqn(struct ordma_core_dev *cdev, u32 vector, u32 *eqn)
 {
 	if (vector >= cdev->num_comp_eqs)

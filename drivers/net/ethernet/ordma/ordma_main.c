@@ -51,59 +51,25 @@ static const struct pci_device_id ordma_pci_table[] = {
 };
 MODULE_DEVICE_TABLE(pci, ordma_pci_table);
 
-struct pci_dev *ordma_core_pdev(struct ordma_core_dev *cdev)
+void ordma_core_get_info(struct ordma_core_dev *cdev,
+			 struct ordma_core_info *info)
 {
-	return cdev->pdev;
+	*info = (struct ordma_core_info) {
+		.pdev = cdev->pdev,
+		.netdev = cdev->ndev,
+		.caps = &cdev->caps,
+		.fw_version = cdev->fw_version,
+		.fw_major = cdev->fw.major,
+		.fw_minor = cdev->fw.minor,
+		.fw_sub_minor = cdev->fw.sub_minor,
+		.board_id = cdev->board_id,
+		.kernel_db = cdev->db,
+		.db_phys = pci_resource_start(cdev->pdev, ORDMA_DB_BAR),
+		.num_db_pages = cdev->num_db_pages,
+		.num_comp_vectors = cdev->num_comp_eqs,
+	};
 }
-EXPORT_SYMBOL_NS_GPL(ordma_core_pdev, ORDMA);
-
-struct net_device *ordma_core_netdev(struct ordma_core_dev *cdev)
-{
-	return cdev->ndev;
-}
-EXPORT_SYMBOL_NS_GPL(ordma_core_netdev, ORDMA);
-
-const struct ordma_device_caps *ordma_core_caps(struct ordma_core_dev *cdev)
-{
-	return &cdev->caps;
-}
-EXPORT_SYMBOL_NS_GPL(ordma_core_caps, ORDMA);
-
-const char *ordma_core_fw_version(struct ordma_core_dev *cdev)
-{
-	return cdev->fw_version;
-}
-EXPORT_SYMBOL_NS_GPL(ordma_core_fw_version, ORDMA);
-
-void ordma_core_fw_version_num(struct ordma_core_dev *cdev, u16 *major,
-			       u16 *minor, u16 *sub_minor)
-{
-	*major = cdev->fw.major;
-	*minor = cdev->fw.minor;
-	*sub_minor = cdev->fw.sub_minor;
-}
-EXPORT_SYMBOL_NS_GPL(ordma_core_fw_version_num, ORDMA);
-
-const char *ordma_core_board_id(struct ordma_core_dev *cdev)
-{
-	return cdev->board_id;
-}
-EXPORT_SYMBOL_NS_GPL(ordma_core_board_id, ORDMA);
-
-phys_addr_t ordma_core_db_page_phys(struct ordma_core_dev *cdev, u32 page)
-{
-	if (page >= cdev->num_db_pages)
-		return 0;
-	return pci_resource_start(cdev->pdev, ORDMA_DB_BAR) +
-	       ((phys_addr_t)page << ORDMA_DB_PAGE_SHIFT);
-}
-EXPORT_SYMBOL_NS_GPL(ordma_core_db_page_phys, ORDMA);
-
-void __iomem *ordma_core_kernel_db(struct ordma_core_dev *cdev)
-{
-	return cdev->db;
-}
-EXPORT_SYMBOL_NS_GPL(ordma_core_kernel_db, ORDMA);
+EXPORT_SYMBOL_NS_GPL(ordma_core_get_info, ORDMA);
 
 /* The device stopped working: fail commands from now on, drop the link.
  * Any context that may sleep.
