@@ -296,6 +296,11 @@ void ordma_debugfs_unregister(void);
 void ordma_debugfs_add(struct ordma_core_dev *cdev);
 void ordma_debugfs_remove(struct ordma_core_dev *cdev);
 
+/* ordma_aux.c */
+int ordma_aux_add(struct ordma_core_dev *cdev);
+void ordma_aux_del(struct ordma_core_dev *cdev);
+void ordma_aux_exit(void);
+
 /* ordma_main.c */
 void ordma_device_fatal(struct ordma_core_dev *cdev);
 

@@ -9,10 +9,8 @@
  * memory is freed only after the device has been reset.
  */
 
-#include <linux/auxiliary_bus.h>
 #include <linux/ctype.h>
 #include <linux/dma-mapping.h>
-#include <linux/idr.h>
 #include <linux/iopoll.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -42,8 +40,6 @@ MODULE_PARM_DESC(timeout_scale,
 #define ORDMA_MIN_VECTORS		2
 /* The async EQ plus one completion EQ */
 #define ORDMA_MIN_EQS			2
-
-static DEFINE_IDA(ordma_aux_ida);
 
 static const struct pci_device_id ordma_pci_table[] = {
 	{ PCI_DEVICE(ORDMA_PCI_VENDOR_ID, ORDMA_PCI_DEVICE_ID) },
@@ -302,57 +298,6 @@ static int ordma_query_caps(struct ordma_core_dev *cdev)
 	return 0;
 }
 
-static void ordma_aux_release(struct device *dev)
-{
-	struct auxiliary_device *adev = to_auxiliary_dev(dev);
-
-	ida_free(&ordma_aux_ida, adev->id);
-	kfree(to_ordma_aux_dev(adev));
-}
-
-static int ordma_aux_add(struct ordma_core_dev *cdev)
-{
-	struct ordma_aux_dev *aux;
-	int id, err;
-
-	aux = kzalloc(sizeof(*aux), GFP_KERNEL);
-	if (!aux)
-		return -ENOMEM;
-	id = ida_alloc(&ordma_aux_ida, GFP_KERNEL);
-	if (id < 0) {
-		kfree(aux);
-		return id;
-	}
-
-	aux->cdev = cdev;
-	aux->adev.name = ORDMA_AUX_RDMA_NAME;
-	aux->adev.id = id;
-	aux->adev.dev.parent = &cdev->pdev->dev;
-	aux->adev.dev.release = ordma_aux_release;
-
-	err = auxiliary_device_init(&aux->adev);
-	if (err) {
-		ida_free(&ordma_aux_ida, id);
-		kfree(aux);
-		return err;
-	}
-	err = auxiliary_device_add(&aux->adev);
-	if (err) {
-		/* Drops the last reference: ordma_aux_release() frees. */
-		auxiliary_device_uninit(&aux->adev);
-		return err;
-	}
-	cdev->aux = aux;
-	return 0;
-}
-
-static void ordma_aux_del(struct ordma_core_dev *cdev)
-{
-	auxiliary_device_delete(&cdev->aux->adev);
-	auxiliary_device_uninit(&cdev->aux->adev);
-	cdev->aux = NULL;
-}
-
 /* Stop all device DMA, then free the memory the device was given: the
  * only place it goes, whichever step probe reached.  Each release below
  * accepts state that was never (or only partly) set up.
@@ -559,7 +504,7 @@ static void __exit ordma_exit(void)
 {
 	pci_unregister_driver(&ordma_pci_driver);
 	ordma_debugfs_unregister();
-	ida_destroy(&ordma_aux_ida);
+	ordma_aux_exit();
 }
 
 module_init(ordma_init);
