@@ -116,8 +116,6 @@ struct ordma_eq {
 	bool irq_requested;
 	u16 vector;
 	u32 eqn;
-	int irq;
-	char irq_name[48];
 };
 
 /* Driver-side copy of the HEALTH completion, CPU endian */
@@ -168,7 +166,6 @@ struct ordma_core_dev {
 
 	int num_irq_vectors;		/* allocated MSI-X vectors */
 	bool admin_irq_requested;
-	char admin_irq_name[48];
 	struct ordma_eq async_eq;
 	bool async_eq_active;		/* IRQ 0 may look at async_eq */
 	struct ordma_eq *comp_eqs;
