@@ -112,14 +112,9 @@ static int ordma_set_ringparam(struct net_device *ndev,
 				       1U << ORDMA_ETH_RING_MAX_LOG_SIZE);
 		return -EINVAL;
 	}
-	if (priv->broken)
-		return -EIO;
-
-	if (running) {
-		ordma_datapath_down(priv);
-		if (priv->broken)
-			return -EIO;
-	}
+	err = ordma_datapath_stop_for_change(priv);
+	if (err)
+		return err;
 	priv->rx_log_size = ilog2(ring->rx_pending);
 	priv->tx_log_size = ilog2(ring->tx_pending);
 	if (!running)

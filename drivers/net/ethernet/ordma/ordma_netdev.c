@@ -175,17 +175,12 @@ static int ordma_change_mtu(struct net_device *ndev, int new_mtu)
 	int old_mtu = ndev->mtu;
 	int err;
 
-	if (priv->broken)
-		return -EIO;
-
 	/* Posted RX buffers can only be taken back by destroying the ring,
 	 * so a running interface restarts its rings with the new size.
 	 */
-	if (running) {
-		ordma_datapath_down(priv);
-		if (priv->broken)
-			return -EIO;
-	}
+	err = ordma_datapath_stop_for_change(priv);
+	if (err)
+		return err;
 
 	err = ordma_set_port_mtu(priv, new_mtu);
 	if (!err && running) {

@@ -74,6 +74,7 @@ struct ordma_netdev_priv {
 /* ordma_txrx.c */
 int ordma_datapath_up(struct ordma_netdev_priv *priv);
 void ordma_datapath_down(struct ordma_netdev_priv *priv);
+int ordma_datapath_stop_for_change(struct ordma_netdev_priv *priv);
 void ordma_datapath_free(struct ordma_netdev_priv *priv);
 netdev_tx_t ordma_start_xmit(struct sk_buff *skb, struct net_device *ndev);
 int ordma_napi_poll(struct napi_struct *napi, int budget);

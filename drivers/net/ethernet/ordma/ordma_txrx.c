@@ -438,6 +438,21 @@ void ordma_datapath_down(struct ordma_netdev_priv *priv)
 	ordma_datapath_release(priv);
 }
 
+/*
+ * Before a change that needs the rings rebuilt (MTU, ring sizes): stop
+ * them if the interface is running.  -EIO if a ring is broken, then or
+ * before; the interface cannot come up again.
+ */
+int ordma_datapath_stop_for_change(struct ordma_netdev_priv *priv)
+{
+	if (priv->broken)
+		return -EIO;
+	if (!priv->datapath_up)
+		return 0;
+	ordma_datapath_down(priv);
+	return priv->broken ? -EIO : 0;
+}
+
 netdev_tx_t ordma_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
 	struct ordma_netdev_priv *priv = netdev_priv(ndev);
