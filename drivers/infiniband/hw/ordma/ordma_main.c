@@ -244,6 +244,24 @@ static u64 ordma_ib_fw_ver(const struct ordma_core_info *info)
 #define ORDMA_IB_CAPS_REQUIRED \
 	(ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_RC | ORDMA_DEV_CAP_UD)
 
+/* A RoCE port and the verbs and transports this driver offers */
+static int ordma_ib_check_core(struct auxiliary_device *adev,
+			       const struct ordma_core_info *info)
+{
+	u32 caps_present = le32_to_cpu(info->caps->cap_flags);
+
+	if (!info->netdev) {
+		dev_err(&adev->dev, "core has no netdev for the RoCE port\n");
+		return -ENODEV;
+	}
+	if ((caps_present & ORDMA_IB_CAPS_REQUIRED) != ORDMA_IB_CAPS_REQUIRED) {
+		dev_err(&adev->dev, "device lacks verbs capabilities 0x%x\n",
+			(u32)ORDMA_IB_CAPS_REQUIRED & ~caps_present);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 static int ordma_ib_probe(struct auxiliary_device *adev,
 			  const struct auxiliary_device_id *id)
 {
@@ -253,22 +271,14 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 	struct ordma_ibdev *dev;
 	struct pci_dev *pdev;
 	struct ib_device *ibdev;
-	u32 caps_present;
 	int err;
 
 	ordma_core_get_info(cdev, &info);
+	err = ordma_ib_check_core(adev, &info);
+	if (err)
+		return err;
 	pdev = info.pdev;
 	netdev = info.netdev;
-	if (!netdev) {
-		dev_err(&adev->dev, "core has no netdev for the RoCE port\n");
-		return -ENODEV;
-	}
-	caps_present = le32_to_cpu(info.caps->cap_flags);
-	if ((caps_present & ORDMA_IB_CAPS_REQUIRED) != ORDMA_IB_CAPS_REQUIRED) {
-		dev_err(&adev->dev, "device lacks verbs capabilities 0x%x\n",
-			(u32)ORDMA_IB_CAPS_REQUIRED & ~caps_present);
-		return -EOPNOTSUPP;
-	}
 
 	dev = ib_alloc_device(ordma_ibdev, ibdev);
 	if (!dev)
