@@ -52,7 +52,7 @@ int ordma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	ah->uctx_id = ordma_udata_uctx(udata);
 	cmd.pdn = cpu_to_le32(to_ordma_pd(ibah->pd)->pdn);
 	cmd.uctx = cpu_to_le32(ah->uctx_id);
-	err = ordma_cmd_create_ah(dev->cdev, &cmd, &ah->handle);
+	err = ordma_cmd_create_ah(dev, &cmd, &ah->handle);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "CREATE_AH failed: %d\n", err);
 		return err;
@@ -65,7 +65,7 @@ int ordma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	return 0;
 
 err_destroy:
-	ordma_cmd_destroy_ah(dev->cdev, ah->uctx_id, ah->handle);
+	ordma_cmd_destroy_ah(dev, ah->uctx_id, ah->handle);
 	return err;
 }
 
@@ -75,7 +75,7 @@ static void ordma_ah_release_work(struct work_struct *work)
 		container_of(work, struct ordma_ah_release, work);
 	int err;
 
-	err = ordma_cmd_destroy_ah(rel->dev->cdev, rel->uctx_id, rel->handle);
+	err = ordma_cmd_destroy_ah(rel->dev, rel->uctx_id, rel->handle);
 	if (err)
 		ibdev_err(&rel->dev->ibdev, "DESTROY_AH %u failed: %d\n",
 			  rel->handle, err);
@@ -104,7 +104,7 @@ int ordma_destroy_ah(struct ib_ah *ibah, u32 flags)
 		return 0;
 	}
 
-	err = ordma_cmd_destroy_ah(dev->cdev, ah->uctx_id, ah->handle);
+	err = ordma_cmd_destroy_ah(dev, ah->uctx_id, ah->handle);
 	if (err)
 		ibdev_err(&dev->ibdev, "DESTROY_AH %u failed: %d\n",
 			  ah->handle, err);

@@ -203,7 +203,7 @@ int ordma_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cmd.uctx = cpu_to_le32(cq->uctx_id);
 	cmd.eqn = cpu_to_le32(eqn);
 	cmd.log_size = cq->log_size;
-	err = ordma_cmd_create_cq(dev->cdev, &cmd, &cq->cqn);
+	err = ordma_cmd_create_cq(dev, &cmd, &cq->cqn);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "CREATE_CQ failed: %d\n", err);
 		if (ordma_device_may_use_memory(ORDMA_MEM_CREATE, err))
@@ -233,7 +233,7 @@ err_erase:
 	xa_erase_irq(&dev->cqs, cq->cqn);
 err_destroy:
 	if (ordma_device_may_use_memory(ORDMA_MEM_DESTROY,
-					ordma_cmd_destroy_cq(dev->cdev, cq->uctx_id,
+					ordma_cmd_destroy_cq(dev, cq->uctx_id,
 							     cq->cqn)))
 		return err;
 err_free_bufs:
@@ -247,7 +247,7 @@ int ordma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct ordma_cq *cq = to_ordma_cq(ibcq);
 	int err;
 
-	err = ordma_cmd_destroy_cq(dev->cdev, cq->uctx_id, cq->cqn);
+	err = ordma_cmd_destroy_cq(dev, cq->uctx_id, cq->cqn);
 	if (err)
 		ibdev_err(&dev->ibdev, "DESTROY_CQ %u failed: %d\n", cq->cqn,
 			  err);

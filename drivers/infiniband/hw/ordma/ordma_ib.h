@@ -42,6 +42,8 @@
 struct ordma_ibdev {
 	struct ib_device ibdev;
 	struct ordma_core_dev *cdev;
+	/* what the core tells about the device, read once at probe */
+	struct ordma_core_info info;
 	/* QUERY_DEVICE result; the capabilities do not change while bound */
 	struct ordma_device_caps caps;
 	/* firmware version packed as major << 32 | minor << 16 | sub_minor */
@@ -293,6 +295,78 @@ to_ordma_mmap_entry(struct rdma_user_mmap_entry *rdma_entry)
 	return container_of(rdma_entry, struct ordma_user_mmap_entry,
 			    rdma_entry);
 }
+
+/*
+ * Memory the driver hands to the device (queue rings, MTT and page-list
+ * tables, fast-register page arrays) is freed only once the device no
+ * longer uses it; memory the device may still use is leaked on purpose,
+ * never freed.  The object's create command (CREATE_CQ/QP/SRQ, REG_MR,
+ * also REREG's new pages) hands it over, its destroy command (DESTROY_*,
+ * DEREG_MR) takes it back.
+ */
+enum ordma_mem_cmd {
+	ORDMA_MEM_CREATE,
+	ORDMA_MEM_DESTROY,
+};
+
+/* ordma_cmd.c */
+/*
+ * ordma_device_may_use_memory() - may the device use the memory after
+ * the command returned @err?
+ *
+ * True: keep the memory allocated and DMA-mapped (leak it); false: free
+ * it.  After 0, a create hands the memory over (true) and a destroy takes
+ * it back (false).  -ENODEV and -ENOENT (no such object in the device):
+ * false, the device cannot DMA or holds nothing.  -ETIMEDOUT and -EIO
+ * (no answer, or one that is garbled or reports an internal error): true,
+ * the device may execute the command late.  Any other error: the device
+ * did nothing, so a create gave nothing (false) and a destroy left the
+ * object live (true).
+ */
+bool ordma_device_may_use_memory(enum ordma_mem_cmd cmd, int err);
+/*
+ * Verbs commands: 0 or the errno of ordma_client_cmd().  The callers fill
+ * the command payloads in device layout; reserved fields must be zero.
+ * Every object is owned by @uctx (ORDMA_KERNEL_UCTX for kernel objects);
+ * destroy commands pass the same owner.
+ */
+int ordma_cmd_add_gid(struct ordma_ibdev *dev, u32 index, const u8 gid[16],
+		      const u8 mac[6], u16 vlan_id);
+int ordma_cmd_del_gid(struct ordma_ibdev *dev, u32 index);
+/* On success *uctx is the context id and its doorbell page index. */
+int ordma_cmd_alloc_uctx(struct ordma_ibdev *dev, u32 *uctx);
+int ordma_cmd_dealloc_uctx(struct ordma_ibdev *dev, u32 uctx);
+int ordma_cmd_alloc_pd(struct ordma_ibdev *dev, u32 uctx, u32 *pdn);
+int ordma_cmd_dealloc_pd(struct ordma_ibdev *dev, u32 uctx, u32 pdn);
+/* On success *key is the new MR's lkey and rkey. */
+int ordma_cmd_reg_mr(struct ordma_ibdev *dev,
+		     const struct ordma_cmd_reg_mr *params, u32 *key);
+int ordma_cmd_dereg_mr(struct ordma_ibdev *dev, u32 uctx, u32 key);
+/* On success *rkey is the new window's first rkey. */
+int ordma_cmd_alloc_mw(struct ordma_ibdev *dev,
+		       const struct ordma_cmd_alloc_mw *params, u32 *rkey);
+int ordma_cmd_dealloc_mw(struct ordma_ibdev *dev, u32 uctx, u32 rkey);
+int ordma_cmd_create_cq(struct ordma_ibdev *dev,
+			const struct ordma_cmd_create_cq *params, u32 *cqn);
+int ordma_cmd_destroy_cq(struct ordma_ibdev *dev, u32 uctx, u32 cqn);
+int ordma_cmd_create_srq(struct ordma_ibdev *dev,
+			 const struct ordma_cmd_create_srq *params, u32 *srqn);
+int ordma_cmd_modify_srq(struct ordma_ibdev *dev, u32 uctx, u32 srqn,
+			 u32 limit);
+int ordma_cmd_destroy_srq(struct ordma_ibdev *dev, u32 uctx, u32 srqn);
+int ordma_cmd_create_ah(struct ordma_ibdev *dev,
+			const struct ordma_cmd_create_ah *params, u32 *ah);
+int ordma_cmd_destroy_ah(struct ordma_ibdev *dev, u32 uctx, u32 ah);
+int ordma_cmd_mcast(struct ordma_ibdev *dev, bool attach, u32 uctx, u32 qpn,
+		    const u8 gid[16]);
+/* The QP commands pass their parameters in a buffer of the admin queue. */
+int ordma_cmd_create_qp(struct ordma_ibdev *dev,
+			const struct ordma_qp_create_params *params, u32 *qpn);
+int ordma_cmd_modify_qp(struct ordma_ibdev *dev, u32 qpn,
+			const struct ordma_qp_attr *attr);
+int ordma_cmd_query_qp(struct ordma_ibdev *dev, u32 qpn,
+		       struct ordma_qp_attr *attr);
+int ordma_cmd_destroy_qp(struct ordma_ibdev *dev, u32 uctx, u32 qpn);
 
 /* ordma_verbs.c */
 int ordma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,

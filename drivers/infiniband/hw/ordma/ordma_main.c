@@ -27,7 +27,7 @@ static ssize_t board_id_show(struct device *device,
 	struct ordma_ibdev *dev =
 		rdma_device_to_drv_device(device, struct ordma_ibdev, ibdev);
 
-	return sysfs_emit(buf, "%s\n", ordma_core_board_id(dev->cdev));
+	return sysfs_emit(buf, "%s\n", dev->info.board_id);
 }
 static DEVICE_ATTR_RO(board_id);
 
@@ -231,39 +231,51 @@ static void ordma_ib_stop_events(struct ordma_ibdev *dev)
 }
 
 /* QUERY_FW's version in the encoding of ib_device_attr.fw_ver */
-static u64 ordma_ib_fw_ver(struct ordma_core_dev *cdev)
+static u64 ordma_ib_fw_ver(const struct ordma_core_info *info)
 {
-	u16 major, minor, sub_minor;
-
-	ordma_core_fw_version_num(cdev, &major, &minor, &sub_minor);
-	return (u64)major << 32 | (u64)minor << 16 | sub_minor;
+	return (u64)info->fw_major << 32 | (u64)info->fw_minor << 16 |
+	       info->fw_sub_minor;
 }
 
 /* The verbs commands and the transports every ib_device here offers */
 #define ORDMA_IB_CAPS_REQUIRED \
 	(ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_RC | ORDMA_DEV_CAP_UD)
 
-static int ordma_ib_probe(struct auxiliary_device *adev,
-			  const struct auxiliary_device_id *id)
+/* A RoCE port and the verbs and transports this driver offers */
+static int ordma_ib_check_core(struct auxiliary_device *adev,
+			       const struct ordma_core_info *info)
 {
-	struct ordma_core_dev *cdev = to_ordma_aux_dev(adev)->cdev;
-	struct pci_dev *pdev = ordma_core_pdev(cdev);
-	struct net_device *netdev = ordma_core_netdev(cdev);
-	struct ordma_ibdev *dev;
-	struct ib_device *ibdev;
-	u32 caps_present;
-	int err;
+	u32 caps_present = le32_to_cpu(info->caps->cap_flags);
 
-	if (!netdev) {
+	if (!info->netdev) {
 		dev_err(&adev->dev, "core has no netdev for the RoCE port\n");
 		return -ENODEV;
 	}
-	caps_present = le32_to_cpu(ordma_core_caps(cdev)->cap_flags);
 	if ((caps_present & ORDMA_IB_CAPS_REQUIRED) != ORDMA_IB_CAPS_REQUIRED) {
 		dev_err(&adev->dev, "device lacks verbs capabilities 0x%x\n",
 			(u32)ORDMA_IB_CAPS_REQUIRED & ~caps_present);
 		return -EOPNOTSUPP;
 	}
+	return 0;
+}
+
+static int ordma_ib_probe(struct auxiliary_device *adev,
+			  const struct auxiliary_device_id *id)
+{
+	struct ordma_core_dev *cdev = to_ordma_aux_dev(adev)->cdev;
+	struct ordma_core_info info;
+	struct net_device *netdev;
+	struct ordma_ibdev *dev;
+	struct pci_dev *pdev;
+	struct ib_device *ibdev;
+	int err;
+
+	ordma_core_get_info(cdev, &info);
+	err = ordma_ib_check_core(adev, &info);
+	if (err)
+		return err;
+	pdev = info.pdev;
+	netdev = info.netdev;
 
 	dev = ib_alloc_device(ordma_ibdev, ibdev);
 	if (!dev)
@@ -271,9 +283,10 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 
 	ibdev = &dev->ibdev;
 	dev->cdev = cdev;
-	dev->caps = *ordma_core_caps(cdev);
-	dev->fw_ver = ordma_ib_fw_ver(cdev);
-	dev->kdb = ordma_core_kernel_db(cdev);
+	dev->info = info;
+	dev->caps = *info.caps;
+	dev->fw_ver = ordma_ib_fw_ver(&info);
+	dev->kdb = info.kernel_db;
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
@@ -288,11 +301,11 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->node_guid = dev->caps.node_guid;
 	/* The product the device says it is; user space may rename it. */
-	strscpy(ibdev->node_desc, ordma_core_board_id(cdev),
+	strscpy(ibdev->node_desc, info.board_id,
 		sizeof(ibdev->node_desc));
 	/* The core driver runs port 1 only, whatever num_ports says. */
 	ibdev->phys_port_cnt = ORDMA_PORT_NUM;
-	ibdev->num_comp_vectors = ordma_core_num_comp_vectors(cdev);
+	ibdev->num_comp_vectors = info.num_comp_vectors;
 	/* The PCI function, so that providers match it by PCI ID. */
 	ibdev->dev.parent = &pdev->dev;
 	ib_set_device_ops(ibdev, &ordma_ib_dev_ops);

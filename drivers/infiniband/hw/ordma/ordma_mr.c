@@ -260,7 +260,7 @@ static int ordma_mr_register(struct ordma_ibdev *dev, struct ordma_mr *mr,
 
 	cmd->uctx = cpu_to_le32(mr->uctx_id);
 	cmd->key = ordma_next_key_variant(dev);
-	err = ordma_cmd_reg_mr(dev->cdev, cmd, &key);
+	err = ordma_cmd_reg_mr(dev, cmd, &key);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "REG_MR failed: %d\n", err);
 		return err;
@@ -447,7 +447,7 @@ struct ib_mr *ordma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	cmd.access = cpu_to_le32(access);
 	cmd.flags = ORDMA_MR_REREG;
 	cmd.rereg_key = cpu_to_le32(ibmr->lkey);
-	err = ordma_cmd_reg_mr(dev->cdev, &cmd, &key);
+	err = ordma_cmd_reg_mr(dev, &cmd, &key);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "REG_MR (REREG) of %#x failed: %d\n",
 			  ibmr->lkey, err);
@@ -587,7 +587,7 @@ int ordma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct ordma_mr *mr = to_ordma_mr(ibmr);
 	int err;
 
-	err = ordma_cmd_dereg_mr(dev->cdev, mr->uctx_id, ibmr->lkey);
+	err = ordma_cmd_dereg_mr(dev, mr->uctx_id, ibmr->lkey);
 	/* Windows are still bound to it: the MR stays, pages and all. */
 	if (err == -EBUSY)
 		return err;

@@ -43,7 +43,7 @@ int ordma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	cmd.pdn = cpu_to_le32(pd->pdn);
 	cmd.uctx = cpu_to_le32(mw->uctx_id);
 	cmd.key = (u8)atomic_inc_return(&dev->key_seq);
-	err = ordma_cmd_alloc_mw(dev->cdev, &cmd, &key);
+	err = ordma_cmd_alloc_mw(dev, &cmd, &key);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "ALLOC_MW failed: %d\n", err);
 		return err;
@@ -58,7 +58,7 @@ int ordma_dealloc_mw(struct ib_mw *ibmw)
 	struct ordma_mw *mw = to_ordma_mw(ibmw);
 	int err;
 
-	err = ordma_cmd_dealloc_mw(dev->cdev, mw->uctx_id, ibmw->rkey);
+	err = ordma_cmd_dealloc_mw(dev, mw->uctx_id, ibmw->rkey);
 	if (err)
 		ibdev_err(&dev->ibdev, "DEALLOC_MW %#x failed: %d\n",
 			  ibmw->rkey, err);

@@ -316,40 +316,50 @@ err_free:
 	return err;
 }
 
-int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
-		    struct ib_udata *udata)
+/* The device's QP type for @init_attr, if the device offers it */
+static int ordma_qp_type_from_ib(struct ordma_ibdev *dev,
+				 const struct ib_qp_init_attr *init_attr,
+				 struct ib_udata *udata, u8 *type)
 {
-	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
 	u32 cap_flags = le32_to_cpu(dev->caps.cap_flags);
-	struct ordma_qp *qp = to_ordma_qp(ibqp);
-	struct ordma_create_qp_resp resp = {};
-	struct ordma_qp_create_params p = {};
-	struct ordma_srq *srq = NULL;
-	int err;
 
 	switch (init_attr->qp_type) {
 	case IB_QPT_RC:
-		qp->type = ORDMA_QPT_RC;
-		break;
+		*type = ORDMA_QPT_RC;
+		return 0;
 	case IB_QPT_UD:
-		qp->type = ORDMA_QPT_UD;
-		break;
+		*type = ORDMA_QPT_UD;
+		return 0;
 	case IB_QPT_UC:
 		if (!(cap_flags & ORDMA_DEV_CAP_UC))
 			return -EOPNOTSUPP;
-		qp->type = ORDMA_QPT_UC;
-		break;
+		*type = ORDMA_QPT_UC;
+		return 0;
 	case IB_QPT_GSI:
 		/* QP1 of the MAD layer: number 1 on the device */
 		if (udata || !(cap_flags & ORDMA_DEV_CAP_GSI))
 			return -EOPNOTSUPP;
-		qp->type = ORDMA_QPT_GSI;
-		break;
+		*type = ORDMA_QPT_GSI;
+		return 0;
 	default:
 		ibdev_dbg(&dev->ibdev, "create_qp: QP type %d not supported\n",
 			  init_attr->qp_type);
 		return -EOPNOTSUPP;
 	}
+}
+
+/* Sets qp->type; refuses what the device cannot create. */
+static int ordma_qp_check_init_attr(struct ordma_ibdev *dev,
+				    struct ordma_qp *qp,
+				    struct ib_qp_init_attr *init_attr,
+				    struct ib_udata *udata)
+{
+	u32 cap_flags = le32_to_cpu(dev->caps.cap_flags);
+	int err;
+
+	err = ordma_qp_type_from_ib(dev, init_attr, udata, &qp->type);
+	if (err)
+		return err;
 	if (init_attr->create_flags)
 		return -EOPNOTSUPP;
 	/* The device needs a receive CQ also for a QP on an SRQ. */
@@ -358,11 +368,15 @@ int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	if (init_attr->srq && !(cap_flags & ORDMA_DEV_CAP_SRQ))
 		return -EOPNOTSUPP;
 	err = ordma_qp_check_caps(dev, init_attr);
-	if (err) {
+	if (err)
 		ibdev_dbg(&dev->ibdev, "create_qp: caps beyond the device's\n");
-		return err;
-	}
+	return err;
+}
 
+static void ordma_qp_init(struct ordma_qp *qp,
+			  const struct ib_qp_init_attr *init_attr,
+			  struct ib_udata *udata)
+{
 	qp->uctx_id = ordma_udata_uctx(udata);
 	qp->state = ORDMA_QPS_RESET;
 	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -372,6 +386,69 @@ int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	ordma_obj_ref_init(&qp->ref);
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
+}
+
+/* CREATE_QP's owner, PD, CQs, SRQ and queue geometry; the queue memory
+ * is already in @p.
+ */
+static void ordma_qp_create_params(struct ordma_qp *qp,
+				   const struct ib_qp_init_attr *init_attr,
+				   struct ordma_srq *srq,
+				   struct ordma_qp_create_params *p)
+{
+	p->uctx = cpu_to_le32(qp->uctx_id);
+	p->pdn = cpu_to_le32(to_ordma_pd(qp->ibqp.pd)->pdn);
+	p->send_cqn = cpu_to_le32(to_ordma_cq(init_attr->send_cq)->cqn);
+	p->recv_cqn = cpu_to_le32(to_ordma_cq(init_attr->recv_cq)->cqn);
+	p->srqn = cpu_to_le32(srq ? srq->srqn : ORDMA_NO_SRQ);
+	p->type = qp->type;
+	p->sq_log_size = qp->sq.log_size;
+	p->sq_wqe_shift = qp->sq.wqe_shift;
+	p->rq_log_size = srq ? 0 : qp->rq.log_size;
+	p->rq_wqe_shift = srq ? 0 : qp->rq.wqe_shift;
+	p->max_inline_data = cpu_to_le32(qp->max_inline_data);
+}
+
+/* Tell the caller what the queues really hold. */
+static void ordma_qp_report_caps(struct ordma_ibdev *dev, struct ordma_qp *qp,
+				 struct ib_qp_init_attr *init_attr,
+				 bool on_srq)
+{
+	qp->sq.max_sge = min_t(u32, ordma_send_wqe_sges(qp->sq.wqe_shift) -
+			       (qp->av_inline ? ORDMA_AV_SGE_SLOTS : 0),
+			       le32_to_cpu(dev->caps.max_send_sge));
+	init_attr->cap.max_send_wr = BIT(qp->sq.log_size);
+	init_attr->cap.max_send_sge = qp->sq.max_sge;
+	if (on_srq)
+		return;
+	qp->rq.max_sge = min_t(u32, ordma_recv_wqe_sges(qp->rq.wqe_shift),
+			       le32_to_cpu(dev->caps.max_recv_sge));
+	init_attr->cap.max_recv_wr = BIT(qp->rq.log_size);
+	init_attr->cap.max_recv_sge = qp->rq.max_sge;
+}
+
+static int ordma_qp_copy_resp(struct ordma_qp *qp, struct ib_udata *udata)
+{
+	struct ordma_create_qp_resp resp = {};
+
+	resp.qpn = qp->qpn;
+	resp.max_inline_data = qp->max_inline_data;
+	return ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+}
+
+int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		    struct ib_udata *udata)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	struct ordma_qp_create_params p = {};
+	struct ordma_srq *srq = NULL;
+	int err;
+
+	err = ordma_qp_check_init_attr(dev, qp, init_attr, udata);
+	if (err)
+		return err;
+	ordma_qp_init(qp, init_attr, udata);
 
 	if (udata)
 		err = ordma_create_user_qp(dev, qp, init_attr, udata, &p);
@@ -382,19 +459,8 @@ int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 
 	if (init_attr->srq)
 		srq = to_ordma_srq(init_attr->srq);
-	p.uctx = cpu_to_le32(qp->uctx_id);
-	p.pdn = cpu_to_le32(to_ordma_pd(ibqp->pd)->pdn);
-	p.send_cqn = cpu_to_le32(to_ordma_cq(init_attr->send_cq)->cqn);
-	p.recv_cqn = cpu_to_le32(to_ordma_cq(init_attr->recv_cq)->cqn);
-	p.srqn = cpu_to_le32(srq ? srq->srqn : ORDMA_NO_SRQ);
-	p.type = qp->type;
-	p.sq_log_size = qp->sq.log_size;
-	p.sq_wqe_shift = qp->sq.wqe_shift;
-	p.rq_log_size = srq ? 0 : qp->rq.log_size;
-	p.rq_wqe_shift = srq ? 0 : qp->rq.wqe_shift;
-	p.max_inline_data = cpu_to_le32(qp->max_inline_data);
-
-	err = ordma_cmd_create_qp(dev->cdev, &p, &qp->qpn);
+	ordma_qp_create_params(qp, init_attr, srq, &p);
+	err = ordma_cmd_create_qp(dev, &p, &qp->qpn);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "CREATE_QP failed: %d\n", err);
 		if (ordma_device_may_use_memory(ORDMA_MEM_CREATE, err))
@@ -407,25 +473,9 @@ int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	if (err)
 		goto err_destroy;
 
-	/* What the queues really hold */
-	qp->sq.max_sge = min_t(u32, ordma_send_wqe_sges(qp->sq.wqe_shift) -
-			       (qp->av_inline ? ORDMA_AV_SGE_SLOTS : 0),
-			       le32_to_cpu(dev->caps.max_send_sge));
-	init_attr->cap.max_send_wr = BIT(qp->sq.log_size);
-	init_attr->cap.max_send_sge = qp->sq.max_sge;
-	if (!srq) {
-		qp->rq.max_sge = min_t(u32,
-				       ordma_recv_wqe_sges(qp->rq.wqe_shift),
-				       le32_to_cpu(dev->caps.max_recv_sge));
-		init_attr->cap.max_recv_wr = BIT(qp->rq.log_size);
-		init_attr->cap.max_recv_sge = qp->rq.max_sge;
-	}
-
+	ordma_qp_report_caps(dev, qp, init_attr, !!srq);
 	if (udata) {
-		resp.qpn = qp->qpn;
-		resp.max_inline_data = qp->max_inline_data;
-		err = ib_copy_to_udata(udata, &resp,
-				       min(sizeof(resp), udata->outlen));
+		err = ordma_qp_copy_resp(qp, udata);
 		if (err)
 			goto err_erase;
 	}
@@ -441,7 +491,7 @@ err_erase:
 	xa_erase_irq(&dev->qps, qp->qpn);
 err_destroy:
 	if (ordma_device_may_use_memory(ORDMA_MEM_DESTROY,
-					ordma_cmd_destroy_qp(dev->cdev, qp->uctx_id,
+					ordma_cmd_destroy_qp(dev, qp->uctx_id,
 							     qp->qpn)))
 		return err;
 err_free_bufs:
@@ -455,7 +505,7 @@ int ordma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct ordma_qp *qp = to_ordma_qp(ibqp);
 	int err;
 
-	err = ordma_cmd_destroy_qp(dev->cdev, qp->uctx_id, qp->qpn);
+	err = ordma_cmd_destroy_qp(dev, qp->uctx_id, qp->qpn);
 	if (err)
 		ibdev_err(&dev->ibdev, "DESTROY_QP %u failed: %d\n", qp->qpn,
 			  err);
@@ -585,7 +635,7 @@ int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	if (attr_mask & IB_QP_DEST_QPN)
 		hw.dest_qpn = cpu_to_le32(attr->dest_qp_num);
 
-	err = ordma_cmd_modify_qp(dev->cdev, qp->qpn, &hw);
+	err = ordma_cmd_modify_qp(dev, qp->qpn, &hw);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "MODIFY_QP %u mask %#x failed: %d\n",
 			  qp->qpn, attr_mask, err);
@@ -618,7 +668,7 @@ int ordma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	struct ordma_qp_attr hw;
 	int err;
 
-	err = ordma_cmd_query_qp(dev->cdev, qp->qpn, &hw);
+	err = ordma_cmd_query_qp(dev, qp->qpn, &hw);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "QUERY_QP %u failed: %d\n", qp->qpn,
 			  err);
@@ -724,129 +774,201 @@ static int ordma_copy_inline(struct ordma_qp *qp, void *dst,
 	return 0;
 }
 
-static int ordma_build_send_wqe(struct ordma_qp *qp,
-				const struct ib_send_wr *wr,
+static void ordma_wqe_set_rdma(const struct ib_send_wr *wr,
+			       struct ordma_send_wqe *wqe)
+{
+	wqe->rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
+	wqe->rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);
+}
+
+static void ordma_wqe_set_atomic(const struct ib_send_wr *wr,
+				 struct ordma_send_wqe *wqe)
+{
+	wqe->atomic.remote_addr = cpu_to_le64(atomic_wr(wr)->remote_addr);
+	wqe->atomic.rkey = cpu_to_le32(atomic_wr(wr)->rkey);
+	wqe->atomic.compare_add = cpu_to_le64(atomic_wr(wr)->compare_add);
+	wqe->atomic.swap = cpu_to_le64(atomic_wr(wr)->swap);
+}
+
+static int ordma_wqe_set_reg_mr(const struct ib_send_wr *wr,
 				struct ordma_send_wqe *wqe)
 {
-	struct ordma_sge *sges = (void *)(wqe + 1);
-	bool data = true;
-	u32 ctrl = 0, inline_len = 0;
-	u8 opcode;
-	int err;
+	const struct ib_reg_wr *reg = reg_wr(wr);
+	struct ordma_mr *mr = to_ordma_mr(reg->mr);
+	u32 access;
 
+	/* pages of a fast-register list are not checked for pmem */
+	if (!mr->pages || !mr->npages ||
+	    (reg->access & IB_ACCESS_FLUSH_PERSISTENT))
+		return -EINVAL;
+	if (ordma_access_to_hw(reg->access, &access))
+		return -EINVAL;
+	wqe->reg_mr.iova = cpu_to_le64(mr->ibmr.iova);
+	wqe->reg_mr.length = cpu_to_le64(mr->ibmr.length);
+	wqe->reg_mr.page_list = cpu_to_le64(mr->pages_dma);
+	wqe->reg_mr.key = cpu_to_le32(reg->key);
+	wqe->reg_mr.num_pages = cpu_to_le16(mr->npages);
+	wqe->reg_mr.page_shift = ilog2(mr->ibmr.page_size);
+	wqe->reg_mr.access = access;
+	return 0;
+}
+
+/*
+ * The opcode of @wr and its segment (immediate or invalidated key, remote
+ * address, atomic operands, fast-register); *data tells whether the work
+ * request carries a local data segment.
+ */
+static int ordma_wqe_set_op(const struct ib_send_wr *wr,
+			    struct ordma_send_wqe *wqe, u8 *opcode, bool *data)
+{
+	*data = true;
 	switch (wr->opcode) {
 	case IB_WR_SEND:
-		opcode = ORDMA_WQE_SEND;
-		break;
+		*opcode = ORDMA_WQE_SEND;
+		return 0;
 	case IB_WR_SEND_WITH_IMM:
-		opcode = ORDMA_WQE_SEND_IMM;
+		*opcode = ORDMA_WQE_SEND_IMM;
 		wqe->ctrl.imm_inv = (__force __le32)wr->ex.imm_data;
-		break;
+		return 0;
 	case IB_WR_SEND_WITH_INV:
-		opcode = ORDMA_WQE_SEND_INV;
+		*opcode = ORDMA_WQE_SEND_INV;
 		wqe->ctrl.imm_inv = cpu_to_le32(wr->ex.invalidate_rkey);
-		break;
+		return 0;
 	case IB_WR_RDMA_WRITE:
+		*opcode = ORDMA_WQE_RDMA_WRITE;
+		ordma_wqe_set_rdma(wr, wqe);
+		return 0;
 	case IB_WR_RDMA_WRITE_WITH_IMM:
+		*opcode = ORDMA_WQE_RDMA_WRITE_IMM;
+		wqe->ctrl.imm_inv = (__force __le32)wr->ex.imm_data;
+		ordma_wqe_set_rdma(wr, wqe);
+		return 0;
 	case IB_WR_RDMA_READ:
-		if (wr->opcode == IB_WR_RDMA_READ) {
-			opcode = ORDMA_WQE_RDMA_READ;
-		} else if (wr->opcode == IB_WR_RDMA_WRITE) {
-			opcode = ORDMA_WQE_RDMA_WRITE;
-		} else {
-			opcode = ORDMA_WQE_RDMA_WRITE_IMM;
-			wqe->ctrl.imm_inv = (__force __le32)wr->ex.imm_data;
-		}
-		wqe->rdma.remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
-		wqe->rdma.rkey = cpu_to_le32(rdma_wr(wr)->rkey);
-		break;
+		*opcode = ORDMA_WQE_RDMA_READ;
+		ordma_wqe_set_rdma(wr, wqe);
+		return 0;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
+		*opcode = ORDMA_WQE_ATOMIC_CMP_SWP;
+		ordma_wqe_set_atomic(wr, wqe);
+		return 0;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		opcode = wr->opcode == IB_WR_ATOMIC_CMP_AND_SWP ?
-			 ORDMA_WQE_ATOMIC_CMP_SWP : ORDMA_WQE_ATOMIC_FETCH_ADD;
-		wqe->atomic.remote_addr =
-			cpu_to_le64(atomic_wr(wr)->remote_addr);
-		wqe->atomic.rkey = cpu_to_le32(atomic_wr(wr)->rkey);
-		wqe->atomic.compare_add =
-			cpu_to_le64(atomic_wr(wr)->compare_add);
-		wqe->atomic.swap = cpu_to_le64(atomic_wr(wr)->swap);
-		break;
+		*opcode = ORDMA_WQE_ATOMIC_FETCH_ADD;
+		ordma_wqe_set_atomic(wr, wqe);
+		return 0;
 	case IB_WR_LOCAL_INV:
-		opcode = ORDMA_WQE_LOCAL_INV;
+		*opcode = ORDMA_WQE_LOCAL_INV;
 		wqe->ctrl.imm_inv = cpu_to_le32(wr->ex.invalidate_rkey);
-		data = false;
-		break;
-	case IB_WR_REG_MR: {
-		const struct ib_reg_wr *reg = reg_wr(wr);
-		struct ordma_mr *mr = to_ordma_mr(reg->mr);
-		u32 access;
-
-		/* pages of a fast-register list are not checked for pmem */
-		if (!mr->pages || !mr->npages ||
-		    (reg->access & IB_ACCESS_FLUSH_PERSISTENT))
-			return -EINVAL;
-		err = ordma_access_to_hw(reg->access, &access);
-		if (err)
-			return -EINVAL;
-		opcode = ORDMA_WQE_REG_MR;
-		wqe->reg_mr.iova = cpu_to_le64(mr->ibmr.iova);
-		wqe->reg_mr.length = cpu_to_le64(mr->ibmr.length);
-		wqe->reg_mr.page_list = cpu_to_le64(mr->pages_dma);
-		wqe->reg_mr.key = cpu_to_le32(reg->key);
-		wqe->reg_mr.num_pages = cpu_to_le16(mr->npages);
-		wqe->reg_mr.page_shift = ilog2(mr->ibmr.page_size);
-		wqe->reg_mr.access = access;
-		data = false;
-		break;
-	}
+		*data = false;
+		return 0;
+	case IB_WR_REG_MR:
+		*opcode = ORDMA_WQE_REG_MR;
+		*data = false;
+		return ordma_wqe_set_reg_mr(wr, wqe);
 	default:
 		return -EINVAL;
 	}
+}
 
+static bool ordma_wqe_opcode_reads(u8 opcode)
+{
+	return opcode == ORDMA_WQE_RDMA_READ ||
+	       opcode == ORDMA_WQE_ATOMIC_CMP_SWP ||
+	       opcode == ORDMA_WQE_ATOMIC_FETCH_ADD;
+}
+
+static bool ordma_wqe_opcode_allowed(const struct ordma_qp *qp, u8 opcode)
+{
 	/* UC: SEND and RDMA WRITE (with immediate), local operations */
 	if (qp->type == ORDMA_QPT_UC &&
-	    (opcode == ORDMA_WQE_SEND_INV || opcode == ORDMA_WQE_RDMA_READ ||
-	     opcode == ORDMA_WQE_ATOMIC_CMP_SWP ||
-	     opcode == ORDMA_WQE_ATOMIC_FETCH_ADD))
-		return -EINVAL;
-	/* Datagrams: SENDs only, each with its address */
-	if (qp->av_inline) {
-		struct ordma_ah *ah = to_ordma_ah(ud_wr(wr)->ah);
+	    (opcode == ORDMA_WQE_SEND_INV || ordma_wqe_opcode_reads(opcode)))
+		return false;
+	/* Datagrams: SENDs only */
+	if (qp->av_inline)
+		return opcode == ORDMA_WQE_SEND || opcode == ORDMA_WQE_SEND_IMM;
+	return true;
+}
 
-		if (opcode != ORDMA_WQE_SEND && opcode != ORDMA_WQE_SEND_IMM)
-			return -EINVAL;
-		/* kernel QPs: the AV goes in the WQE, before the data */
-		memcpy(sges, &ah->av, sizeof(ah->av));
-		sges += ORDMA_AV_SGE_SLOTS;
-		ctrl |= ORDMA_WQE_AV_INLINE;
-		wqe->ud.remote_qpn = cpu_to_le32(ud_wr(wr)->remote_qpn);
-		wqe->ud.remote_qkey = cpu_to_le32(ud_wr(wr)->remote_qkey);
-	}
+/* Kernel datagram QPs: the address vector goes in the WQE, before the
+ * data; returns where the data segment starts.
+ */
+static struct ordma_sge *ordma_wqe_set_ud(const struct ib_send_wr *wr,
+					  struct ordma_send_wqe *wqe,
+					  struct ordma_sge *sges)
+{
+	struct ordma_ah *ah = to_ordma_ah(ud_wr(wr)->ah);
 
-	if (data && (wr->send_flags & IB_SEND_INLINE)) {
-		if (opcode == ORDMA_WQE_RDMA_READ ||
-		    opcode == ORDMA_WQE_ATOMIC_CMP_SWP ||
-		    opcode == ORDMA_WQE_ATOMIC_FETCH_ADD)
+	memcpy(sges, &ah->av, sizeof(ah->av));
+	wqe->ud.remote_qpn = cpu_to_le32(ud_wr(wr)->remote_qpn);
+	wqe->ud.remote_qkey = cpu_to_le32(ud_wr(wr)->remote_qkey);
+	return sges + ORDMA_AV_SGE_SLOTS;
+}
+
+/* The data segment, inline or as a gather list, and its bits in *ctrl */
+static int ordma_wqe_set_data(struct ordma_qp *qp, const struct ib_send_wr *wr,
+			      struct ordma_send_wqe *wqe, struct ordma_sge *sges,
+			      u8 opcode, u32 *ctrl)
+{
+	u32 inline_len = 0;
+	int err;
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		if (ordma_wqe_opcode_reads(opcode))
 			return -EINVAL;
 		err = ordma_copy_inline(qp, sges, wr, &inline_len);
 		if (err)
 			return err;
-		ctrl |= ORDMA_WQE_INLINE;
+		*ctrl |= ORDMA_WQE_INLINE;
 		wqe->ctrl.inline_len = cpu_to_le32(inline_len);
-	} else if (data) {
-		if (wr->num_sge > qp->sq.max_sge)
-			return -EINVAL;
-		ordma_set_sges(sges, wr->sg_list, wr->num_sge);
-		ctrl |= FIELD_PREP(ORDMA_WQE_NUM_SGE, wr->num_sge);
+		return 0;
 	}
+	if (wr->num_sge > qp->sq.max_sge)
+		return -EINVAL;
+	ordma_set_sges(sges, wr->sg_list, wr->num_sge);
+	*ctrl |= FIELD_PREP(ORDMA_WQE_NUM_SGE, wr->num_sge);
+	return 0;
+}
 
-	ctrl |= FIELD_PREP(ORDMA_WQE_OPCODE, opcode);
+static u32 ordma_wqe_flags(const struct ordma_qp *qp,
+			   const struct ib_send_wr *wr)
+{
+	u32 ctrl = 0;
+
 	if (qp->sig_all || (wr->send_flags & IB_SEND_SIGNALED))
 		ctrl |= ORDMA_WQE_SIGNALED;
 	if (wr->send_flags & IB_SEND_SOLICITED)
 		ctrl |= ORDMA_WQE_SOLICITED;
 	if (wr->send_flags & IB_SEND_FENCE)
 		ctrl |= ORDMA_WQE_FENCE;
+	return ctrl;
+}
+
+static int ordma_build_send_wqe(struct ordma_qp *qp,
+				const struct ib_send_wr *wr,
+				struct ordma_send_wqe *wqe)
+{
+	struct ordma_sge *sges = (void *)(wqe + 1);
+	u32 ctrl = 0;
+	bool data;
+	u8 opcode;
+	int err;
+
+	err = ordma_wqe_set_op(wr, wqe, &opcode, &data);
+	if (err)
+		return err;
+	if (!ordma_wqe_opcode_allowed(qp, opcode))
+		return -EINVAL;
+	if (qp->av_inline) {
+		sges = ordma_wqe_set_ud(wr, wqe, sges);
+		ctrl |= ORDMA_WQE_AV_INLINE;
+	}
+	if (data) {
+		err = ordma_wqe_set_data(qp, wr, wqe, sges, opcode, &ctrl);
+		if (err)
+			return err;
+	}
+
+	ctrl |= FIELD_PREP(ORDMA_WQE_OPCODE, opcode);
+	ctrl |= ordma_wqe_flags(qp, wr);
 	wqe->ctrl.ctrl = cpu_to_le32(ctrl);
 	return 0;
 }
@@ -958,7 +1080,7 @@ static int ordma_mcast(struct ib_qp *ibqp, union ib_gid *gid, bool attach)
 		return -EOPNOTSUPP;
 	if (qp->type != ORDMA_QPT_UD)
 		return -EINVAL;
-	err = ordma_cmd_mcast(dev->cdev, attach, qp->uctx_id, qp->qpn,
+	err = ordma_cmd_mcast(dev, attach, qp->uctx_id, qp->qpn,
 			      gid->raw);
 	if (err)
 		ibdev_dbg(&dev->ibdev, "%s_MCAST QP %u %pI6: %d\n",

@@ -48,6 +48,69 @@ static u32 ordma_srq_wqe_sges(u32 wqe_shift)
 	       sizeof(struct ordma_sge);
 }
 
+/* The provider's request: long enough, reserved and trailing bytes zero */
+static int ordma_srq_read_udata(struct ordma_ibdev *dev,
+				struct ib_udata *udata,
+				struct ordma_create_srq *ucmd)
+{
+	int err;
+
+	if (udata->inlen < sizeof(*ucmd)) {
+		ibdev_dbg(&dev->ibdev, "create_srq: udata too short (%zu)\n",
+			  udata->inlen);
+		return -EINVAL;
+	}
+	err = ib_copy_from_udata(ucmd, udata, sizeof(*ucmd));
+	if (err)
+		return err;
+	if (memchr_inv(ucmd->reserved, 0, sizeof(ucmd->reserved)) ||
+	    (udata->inlen > sizeof(*ucmd) &&
+	     !ib_is_udata_cleared(udata, sizeof(*ucmd),
+				  udata->inlen - sizeof(*ucmd))))
+		return -EINVAL;
+	return 0;
+}
+
+/* The ring the provider allocated must hold what the caller asks for. */
+static int ordma_srq_check_sizes(struct ordma_ibdev *dev,
+				 const struct ib_srq_attr *attr,
+				 const struct ordma_create_srq *ucmd)
+{
+	const struct ordma_device_caps *caps = &dev->caps;
+
+	if (!attr->max_wr || attr->max_wr > le32_to_cpu(caps->max_srq_wr) ||
+	    attr->max_sge > le32_to_cpu(caps->max_srq_sge))
+		return -EINVAL;
+	if (ucmd->log_size < ORDMA_WQ_MIN_LOG_SIZE ||
+	    ucmd->log_size > ORDMA_WQ_MAX_LOG_SIZE ||
+	    ucmd->wqe_shift < ORDMA_RECV_WQE_MIN_SHIFT ||
+	    ucmd->wqe_shift > ORDMA_RECV_WQE_MAX_SHIFT ||
+	    BIT(ucmd->log_size) < attr->max_wr ||
+	    ordma_srq_wqe_sges(ucmd->wqe_shift) < attr->max_sge ||
+	    attr->srq_limit > BIT(ucmd->log_size)) {
+		ibdev_dbg(&dev->ibdev,
+			  "create_srq: 2^%u WQEs of 2^%u bytes for %u x %u, limit %u\n",
+			  ucmd->log_size, ucmd->wqe_shift, attr->max_wr,
+			  attr->max_sge, attr->srq_limit);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* CREATE_SRQ of the ring in srq->pbl */
+static int ordma_srq_create_hw(struct ordma_ibdev *dev, struct ordma_srq *srq)
+{
+	struct ordma_cmd_create_srq cmd = {};
+
+	cmd.uctx = cpu_to_le32(srq->uctx_id);
+	cmd.pdn = cpu_to_le32(to_ordma_pd(srq->ibsrq.pd)->pdn);
+	cmd.ring = srq->pbl.hw;
+	cmd.log_size = srq->log_size;
+	cmd.wqe_shift = srq->wqe_shift;
+	cmd.limit = cpu_to_le32(srq->limit);
+	return ordma_cmd_create_srq(dev, &cmd, &srq->srqn);
+}
+
 int ordma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 		     struct ib_udata *udata)
 {
@@ -56,7 +119,6 @@ int ordma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	struct ordma_srq *srq = to_ordma_srq(ibsrq);
 	struct ib_srq_attr *attr = &init_attr->attr;
 	struct ordma_create_srq_resp resp = {};
-	struct ordma_cmd_create_srq cmd = {};
 	struct ordma_create_srq ucmd = {};
 	int err;
 
@@ -68,36 +130,12 @@ int ordma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	if (!udata)
 		return -EOPNOTSUPP;
 
-	if (udata->inlen < sizeof(ucmd)) {
-		ibdev_dbg(&dev->ibdev, "create_srq: udata too short (%zu)\n",
-			  udata->inlen);
-		return -EINVAL;
-	}
-	err = ib_copy_from_udata(&ucmd, udata, sizeof(ucmd));
+	err = ordma_srq_read_udata(dev, udata, &ucmd);
 	if (err)
 		return err;
-	if (memchr_inv(ucmd.reserved, 0, sizeof(ucmd.reserved)) ||
-	    (udata->inlen > sizeof(ucmd) &&
-	     !ib_is_udata_cleared(udata, sizeof(ucmd),
-				  udata->inlen - sizeof(ucmd))))
-		return -EINVAL;
-
-	if (!attr->max_wr || attr->max_wr > le32_to_cpu(caps->max_srq_wr) ||
-	    attr->max_sge > le32_to_cpu(caps->max_srq_sge))
-		return -EINVAL;
-	if (ucmd.log_size < ORDMA_WQ_MIN_LOG_SIZE ||
-	    ucmd.log_size > ORDMA_WQ_MAX_LOG_SIZE ||
-	    ucmd.wqe_shift < ORDMA_RECV_WQE_MIN_SHIFT ||
-	    ucmd.wqe_shift > ORDMA_RECV_WQE_MAX_SHIFT ||
-	    BIT(ucmd.log_size) < attr->max_wr ||
-	    ordma_srq_wqe_sges(ucmd.wqe_shift) < attr->max_sge ||
-	    attr->srq_limit > BIT(ucmd.log_size)) {
-		ibdev_dbg(&dev->ibdev,
-			  "create_srq: 2^%u WQEs of 2^%u bytes for %u x %u, limit %u\n",
-			  ucmd.log_size, ucmd.wqe_shift, attr->max_wr,
-			  attr->max_sge, attr->srq_limit);
-		return -EINVAL;
-	}
+	err = ordma_srq_check_sizes(dev, attr, &ucmd);
+	if (err)
+		return err;
 
 	srq->uctx_id = ordma_udata_uctx(udata);
 	srq->log_size = ucmd.log_size;
@@ -113,13 +151,7 @@ int ordma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	if (IS_ERR(srq->umem))
 		return PTR_ERR(srq->umem);
 
-	cmd.uctx = cpu_to_le32(srq->uctx_id);
-	cmd.pdn = cpu_to_le32(to_ordma_pd(ibsrq->pd)->pdn);
-	cmd.ring = srq->pbl.hw;
-	cmd.log_size = srq->log_size;
-	cmd.wqe_shift = srq->wqe_shift;
-	cmd.limit = cpu_to_le32(srq->limit);
-	err = ordma_cmd_create_srq(dev->cdev, &cmd, &srq->srqn);
+	err = ordma_srq_create_hw(dev, srq);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "CREATE_SRQ failed: %d\n", err);
 		if (ordma_device_may_use_memory(ORDMA_MEM_CREATE, err))
@@ -148,7 +180,7 @@ err_erase:
 	xa_erase_irq(&dev->srqs, srq->srqn);
 err_destroy:
 	if (ordma_device_may_use_memory(ORDMA_MEM_DESTROY,
-					ordma_cmd_destroy_srq(dev->cdev,
+					ordma_cmd_destroy_srq(dev,
 							      srq->uctx_id,
 							      srq->srqn)))
 		return err;
@@ -176,7 +208,7 @@ int ordma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	if (attr->srq_limit > BIT(srq->log_size))
 		return -EINVAL;
 
-	err = ordma_cmd_modify_srq(dev->cdev, srq->uctx_id, srq->srqn,
+	err = ordma_cmd_modify_srq(dev, srq->uctx_id, srq->srqn,
 				   attr->srq_limit);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "MODIFY_SRQ %u failed: %d\n", srq->srqn,
@@ -203,7 +235,7 @@ int ordma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct ordma_srq *srq = to_ordma_srq(ibsrq);
 	int err;
 
-	err = ordma_cmd_destroy_srq(dev->cdev, srq->uctx_id, srq->srqn);
+	err = ordma_cmd_destroy_srq(dev, srq->uctx_id, srq->srqn);
 	if (err)
 		ibdev_err(&dev->ibdev, "DESTROY_SRQ %u failed: %d\n",
 			  srq->srqn, err);

@@ -227,7 +227,7 @@ int ordma_add_gid(const struct ib_gid_attr *attr, void **context)
 	if (err)
 		return err;
 
-	err = ordma_cmd_add_gid(dev->cdev, attr->index, attr->gid.raw, mac,
+	err = ordma_cmd_add_gid(dev, attr->index, attr->gid.raw, mac,
 				vlan_id);
 	if (err)
 		ibdev_err(&dev->ibdev, "ADD_GID %u failed: %d\n", attr->index,
@@ -241,7 +241,7 @@ int ordma_del_gid(const struct ib_gid_attr *attr, void **context)
 	struct ordma_ibdev *dev = to_ordma_ibdev(attr->device);
 	int err;
 
-	err = ordma_cmd_del_gid(dev->cdev, attr->index);
+	err = ordma_cmd_del_gid(dev, attr->index);
 	if (err)
 		ibdev_err(&dev->ibdev, "DEL_GID %u failed: %d\n", attr->index,
 			  err);
@@ -253,7 +253,7 @@ void ordma_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
 	struct ordma_ibdev *dev = to_ordma_ibdev(ibdev);
 
-	strscpy(str, ordma_core_fw_version(dev->cdev), IB_FW_VERSION_NAME_MAX);
+	strscpy(str, dev->info.fw_version, IB_FW_VERSION_NAME_MAX);
 }
 
 static struct rdma_user_mmap_entry *
@@ -304,16 +304,18 @@ int ordma_alloc_ucontext(struct ib_ucontext *ibucontext,
 		return -EINVAL;
 	}
 
-	/* The core refuses a context id that is not a user doorbell page
-	 * of this device, so the page below is never the kernel's.
+	/* ordma_cmd_alloc_uctx() refuses a context id that is not a user
+	 * doorbell page of this device, so the page below is never the
+	 * kernel's.
 	 */
-	err = ordma_cmd_alloc_uctx(dev->cdev, &uctx->uctx_id);
+	err = ordma_cmd_alloc_uctx(dev, &uctx->uctx_id);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "ALLOC_UCTX failed: %d\n", err);
 		return err;
 	}
 
-	db_phys = ordma_core_db_page_phys(dev->cdev, uctx->uctx_id);
+	db_phys = dev->info.db_phys +
+		  ((phys_addr_t)uctx->uctx_id << ORDMA_DB_PAGE_SHIFT);
 	uctx->db_mmap_entry =
 		ordma_user_mmap_entry_insert(ibucontext, db_phys, PAGE_SIZE,
 					     &resp.db_mmap_key);
@@ -337,7 +339,7 @@ int ordma_alloc_ucontext(struct ib_ucontext *ibucontext,
 err_remove_entry:
 	rdma_user_mmap_entry_remove(uctx->db_mmap_entry);
 err_dealloc_uctx:
-	ordma_cmd_dealloc_uctx(dev->cdev, uctx->uctx_id);
+	ordma_cmd_dealloc_uctx(dev, uctx->uctx_id);
 	return err;
 }
 
@@ -354,7 +356,7 @@ void ordma_dealloc_ucontext(struct ib_ucontext *ibucontext)
 	 */
 	rdma_user_mmap_entry_remove(uctx->db_mmap_entry);
 
-	err = ordma_cmd_dealloc_uctx(dev->cdev, uctx->uctx_id);
+	err = ordma_cmd_dealloc_uctx(dev, uctx->uctx_id);
 	if (err)
 		ibdev_err(&dev->ibdev, "DEALLOC_UCTX %u failed: %d\n",
 			  uctx->uctx_id, err);
@@ -429,7 +431,7 @@ int ordma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 		pd->uctx_id = uctx->uctx_id;
 	}
 
-	err = ordma_cmd_alloc_pd(dev->cdev, pd->uctx_id, &pd->pdn);
+	err = ordma_cmd_alloc_pd(dev, pd->uctx_id, &pd->pdn);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "ALLOC_PD failed: %d\n", err);
 		return err;
@@ -446,7 +448,7 @@ int ordma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 
 err_dealloc_pd:
-	ordma_cmd_dealloc_pd(dev->cdev, pd->uctx_id, pd->pdn);
+	ordma_cmd_dealloc_pd(dev, pd->uctx_id, pd->pdn);
 	return err;
 }
 
@@ -464,7 +466,7 @@ int ordma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	 * the object).  The device refuses only on a driver bug or when it
 	 * is gone; report it and let the PD go.
 	 */
-	err = ordma_cmd_dealloc_pd(dev->cdev, pd->uctx_id, pd->pdn);
+	err = ordma_cmd_dealloc_pd(dev, pd->uctx_id, pd->pdn);
 	if (err)
 		ibdev_err(&dev->ibdev, "DEALLOC_PD %u failed: %d\n", pd->pdn,
 			  err);

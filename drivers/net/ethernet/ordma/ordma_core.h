@@ -113,8 +113,6 @@ struct ordma_eq {
 	bool irq_requested;
 	u16 vector;
 	u32 eqn;
-	int irq;
-	char irq_name[48];
 };
 
 /* Driver-side copy of the HEALTH completion, CPU endian */
@@ -165,7 +163,6 @@ struct ordma_core_dev {
 
 	int num_irq_vectors;		/* allocated MSI-X vectors */
 	bool admin_irq_requested;
-	char admin_irq_name[48];
 	struct ordma_eq async_eq;
 	bool async_eq_active;		/* IRQ 0 may look at async_eq */
 	struct ordma_eq *comp_eqs;
@@ -243,6 +240,13 @@ void ordma_cmd_dma_free(struct ordma_core_dev *cdev,
 int ordma_cmd_status_to_errno(u8 status);
 
 /* ordma_cmd.c */
+int ordma_cmd_query_device(struct ordma_core_dev *cdev,
+			   struct ordma_device_caps *caps);
+/* Objects the device holds now, per type, and its maxima.  -EOPNOTSUPP
+ * from a firmware without QUERY_RESOURCES.
+ */
+int ordma_cmd_query_resources(struct ordma_core_dev *cdev,
+			      struct ordma_resources *res);
 int ordma_cmd_query_fw(struct ordma_core_dev *cdev, struct ordma_fw_info *fw);
 int ordma_cmd_set_port(struct ordma_core_dev *cdev,
 		       const struct ordma_port_cfg *cfg);
@@ -285,6 +289,11 @@ void ordma_debugfs_register(void);
 void ordma_debugfs_unregister(void);
 void ordma_debugfs_add(struct ordma_core_dev *cdev);
 void ordma_debugfs_remove(struct ordma_core_dev *cdev);
+
+/* ordma_aux.c */
+int ordma_aux_add(struct ordma_core_dev *cdev);
+void ordma_aux_del(struct ordma_core_dev *cdev);
+void ordma_aux_exit(void);
 
 /* ordma_main.c */
 void ordma_device_fatal(struct ordma_core_dev *cdev);

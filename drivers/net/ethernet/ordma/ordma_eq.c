@@ -87,12 +87,6 @@ void ordma_events_device_fatal(struct ordma_core_dev *cdev)
 	rcu_read_unlock();
 }
 
-u32 ordma_core_num_comp_vectors(struct ordma_core_dev *cdev)
-{
-	return cdev->num_comp_eqs;
-}
-EXPORT_SYMBOL_NS_GPL(ordma_core_num_comp_vectors, ORDMA);
-
 int ordma_core_comp_eqn(struct ordma_core_dev *cdev, u32 vector, u32 *eqn)
 {
 	if (vector >= cdev->num_comp_eqs)
@@ -215,16 +209,15 @@ static irqreturn_t ordma_comp_irq_handler(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+/* pci_request_irq() names the interrupt and pci_free_irq() frees the name. */
 int ordma_admin_irq_request(struct ordma_core_dev *cdev)
 {
 	struct pci_dev *pdev = cdev->pdev;
 	int err;
 
-	snprintf(cdev->admin_irq_name, sizeof(cdev->admin_irq_name),
-		 "%s-admin@%s", ORDMA_DRV_NAME, pci_name(pdev));
-	err = request_irq(pci_irq_vector(pdev, ORDMA_ADMIN_VECTOR),
-			  ordma_admin_irq_handler, 0, cdev->admin_irq_name,
-			  cdev);
+	err = pci_request_irq(pdev, ORDMA_ADMIN_VECTOR, ordma_admin_irq_handler,
+			      NULL, cdev, "%s-admin@%s", ORDMA_DRV_NAME,
+			      pci_name(pdev));
 	if (err)
 		return err;
 	cdev->admin_irq_requested = true;
@@ -235,7 +228,7 @@ void ordma_admin_irq_free(struct ordma_core_dev *cdev)
 {
 	if (!cdev->admin_irq_requested)
 		return;
-	free_irq(pci_irq_vector(cdev->pdev, ORDMA_ADMIN_VECTOR), cdev);
+	pci_free_irq(cdev->pdev, ORDMA_ADMIN_VECTOR, cdev);
 	cdev->admin_irq_requested = false;
 }
 
@@ -318,10 +311,9 @@ static int ordma_comp_eq_start(struct ordma_core_dev *cdev, u32 index)
 	if (err)
 		return err;
 
-	eq->irq = pci_irq_vector(pdev, eq->vector);
-	snprintf(eq->irq_name, sizeof(eq->irq_name), "%s-comp%u@%s",
-		 ORDMA_DRV_NAME, index, pci_name(pdev));
-	err = request_irq(eq->irq, ordma_comp_irq_handler, 0, eq->irq_name, eq);
+	err = pci_request_irq(pdev, eq->vector, ordma_comp_irq_handler, NULL,
+			      eq, "%s-comp%u@%s", ORDMA_DRV_NAME, index,
+			      pci_name(pdev));
 	if (err)
 		return err;
 	eq->irq_requested = true;
@@ -373,7 +365,7 @@ void ordma_eqs_destroy(struct ordma_core_dev *cdev)
 		struct ordma_eq *eq = &cdev->comp_eqs[i];
 
 		if (eq->irq_requested) {
-			free_irq(eq->irq, eq);
+			pci_free_irq(cdev->pdev, eq->vector, eq);
 			eq->irq_requested = false;
 		}
 		ordma_eq_destroy(cdev, eq);

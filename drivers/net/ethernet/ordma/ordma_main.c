@@ -9,10 +9,8 @@
  * memory is freed only after the device has been reset.
  */
 
-#include <linux/auxiliary_bus.h>
 #include <linux/ctype.h>
 #include <linux/dma-mapping.h>
-#include <linux/idr.h>
 #include <linux/iopoll.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -43,67 +41,31 @@ MODULE_PARM_DESC(timeout_scale,
 /* The async EQ plus one completion EQ */
 #define ORDMA_MIN_EQS			2
 
-static DEFINE_IDA(ordma_aux_ida);
-
 static const struct pci_device_id ordma_pci_table[] = {
 	{ PCI_DEVICE(ORDMA_PCI_VENDOR_ID, ORDMA_PCI_DEVICE_ID) },
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, ordma_pci_table);
 
-struct pci_dev *ordma_core_pdev(struct ordma_core_dev *cdev)
+void ordma_core_get_info(struct ordma_core_dev *cdev,
+			 struct ordma_core_info *info)
 {
-	return cdev->pdev;
+	*info = (struct ordma_core_info) {
+		.pdev = cdev->pdev,
+		.netdev = cdev->ndev,
+		.caps = &cdev->caps,
+		.fw_version = cdev->fw_version,
+		.fw_major = cdev->fw.major,
+		.fw_minor = cdev->fw.minor,
+		.fw_sub_minor = cdev->fw.sub_minor,
+		.board_id = cdev->board_id,
+		.kernel_db = cdev->db,
+		.db_phys = pci_resource_start(cdev->pdev, ORDMA_DB_BAR),
+		.num_db_pages = cdev->num_db_pages,
+		.num_comp_vectors = cdev->num_comp_eqs,
+	};
 }
-EXPORT_SYMBOL_NS_GPL(ordma_core_pdev, ORDMA);
-
-struct net_device *ordma_core_netdev(struct ordma_core_dev *cdev)
-{
-	return cdev->ndev;
-}
-EXPORT_SYMBOL_NS_GPL(ordma_core_netdev, ORDMA);
-
-const struct ordma_device_caps *ordma_core_caps(struct ordma_core_dev *cdev)
-{
-	return &cdev->caps;
-}
-EXPORT_SYMBOL_NS_GPL(ordma_core_caps, ORDMA);
-
-const char *ordma_core_fw_version(struct ordma_core_dev *cdev)
-{
-	return cdev->fw_version;
-}
-EXPORT_SYMBOL_NS_GPL(ordma_core_fw_version, ORDMA);
-
-void ordma_core_fw_version_num(struct ordma_core_dev *cdev, u16 *major,
-			       u16 *minor, u16 *sub_minor)
-{
-	*major = cdev->fw.major;
-	*minor = cdev->fw.minor;
-	*sub_minor = cdev->fw.sub_minor;
-}
-EXPORT_SYMBOL_NS_GPL(ordma_core_fw_version_num, ORDMA);
-
-const char *ordma_core_board_id(struct ordma_core_dev *cdev)
-{
-	return cdev->board_id;
-}
-EXPORT_SYMBOL_NS_GPL(ordma_core_board_id, ORDMA);
-
-phys_addr_t ordma_core_db_page_phys(struct ordma_core_dev *cdev, u32 page)
-{
-	if (page >= cdev->num_db_pages)
-		return 0;
-	return pci_resource_start(cdev->pdev, ORDMA_DB_BAR) +
-	       ((phys_addr_t)page << ORDMA_DB_PAGE_SHIFT);
-}
-EXPORT_SYMBOL_NS_GPL(ordma_core_db_page_phys, ORDMA);
-
-void __iomem *ordma_core_kernel_db(struct ordma_core_dev *cdev)
-{
-	return cdev->db;
-}
-EXPORT_SYMBOL_NS_GPL(ordma_core_kernel_db, ORDMA);
+EXPORT_SYMBOL_NS_GPL(ordma_core_get_info, ORDMA);
 
 /* The device stopped working: fail commands from now on, drop the link.
  * Any context that may sleep.
@@ -336,57 +298,6 @@ static int ordma_query_caps(struct ordma_core_dev *cdev)
 	return 0;
 }
 
-static void ordma_aux_release(struct device *dev)
-{
-	struct auxiliary_device *adev = to_auxiliary_dev(dev);
-
-	ida_free(&ordma_aux_ida, adev->id);
-	kfree(to_ordma_aux_dev(adev));
-}
-
-static int ordma_aux_add(struct ordma_core_dev *cdev)
-{
-	struct ordma_aux_dev *aux;
-	int id, err;
-
-	aux = kzalloc(sizeof(*aux), GFP_KERNEL);
-	if (!aux)
-		return -ENOMEM;
-	id = ida_alloc(&ordma_aux_ida, GFP_KERNEL);
-	if (id < 0) {
-		kfree(aux);
-		return id;
-	}
-
-	aux->cdev = cdev;
-	aux->adev.name = ORDMA_AUX_RDMA_NAME;
-	aux->adev.id = id;
-	aux->adev.dev.parent = &cdev->pdev->dev;
-	aux->adev.dev.release = ordma_aux_release;
-
-	err = auxiliary_device_init(&aux->adev);
-	if (err) {
-		ida_free(&ordma_aux_ida, id);
-		kfree(aux);
-		return err;
-	}
-	err = auxiliary_device_add(&aux->adev);
-	if (err) {
-		/* Drops the last reference: ordma_aux_release() frees. */
-		auxiliary_device_uninit(&aux->adev);
-		return err;
-	}
-	cdev->aux = aux;
-	return 0;
-}
-
-static void ordma_aux_del(struct ordma_core_dev *cdev)
-{
-	auxiliary_device_delete(&cdev->aux->adev);
-	auxiliary_device_uninit(&cdev->aux->adev);
-	cdev->aux = NULL;
-}
-
 /* Stop all device DMA, then free the memory the device was given: the
  * only place it goes, whichever step probe reached.  Each release below
  * accepts state that was never (or only partly) set up.
@@ -593,7 +504,7 @@ static void __exit ordma_exit(void)
 {
 	pci_unregister_driver(&ordma_pci_driver);
 	ordma_debugfs_unregister();
-	ida_destroy(&ordma_aux_ida);
+	ordma_aux_exit();
 }
 
 module_init(ordma_init);
