@@ -138,9 +138,14 @@ BUILD=$KEYDIR/build
 DONE=$KEYDIR/.done
 
 mkdir -p "$KEYDIR"
+# A VM using a finished build holds the lock shared (tools/vm/run-vm.sh):
+# finding the build needs only a shared lock; building it an exclusive one
+# (after which another build of the same key may have finished it).
 exec 9>"$KEYDIR/.lock"
-flock 9		# another build of the same key finishes first
-
+flock -s 9
+if [ ! -f "$DONE" ]; then
+	flock 9
+fi
 if [ -f "$DONE" ]; then
 	log "cached: $BUILD"
 	echo "$BUILD"
