@@ -165,6 +165,8 @@ enum fw_tp_tx_drop {
 	FW_TP_TX_NUM
 };
 
+struct fw_tp_timers;
+
 /* Transport engine counters, reported through QUERY_STATS */
 struct fw_tp_stats {
 	uint64_t rx_drop[FW_TP_DROP_NUM];
@@ -230,6 +232,7 @@ struct ordma_fw {
 	struct fw_port_stats stats;
 	struct fw_health health;
 	struct fw_tp_stats tp;		/* transport engine counters */
+	struct fw_tp_timers *tp_timers;	/* QP deadlines (fw_transport.c) */
 	uint16_t tp_ip_id;		/* IPv4 identification of RoCE frames */
 	bool db_error_event_sent;
 	uint64_t last_db_error_event_ns;

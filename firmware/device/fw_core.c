@@ -193,6 +193,7 @@ static void fw_reset_state(struct ordma_fw *fw)
 	fw_eq_reset(fw);
 	fw_eth_reset(fw);
 	fw_qp_reset(fw);
+	fw_tp_reset(fw);
 	fw_mr_reset(fw);
 	fw_cq_reset(fw);
 	fw_ah_reset(fw);
@@ -446,7 +447,8 @@ struct ordma_fw *ordma_fw_create(const struct ordma_hal_ops *ops, void *ctx,
 	fw->loopback.frames = calloc(FW_LOOPBACK_SLOTS,
 				     sizeof(*fw->loopback.frames));
 	if (!fw->uctx_allocated || !fw->loopback.frames || fw_verbs_create(fw) ||
-	    fw_qp_tables_create(fw)) {
+	    fw_qp_tables_create(fw) || fw_tp_create(fw)) {
+		fw_qp_tables_destroy(fw);
 		fw_verbs_destroy(fw);
 		free(fw->loopback.frames);
 		free(fw->uctx_allocated);
@@ -466,6 +468,7 @@ void ordma_fw_destroy(struct ordma_fw *fw)
 	if (!fw)
 		return;
 	fw_heartbeat_stop(fw);
+	fw_tp_destroy(fw);
 	fw_qp_tables_destroy(fw);
 	fw_verbs_destroy(fw);
 	free(fw->loopback.frames);

@@ -203,7 +203,7 @@ static void fw_req_arm_rexmit(struct ordma_fw *fw, struct fw_qp *qp,
 	if (r->rexmit_deadline && !restart)
 		return;
 	r->rexmit_deadline = fw_now(fw) + (4096ULL << qp->attr.timeout);
-	fw_tp_arm(fw, r->rexmit_deadline);
+	fw_tp_arm(fw, qp, r->rexmit_deadline);
 }
 
 /* IBTA RNR NAK timer field (table 45) in nanoseconds */
@@ -805,7 +805,7 @@ static void fw_req_pump(struct ordma_fw *fw, struct fw_qp *qp)
 		}
 		if (qp->type == ORDMA_QPT_UC && burst == FW_TP_UC_BURST) {
 			r->pace_deadline = fw_now(fw) + FW_TP_UC_GAP_NS;
-			fw_tp_arm(fw, r->pace_deadline);
+			fw_tp_arm(fw, qp, r->pace_deadline);
 			break;
 		}
 		if (!fw_req_send_pkt(fw, qp, e))
@@ -981,7 +981,7 @@ static void fw_req_rx_ack(struct ordma_fw *fw, struct fw_qp *qp,
 		r->rexmit_deadline = 0;
 		r->rnr_deadline = fw_now(fw) +
 				  fw_tp_rnr_ns(fw_aeth_value(syndrome));
-		fw_tp_arm(fw, r->rnr_deadline);
+		fw_tp_arm(fw, qp, r->rnr_deadline);
 		return;
 	}
 	if (fw_aeth_value(syndrome) == FW_AETH_NAK_PSN_SEQ_ERR) {

@@ -226,7 +226,7 @@ void fw_resp_read_pump(struct ordma_fw *fw, struct fw_qp *qp)
 	}
 	if (r->read_head != r->read_tail) {
 		r->read_deadline = fw_now(fw) + FW_TP_READ_GAP_NS;
-		fw_tp_arm(fw, r->read_deadline);
+		fw_tp_arm(fw, qp, r->read_deadline);
 	}
 }
 

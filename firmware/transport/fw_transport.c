@@ -4,6 +4,7 @@
  * frames fw_eth.c steers here, TX of the engine's frames, SGE access
  * through the MR layer, the engine's timers and the QP lifecycle hooks.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "objects/fw_qp.h"
@@ -19,10 +20,141 @@ void fw_tp_count_rx_drop(struct ordma_fw *fw, enum fw_tp_drop why)
 /* Timers                                                              */
 /* ------------------------------------------------------------------ */
 
-void fw_tp_arm(struct ordma_fw *fw, uint64_t deadline)
+/*
+ * QPs with a deadline armed wait in a binary min-heap ordered by the
+ * earliest deadline known for them, so that a timer callback visits the
+ * QPs that are due and nothing else, however many QPs exist.  Every
+ * deadline is armed through fw_tp_arm(), which queues its QP; a deadline
+ * that is cleared or pushed later leaves the entry as it is, early, and
+ * the entry is corrected from the QP's deadlines when it reaches the top
+ * (dropped when none is left, or the QP is gone).  Entries name QPs by
+ * number, so a QP table cleared by destroy or reset leaves nothing
+ * dangling.
+ */
+struct fw_tp_timer_entry {
+	uint64_t due;
+	uint32_t qpn;
+};
+
+struct fw_tp_timers {
+	uint32_t count;
+	uint64_t qp_visits;		/* QPs examined by timer callbacks */
+	struct fw_tp_timer_entry heap[FW_MAX_QP];
+	uint16_t slot[FW_MAX_QP];	/* heap index + 1; 0: not queued */
+};
+
+_Static_assert(FW_MAX_QP <= UINT16_MAX, "heap slots fit 16 bits");
+
+int fw_tp_create(struct ordma_fw *fw)
 {
-	if (deadline && deadline < fw->timer_armed_ns)
+	fw->tp_timers = calloc(1, sizeof(*fw->tp_timers));
+	return fw->tp_timers ? 0 : -1;
+}
+
+void fw_tp_destroy(struct ordma_fw *fw)
+{
+	free(fw->tp_timers);
+	fw->tp_timers = NULL;
+}
+
+void fw_tp_reset(struct ordma_fw *fw)
+{
+	struct fw_tp_timers *t = fw->tp_timers;
+
+	t->count = 0;
+	memset(t->slot, 0, sizeof(t->slot));
+}
+
+uint64_t fw_tp_timer_qp_visits(const struct ordma_fw *fw)
+{
+	return fw->tp_timers->qp_visits;
+}
+
+static void fw_tp_heap_put(struct fw_tp_timers *t, uint32_t i,
+			   struct fw_tp_timer_entry e)
+{
+	t->heap[i] = e;
+	t->slot[e.qpn] = (uint16_t)(i + 1);
+}
+
+static void fw_tp_heap_up(struct fw_tp_timers *t, uint32_t i)
+{
+	struct fw_tp_timer_entry e = t->heap[i];
+
+	while (i) {
+		uint32_t parent = (i - 1) / 2;
+
+		if (t->heap[parent].due <= e.due)
+			break;
+		fw_tp_heap_put(t, i, t->heap[parent]);
+		i = parent;
+	}
+	fw_tp_heap_put(t, i, e);
+}
+
+static void fw_tp_heap_down(struct fw_tp_timers *t, uint32_t i)
+{
+	struct fw_tp_timer_entry e = t->heap[i];
+
+	for (;;) {
+		uint32_t child = 2 * i + 1;
+
+		if (child >= t->count)
+			break;
+		if (child + 1 < t->count &&
+		    t->heap[child + 1].due < t->heap[child].due)
+			child++;
+		if (t->heap[child].due >= e.due)
+			break;
+		fw_tp_heap_put(t, i, t->heap[child]);
+		i = child;
+	}
+	fw_tp_heap_put(t, i, e);
+}
+
+static void fw_tp_heap_remove_top(struct fw_tp_timers *t)
+{
+	t->slot[t->heap[0].qpn] = 0;
+	if (--t->count) {
+		fw_tp_heap_put(t, 0, t->heap[t->count]);
+		fw_tp_heap_down(t, 0);
+	}
+}
+
+/* qpn is due no later than due */
+static void fw_tp_queue(struct fw_tp_timers *t, uint32_t qpn, uint64_t due)
+{
+	uint32_t i;
+
+	if (t->slot[qpn]) {
+		i = t->slot[qpn] - 1u;
+		if (t->heap[i].due <= due)
+			return;
+		t->heap[i].due = due;
+	} else {
+		i = t->count++;
+		t->heap[i] = (struct fw_tp_timer_entry){ due, qpn };
+	}
+	fw_tp_heap_up(t, i);
+}
+
+void fw_tp_arm(struct ordma_fw *fw, struct fw_qp *qp, uint64_t deadline)
+{
+	if (!deadline)
+		return;
+	fw_tp_queue(fw->tp_timers, qp->qpn, deadline);
+	if (deadline < fw->timer_armed_ns)
 		fw_timer_arm_at(fw, deadline);
+}
+
+/* The QP behind a timer entry, if it still is one with timers. */
+static struct fw_qp *fw_tp_timer_qp(struct ordma_fw *fw, uint32_t qpn)
+{
+	struct fw_qp *qp = fw_qp_lookup(fw, qpn);
+
+	if (!qp || (qp->type != ORDMA_QPT_RC && qp->type != ORDMA_QPT_UC))
+		return NULL;
+	return qp;
 }
 
 static uint64_t fw_tp_qp_deadline(const struct fw_qp *qp)
@@ -40,28 +172,65 @@ static uint64_t fw_tp_qp_deadline(const struct fw_qp *qp)
 	return t;
 }
 
+static void fw_tp_qp_expire(struct ordma_fw *fw, struct fw_qp *qp,
+			    uint64_t now)
+{
+	if (qp->resp.read_deadline && qp->resp.read_deadline <= now) {
+		qp->resp.read_deadline = 0;
+		fw_resp_read_pump(fw, qp);
+	}
+	if (fw_tp_qp_deadline(qp) <= now)
+		fw_req_timer(fw, qp, now);
+}
+
+/* The earliest deadline of any QP, once the top entry is exact. */
+static uint64_t fw_tp_next_deadline(struct ordma_fw *fw)
+{
+	struct fw_tp_timers *t = fw->tp_timers;
+
+	while (t->count) {
+		struct fw_qp *qp = fw_tp_timer_qp(fw, t->heap[0].qpn);
+		uint64_t due = qp ? fw_tp_qp_deadline(qp) : UINT64_MAX;
+
+		if (due == t->heap[0].due)
+			return due;
+		t->qp_visits++;
+		if (due == UINT64_MAX) {
+			fw_tp_heap_remove_top(t);
+		} else {
+			t->heap[0].due = due;
+			fw_tp_heap_down(t, 0);
+		}
+	}
+	return UINT64_MAX;
+}
+
 uint64_t fw_tp_timer(struct ordma_fw *fw)
 {
-	uint64_t now = fw_now(fw), next = UINT64_MAX, t;
-	uint32_t qpn;
+	struct fw_tp_timers *t = fw->tp_timers;
+	uint16_t due_qpns[FW_MAX_QP];
+	uint64_t now = fw_now(fw), next;
+	uint32_t n = 0, i;
+	struct fw_qp *qp;
 
-	for (qpn = FW_FIRST_QPN; qpn < FW_MAX_QP; qpn++) {
-		struct fw_qp *qp = &fw->qps[qpn];
-
-		if (!qp->valid ||
-		    (qp->type != ORDMA_QPT_RC && qp->type != ORDMA_QPT_UC))
-			continue;
-		if (qp->resp.read_deadline && qp->resp.read_deadline <= now) {
-			qp->resp.read_deadline = 0;
-			fw_resp_read_pump(fw, qp);
-		}
-		if (fw_tp_qp_deadline(qp) <= now)
-			fw_req_timer(fw, qp, now);
-		t = fw_tp_qp_deadline(qp);
-		if (t < next)
-			next = t;
+	/* Take every due QP first: one expiry each per callback, even if
+	 * handling one arms another deadline that is already due.
+	 */
+	while (t->count && t->heap[0].due <= now) {
+		due_qpns[n++] = (uint16_t)t->heap[0].qpn;
+		fw_tp_heap_remove_top(t);
 	}
-	return next;
+	for (i = 0; i < n; i++) {
+		t->qp_visits++;
+		qp = fw_tp_timer_qp(fw, due_qpns[i]);
+		if (!qp)
+			continue;
+		fw_tp_qp_expire(fw, qp, now);
+		next = fw_tp_qp_deadline(qp);
+		if (next != UINT64_MAX)
+			fw_tp_queue(t, qp->qpn, next);
+	}
+	return fw_tp_next_deadline(fw);
 }
 
 /* ------------------------------------------------------------------ */

@@ -195,11 +195,20 @@ static inline uint32_t fw_tp_mtu_bytes(uint8_t path_mtu)
 /* A frame steered to the engine (counted in roce_rx_frames already). */
 void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len);
 /* Timer callback: handles every expired QP deadline; returns the next
- * engine deadline (UINT64_MAX if none).
+ * engine deadline (UINT64_MAX if none).  Its cost follows the QPs that
+ * are due, not the QPs that exist.
  */
 uint64_t fw_tp_timer(struct ordma_fw *fw);
-/* Makes sure the device timer fires no later than deadline. */
-void fw_tp_arm(struct ordma_fw *fw, uint64_t deadline);
+/* Every QP deadline is armed here: makes sure the device timer fires for
+ * qp no later than deadline (0: none).
+ */
+void fw_tp_arm(struct ordma_fw *fw, struct fw_qp *qp, uint64_t deadline);
+/* The engine's timer state: device create, destroy and reset */
+int fw_tp_create(struct ordma_fw *fw);
+void fw_tp_destroy(struct ordma_fw *fw);
+void fw_tp_reset(struct ordma_fw *fw);
+/* QPs the timer callbacks have examined so far (tests, statistics) */
+uint64_t fw_tp_timer_qp_visits(const struct ordma_fw *fw);
 void fw_tp_count_rx_drop(struct ordma_fw *fw, enum fw_tp_drop why);
 /* Whether a QP in its state takes a request (or response) packet. */
 bool fw_tp_state_takes(const struct fw_qp *qp, bool request);

@@ -285,6 +285,83 @@ TEST(test_wire_crc32)
 		 fw_crc32_le(~0u, buf, sizeof(buf)));
 }
 
+/* Check values of CRC-32/IEEE (with initial and final inversion). */
+TEST(test_wire_crc32_known_values)
+{
+	static const struct {
+		const char *text;
+		uint32_t crc;
+	} known[] = {
+		{ "", 0x00000000u },
+		{ "a", 0xe8b7be43u },
+		{ "abc", 0x352441c2u },
+		{ "123456789", 0xcbf43926u },
+		{ "The quick brown fox jumps over the lazy dog", 0x414fa339u },
+	};
+	static uint8_t zeros[4096];
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		CHECK_EQ(~fw_crc32_le(~0u, known[i].text, strlen(known[i].text)),
+			 known[i].crc);
+	/* 4 KiB of zeros: every slice sees every table index 0 */
+	CHECK_EQ(~fw_crc32_le(~0u, zeros, sizeof(zeros)),
+		 ~crc32_bitwise(~0u, zeros, sizeof(zeros)));
+}
+
+/* Every length 0..300 from every start modulo 8 (the unrolled loop's
+ * head, body and tail in all combinations) against the bitwise CRC.
+ */
+TEST(test_wire_crc32_lengths_and_alignment)
+{
+	uint8_t buf[300 + 8];
+	size_t start, len;
+	uint32_t seed;
+
+	for (start = 0; start < sizeof(buf); start++)
+		buf[start] = (uint8_t)rng();
+	for (len = 0; len <= 300; len++)
+		for (start = 0; start < 8; start++) {
+			seed = (uint32_t)rng();
+			if (!CHECK_EQ(fw_crc32_le(seed, buf + start, len),
+				      crc32_bitwise(seed, buf + start, len))) {
+				NOTE("length %zu, start %zu", len, start);
+				return;
+			}
+		}
+}
+
+/* Any split into two or three pieces chains to the one-pass CRC. */
+TEST(test_wire_crc32_split)
+{
+	uint8_t buf[300];
+	uint32_t whole, crc;
+	size_t a, b;
+
+	for (a = 0; a < sizeof(buf); a++)
+		buf[a] = (uint8_t)rng();
+	whole = fw_crc32_le(~0u, buf, sizeof(buf));
+	CHECK_EQ(whole, crc32_bitwise(~0u, buf, sizeof(buf)));
+	for (a = 0; a <= sizeof(buf); a++) {
+		crc = fw_crc32_le(~0u, buf, a);
+		if (!CHECK_EQ(fw_crc32_le(crc, buf + a, sizeof(buf) - a),
+			      whole)) {
+			NOTE("split at %zu", a);
+			return;
+		}
+	}
+	for (a = 0; a <= sizeof(buf); a += 7)
+		for (b = a; b <= sizeof(buf); b += 5) {
+			crc = fw_crc32_le(~0u, buf, a);
+			crc = fw_crc32_le(crc, buf + a, b - a);
+			crc = fw_crc32_le(crc, buf + b, sizeof(buf) - b);
+			if (!CHECK_EQ(crc, whole)) {
+				NOTE("split at %zu and %zu", a, b);
+				return;
+			}
+		}
+}
+
 /* ICRC by the definition, independent of fw_icrc.c: the masked copy of
  * the whole packet behind 8 bytes of ones, bit by bit.
  */
