@@ -5,6 +5,13 @@
  * record, one-shot (optionally solicited-only) arming with COMP events,
  * and the CQ doorbell.
  *
+ * An arm whose consumer index is behind the producer fires at once only
+ * for CQEs no COMP has announced: those written while the CQ was
+ * disarmed (or armed for solicited completions only) after its last
+ * event.  That closes the race of a CQE written between the consumer's
+ * last poll and its arm, and still lets a consumer re-arm before it
+ * polls the CQE an event just announced without being told of it twice.
+ *
  * Completion EQs are shared by every context.  So that no CQ can crowd
  * out another's events (a process re-arming in a loop while completions
  * are waiting), a CQ has at most one COMP entry unconsumed in its EQ: a
@@ -23,6 +30,7 @@ struct fw_cq {
 	bool armed;		/* one-shot: next qualifying CQE posts COMP */
 	bool arm_solicited;	/* armed for solicited/error CQEs only */
 	bool error;		/* overrun or ring write failure: no more CQEs */
+	bool unannounced;	/* a CQE was written since the last COMP */
 	uint8_t log_size;
 	uint32_t uctx;
 	uint32_t eqn;
@@ -114,6 +122,7 @@ static void fw_cq_post_event(struct ordma_fw *fw, uint32_t cqn,
 static void fw_cq_notify(struct ordma_fw *fw, uint32_t cqn, struct fw_cq *cq)
 {
 	cq->armed = false;
+	cq->unannounced = false;
 	fw_cq_set_waiting(fw, cq, true);
 	fw_cq_post_event(fw, cqn, cq);
 }
@@ -179,6 +188,8 @@ int fw_cq_post(struct ordma_fw *fw, uint32_t cqn, const struct ordma_cqe *cqe,
 	if (cq->armed && (!cq->arm_solicited || solicited ||
 			  cqe->status != ORDMA_CQE_SUCCESS))
 		fw_cq_notify(fw, cqn, cq);
+	else
+		cq->unannounced = true;
 	return 0;
 }
 
@@ -252,8 +263,11 @@ const char *fw_cq_doorbell(struct ordma_fw *fw, uint32_t page, uint32_t cqn,
 	cq->ci = ci;
 	if (!arm)
 		return NULL;
-	if (cq->pi != ci) {
-		/* completions are already waiting: notify now, stay disarmed */
+	/* The unannounced CQEs are the newest: if any CQE is unconsumed,
+	 * the newest is, and it was missed.
+	 */
+	if (cq->pi != ci && cq->unannounced) {
+		/* the consumer missed completions: notify now, stay disarmed */
 		fw_cq_notify(fw, cqn, cq);
 	} else {
 		/* a "next completion" arm is not narrowed by a later

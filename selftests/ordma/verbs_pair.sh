@@ -18,7 +18,7 @@ barrier() {
 }
 
 ktap_header
-ktap_set_plan 15
+ktap_set_plan 17
 modprobe ib_uverbs
 bdf=$(ordma_pci_devs | head -n 1)
 nd=$(ordma_netdev "$bdf") || nd=
@@ -36,7 +36,7 @@ wait_for 60 ping -c 1 -W 1 "$ORDMA_PEER_IP"
 barrier up
 if [ -z "$ib" ] || [ -z "$gidx" ]; then
 	ktap_test_fail "$bdf: RDMA device with an IPv4 RoCE v2 GID"
-	for n in $(seq 14); do barrier "t$n"; barrier "d$n"; done
+	for n in $(seq 16); do barrier "t$n"; barrier "d$n"; done
 	tap_skip_rest "no RDMA device"
 	ktap_finished
 fi
@@ -109,17 +109,19 @@ across "ib_send_bw 100 x 64 KiB" "$bw_re" ib_send_bw -n 100 -s 65536
 across "ib_write_lat 50 x 2 bytes" "$lat_re" ib_write_lat -n 50 -s 2
 across "ib_read_lat 50 x 2 bytes" "$lat_re" ib_read_lat -n 50 -s 2
 across "ib_send_lat 50 x 2 bytes" "$lat_re" ib_send_lat -n 50 -s 2
+across "ib_read_lat 50 x 2 bytes, CQ events" "$lat_re" ib_read_lat -n 50 -s 2 -e
+across "ib_send_lat 50 x 2 bytes, CQ events" "$lat_re" ib_send_lat -n 50 -s 2 -e
 across "ib_atomic_bw 100 fetch-and-add" "$at_re" ib_atomic_bw -n 100 -A FETCH_AND_ADD
 across "ib_atomic_bw 100 compare-and-swap" "$at_re" ib_atomic_bw -n 100 -A CMP_AND_SWAP
 # after the data path: the port is still ACTIVE and the netdev still
 # carries IP traffic
 out=$(rdma link show "$ib/1" 2>&1)
 tap_match "$ib/1 still ACTIVE after the tools" 'state ACTIVE' "$out"
-barrier t13
-barrier d13
+barrier t15
+barrier d15
 out=$(ping -c 2 -W 5 "$ORDMA_PEER_IP" 2>&1)
 tap_match "ping $ORDMA_PEER_IP after the tools" ' 2 received' "$out"
-barrier t14
-barrier d14
+barrier t16
+barrier d16
 
 ktap_finished
