@@ -24,6 +24,8 @@ LAT_MODES=${BENCH_LAT_MODES:-"poll event"}
 QPS=${BENCH_QPS:-"1 16 256"}
 QP_SIZE=${BENCH_QP_SIZE:-65536}
 QP_MTU=${BENCH_QP_MTU:-4096}
+CPU_SIZES=${BENCH_CPU_SIZES:-65536}	# ib_write_bw sizes of the CPU per GB runs
+CPU_SECS=${BENCH_CPU_SECS:-10}
 ITERS=${BENCH_ITERS:-500}		# latency iterations
 BW_ITERS=${BENCH_BW_ITERS:-5000}	# bandwidth iterations at most
 BW_BYTES=${BENCH_BW_BYTES:-67108864}	# bandwidth runs move about this much
@@ -175,7 +177,9 @@ record() {
 	local v="" p99=""
 	case $test in
 	ib_*_bw*)	# --report_gbits: BW average [Gb/s] is column 4
-		v=$(awk '$1 ~ /^[0-9]+$/ && NF >= 5 { v = $4 * 1000 } END { print v }' <<<"$OUT") ;;
+		v=$(awk '$1 ~ /^[0-9]+$/ && NF >= 5 { v = $4 * 1000 } END { print v }' <<<"$OUT")
+		# a run of fixed duration: the bytes follow from the bandwidth
+		[ "$test" != ib_write_bw_cpu ] || bytes=$(awk -v v="$v" -v t="$CPU_SECS" 'BEGIN { printf "%.0f", v * 1e6 / 8 * t }') ;;
 	ib_*_lat)	# t_typical column 5, 99% percentile column 8
 		read -r v p99 < <(awk '$1 ~ /^[0-9]+$/ && NF >= 8 { v = $5; p = $8 } END { print v, p }' <<<"$OUT") ;;
 	iperf3)
@@ -200,11 +204,6 @@ bw_iters() { local n=$((BW_BYTES / $1)); [ "$n" -gt "$BW_ITERS" ] && n=$BW_ITERS
 perftest_legs() {
 	local leg=$1 tool s m mode q n e
 	for tool in $BW_TOOLS; do
-		# what a run costs the guests without moving data (start-up,
-		# connection): report.py takes it off the CPU per GB
-		measure "$leg" "$tool" 2 4096 setup 1 Mbit/s 10 \
-			$(server_cmd "$tool" -s 2 -n 5 -m 4096 --report_gbits) -- \
-			$(client_cmd "$tool" -s 2 -n 5 -m 4096 --report_gbits)
 		for m in $MTUS; do
 			for s in $SIZES; do
 				n=$(bw_iters "$s")
@@ -223,6 +222,21 @@ perftest_legs() {
 					$(client_cmd "$tool" -s "$s" -n "$ITERS" -m 4096 $e)
 			done
 		done
+	done
+	# Guest CPU per GB: ib_write_bw for CPU_SECS seconds, less what a run
+	# that moves nothing costs (start-up, connection; the lower of two
+	# runs): report.py does the arithmetic
+	if [ -n "$CPU_SIZES" ]; then
+		for n in 1 2; do
+			measure "$leg" ib_write_bw 2 "$QP_MTU" setup 1 Mbit/s 10 \
+				$(server_cmd ib_write_bw -s 2 -n 5 -m "$QP_MTU" --report_gbits) -- \
+				$(client_cmd ib_write_bw -s 2 -n 5 -m "$QP_MTU" --report_gbits)
+		done
+	fi
+	for s in $CPU_SIZES; do
+		measure "$leg" ib_write_bw_cpu "$s" "$QP_MTU" "D$CPU_SECS" 1 Mbit/s 0 \
+			$(server_cmd ib_write_bw -s "$s" -D "$CPU_SECS" -m "$QP_MTU" --report_gbits) -- \
+			$(client_cmd ib_write_bw -s "$s" -D "$CPU_SECS" -m "$QP_MTU" --report_gbits)
 	done
 	for q in $QPS; do
 		n=$(bw_iters "$QP_SIZE")

@@ -25,6 +25,8 @@
 #   BENCH_BW_TOOLS, BENCH_LAT_TOOLS, BENCH_LEGS (ordma rxe tcp)
 #   BENCH_ITERS      latency iterations, bandwidth cap (500)
 #   BENCH_BW_BYTES   bytes one bandwidth run moves at most (64 MiB)
+#   BENCH_CPU_SIZES  ib_write_bw sizes of the guest CPU per GB runs (65536),
+#                    each BENCH_CPU_SECS (10) long
 #   BENCH_TCP_SECS   iperf3 duration (5), BENCH_TIMEOUT one tool run (180)
 #   BENCH_VM_TIMEOUT the whole run (7200)
 set -euo pipefail
