@@ -164,7 +164,7 @@ def plot(rows, path, title):
                     ax.plot(*zip(*pts), styles[leg], color=f"C{i % 10}", marker="o",
                             markersize=3, label=f"{leg} {label}")
 
-    series(bw, lambda r: r["unit"] == "Mbit/s" and r["qps"] == 1,
+    series(bw, lambda r: r["unit"] == "Mbit/s" and r["test"].endswith("_bw"),
            lambda r: f"{r['test']} mtu {r['mtu']}")
     series(lat, lambda r: r["unit"] == "usec" and not r["test"].endswith("p99"),
            lambda r: f"{r['test']} {r['mode']}")

@@ -23,8 +23,9 @@
 #   BENCH_QPS        QP counts of ib_write_bw -q (1 16 256), at BENCH_QP_SIZE
 #                    (65536) and path MTU BENCH_QP_MTU (4096)
 #   BENCH_BW_TOOLS, BENCH_LAT_TOOLS, BENCH_LEGS (ordma rxe tcp)
-#   BENCH_ITERS      latency iterations, bandwidth cap (500)
-#   BENCH_BW_BYTES   bytes one bandwidth run moves at most (64 MiB)
+#   BENCH_ITERS      latency iterations (500)
+#   BENCH_BW_BYTES   bytes one bandwidth run moves (64 MiB), in at most
+#                    BENCH_BW_ITERS (5000) and at least 20 messages
 #   BENCH_CPU_SIZES  ib_write_bw sizes of the guest CPU per GB runs (65536),
 #                    each BENCH_CPU_SECS (10) long
 #   BENCH_TCP_SECS   iperf3 duration (5), BENCH_TIMEOUT one tool run (180)
