@@ -305,8 +305,8 @@ if [[ " $LEGS " = *" rxe "* ]]; then
 		wait_for 30 test -n "$(roce_v2_gid_index rxe0 "$local_ip")"
 		SRV_GID=$(roce_v2_gid_index rxe0 "$local_ip") CLI_GID=$SRV_GID
 	else
-		# both ends in one kernel: rxe's frames take the loopback route,
-		# not the cable (the table says so)
+		# both ends in one kernel: each rxe sends through the netdev it
+		# is bound to, so its frames still cross the cable
 		SRV_DEV=rxe0 CLI_DEV=rxe1
 		wait_for 30 test -n "$(roce_v2_gid_index rxe1 "$(ordma_test_ip 2)")"
 		SRV_GID=$(roce_v2_gid_index rxe0 "$(ordma_test_ip 1)")

@@ -6,8 +6,8 @@
 #
 # Usage: tools/bench/run-bench.sh [-t single|pair] [-o DIR]
 #   pair (default): two VMs, one ORDMA NIC each, cabled together
-#   single: one VM, its two ORDMA NICs cabled to each other (rxe then
-#           talks over loopback inside the one kernel, TCP is left out)
+#   single: one VM, its two ORDMA NICs cabled to each other (TCP is
+#           left out: between two local addresses it never takes the cable)
 #
 # The ORDMA leg runs first; then ordma_ib is unloaded (the NIC hands RoCE
 # frames to the netdev), rxe is stacked on the same netdev and the same
