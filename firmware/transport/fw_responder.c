@@ -7,8 +7,9 @@
  * expected PSN arrives; a PSN behind it is a duplicate: SEND/WRITE are
  * acknowledged again without being executed, READs are executed again
  * from the replay cache's range, atomics answered with the saved result.
- * ACKs go out for every request packet with the AckReq bit; READ
- * responses and atomic ACKs for every READ/atomic.  Errors NAK the
+ * ACKs go out for every request packet with the AckReq bit, the last
+ * packet of every message and at least every FW_TP_ACK_EVERY packets;
+ * READ responses and atomic ACKs for every READ/atomic.  Errors NAK the
  * request and take the QP to ERR, as IBTA puts it for the responder.
  *
  * UC: no ACK or NAK ever.  Packets are taken in PSN order; a gap or a
@@ -124,6 +125,7 @@ static void fw_resp_send_ack(struct ordma_fw *fw, struct fw_qp *qp,
 		fw->tp.acks_sent++;
 	else
 		fw->tp.naks_sent++;
+	qp->resp.unacked = 0;
 	fw_tp_send(fw, qp, &qp->attr.av, &h, NULL, NULL);
 }
 
@@ -549,7 +551,8 @@ static void fw_resp_done_packet(struct ordma_fw *fw, struct fw_qp *qp,
 				const struct fw_roce_pkt *pkt, uint32_t psn)
 {
 	qp->expected_psn = fw_psn_add(psn, 1);
-	if (fw_bth_ack_req(pkt->bth))
+	if (fw_bth_ack_req(pkt->bth) || (pkt->op->flags & FW_ROCE_LAST) ||
+	    ++qp->resp.unacked >= FW_TP_ACK_EVERY)
 		fw_resp_send_ack(fw, qp, psn, fw_resp_credits());
 }
 
