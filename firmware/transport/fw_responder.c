@@ -121,11 +121,21 @@ static void fw_resp_send_ack(struct ordma_fw *fw, struct fw_qp *qp,
 	h.psn = psn & FW_ROCE_PSN_MASK;
 	h.aeth.syndrome = syndrome;
 	h.aeth.msn = qp->msn & 0xffffff;
+	qp->resp.unacked = 0;
+	/*
+	 * Responses leave in PSN order: an ACK of a later request must not
+	 * overtake the READ responses still queued, or the requester takes
+	 * that READ for lost and asks again.  It goes when they are out.
+	 */
+	if (fw_aeth_is_ack(syndrome) &&
+	    qp->resp.read_head != qp->resp.read_tail) {
+		qp->resp.ack_deferred = true;
+		return;
+	}
 	if (fw_aeth_is_ack(syndrome))
 		fw->tp.acks_sent++;
 	else
 		fw->tp.naks_sent++;
-	qp->resp.unacked = 0;
 	fw_tp_send(fw, qp, &qp->attr.av, &h, NULL, NULL);
 }
 
@@ -215,6 +225,7 @@ void fw_resp_read_pump(struct ordma_fw *fw, struct fw_qp *qp)
 	if (qp->state != ORDMA_QPS_RTR && qp->state != ORDMA_QPS_RTS &&
 	    qp->state != ORDMA_QPS_SQD) {
 		r->read_head = r->read_tail = 0;
+		r->ack_deferred = false;
 		return;
 	}
 	while (r->read_head != r->read_tail && budget) {
@@ -229,6 +240,12 @@ void fw_resp_read_pump(struct ordma_fw *fw, struct fw_qp *qp)
 	if (r->read_head != r->read_tail) {
 		r->read_deadline = fw_now(fw) + FW_TP_READ_GAP_NS;
 		fw_tp_arm(fw, r->read_deadline);
+	} else if (r->ack_deferred) {
+		/* everything executed so far, the requests after the READs */
+		r->ack_deferred = false;
+		fw_resp_send_ack(fw, qp,
+				 fw_psn_add(qp->expected_psn, FW_ROCE_PSN_MASK),
+				 fw_resp_credits());
 	}
 }
 

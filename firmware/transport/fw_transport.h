@@ -56,6 +56,13 @@ struct ordma_sge;
 #define FW_TP_ACK_EVERY			64
 _Static_assert(FW_TP_ACK_EVERY <= FW_TP_WINDOW / 4,
 	       "several ACKs in flight per window");
+/*
+ * After a retransmission timeout (the wire lost packets, perhaps because
+ * it is full) the requester goes back with this window, and doubles it
+ * with every ACK that makes progress up to FW_TP_WINDOW: a full window
+ * resent into a full wire would be lost again.
+ */
+#define FW_TP_WINDOW_MIN		FW_TP_ACK_EVERY
 /* Responder READ/atomic resources (replay cache for duplicates) */
 #define FW_TP_MAX_RD_RES		16
 /*
@@ -120,6 +127,7 @@ struct fw_tp_req {
 	uint32_t cur;		/* SQ index of the WQE being (re)sent */
 	uint32_t cur_pkt;	/* next packet of it */
 	uint32_t since_ack_req;
+	uint32_t window;	/* PSNs it may have out; 0: FW_TP_WINDOW */
 	uint8_t retry_left;
 	uint8_t rnr_left;
 	bool error;		/* a WQE failed: nothing new starts */
@@ -168,6 +176,7 @@ struct fw_tp_resp {
 	uint32_t write_left;	/* bytes of it still to come */
 	uint32_t write_len;	/* its DMA length */
 	uint32_t unacked;	/* SEND/WRITE packets since the last ACK/NAK */
+	bool ack_deferred;	/* an ACK waits for queued READ responses */
 	uint32_t res_next;
 	struct fw_tp_rd_res res[FW_TP_MAX_RD_RES];
 	/* READ responses in send order: [read_head, read_tail) */

@@ -275,6 +275,96 @@ TEST(test_tp_rc_go_back_large_window)
 	go_back_large_window(0x123456, 1000, FW_TP_WINDOW);
 }
 
+/*
+ * After a retransmission timeout the requester goes back with a window of
+ * FW_TP_WINDOW_MIN packets (the wire may be full), and opens it again as
+ * ACKs come.
+ */
+TEST(test_tp_rc_window_after_timeout)
+{
+	const uint32_t pkts = FW_TP_WINDOW + 88, len = pkts * 256;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	c.path_mtu = 1;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(a, MR1_ADDR, len), len, 17);
+	wr_init(&w, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, len, a->key1);
+	w.remote_addr = MR1_ADDR;
+	w.rkey = b->key1;
+	post(a, &w);
+	CHECK_EQ(e.l[0].sent, FW_TP_WINDOW);
+	e.l[1].drop_from = 1;		/* every ACK is lost */
+	pump(&e);
+	CHECK_EQ(e.l[0].sent, FW_TP_WINDOW);
+	e.l[1].drop_from = 0;
+	fake_advance(&a->d.hal, (4096ULL << 10) + 1000);
+	fake_advance(&b->d.hal, (4096ULL << 10) + 1000);
+	CHECK_EQ(fwqp(a)->counters.timeouts, 1);
+	CHECK_EQ(e.l[0].sent, FW_TP_WINDOW + FW_TP_WINDOW_MIN);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, len, 0);
+	CHECK(!memcmp(mem(b, MR1_ADDR, len), mem(a, MR1_ADDR, len), len));
+	CHECK_EQ(fwqp(a)->counters.retransmits, 1);
+	CHECK_EQ(fwqp(a)->req.window, 0);	/* open again */
+	CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
+	env_close(&e);
+}
+
+/*
+ * A WRITE right behind a big READ, both in one window: the responder
+ * executes the WRITE while the READ's responses are still paced out; its
+ * ACK waits for them, so the requester never takes the READ for lost.
+ */
+TEST(test_tp_rc_ack_after_read_responses)
+{
+	const uint32_t rlen = 0x10000, wlen = 8 * 1024;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(b, MR1_ADDR, rlen), rlen, 15);
+	pattern(mem(a, MR1_ADDR + 0x40000, wlen), wlen, 16);
+	wr_init(&w, ORDMA_WQE_RDMA_READ, MR1_ADDR, rlen, a->key1);
+	w.remote_addr = MR1_ADDR;
+	w.rkey = b->key1;
+	put_wqe(a, &w);
+	wr_init(&w, ORDMA_WQE_RDMA_WRITE, MR1_ADDR + 0x40000, wlen, a->key1);
+	w.remote_addr = MR1_ADDR + 0x40000;
+	w.rkey = b->key1;
+	put_wqe(a, &w);
+	ring_sq(a);
+	/* the READ request and the whole WRITE leave at once */
+	CHECK_EQ(e.l[0].sent, 1 + 8);
+	while (link_deliver(&e.l[0], b->d.fw))
+		;
+	/* the first burst of responses, no ACK yet */
+	CHECK_EQ(e.l[1].sent, FW_TP_READ_BURST);
+	CHECK_EQ(stats(b).roce_acks_sent, 0);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_SUCCESS, rlen, 0);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, wlen, 1);
+	CHECK(!memcmp(mem(a, MR1_ADDR, rlen), mem(b, MR1_ADDR, rlen), rlen));
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x40000, wlen),
+		      mem(a, MR1_ADDR + 0x40000, wlen), wlen));
+	/* 64 responses, then the one ACK of the WRITE */
+	CHECK_EQ(e.l[1].sent, 64 + 1);
+	CHECK_EQ(stats(b).roce_acks_sent, 1);
+	CHECK_EQ(fwqp(a)->counters.retransmits, 0);
+	CHECK_EQ(fwqp(b)->counters.duplicate_requests, 0);
+	env_close(&e);
+}
+
 /* The PSNs wrap inside a full window, with and without a loss after the
  * wrap.
  */
