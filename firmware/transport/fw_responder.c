@@ -5,7 +5,7 @@
  * RC: requests are taken strictly in PSN order (expected_psn).  A PSN
  * ahead of it is answered once with a PSN sequence error NAK until the
  * expected PSN arrives; a PSN behind it is a duplicate: SEND/WRITE are
- * acknowledged again without being executed, READs are executed again
+ * acknowledged again (coalesced like new ones), not executed; READs again
  * from the replay cache's range, atomics answered with the saved result.
  * ACKs go out for every request packet with the AckReq bit, the last
  * packet of every message and at least every FW_TP_ACK_EVERY packets;
@@ -786,10 +786,17 @@ static void fw_resp_duplicate(struct ordma_fw *fw, struct fw_qp *qp,
 		fw_resp_read_respond(fw, qp, psn, 0, 0, 0);
 		return;
 	default:
-		/* executed already: acknowledge what has been received */
-		fw_resp_send_ack(fw, qp,
-				 fw_psn_add(qp->expected_psn, FW_ROCE_PSN_MASK),
-				 fw_resp_credits());
+		/*
+		 * Executed already: acknowledge what has been received, as
+		 * often as new packets are; one ACK per packet of a resent
+		 * window would queue up before the requester.
+		 */
+		if (fw_bth_ack_req(pkt->bth) || (pkt->op->flags & FW_ROCE_LAST) ||
+		    ++qp->resp.unacked >= FW_TP_ACK_EVERY)
+			fw_resp_send_ack(fw, qp,
+					 fw_psn_add(qp->expected_psn,
+						    FW_ROCE_PSN_MASK),
+					 fw_resp_credits());
 		return;
 	}
 }
