@@ -4,7 +4,8 @@
  *
  * RC: a WQE gets the PSNs [first_psn, first_psn + npkts) when it starts
  * (npkts = packets of the message; for READ the response packets).  The
- * requester keeps at most FW_TP_WINDOW PSNs unacknowledged and at most
+ * requester keeps at most FW_TP_WINDOW PSNs unacknowledged (fewer for a
+ * while after a retransmission timeout) and at most
  * FW_TP_MAX_WQE WQEs started and not completed.  Retransmission is go-back-N:
  * the cursor (cur, cur_pkt) moves back to the WQE holding the PSN to resend
  * and every packet from there is built again from the device's copy of
@@ -749,6 +750,12 @@ static void fw_req_pkt_sent(struct ordma_fw *fw, struct fw_qp *qp,
 	fw_req_arm_rexmit(fw, qp, false);
 }
 
+/* PSNs the requester may have unacknowledged now */
+static uint32_t fw_req_window(const struct fw_tp_req *r)
+{
+	return r->window ? r->window : FW_TP_WINDOW;
+}
+
 /* Sends packet r->cur_pkt of e; false if the window is full. */
 static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 			    struct fw_tp_swqe *e)
@@ -761,7 +768,7 @@ static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 	uint8_t status;
 	bool last;
 
-	if (inflight && inflight >= FW_TP_WINDOW)
+	if (inflight && inflight >= fw_req_window(r))
 		return false;
 	last = fw_req_build_pkt(fw, qp, e, psn, &h, &pl);
 	/* a frame the port did not take is lost like one on the wire */
@@ -879,8 +886,35 @@ static void fw_req_go_back(struct ordma_fw *fw, struct fw_qp *qp,
 	fw->tp.retransmits++;
 }
 
+/*
+ * ACKs for packets resent after a go-back may overtake the cursor (the
+ * window after a timeout is small): it moves up to the oldest packet not
+ * acknowledged rather than resend what the responder has.
+ */
+static void fw_req_cursor_to_una(struct fw_qp *qp)
+{
+	struct fw_tp_req *r = &qp->req;
+	struct fw_tp_swqe *e = fw_req_find(qp, r->una_psn);
+	uint32_t pkt;
+
+	if (!e || (r->error &&
+		   fw_req_index_at_or_after(qp, e->index, r->error_index)))
+		return;
+	pkt = fw_psn_diff(r->una_psn, e->first_psn);
+	if (fw_req_index_at_or_after(qp, r->cur, e->index) &&
+	    (r->cur != e->index || r->cur_pkt >= pkt))
+		return;
+	r->cur = e->index;
+	r->cur_pkt = pkt;
+}
+
 static void fw_req_progressed(struct ordma_fw *fw, struct fw_qp *qp)
 {
+	uint32_t window = qp->req.window * 2;
+
+	/* the wire takes packets again: the window opens back up */
+	if (qp->req.window)
+		qp->req.window = window < FW_TP_WINDOW ? window : 0;
 	qp->req.retry_left = qp->attr.retry_cnt;
 	qp->req.rnr_left = qp->attr.rnr_retry;
 	qp->req.rexmit_deadline = 0;
@@ -925,6 +959,7 @@ static void fw_req_ack_through(struct ordma_fw *fw, struct fw_qp *qp,
 		e->status = ORDMA_CQE_SUCCESS;
 	}
 	r->una_psn = new_una;
+	fw_req_cursor_to_una(qp);
 	fw_req_progressed(fw, qp);
 }
 
@@ -1168,6 +1203,7 @@ void fw_req_timer(struct ordma_fw *fw, struct fw_qp *qp, uint64_t now)
 		return;
 	}
 	r->retry_left--;
+	r->window = FW_TP_WINDOW_MIN;
 	fw_req_go_back(fw, qp, r->una_psn);
 	fw_req_progress(fw, qp);
 	fw_req_arm_rexmit(fw, qp, false);

@@ -5,10 +5,11 @@
  * RC: requests are taken strictly in PSN order (expected_psn).  A PSN
  * ahead of it is answered once with a PSN sequence error NAK until the
  * expected PSN arrives; a PSN behind it is a duplicate: SEND/WRITE are
- * acknowledged again without being executed, READs are executed again
+ * acknowledged again (coalesced like new ones), not executed; READs again
  * from the replay cache's range, atomics answered with the saved result.
- * ACKs go out for every request packet with the AckReq bit; READ
- * responses and atomic ACKs for every READ/atomic.  Errors NAK the
+ * ACKs go out for every request packet with the AckReq bit, the last
+ * packet of every message and at least every FW_TP_ACK_EVERY packets;
+ * READ responses and atomic ACKs for every READ/atomic.  Errors NAK the
  * request and take the QP to ERR, as IBTA puts it for the responder.
  *
  * UC: no ACK or NAK ever.  Packets are taken in PSN order; a gap or a
@@ -120,6 +121,17 @@ static void fw_resp_send_ack(struct ordma_fw *fw, struct fw_qp *qp,
 	h.psn = psn & FW_ROCE_PSN_MASK;
 	h.aeth.syndrome = syndrome;
 	h.aeth.msn = qp->msn & 0xffffff;
+	qp->resp.unacked = 0;
+	/*
+	 * Responses leave in PSN order: an ACK of a later request must not
+	 * overtake the READ responses still queued, or the requester takes
+	 * that READ for lost and asks again.  It goes when they are out.
+	 */
+	if (fw_aeth_is_ack(syndrome) &&
+	    qp->resp.read_head != qp->resp.read_tail) {
+		qp->resp.ack_deferred = true;
+		return;
+	}
 	if (fw_aeth_is_ack(syndrome))
 		fw->tp.acks_sent++;
 	else
@@ -213,6 +225,7 @@ void fw_resp_read_pump(struct ordma_fw *fw, struct fw_qp *qp)
 	if (qp->state != ORDMA_QPS_RTR && qp->state != ORDMA_QPS_RTS &&
 	    qp->state != ORDMA_QPS_SQD) {
 		r->read_head = r->read_tail = 0;
+		r->ack_deferred = false;
 		return;
 	}
 	while (r->read_head != r->read_tail && budget) {
@@ -227,6 +240,12 @@ void fw_resp_read_pump(struct ordma_fw *fw, struct fw_qp *qp)
 	if (r->read_head != r->read_tail) {
 		r->read_deadline = fw_now(fw) + FW_TP_READ_GAP_NS;
 		fw_tp_arm(fw, qp, r->read_deadline);
+	} else if (r->ack_deferred) {
+		/* everything executed so far, the requests after the READs */
+		r->ack_deferred = false;
+		fw_resp_send_ack(fw, qp,
+				 fw_psn_add(qp->expected_psn, FW_ROCE_PSN_MASK),
+				 fw_resp_credits());
 	}
 }
 
@@ -549,7 +568,8 @@ static void fw_resp_done_packet(struct ordma_fw *fw, struct fw_qp *qp,
 				const struct fw_roce_pkt *pkt, uint32_t psn)
 {
 	qp->expected_psn = fw_psn_add(psn, 1);
-	if (fw_bth_ack_req(pkt->bth))
+	if (fw_bth_ack_req(pkt->bth) || (pkt->op->flags & FW_ROCE_LAST) ||
+	    ++qp->resp.unacked >= FW_TP_ACK_EVERY)
 		fw_resp_send_ack(fw, qp, psn, fw_resp_credits());
 }
 
@@ -766,10 +786,17 @@ static void fw_resp_duplicate(struct ordma_fw *fw, struct fw_qp *qp,
 		fw_resp_read_respond(fw, qp, psn, 0, 0, 0);
 		return;
 	default:
-		/* executed already: acknowledge what has been received */
-		fw_resp_send_ack(fw, qp,
-				 fw_psn_add(qp->expected_psn, FW_ROCE_PSN_MASK),
-				 fw_resp_credits());
+		/*
+		 * Executed already: acknowledge what has been received, as
+		 * often as new packets are; one ACK per packet of a resent
+		 * window would queue up before the requester.
+		 */
+		if (fw_bth_ack_req(pkt->bth) || (pkt->op->flags & FW_ROCE_LAST) ||
+		    ++qp->resp.unacked >= FW_TP_ACK_EVERY)
+			fw_resp_send_ack(fw, qp,
+					 fw_psn_add(qp->expected_psn,
+						    FW_ROCE_PSN_MASK),
+					 fw_resp_credits());
 		return;
 	}
 }

@@ -38,10 +38,31 @@ struct ordma_sge;
 
 /* Send WQEs started and not yet completed, per QP */
 #define FW_TP_MAX_WQE			32
-/* Unacknowledged request packets (PSNs) a requester may have out */
-#define FW_TP_WINDOW			64
-/* The requester asks for an ACK at least every this many packets */
-#define FW_TP_ACK_EVERY			16
+/*
+ * Unacknowledged request packets (PSNs) a requester may have out.  Nothing
+ * is kept per PSN (go-back-N rebuilds packets from the started WQEs), so
+ * the bound is what the peer and the wire can take: 512 packets are 2 MiB
+ * at MTU 4096, about one round trip of the model's data path.
+ */
+#define FW_TP_WINDOW			512
+/*
+ * ACK coalescing: the requester sets AckReq on the last packet of every
+ * message and at least every FW_TP_ACK_EVERY packets; the responder
+ * acknowledges those, the last packet of a message and at least every
+ * FW_TP_ACK_EVERY in-sequence packets since its last ACK or NAK, so a
+ * requester that asks less often is still clocked.  Duplicates, NAKs,
+ * READ responses and atomic ACKs are never delayed.
+ */
+#define FW_TP_ACK_EVERY			64
+_Static_assert(FW_TP_ACK_EVERY <= FW_TP_WINDOW / 4,
+	       "several ACKs in flight per window");
+/*
+ * After a retransmission timeout (the wire lost packets, perhaps because
+ * it is full) the requester goes back with this window, and doubles it
+ * with every ACK that makes progress up to FW_TP_WINDOW: a full window
+ * resent into a full wire would be lost again.
+ */
+#define FW_TP_WINDOW_MIN		FW_TP_ACK_EVERY
 /* Responder READ/atomic resources (replay cache for duplicates) */
 #define FW_TP_MAX_RD_RES		16
 /*
@@ -106,6 +127,7 @@ struct fw_tp_req {
 	uint32_t cur;		/* SQ index of the WQE being (re)sent */
 	uint32_t cur_pkt;	/* next packet of it */
 	uint32_t since_ack_req;
+	uint32_t window;	/* PSNs it may have out; 0: FW_TP_WINDOW */
 	uint8_t retry_left;
 	uint8_t rnr_left;
 	bool error;		/* a WQE failed: nothing new starts */
@@ -153,6 +175,8 @@ struct fw_tp_resp {
 	uint32_t write_rkey;
 	uint32_t write_left;	/* bytes of it still to come */
 	uint32_t write_len;	/* its DMA length */
+	uint32_t unacked;	/* SEND/WRITE packets since the last ACK/NAK */
+	bool ack_deferred;	/* an ACK waits for queued READ responses */
 	uint32_t res_next;
 	struct fw_tp_rd_res res[FW_TP_MAX_RD_RES];
 	/* READ responses in send order: [read_head, read_tail) */

@@ -6,7 +6,8 @@
 #
 # Prints the path of the binary as the last line of stdout; everything
 # else goes to stderr.  The binary is cached by a content hash of its
-# inputs (tools/qemu/ordma-pci.c, tools/qemu/trace-events, the firmware's
+# inputs (tools/qemu/ordma-pci.c, tools/qemu/trace-events, the patches to
+# QEMU in tools/qemu/patches/, the firmware's
 # sources.mk and every .c and .h of its top directory and rooms (device/,
 # objects/, transport/, wire/), include/linux/ordma/ordma_hw.h and this
 # script) under
@@ -67,6 +68,8 @@ BUILD_PKGS="build-essential ninja-build meson pkg-config python3 dpkg-dev ccache
 
 DEVICE_SRC=$QEMU_TOOLS/ordma-pci.c
 TRACE_EVENTS=$QEMU_TOOLS/trace-events
+# Changes to QEMU itself (-p1 against the source tree), in name order
+QEMU_PATCHES=("$QEMU_TOOLS"/patches/*.patch)
 # The hardware header (ordma_hw.h and its parts) and the userspace shim
 HW_HEADERS=("$REPO"/include/linux/ordma/ordma_*.h
 	"$REPO"/include/ordma-compat/ordma_compat.h)
@@ -119,7 +122,8 @@ done
 input_hash() {
 	local f
 	{
-		for f in "$DEVICE_SRC" "$TRACE_EVENTS" "${HW_HEADERS[@]}" "$SCRIPT"; do
+		for f in "$DEVICE_SRC" "$TRACE_EVENTS" "${HW_HEADERS[@]}" "$SCRIPT" \
+			 "${QEMU_PATCHES[@]}"; do
 			printf '%s %s\n' "$(basename "$f")" "$(sha256sum <"$f" | cut -d' ' -f1)"
 		done
 		for f in "${FW_ALL[@]}"; do
@@ -256,6 +260,43 @@ set_block() {
 		log "updated ${file#"$SRC"/}"
 	fi
 }
+
+# QEMU's own files as tools/qemu/patches/ has them: each patched file is
+# made from its pristine copy (kept beside it as FILE.ordma-orig the first
+# time it is patched) with every patch that touches it, and installed only
+# if that changes it; a file no patch touches any more gets its original
+# back.
+patch_qemu() {
+	local tmp p f
+	local -A files=()
+	tmp=$(mktemp -d)
+	for p in "${QEMU_PATCHES[@]}"; do
+		while IFS= read -r f; do
+			files[$f]=1
+		done < <(awk '/^\+\+\+ / { sub(/^[^\/]*\//, "", $2); print $2 }' "$p")
+	done
+	for f in "${!files[@]}"; do
+		[ -f "$SRC/$f" ] || die "$f (patched) is not in $SRC"
+		[ -f "$SRC/$f.ordma-orig" ] || cp -p "$SRC/$f" "$SRC/$f.ordma-orig"
+		mkdir -p "$(dirname "$tmp/$f")"
+		cp "$SRC/$f.ordma-orig" "$tmp/$f"
+	done
+	for p in "${QEMU_PATCHES[@]}"; do
+		patch -s -d "$tmp" -p1 --no-backup-if-mismatch <"$p" >&2 ||
+			die "$p does not apply to QEMU $(cat "$SRC/VERSION")"
+	done
+	for f in "${!files[@]}"; do
+		install_file "$tmp/$f" "$SRC/$f"
+	done
+	rm -rf "$tmp"
+	while IFS= read -r f; do
+		f=${f%.ordma-orig}
+		[ -n "${files[${f#"$SRC"/}]:-}" ] && continue
+		install_file "$f.ordma-orig" "$f"
+		rm -f "$f.ordma-orig"
+	done < <(find "$SRC" -path "$BUILD" -prune -o -name '*.ordma-orig' -print)
+}
+patch_qemu
 
 wanted=(ordma-pci.c)
 install_file "$DEVICE_SRC" "$DEST/ordma-pci.c"
@@ -452,7 +493,8 @@ trap 'rm -rf "$stage"' EXIT
 cp "$BUILD/qemu-system-x86_64" "$stage/"
 {
 	echo "inputs $HASH, built $(date -u +%FT%TZ) from $SRC"
-	for f in "$DEVICE_SRC" "$TRACE_EVENTS" "${HW_HEADERS[@]}" "$SCRIPT"; do
+	for f in "$DEVICE_SRC" "$TRACE_EVENTS" "${HW_HEADERS[@]}" "$SCRIPT" \
+		 "${QEMU_PATCHES[@]}"; do
 		echo "$(sha256sum <"$f" | cut -c1-16) $f"
 	done
 	for f in "${FW_ALL[@]}"; do

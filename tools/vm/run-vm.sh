@@ -27,6 +27,11 @@
 # NIC 2 at 0000:02:00.0; pair has NIC 1 in vmA and NIC 2 in vmB, both at
 # 0000:01:00.0.  The guest gets these facts in ORDMA_NICS.
 #
+# The cables' sockets get 16 MiB buffers each way (QEMU as built by
+# tools/qemu/build-qemu.sh; beyond net.core.[rw]mem_max only as root);
+# the datagrams the host still dropped on a full receive buffer are in
+# the output and in DIR/cable-drops.txt ("VM NETDEV DROPS" lines).
+#
 # Results go to DIR/<vm>/: serial.log, qemu.cmdline, qemu.log and the
 # guest's results share guest/ (guest.env, guest-cmd.log, guest-rc,
 # dmesg.txt, selftests/).  DIR/result.tap holds the verdict.  Exit status:
@@ -336,9 +341,16 @@ ktap_set_plan "$KTAP_TESTNUM"
 [ -f "$OUT/kmsg-problems.txt" ] &&
 	ktap_print_msg "kernel log problems:"$'\n'"$(sed 's/^# \{0,1\}//' "$OUT/kmsg-problems.txt")"
 [ -z "$early" ] || ktap_print_msg "$early; booted once more (first boot in $OUT/first-boot)"
+: >"$OUT/cable-drops.txt"
 for n in "${NODES[@]}"; do
 	d=$OUT/$n
 	ktap_print_msg "$n: wall $(cat "$d/wall-seconds" 2>/dev/null)s, guest command started at uptime $(cat "$d/guest/cmd-start-uptime" 2>/dev/null)s"
+	# QEMU says at exit what the host dropped on each cable it receives on
+	sed -n 's/.*netdev \([^:]*\): \([0-9]*\) received datagrams dropped.*/\1 \2/p' \
+		"$d/qemu.log" 2>/dev/null | while read -r wire drops; do
+		echo "$n $wire $drops" >>"$OUT/cable-drops.txt"
+		ktap_print_msg "$n: cable $wire: $drops received frames dropped by the host"
+	done
 done
 ktap_print_msg "$(awk -v a="$t_start" -v b="$(date +%s.%N)" 'BEGIN { printf "total %.1fs, output in '"$OUT"'\n", b - a }')"
 ktap_print_totals

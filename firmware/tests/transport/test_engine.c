@@ -463,13 +463,14 @@ static void rewrite_wqe(struct side *s, uint32_t index, enum wqe_rewrite how)
 }
 
 /*
- * RC SEND of 100 packets (MTU 256): 64 leave with the doorbell, then the
- * WQE is rewritten; the rest and the retransmission of a lost packet
- * still carry the bytes the WQE named when it was posted.
+ * RC SEND of a window and 36 packets more (MTU 256): a window leaves with
+ * the doorbell, then the WQE is rewritten; the rest and the
+ * retransmission of a lost packet still carry the bytes the WQE named
+ * when it was posted.
  */
 static void reread_rc_send(enum wqe_rewrite how)
 {
-	const uint32_t len = 100 * 256 - 10;
+	const uint32_t len = (FW_TP_WINDOW + 36) * 256 - 10;
 	struct env e;
 	struct side *a, *b;
 	struct tcfg c;

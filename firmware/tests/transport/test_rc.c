@@ -69,7 +69,9 @@ static void send_once(const struct tcfg *c, uint32_t len, unsigned int pkts)
 	st = stats(b);
 	CHECK_EQ(st.roce_rx_frames, pkts);
 	CHECK_EQ(st.roce_rx_drop, 0);
-	/* coalesced: an ACK every 16 packets and one for the last */
+	/* coalesced: an ACK every FW_TP_ACK_EVERY packets and one for the
+	 * last
+	 */
 	CHECK_EQ(e.l[1].sent, pkts / FW_TP_ACK_EVERY +
 		 (pkts % FW_TP_ACK_EVERY ? 1 : 0));
 	CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
@@ -123,6 +125,258 @@ TEST(test_tp_rc_send_window)
 
 	default_cfg(&c);
 	send_once(&c, 1u << 19, 512);
+}
+
+/*
+ * The window is full at FW_TP_WINDOW unacknowledged packets: nothing more
+ * leaves until an ACK comes, and each coalesced ACK opens the window by
+ * the FW_TP_ACK_EVERY packets it acknowledges.
+ */
+/*
+ * A and B connected at MTU 256, and A's WRITE of len bytes (its MR1 to
+ * B's) posted: the first window of it is on the wire.
+ */
+static bool post_big_write(struct env *e, uint32_t len, unsigned int seed)
+{
+	struct side *a = &e->s[0];
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	c.path_mtu = 1;
+	if (!env_open(e, &c))
+		return false;
+	pattern(mem(a, MR1_ADDR, len), len, seed);
+	wr_init(&w, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, len, a->key1);
+	w.remote_addr = MR1_ADDR;
+	w.rkey = e->s[1].key1;
+	post(a, &w);
+	return true;
+}
+
+TEST(test_tp_rc_window_full)
+{
+	const uint32_t pkts = FW_TP_WINDOW + 100, len = pkts * 256;
+	struct env e;
+	struct side *a = &e.s[0], *b = &e.s[1];
+
+	REQUIRE(post_big_write(&e, len, 12));
+	CHECK_EQ(e.l[0].sent, FW_TP_WINDOW);
+	/* B takes the whole window; its ACKs are held on the wire */
+	while (link_deliver(&e.l[0], b->d.fw))
+		;
+	CHECK_EQ(e.l[0].sent, FW_TP_WINDOW);
+	CHECK_EQ(e.l[1].sent, FW_TP_WINDOW / FW_TP_ACK_EVERY);
+	CHECK_EQ(fw_psn_diff(rq_psn(b), fwqp(a)->req.una_psn), FW_TP_WINDOW);
+	/* the first ACK frees the packets it covers, no more */
+	REQUIRE(link_deliver(&e.l[1], a->d.fw));
+	CHECK_EQ(e.l[0].sent, FW_TP_WINDOW + FW_TP_ACK_EVERY);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, len, 0);
+	CHECK(!memcmp(mem(b, MR1_ADDR, len), mem(a, MR1_ADDR, len), len));
+	CHECK_EQ(e.l[0].sent, pkts);
+	CHECK_EQ(fwqp(a)->counters.retransmits, 0);
+	env_close(&e);
+}
+
+/*
+ * ACKs are coalesced over FW_TP_ACK_EVERY packets, but the last packet of
+ * every message is acknowledged at once: three 10-packet WRITEs posted
+ * together get three ACKs, a 150-packet one gets them at 64, 128 and 150.
+ */
+TEST(test_tp_rc_ack_last_of_message)
+{
+	const uint32_t small = 10 * 256, big = 150 * 256;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	int i;
+
+	default_cfg(&c);
+	c.path_mtu = 1;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(a, MR1_ADDR, big), big, 13);
+	for (i = 0; i < 3; i++) {
+		wr_init(&w, ORDMA_WQE_RDMA_WRITE, MR1_ADDR + i * small, small,
+			a->key1);
+		w.remote_addr = MR1_ADDR + i * small;
+		w.rkey = b->key1;
+		put_wqe(a, &w);
+	}
+	ring_sq(a);
+	CHECK_EQ(e.l[0].sent, 30);
+	while (link_deliver(&e.l[0], b->d.fw))
+		;
+	CHECK_EQ(e.l[1].sent, 3);
+	CHECK_EQ(stats(b).roce_acks_sent, 3);
+	pump(&e);
+	for (i = 0; i < 3; i++)
+		expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS,
+			   small, i);
+	CHECK(!memcmp(mem(b, MR1_ADDR, 3 * small), mem(a, MR1_ADDR, 3 * small),
+		      3 * small));
+
+	e.l[1].sent = 0;
+	wr_init(&w, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, big, a->key1);
+	w.remote_addr = MR1_ADDR + 0x80000;
+	w.rkey = b->key1;
+	post(a, &w);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, big, 3);
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x80000, big), mem(a, MR1_ADDR, big),
+		      big));
+	CHECK_EQ(e.l[1].sent, 150 / FW_TP_ACK_EVERY + 1);
+	CHECK_EQ(fwqp(a)->counters.retransmits, 0);
+	env_close(&e);
+}
+
+/*
+ * A packet lost deep inside a full window (MTU 256): one PSN sequence NAK,
+ * the requester goes back to the lost packet, and the message arrives
+ * whole.  At most a window is sent twice.
+ */
+static void go_back_large_window(uint32_t first_psn, uint32_t pkts,
+				 unsigned long drop_nth)
+{
+	const uint32_t len = pkts * 256 - 7;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	c.path_mtu = 1;
+	c.psn[0] = first_psn;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(a, MR1_ADDR, len), len, 14);
+	memset(mem(b, MR1_ADDR, len + 64), 0xee, len + 64);
+	post_recv(b, MR1_ADDR, len + 16);
+	e.l[0].drop_nth = drop_nth;
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, len, a->key1);
+	post(a, &w);
+	CHECK_EQ(e.l[0].sent, FW_TP_WINDOW);
+	pump(&e);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, len, 0);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, len, 0);
+	CHECK(!memcmp(mem(b, MR1_ADDR, len), mem(a, MR1_ADDR, len), len));
+	CHECK_EQ(mem(b, MR1_ADDR + len, 1)[0], 0xee);
+	CHECK_EQ(fwqp(a)->counters.retransmits, 1);
+	CHECK_EQ(fwqp(a)->counters.seq_errors, 1);
+	CHECK_EQ(stats(b).roce_naks_sent, 1);
+	/* everything the window held past the hole was out of sequence */
+	CHECK(fwqp(b)->counters.seq_errors >= FW_TP_WINDOW - drop_nth);
+	CHECK(e.l[0].sent <= pkts + FW_TP_WINDOW);
+	CHECK_EQ(fwqp(b)->counters.duplicate_requests, 0);
+	CHECK_EQ(sq_psn(a), (first_psn + pkts) & 0xffffff);
+	CHECK_EQ(rq_psn(b), (first_psn + pkts) & 0xffffff);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_RTS);
+	env_close(&e);
+}
+
+TEST(test_tp_rc_go_back_large_window)
+{
+	/* past what the 64-packet window of old could have had out */
+	go_back_large_window(0x123456, 1000, 300);
+	go_back_large_window(0x123456, 1000, FW_TP_WINDOW);
+}
+
+/*
+ * After a retransmission timeout the requester goes back with a window of
+ * FW_TP_WINDOW_MIN packets (the wire may be full), and opens it again as
+ * ACKs come.
+ */
+TEST(test_tp_rc_window_after_timeout)
+{
+	const uint32_t pkts = FW_TP_WINDOW + 88, len = pkts * 256;
+	struct env e;
+	struct side *a = &e.s[0], *b = &e.s[1];
+
+	REQUIRE(post_big_write(&e, len, 17));
+	CHECK_EQ(e.l[0].sent, FW_TP_WINDOW);
+	e.l[1].drop_from = 1;		/* every ACK is lost */
+	pump(&e);
+	CHECK_EQ(e.l[0].sent, FW_TP_WINDOW);
+	e.l[1].drop_from = 0;
+	fake_advance(&a->d.hal, (4096ULL << 10) + 1000);
+	fake_advance(&b->d.hal, (4096ULL << 10) + 1000);
+	CHECK_EQ(fwqp(a)->counters.timeouts, 1);
+	CHECK_EQ(e.l[0].sent, FW_TP_WINDOW + FW_TP_WINDOW_MIN);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, len, 0);
+	CHECK(!memcmp(mem(b, MR1_ADDR, len), mem(a, MR1_ADDR, len), len));
+	CHECK_EQ(fwqp(a)->counters.retransmits, 1);
+	CHECK_EQ(fwqp(a)->req.window, 0);	/* open again */
+	CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
+	env_close(&e);
+}
+
+/*
+ * A WRITE right behind a big READ, both in one window: the responder
+ * executes the WRITE while the READ's responses are still paced out; its
+ * ACK waits for them, so the requester never takes the READ for lost.
+ */
+TEST(test_tp_rc_ack_after_read_responses)
+{
+	const uint32_t rlen = 0x10000, wlen = 8 * 1024;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(b, MR1_ADDR, rlen), rlen, 15);
+	pattern(mem(a, MR1_ADDR + 0x40000, wlen), wlen, 16);
+	wr_init(&w, ORDMA_WQE_RDMA_READ, MR1_ADDR, rlen, a->key1);
+	w.remote_addr = MR1_ADDR;
+	w.rkey = b->key1;
+	put_wqe(a, &w);
+	wr_init(&w, ORDMA_WQE_RDMA_WRITE, MR1_ADDR + 0x40000, wlen, a->key1);
+	w.remote_addr = MR1_ADDR + 0x40000;
+	w.rkey = b->key1;
+	put_wqe(a, &w);
+	ring_sq(a);
+	/* the READ request and the whole WRITE leave at once */
+	CHECK_EQ(e.l[0].sent, 1 + 8);
+	while (link_deliver(&e.l[0], b->d.fw))
+		;
+	/* the first burst of responses, no ACK yet */
+	CHECK_EQ(e.l[1].sent, FW_TP_READ_BURST);
+	CHECK_EQ(stats(b).roce_acks_sent, 0);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_SUCCESS, rlen, 0);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, wlen, 1);
+	CHECK(!memcmp(mem(a, MR1_ADDR, rlen), mem(b, MR1_ADDR, rlen), rlen));
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x40000, wlen),
+		      mem(a, MR1_ADDR + 0x40000, wlen), wlen));
+	/* 64 responses, then the one ACK of the WRITE */
+	CHECK_EQ(e.l[1].sent, 64 + 1);
+	CHECK_EQ(stats(b).roce_acks_sent, 1);
+	CHECK_EQ(fwqp(a)->counters.retransmits, 0);
+	CHECK_EQ(fwqp(b)->counters.duplicate_requests, 0);
+	env_close(&e);
+}
+
+/* The PSNs wrap inside a full window, with and without a loss after the
+ * wrap.
+ */
+TEST(test_tp_rc_psn_wrap_large_window)
+{
+	struct tcfg c;
+
+	default_cfg(&c);
+	c.path_mtu = 1;
+	c.psn[0] = 0xffffff - 100;
+	send_once(&c, 256 * 1000, 1000);
+	go_back_large_window(0xffffff - 100, 1000, 150);
 }
 
 TEST(test_tp_rc_send_variants)
