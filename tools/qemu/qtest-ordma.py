@@ -89,7 +89,7 @@ class QTest:
                     self.close()
                     raise RuntimeError('the QEMU monitor did not come up')
                 time.sleep(0.05)
-        self.hmp('')
+        self.hmp('', prompts=2)
 
     def close(self):
         self.proc.kill()
@@ -117,13 +117,32 @@ class QTest:
         words = reply.split()
         return words[1] if len(words) > 1 else None
 
-    def hmp(self, line):
+    def hmp(self, line, prompts=1):
+        """Run one monitor command; returns once it has run.
+
+        The monitor echoes what it is sent: the command has run when a
+        prompt follows that echo (a prompt left over from an earlier
+        command does not count).  With an empty line, wait for @prompts
+        prompts instead (the banner's and the empty line's).
+        """
         self.mon.sendall((line + '\n').encode())
         out, deadline = b'', time.time() + REPLY_TIMEOUT
-        while not out.endswith(b'(qemu) ') and time.time() < deadline:
+        while time.time() < deadline:
+            if line:
+                echo = out.find(line.encode())
+                if echo >= 0 and out.endswith(b'(qemu) ') and \
+                        out.rfind(b'(qemu) ') > echo:
+                    break
+            elif out.count(b'(qemu) ') >= prompts:
+                break
             ready, _, _ = select.select([self.mon], [], [], 0.5)
             if ready:
-                out += self.mon.recv(65536)
+                data = self.mon.recv(65536)
+                if not data:
+                    break       # QEMU closed the monitor (quit)
+                out += data
+        else:
+            raise TimeoutError('monitor: no reply to %r' % line)
         return out.decode(errors='replace')
 
     def rd(self, size, addr):
