@@ -7,9 +7,9 @@
  * frames in batches and runs them through the firmware itself: receive,
  * acknowledge and send the next window without waiting for QEMU's main
  * loop, whose wake-up is at the mercy of the host scheduler when vCPUs
- * spin.  After a burst of work the engine keeps polling for poll-us
- * before it sleeps, so that the answer to what it just sent usually
- * finds it awake.
+ * spin.  After work the engine may keep polling for poll-us before it
+ * sleeps (off by default: on a host without a core to spare per engine
+ * the polling takes the CPU from the vCPUs that would answer).
  *
  * Frames leave from whichever thread runs the firmware (a vCPU ringing a
  * doorbell, the engine, a timer on the main loop): a send on a datagram
@@ -43,10 +43,13 @@
 /* One byte more than the largest frame, so that a longer one shows */
 #define ORDMA_CABLE_FRAME_MAX   (ORDMA_ETH_MAX_MTU + 64)
 /*
- * Socket buffers: what a sender may have in flight (a 512-packet RC
- * window at MTU 4096 is 2 MiB per QP) while this side is busy.
+ * Socket buffers: what the peer may have in flight while this side is
+ * busy.  The firmware bounds that (one QP's window, 512 packets, or 1024
+ * packets device-wide plus one message per QP); at MTU 4096 and 64 KiB
+ * messages on 256 QPs that is about 20 MiB, with the kernel's overhead
+ * per datagram on top.
  */
-#define ORDMA_CABLE_SOCKBUF     (16 * 1024 * 1024)
+#define ORDMA_CABLE_SOCKBUF     (64 * 1024 * 1024)
 
 static bool ordma_cable_resolve(const char *str, struct sockaddr_storage *ss,
                                 socklen_t *len, Error **errp)

@@ -28,7 +28,7 @@
 # NIC 2 at 0000:02:00.0; pair has NIC 1 in vmA and NIC 2 in vmB, both at
 # 0000:01:00.0.  The guest gets these facts in ORDMA_NICS.
 #
-# The cables' sockets get 16 MiB buffers each way (QEMU as built by
+# The cables' sockets get 64 MiB buffers each way (QEMU as built by
 # tools/qemu/build-qemu.sh; beyond net.core.[rw]mem_max only as root);
 # the datagrams the host still dropped on a full receive buffer are in
 # the output and in DIR/cable-drops.txt ("VM CABLE DROPS" lines).
