@@ -234,6 +234,7 @@ struct ordma_fw {
 	struct fw_tp_stats tp;		/* transport engine counters */
 	struct fw_tp_timers *tp_timers;	/* QP deadlines (fw_transport.c) */
 	uint16_t tp_ip_id;		/* IPv4 identification of RoCE frames */
+	uint32_t tp_outstanding;	/* RC PSNs held, all QPs (fw_requester.c) */
 	bool db_error_event_sent;
 	uint64_t last_db_error_event_ns;
 

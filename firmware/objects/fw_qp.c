@@ -247,6 +247,7 @@ static void fw_qp_enter_error(struct ordma_fw *fw, struct fw_qp *qp)
 
 	fw_tp_qp_stop(qp);
 	qp->state = ORDMA_QPS_ERR;
+	fw_tp_budget_sync(fw, qp);
 	qp->sq_draining = false;
 	fw_qp_flush_sq(fw, qp);
 	fw_qp_flush_rq(fw, qp);
@@ -632,6 +633,8 @@ uint8_t fw_cmd_destroy_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	if (qp->srqn != ORDMA_NO_SRQ)
 		fw_srq_put(fw, qp->srqn);
 	fw_mcast_qp_destroyed(fw, qp->qpn);
+	qp->state = ORDMA_QPS_RESET;
+	fw_tp_budget_sync(fw, qp);
 	memset(qp, 0, sizeof(*qp));
 	return ORDMA_CMD_STATUS_OK;
 }
@@ -870,6 +873,9 @@ static void fw_qp_change_state(struct ordma_fw *fw, struct fw_qp *qp,
 
 	switch (next) {
 	case ORDMA_QPS_RESET:
+		/* what it held goes back before the requester is cleared */
+		qp->state = ORDMA_QPS_RESET;
+		fw_tp_budget_sync(fw, qp);
 		fw_qp_enter_reset(qp);
 		return;
 	case ORDMA_QPS_ERR:

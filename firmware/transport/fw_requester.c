@@ -781,6 +781,32 @@ static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 	return true;
 }
 
+/*
+ * Keeps fw->tp_outstanding the sum over RC requesters of the PSNs they
+ * started and have not seen acknowledged; a QP that leaves RTS/SQD
+ * gives its share back.
+ */
+void fw_tp_budget_sync(struct ordma_fw *fw, struct fw_qp *qp)
+{
+	struct fw_tp_req *r = &qp->req;
+	uint32_t held = 0;
+
+	if (qp->type == ORDMA_QPT_RC &&
+	    (qp->state == ORDMA_QPS_RTS || qp->state == ORDMA_QPS_SQD))
+		held = fw_psn_diff(qp->next_psn, r->una_psn);
+	fw->tp_outstanding += held - r->budget_held;
+	r->budget_held = held;
+}
+
+/* May the next WQE start, as far as the device-wide budget goes? */
+static bool fw_req_budget_allows(const struct ordma_fw *fw,
+				 const struct fw_qp *qp)
+{
+	return qp->type != ORDMA_QPT_RC ||
+	       fw->tp_outstanding < FW_TP_DEVICE_OUTSTANDING ||
+	       qp->next_psn == qp->req.una_psn;
+}
+
 /* Sends and starts what state, window, slots and timers allow. */
 static void fw_req_pump(struct ordma_fw *fw, struct fw_qp *qp)
 {
@@ -795,8 +821,10 @@ static void fw_req_pump(struct ordma_fw *fw, struct fw_qp *qp)
 							 r->error_index))
 			break;
 		if (r->cur == sq->next) {
-			if (!fw_req_start(fw, qp))
+			if (!fw_req_budget_allows(fw, qp) ||
+			    !fw_req_start(fw, qp))
 				break;
+			fw_tp_budget_sync(fw, qp);
 			continue;
 		}
 		e = fw_req_entry(qp, r->cur);
@@ -825,6 +853,8 @@ void fw_req_progress(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	struct fw_wq *sq = &qp->sq;
 
+	/* acknowledgements that got here gave budget back */
+	fw_tp_budget_sync(fw, qp);
 	if (qp->state != ORDMA_QPS_RTS && qp->state != ORDMA_QPS_SQD)
 		return;
 	/*

@@ -63,6 +63,7 @@ void fw_tp_reset(struct ordma_fw *fw)
 
 	t->count = 0;
 	memset(t->slot, 0, sizeof(t->slot));
+	fw->tp_outstanding = 0;
 }
 
 uint64_t fw_tp_timer_qp_visits(const struct ordma_fw *fw)

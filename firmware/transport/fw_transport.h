@@ -63,6 +63,18 @@ _Static_assert(FW_TP_ACK_EVERY <= FW_TP_WINDOW / 4,
  * resent into a full wire would be lost again.
  */
 #define FW_TP_WINDOW_MIN		FW_TP_ACK_EVERY
+/*
+ * PSNs all RC requesters of the device together may have started and not
+ * yet seen acknowledged before a QP that already has some outstanding
+ * waits to start its next WQE.  One QP still gets its full window; many
+ * QPs share this, so that what the receiving port must buffer does not
+ * grow with the number of QPs sending at once.  A QP with nothing
+ * outstanding may always start one WQE: every waiting QP has an ACK on
+ * its way that lets it go on.
+ */
+#define FW_TP_DEVICE_OUTSTANDING	1024
+_Static_assert(FW_TP_DEVICE_OUTSTANDING >= 2 * FW_TP_WINDOW,
+	       "one QP is never held back by the device budget");
 /* Responder READ/atomic resources (replay cache for duplicates) */
 #define FW_TP_MAX_RD_RES		16
 /*
@@ -128,6 +140,7 @@ struct fw_tp_req {
 	uint32_t cur_pkt;	/* next packet of it */
 	uint32_t since_ack_req;
 	uint32_t window;	/* PSNs it may have out; 0: FW_TP_WINDOW */
+	uint32_t budget_held;	/* its share of fw->tp_outstanding */
 	uint8_t retry_left;
 	uint8_t rnr_left;
 	bool error;		/* a WQE failed: nothing new starts */
@@ -241,6 +254,7 @@ bool fw_tp_state_takes(const struct fw_qp *qp, bool request);
 void fw_tp_qp_to_rtr(struct fw_qp *qp);
 void fw_tp_qp_to_rts(struct fw_qp *qp);
 void fw_tp_qp_stop(struct fw_qp *qp);	/* ERR, RESET, destroy */
+void fw_tp_budget_sync(struct ordma_fw *fw, struct fw_qp *qp);
 
 /*
  * Sends one RoCE frame of qp: Ethernet/IP from the QP's AV (RC) or av

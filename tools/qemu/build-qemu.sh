@@ -6,7 +6,7 @@
 #
 # Prints the path of the binary as the last line of stdout; everything
 # else goes to stderr.  The binary is cached by a content hash of its
-# inputs (tools/qemu/ordma-pci.c, tools/qemu/trace-events, the patches to
+# inputs (tools/qemu/ordma-*.[ch], tools/qemu/trace-events, the patches to
 # QEMU in tools/qemu/patches/, the firmware's
 # sources.mk and every .c and .h of its top directory and rooms (device/,
 # objects/, transport/, wire/), include/linux/ordma/ordma_hw.h and this
@@ -66,7 +66,8 @@ BUILD_PKGS="build-essential ninja-build meson pkg-config python3 dpkg-dev ccache
 	libglib2.0-dev libpixman-1-dev zlib1g-dev libfdt-dev libslirp-dev
 	libcap-ng-dev seabios ipxe-qemu qemu-system-data"
 
-DEVICE_SRC=$QEMU_TOOLS/ordma-pci.c
+# The device model: the PCIe function and the port's cable (C and headers)
+DEVICE_FILES=("$QEMU_TOOLS"/ordma-*.[ch])
 TRACE_EVENTS=$QEMU_TOOLS/trace-events
 # Changes to QEMU itself (-p1 against the source tree), in name order
 QEMU_PATCHES=("$QEMU_TOOLS"/patches/*.patch)
@@ -111,9 +112,11 @@ for room in "${FW_ROOMS[@]}"; do
 done
 for f in "${FW_ALL[@]}"; do
 	case $f in *.h) FW_H+=("$f") ;; esac
-	[ "$f" != ordma-pci.c ] || die "$FW_DIR/$f would overwrite the device model"
+	case " ${DEVICE_FILES[*]##*/} " in
+	*" $f "*) die "$FW_DIR/$f would overwrite the device model" ;;
+	esac
 done
-for f in "$DEVICE_SRC" "$TRACE_EVENTS" "${HW_HEADERS[@]}"; do
+for f in "${DEVICE_FILES[@]}" "$TRACE_EVENTS" "${HW_HEADERS[@]}"; do
 	[ -f "$f" ] || die "missing $f"
 done
 
@@ -122,7 +125,7 @@ done
 input_hash() {
 	local f
 	{
-		for f in "$DEVICE_SRC" "$TRACE_EVENTS" "${HW_HEADERS[@]}" "$SCRIPT" \
+		for f in "${DEVICE_FILES[@]}" "$TRACE_EVENTS" "${HW_HEADERS[@]}" "$SCRIPT" \
 			 "${QEMU_PATCHES[@]}"; do
 			printf '%s %s\n' "$(basename "$f")" "$(sha256sum <"$f" | cut -d' ' -f1)"
 		done
@@ -298,8 +301,11 @@ patch_qemu() {
 }
 patch_qemu
 
-wanted=(ordma-pci.c)
-install_file "$DEVICE_SRC" "$DEST/ordma-pci.c"
+wanted=()
+for f in "${DEVICE_FILES[@]}"; do
+	wanted+=("${f##*/}")
+	install_file "$f" "$DEST/${f##*/}"
+done
 for f in "${FW_C[@]}" "${FW_H[@]}"; do
 	wanted+=("$f")
 	install_file "$FW_DIR/$f" "$DEST/$f"
@@ -316,7 +322,10 @@ while IFS= read -r f; do
 done < <(find "$DEST" -path "$DEST/include" -prune -o \
 	\( -name '*.c' -o -name '*.h' \) -type f -print)
 
-meson_files="'ordma/ordma-pci.c'"
+meson_files=
+for f in "${DEVICE_FILES[@]}"; do
+	case $f in *.c) meson_files+="${meson_files:+, }'ordma/${f##*/}'" ;; esac
+done
 for f in "${FW_C[@]}"; do
 	meson_files+=", 'ordma/$f'"
 done
@@ -493,7 +502,7 @@ trap 'rm -rf "$stage"' EXIT
 cp "$BUILD/qemu-system-x86_64" "$stage/"
 {
 	echo "inputs $HASH, built $(date -u +%FT%TZ) from $SRC"
-	for f in "$DEVICE_SRC" "$TRACE_EVENTS" "${HW_HEADERS[@]}" "$SCRIPT" \
+	for f in "${DEVICE_FILES[@]}" "$TRACE_EVENTS" "${HW_HEADERS[@]}" "$SCRIPT" \
 		 "${QEMU_PATCHES[@]}"; do
 		echo "$(sha256sum <"$f" | cut -c1-16) $f"
 	done

@@ -256,6 +256,54 @@ class Function:
         return status, syndrome, comp[8:28]
 
 
+def eth_one_frame(qt, a, b, how, settle):
+    """Bring both ports up; a sends one frame to b; settle() waits for it."""
+    for f in (a, b):
+        status, _, _ = f.command(CMD_SET_PORT, struct.pack('<III6sBB', 1,
+                                 SET_PORT_ADMIN, 0, bytes(6), 1, 0))
+        tap('SET_PORT admin up (%02x.0)' % f.slot, status == 0, status)
+    eq_a, eq_b = RINGS, RINGS + 0x1000
+    tx_ring, rx_ring = RINGS + 0x2000, RINGS + 0x3000
+    for ring in (eq_a, eq_b, tx_ring, rx_ring):
+        qt.memw(ring, bytes(4096))
+    status, _, out = a.command(CMD_CREATE_EQ, struct.pack('<QBBHI', eq_a, 4,
+                               EQ_TYPE_COMP, 1, 0))
+    eqn_a = struct.unpack_from('<I', out)[0] if status == 0 else 0
+    status2, _, out = b.command(CMD_CREATE_EQ, struct.pack('<QBBHI', eq_b, 4,
+                                EQ_TYPE_COMP, 1, 0))
+    eqn_b = struct.unpack_from('<I', out)[0] if status2 == 0 else 0
+    tap('CREATE_EQ on both', status == 0 and status2 == 0, (status, status2))
+    status, _, out = a.command(CMD_CREATE_ETH_RING, struct.pack('<QBBHI', tx_ring,
+                               4, ETH_RING_TX, 0, eqn_a))
+    txq = struct.unpack_from('<I', out)[0] if status == 0 else 0
+    status2, _, out = b.command(CMD_CREATE_ETH_RING, struct.pack('<QBBHI', rx_ring,
+                                4, ETH_RING_RX, 0, eqn_b))
+    rxq = struct.unpack_from('<I', out)[0] if status2 == 0 else 0
+    tap('CREATE_ETH_RING TX on a, RX on b', status == 0 and status2 == 0,
+        (status, status2))
+    frame = (b'\xff' * 6 + bytes.fromhex('5254004f5201') + b'\x88\xb5' +
+             bytes(range(100)))
+    qt.memw(FRAMES, frame)
+    qt.memw(FRAMES + 0x1000, bytes(2048))
+    qt.memw(rx_ring, struct.pack('<QII', FRAMES + 0x1000, 2048, 0))
+    b.doorbell(0, DB_ETH_PI, rxq, 1)
+    b.doorbell(0, DB_ETH_ARM, rxq, 0, arm=True)
+    b.doorbell(0, DB_EQ, eqn_b, 0, arm=True)
+    b.msi_clear(1)
+    qt.memw(tx_ring, struct.pack('<QII', FRAMES, len(frame), 0))
+    a.doorbell(0, DB_ETH_PI, txq, 1)
+    settle(lambda: struct.unpack_from('<I', qt.mem(rx_ring + 8, 4))[0] & DESC_DONE
+           and b.msi_seen(1))
+    tx_desc = struct.unpack_from('<I', qt.mem(tx_ring + 8, 4))[0]
+    rx_desc = struct.unpack_from('<I', qt.mem(rx_ring + 8, 4))[0]
+    tap('TX descriptor written back DONE', tx_desc == DESC_DONE | len(frame),
+        hex(tx_desc))
+    tap('RX descriptor DONE with the frame length (%s)' % how,
+        rx_desc == DESC_DONE | len(frame), hex(rx_desc))
+    tap('frame arrived intact', qt.mem(FRAMES + 0x1000, len(frame)) == frame)
+    tap('RX completion raised b\'s vector 1', b.msi_seen(1))
+
+
 def run(qemu):
     vectors, db_pages = 8, 64
     db_bar = 1 << (db_pages * 4096 - 1).bit_length()
@@ -343,49 +391,7 @@ def run(qemu):
         tap('HEARTBEAT follows the virtual clock (10 per s)', 9 <= beats <= 11, beats)
 
         # ---- Ethernet: a sends one frame to b over the hub
-        for f in (a, b):
-            status, _, _ = f.command(CMD_SET_PORT, struct.pack('<III6sBB', 1,
-                                     SET_PORT_ADMIN, 0, bytes(6), 1, 0))
-            tap('SET_PORT admin up (%02x.0)' % f.slot, status == 0, status)
-        eq_a, eq_b = RINGS, RINGS + 0x1000
-        tx_ring, rx_ring = RINGS + 0x2000, RINGS + 0x3000
-        for ring in (eq_a, eq_b, tx_ring, rx_ring):
-            qt.memw(ring, bytes(4096))
-        status, _, out = a.command(CMD_CREATE_EQ, struct.pack('<QBBHI', eq_a, 4,
-                                   EQ_TYPE_COMP, 1, 0))
-        eqn_a = struct.unpack_from('<I', out)[0] if status == 0 else 0
-        status2, _, out = b.command(CMD_CREATE_EQ, struct.pack('<QBBHI', eq_b, 4,
-                                    EQ_TYPE_COMP, 1, 0))
-        eqn_b = struct.unpack_from('<I', out)[0] if status2 == 0 else 0
-        tap('CREATE_EQ on both', status == 0 and status2 == 0, (status, status2))
-        status, _, out = a.command(CMD_CREATE_ETH_RING, struct.pack('<QBBHI', tx_ring,
-                                   4, ETH_RING_TX, 0, eqn_a))
-        txq = struct.unpack_from('<I', out)[0] if status == 0 else 0
-        status2, _, out = b.command(CMD_CREATE_ETH_RING, struct.pack('<QBBHI', rx_ring,
-                                    4, ETH_RING_RX, 0, eqn_b))
-        rxq = struct.unpack_from('<I', out)[0] if status2 == 0 else 0
-        tap('CREATE_ETH_RING TX on a, RX on b', status == 0 and status2 == 0,
-            (status, status2))
-        frame = (b'\xff' * 6 + bytes.fromhex('5254004f5201') + b'\x88\xb5' +
-                 bytes(range(100)))
-        qt.memw(FRAMES, frame)
-        qt.memw(FRAMES + 0x1000, bytes(2048))
-        qt.memw(rx_ring, struct.pack('<QII', FRAMES + 0x1000, 2048, 0))
-        b.doorbell(0, DB_ETH_PI, rxq, 1)
-        b.doorbell(0, DB_ETH_ARM, rxq, 0, arm=True)
-        b.doorbell(0, DB_EQ, eqn_b, 0, arm=True)
-        b.msi_clear(1)
-        qt.memw(tx_ring, struct.pack('<QII', FRAMES, len(frame), 0))
-        a.doorbell(0, DB_ETH_PI, txq, 1)
-        qt.step(1)
-        tx_desc = struct.unpack_from('<I', qt.mem(tx_ring + 8, 4))[0]
-        rx_desc = struct.unpack_from('<I', qt.mem(rx_ring + 8, 4))[0]
-        tap('TX descriptor written back DONE', tx_desc == DESC_DONE | len(frame),
-            hex(tx_desc))
-        tap('RX descriptor DONE with the frame length',
-            rx_desc == DESC_DONE | len(frame), hex(rx_desc))
-        tap('frame arrived intact', qt.mem(FRAMES + 0x1000, len(frame)) == frame)
-        tap('RX completion raised b\'s vector 1', b.msi_seen(1))
+        eth_one_frame(qt, a, b, 'over the hub', lambda done: qt.step(1))
 
         # ---- link change from the monitor
         qt.hmp('set_link nic1 off')
@@ -456,6 +462,95 @@ def run_iommu(qemu):
         qt.close()
 
 
+def free_udp_ports(count):
+    socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(count)]
+    for sock in socks:
+        sock.bind(('127.0.0.1', 0))
+    ports = [sock.getsockname()[1] for sock in socks]
+    for sock in socks:
+        sock.close()
+    return ports
+
+
+def udp_rx_queue(port):
+    """Bytes waiting in the receive queue of the UDP socket on port."""
+    with open('/proc/net/udp') as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            if int(fields[1].split(':')[1], 16) == port:
+                return int(fields[4].split(':')[1], 16)
+    return None
+
+
+def wait_for(cond):
+    """Poll cond() until it holds or REPLY_TIMEOUT passes."""
+    deadline = time.time() + REPLY_TIMEOUT
+    while not cond():
+        if time.time() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def run_cable(qemu):
+    """Two ports cabled by their own UDP sockets, served by engine threads."""
+    pa, pb = free_udp_ports(2)
+    cable = 'cable-local=127.0.0.1:%d,cable-peer=127.0.0.1:%d'
+    log = tempfile.TemporaryFile(mode='w+')
+    qt = QTest(qemu, [
+        '-device', 'ordma,addr=04.0,id=nic0,mac=52:54:00:4f:52:01,' + cable % (pa, pb),
+        '-device', 'ordma,addr=05.0,id=nic1,mac=52:54:00:4f:52:02,' + cable % (pb, pa)],
+        stderr=log)
+    a = Function(qt, 4, 0xe0000000, 1 << 20)
+    b = Function(qt, 5, 0xe4000000, 1 << 20)
+    try:
+        for f in (a, b):
+            f.map()
+            f.msix_setup(8)
+            f.enable()
+        eth_one_frame(qt, a, b, 'over the cable, engine thread', wait_for)
+
+        # the cable's link state is the device's "link" property
+        for up in (False, True):
+            qt.hmp('qom-set /machine/peripheral/nic1 link %s' % str(up).lower())
+            qt.memw(BUF, bytes(64))
+            b.command(CMD_QUERY_PORT, struct.pack('<QII', BUF, 64, 1))
+            tap('qom-set link %s reaches the firmware' % up,
+                qt.mem(BUF, 40)[29] == int(up))
+
+        # someone else's datagram to b's port is not taken as a frame
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as rogue:
+            rogue.sendto(b'\xff' * 64, ('127.0.0.1', pb))
+
+        # DMA reaches RAM only: an admin queue in the device's own BAR
+        a.reg(REG_CTRL, CTRL_RESET)
+        a.reg(REG_AQ_BASE, a.bar0 + 0x1000)
+        a.reg(REG_AQ_BASE + 4, 0)
+        a.reg(REG_ACQ_BASE, a.aq_base()[1])
+        a.reg(REG_ACQ_BASE + 4, 0)
+        a.reg(REG_AQ_CFG, 4)
+        a.reg(REG_CTRL, CTRL_ENABLE)
+        a.reg(REG_AQ_DB, 1)
+        tap('DMA aimed at the device\'s own BAR is refused (FATAL AQ_DMA)',
+            a.reg(REG_STATUS) & STATUS_FATAL and
+            a.reg(REG_FATAL_CODE) == FATAL_AQ_DMA,
+            (a.reg(REG_STATUS), a.reg(REG_FATAL_CODE)))
+        # the exit report counts what the cable refused
+        tap('the engine read the rogue datagram', wait_for(lambda: udp_rx_queue(pb) == 0))
+        qt.hmp('quit')
+        qt.proc.wait(timeout=REPLY_TIMEOUT)
+        log.seek(0)
+        report = [l for l in log.read().splitlines() if 'cable nic1:' in l]
+        tap('cable report: 0 dropped by the host, 1 from others',
+            report and ' 0 received datagrams dropped' in report[0] and
+            '1 from others' in report[0], report)
+    except (TimeoutError, RuntimeError, subprocess.TimeoutExpired) as err:
+        tap('device model answers over its cable', False, err)
+    finally:
+        qt.close()
+        log.close()
+
+
 def main():
     if len(sys.argv) > 1:
         qemu = sys.argv[1]
@@ -468,7 +563,7 @@ def main():
     if not qemu or not os.access(qemu, os.X_OK):
         print('1..0 # SKIP no QEMU with the ORDMA device')
         return 4
-    for part in (run, run_iommu):
+    for part in (run, run_iommu, run_cable):
         try:
             part(qemu)
         except RuntimeError as err:

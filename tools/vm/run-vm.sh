@@ -20,17 +20,18 @@
 #   -v           copy the serial console to stderr while running
 #   -V           the same, without the timestamp and VM name prefixes
 #
-# Every NIC is cabled with a UDP socket netdev between two free loopback
-# ports.  NIC n (n = 1, 2) has MAC 52:54:00:12:34:0n; NIC 1 has serial
+# Every NIC is cabled with a UDP socket between two free loopback ports:
+# an ORDMA port owns its socket (cable-local/cable-peer, served by the
+# device's engine thread), other NICs get a socket netdev.  NIC n (n = 1, 2) has MAC 52:54:00:12:34:0n; NIC 1 has serial
 # ORDSN0001, NIC 2 the device's default (ORD123402).  Each NIC sits
 # behind its own PCIe root port: single has NIC 1 at 0000:01:00.0 and
 # NIC 2 at 0000:02:00.0; pair has NIC 1 in vmA and NIC 2 in vmB, both at
 # 0000:01:00.0.  The guest gets these facts in ORDMA_NICS.
 #
-# The cables' sockets get 16 MiB buffers each way (QEMU as built by
+# The cables' sockets get 64 MiB buffers each way (QEMU as built by
 # tools/qemu/build-qemu.sh; beyond net.core.[rw]mem_max only as root);
 # the datagrams the host still dropped on a full receive buffer are in
-# the output and in DIR/cable-drops.txt ("VM NETDEV DROPS" lines).
+# the output and in DIR/cable-drops.txt ("VM CABLE DROPS" lines).
 #
 # Results go to DIR/<vm>/: serial.log, qemu.cmdline, qemu.log and the
 # guest's results share guest/ (guest.env, guest-cmd.log, guest-rc,
@@ -43,6 +44,9 @@
 # output says so (the first boot's files go to DIR/first-boot/).  A run
 # whose guest command started is never repeated.  VM_FAIL_FIRST_BOOT=1
 # makes the first boot die that way, to test this.
+#
+# VM_ORDMA_PROPS=LIST adds device properties to every ORDMA NIC (e.g.
+# VM_ORDMA_PROPS=poll-us=0 to measure the engine without polling).
 # shellcheck disable=SC2054 # QEMU options contain commas
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -137,20 +141,23 @@ mapfile -t ports < <(vm_free_udp_ports 2)
 # nic_args NIC SLOT LOCAL_PORT PEER_PORT: NIC number NIC (1-based: MAC,
 # serial) behind root port number SLOT (1-based: the guest's bus number)
 nic_args() {
-	local i=$1 slot=$2 lport=$3 pport=$4 mac
+	local i=$1 slot=$2 lport=$3 pport=$4 mac cable
 	mac=$(printf '52:54:00:12:34:%02x' "$i")
-	printf '%s\n' -device "pcie-root-port,id=rp$slot,bus=pcie.0,chassis=$slot,addr=0x$((slot + 9))" \
-		-netdev "socket,id=wire$i,udp=127.0.0.1:$pport,localaddr=127.0.0.1:$lport"
+	printf '%s\n' -device "pcie-root-port,id=rp$slot,bus=pcie.0,chassis=$slot,addr=0x$((slot + 9))"
 	case "$NIC_DEV" in
 	ordma)
+		# The port's own cable, served by the device's engine thread.
 		# NIC 1 gets an explicit serial, NIC 2 keeps the device default.
+		cable="id=wire$i,cable-local=127.0.0.1:$lport,cable-peer=127.0.0.1:$pport"
+		cable+=${VM_ORDMA_PROPS:+,$VM_ORDMA_PROPS}
 		if [ "$i" = 1 ]; then
-			printf '%s\n' -device "ordma,netdev=wire$i,mac=$mac,serial=ORDSN0001,bus=rp$slot"
+			printf '%s\n' -device "ordma,$cable,mac=$mac,serial=ORDSN0001,bus=rp$slot"
 		else
-			printf '%s\n' -device "ordma,netdev=wire$i,mac=$mac,bus=rp$slot"
+			printf '%s\n' -device "ordma,$cable,mac=$mac,bus=rp$slot"
 		fi ;;
 	*)
-		printf '%s\n' -device "$NIC_DEV,netdev=wire$i,mac=$mac,romfile=,bus=rp$slot" ;;
+		printf '%s\n' -netdev "socket,id=wire$i,udp=127.0.0.1:$pport,localaddr=127.0.0.1:$lport" \
+			-device "$NIC_DEV,netdev=wire$i,mac=$mac,romfile=,bus=rp$slot" ;;
 	esac
 }
 # nic_expect NIC SLOT: "BDF,MAC,SERIAL" as the guest should see it
@@ -346,7 +353,7 @@ for n in "${NODES[@]}"; do
 	d=$OUT/$n
 	ktap_print_msg "$n: wall $(cat "$d/wall-seconds" 2>/dev/null)s, guest command started at uptime $(cat "$d/guest/cmd-start-uptime" 2>/dev/null)s"
 	# QEMU says at exit what the host dropped on each cable it receives on
-	sed -n 's/.*netdev \([^:]*\): \([0-9]*\) received datagrams dropped.*/\1 \2/p' \
+	sed -n 's/.*\(netdev\|cable\) \([^:]*\): \([0-9]*\) received datagrams dropped.*/\2 \3/p' \
 		"$d/qemu.log" 2>/dev/null | while read -r wire drops; do
 		echo "$n $wire $drops" >>"$OUT/cable-drops.txt"
 		ktap_print_msg "$n: cable $wire: $drops received frames dropped by the host"

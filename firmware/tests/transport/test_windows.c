@@ -571,3 +571,70 @@ TEST(test_tp_mw_atomic_misaligned)
 		   false, ORDMA_WQE_ATOMIC_WRITE, 0, 0,
 		   ORDMA_CQE_OP_ATOMIC_WRITE, inv);
 }
+
+/*
+ * The device-wide budget: while other QPs hold all of it, a QP with
+ * nothing outstanding starts one WQE, and the next only once that one is
+ * acknowledged; what it held goes back when it completes.
+ */
+TEST(test_tp_device_budget_shared_by_qps)
+{
+	const uint32_t others = FW_TP_DEVICE_OUTSTANDING;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	int i;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	a->d.fw->tp_outstanding = others;
+	for (i = 0; i < 2; i++) {
+		post_recv(b, MR1_ADDR + 0x10000 * (i + 1), 4096);
+		wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR + 4096 * i, 4096, a->key1);
+		post(a, &w);
+	}
+	CHECK_EQ(e.l[0].sent, 4);		/* 4 packets at MTU 1024 */
+	CHECK_EQ(a->d.fw->tp_outstanding, others + 4);
+	pump(&e);
+	for (i = 0; i < 2; i++)
+		CHECK(expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS,
+				 4096, i));
+	CHECK_EQ(e.l[0].sent, 8);
+	CHECK_EQ(a->d.fw->tp_outstanding, others);
+	a->d.fw->tp_outstanding = 0;
+	env_close(&e);
+}
+
+/* A QP that leaves RTS gives back what it held, completed or not. */
+TEST(test_tp_device_budget_released_on_error_and_reset)
+{
+	struct env e;
+	struct side *a;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	wr_init(&w, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 8192, a->key1);
+	w.remote_addr = MR1_ADDR;
+	w.rkey = e.s[1].key1;
+	post(a, &w);
+	CHECK_EQ(a->d.fw->tp_outstanding, 8);
+	CHECK_EQ(qp_step(&e, 0, ORDMA_QPS_RTS, ORDMA_QPS_ERR, &c), OK);
+	CHECK_EQ(a->d.fw->tp_outstanding, 0);
+
+	CHECK_EQ(qp_step(&e, 0, ORDMA_QPS_ERR, ORDMA_QPS_RESET, &c), OK);
+	a->sq_pi = 0;			/* RESET emptied the SQ */
+	CHECK_EQ(qp_step(&e, 0, ORDMA_QPS_RESET, ORDMA_QPS_INIT, &c), OK);
+	CHECK_EQ(qp_step(&e, 0, ORDMA_QPS_INIT, ORDMA_QPS_RTR, &c), OK);
+	CHECK_EQ(qp_step(&e, 0, ORDMA_QPS_RTR, ORDMA_QPS_RTS, &c), OK);
+	post(a, &w);
+	CHECK_EQ(a->d.fw->tp_outstanding, 8);
+	CHECK_EQ(qp_step(&e, 0, ORDMA_QPS_RTS, ORDMA_QPS_RESET, &c), OK);
+	CHECK_EQ(a->d.fw->tp_outstanding, 0);
+	env_close(&e);
+}

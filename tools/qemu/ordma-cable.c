@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ORDMA device model: the port's cable and the engine thread behind it.
+ *
+ * With cable-local/cable-peer the port owns a UDP socket instead of a
+ * -netdev.  A thread per device (the engine) waits on that socket, takes
+ * frames in batches and runs them through the firmware itself: receive,
+ * acknowledge and send the next window without waiting for QEMU's main
+ * loop, whose wake-up is at the mercy of the host scheduler when vCPUs
+ * spin.  After work the engine may keep polling for poll-us before it
+ * sleeps (off by default: on a host without a core to spare per engine
+ * the polling takes the CPU from the vCPUs that would answer).
+ *
+ * Frames leave from whichever thread runs the firmware (a vCPU ringing a
+ * doorbell, the engine, a timer on the main loop): a send on a datagram
+ * socket needs no lock of QEMU's.  Nothing is silently lost: frames the
+ * host refused to send or dropped for want of buffer space, and frames
+ * from anyone but the peer, are counted and reported when the device
+ * goes away.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/error-report.h"
+#include "qemu/main-loop.h"
+#include "qemu/sockets.h"
+#include "qemu/timer.h"
+#include "qapi/error.h"
+#include "sysemu/sysemu.h"
+#include "qapi/qapi-types-sockets.h"
+#include "hw/net/trace.h"
+
+#include <linux/ordma/ordma_hw.h>
+#include "ordma_fw.h"
+#include "ordma-pci.h"
+
+#include <poll.h>
+#ifdef CONFIG_LINUX
+#include <linux/sock_diag.h>
+#endif
+
+/* Frames taken from the socket per system call */
+#define ORDMA_CABLE_BATCH       32
+/* One byte more than the largest frame, so that a longer one shows */
+#define ORDMA_CABLE_FRAME_MAX   (ORDMA_ETH_MAX_MTU + 64)
+/*
+ * Socket buffers: what the peer may have in flight while this side is
+ * busy.  The firmware bounds that (one QP's window, 512 packets, or 1024
+ * packets device-wide plus one message per QP); at MTU 4096 and 64 KiB
+ * messages on 256 QPs that is about 20 MiB, with the kernel's overhead
+ * per datagram on top.
+ */
+#define ORDMA_CABLE_SOCKBUF     (64 * 1024 * 1024)
+
+static bool ordma_cable_resolve(const char *str, struct sockaddr_storage *ss,
+                                socklen_t *len, Error **errp)
+{
+    g_autoptr(InetSocketAddress) inet = g_new0(InetSocketAddress, 1);
+    struct addrinfo hints = {
+        .ai_socktype = SOCK_DGRAM,
+        .ai_flags = AI_NUMERICSERV,
+    };
+    struct addrinfo *res = NULL;
+    int ret;
+
+    if (inet_parse(inet, str, errp) < 0) {
+        return false;
+    }
+    ret = getaddrinfo(inet->host, inet->port, &hints, &res);
+    if (ret || !res || res->ai_addrlen > sizeof(*ss)) {
+        error_setg(errp, "cannot resolve %s: %s", str,
+                   ret ? gai_strerror(ret) : "no address");
+        if (res) {
+            freeaddrinfo(res);
+        }
+        return false;
+    }
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    *len = res->ai_addrlen;
+    freeaddrinfo(res);
+    return true;
+}
+
+static void ordma_cable_bufs(OrdmaState *s)
+{
+    static const struct {
+        int force, opt;
+    } bufs[] = {
+#ifdef SO_RCVBUFFORCE
+        { SO_RCVBUFFORCE, SO_RCVBUF },
+        { SO_SNDBUFFORCE, SO_SNDBUF },
+#else
+        { SO_RCVBUF, SO_RCVBUF },
+        { SO_SNDBUF, SO_SNDBUF },
+#endif
+    };
+    int want = ORDMA_CABLE_SOCKBUF;
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(bufs); i++) {
+        int got = 0;
+        socklen_t len = sizeof(got);
+
+        if (setsockopt(s->cable.fd, SOL_SOCKET, bufs[i].force, &want,
+                       sizeof(want))) {
+            setsockopt(s->cable.fd, SOL_SOCKET, bufs[i].opt, &want,
+                       sizeof(want));
+        }
+        /* Linux reports twice the size asked for (bookkeeping included) */
+        if (!getsockopt(s->cable.fd, SOL_SOCKET, bufs[i].opt, &got, &len) &&
+            got < want) {
+            warn_report("%s: cable socket buffer %d bytes, not %d: frames "
+                        "may be dropped (raise net.core.[rw]mem_max)",
+                        s->ident, got, want);
+        }
+    }
+}
+
+bool ordma_cable_open(OrdmaState *s, Error **errp)
+{
+    struct sockaddr_storage local;
+    socklen_t local_len;
+    int fd;
+
+    if (!s->cable_local && !s->cable_peer) {
+        return true;
+    }
+    if (!s->cable_local || !s->cable_peer) {
+        error_setg(errp, "cable-local and cable-peer go together");
+        return false;
+    }
+    if (s->conf.peers.ncs[0]) {
+        error_setg(errp, "a port with a cable takes no netdev");
+        return false;
+    }
+    if (!ordma_cable_resolve(s->cable_local, &local, &local_len, errp) ||
+        !ordma_cable_resolve(s->cable_peer, &s->cable.peer,
+                             &s->cable.peer_len, errp)) {
+        return false;
+    }
+    if (local.ss_family != s->cable.peer.ss_family) {
+        error_setg(errp, "cable-local and cable-peer are of different "
+                   "address families");
+        return false;
+    }
+    fd = qemu_socket(local.ss_family, SOCK_DGRAM, 0);
+    if (fd < 0) {
+        error_setg_errno(errp, errno, "cannot create the cable socket");
+        return false;
+    }
+    if (bind(fd, (struct sockaddr *)&local, local_len)) {
+        error_setg_errno(errp, errno, "cannot bind the cable to %s",
+                         s->cable_local);
+        close(fd);
+        return false;
+    }
+    qemu_socket_set_nonblock(fd);
+    s->cable.fd = fd;
+    ordma_cable_bufs(s);
+    if (event_notifier_init(&s->cable.wake, 0)) {
+        error_setg(errp, "cannot create the engine's event notifier");
+        close(fd);
+        s->cable.fd = -1;
+        return false;
+    }
+    s->cable.rx_buf = g_malloc(ORDMA_CABLE_BATCH * ORDMA_CABLE_FRAME_MAX);
+    s->cable.rx_len = g_new0(size_t, ORDMA_CABLE_BATCH);
+    return true;
+}
+
+void ordma_cable_send(OrdmaState *s, const void *frame, size_t len)
+{
+    ssize_t ret;
+
+    if (!ordma_link_up(s)) {
+        return;
+    }
+    do {
+        ret = sendto(s->cable.fd, frame, len, MSG_DONTWAIT,
+                     (struct sockaddr *)&s->cable.peer, s->cable.peer_len);
+    } while (ret < 0 && errno == EINTR);
+    if (ret != (ssize_t)len) {
+        /* e.g. ENOBUFS; a real port would have lost it on the wire */
+        qatomic_inc(&s->cable.tx_failed);
+        trace_ordma_cable_tx_failed(s->ident, len, ret < 0 ? errno : 0);
+    }
+}
+
+/* Anything that may have made the firmware ready for frames again */
+void ordma_cable_kick(OrdmaState *s)
+{
+    if (qatomic_read(&s->cable.rx_stalled)) {
+        qatomic_set(&s->cable.rx_stalled, false);
+        event_notifier_set(&s->cable.wake);
+    }
+}
+
+static bool ordma_cable_from_peer(OrdmaState *s,
+                                  const struct sockaddr_storage *from)
+{
+    const struct sockaddr_storage *peer = &s->cable.peer;
+
+    if (from->ss_family != peer->ss_family) {
+        return false;
+    }
+    if (from->ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const void *)from;
+        const struct sockaddr_in *b = (const void *)peer;
+
+        return a->sin_port == b->sin_port &&
+               a->sin_addr.s_addr == b->sin_addr.s_addr;
+    }
+    if (from->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const void *)from;
+        const struct sockaddr_in6 *b = (const void *)peer;
+
+        return a->sin6_port == b->sin6_port &&
+               !memcmp(&a->sin6_addr, &b->sin6_addr, sizeof(a->sin6_addr));
+    }
+    return false;
+}
+
+/* Reads up to a batch of frames; returns how many are held for delivery */
+static unsigned int ordma_cable_read(OrdmaState *s)
+{
+    struct mmsghdr msgs[ORDMA_CABLE_BATCH];
+    struct iovec iov[ORDMA_CABLE_BATCH];
+    struct sockaddr_storage from[ORDMA_CABLE_BATCH];
+    unsigned int i, n = 0;
+    int got;
+
+    memset(msgs, 0, sizeof(msgs));
+    for (i = 0; i < ORDMA_CABLE_BATCH; i++) {
+        iov[i].iov_base = s->cable.rx_buf + i * ORDMA_CABLE_FRAME_MAX;
+        iov[i].iov_len = ORDMA_CABLE_FRAME_MAX;
+        msgs[i].msg_hdr.msg_iov = &iov[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        msgs[i].msg_hdr.msg_name = &from[i];
+        msgs[i].msg_hdr.msg_namelen = sizeof(from[i]);
+    }
+    do {
+        got = recvmmsg(s->cable.fd, msgs, ORDMA_CABLE_BATCH, MSG_DONTWAIT,
+                       NULL);
+    } while (got < 0 && errno == EINTR);
+    if (got <= 0) {
+        return 0;
+    }
+    for (i = 0; i < (unsigned int)got; i++) {
+        size_t len = msgs[i].msg_len;
+
+        if (!ordma_cable_from_peer(s, &from[i])) {
+            s->cable.rx_foreign++;
+            len = 0;
+        } else if ((msgs[i].msg_hdr.msg_flags & MSG_TRUNC) ||
+                   len >= ORDMA_CABLE_FRAME_MAX) {
+            s->cable.rx_oversize++;
+            len = 0;
+        } else if (!ordma_link_up(s)) {
+            s->cable.rx_link_down++;
+            len = 0;
+        }
+        s->cable.rx_len[i] = len;
+        n += len != 0;
+    }
+    s->cable.rx_held_first = 0;
+    s->cable.rx_held = got;
+    return n;
+}
+
+/*
+ * Hands the held frames to the firmware under one entry.  Returns false
+ * when the firmware cannot take frames: they stay held, and the socket
+ * stays unread (its buffer then holds the rest), until a kick.
+ */
+static bool ordma_cable_deliver(OrdmaState *s)
+{
+    OrdmaCable *c = &s->cable;
+
+    if (!ordma_fw_enter(s, "cable receive")) {
+        return false;
+    }
+    if (!ordma_fw_can_receive(s->fw)) {
+        qatomic_set(&c->rx_stalled, true);
+        ordma_fw_leave(s);
+        return false;
+    }
+    for (; c->rx_held_first < c->rx_held; c->rx_held_first++) {
+        size_t len = c->rx_len[c->rx_held_first];
+
+        if (len) {
+            trace_ordma_rx(s->ident, len);
+            ordma_fw_rx_frame(s->fw, c->rx_buf + c->rx_held_first *
+                              ORDMA_CABLE_FRAME_MAX, len);
+        }
+    }
+    c->rx_held = c->rx_held_first = 0;
+    ordma_fw_leave(s);
+    return true;
+}
+
+static void ordma_cable_sleep(OrdmaState *s)
+{
+    struct pollfd fds[2] = {
+        { .fd = event_notifier_get_fd(&s->cable.wake), .events = POLLIN },
+        { .fd = s->cable.fd, .events = POLLIN },
+    };
+    /* A stalled port waits for its kick only. */
+    nfds_t nfds = qatomic_read(&s->cable.rx_stalled) ? 1 : 2;
+
+    if (poll(fds, nfds, -1) > 0 && (fds[0].revents & POLLIN)) {
+        event_notifier_test_and_clear(&s->cable.wake);
+    }
+}
+
+static void *ordma_cable_engine(void *opaque)
+{
+    OrdmaState *s = opaque;
+    int64_t busy_until = 0;
+
+    while (!qatomic_read(&s->cable.stop)) {
+        bool worked = false;
+
+        if (s->cable.rx_held || ordma_cable_read(s)) {
+            worked = ordma_cable_deliver(s);
+        } else {
+            /* a batch of foreign or dropped frames needs no firmware */
+            s->cable.rx_held = 0;
+        }
+        if (worked) {
+            busy_until = qemu_clock_get_ns(QEMU_CLOCK_REALTIME) +
+                         (int64_t)s->poll_us * SCALE_US;
+            continue;
+        }
+        if (!qatomic_read(&s->cable.rx_stalled) &&
+            qemu_clock_get_ns(QEMU_CLOCK_REALTIME) < busy_until) {
+            continue;
+        }
+        ordma_cable_sleep(s);
+    }
+    return NULL;
+}
+
+/* QEMU exits without unrealizing devices: stop the engine and report */
+static void ordma_cable_exit_notify(Notifier *notifier, void *data)
+{
+    OrdmaState *s = container_of(notifier, OrdmaState, cable.exit_notifier);
+
+    ordma_cable_close(s);
+}
+
+void ordma_cable_start(OrdmaState *s)
+{
+    if (!ordma_has_cable(s)) {
+        return;
+    }
+    s->cable.exit_notifier.notify = ordma_cable_exit_notify;
+    qemu_add_exit_notifier(&s->cable.exit_notifier);
+    qemu_thread_create(&s->cable.engine, "ordma-engine", ordma_cable_engine,
+                       s, QEMU_THREAD_JOINABLE);
+    s->cable.running = true;
+}
+
+/* Datagrams the host dropped for want of buffer space, or -1 */
+static int64_t ordma_cable_host_drops(int fd)
+{
+#if defined(SO_MEMINFO) && defined(CONFIG_LINUX)
+    uint32_t meminfo[SK_MEMINFO_VARS] = { 0 };
+    socklen_t len = sizeof(meminfo);
+
+    if (!getsockopt(fd, SOL_SOCKET, SO_MEMINFO, meminfo, &len) &&
+        len > SK_MEMINFO_DROPS * sizeof(meminfo[0])) {
+        return meminfo[SK_MEMINFO_DROPS];
+    }
+#endif
+    return -1;
+}
+
+void ordma_cable_close(OrdmaState *s)
+{
+    OrdmaCable *c = &s->cable;
+    DeviceState *dev = DEVICE(s);
+
+    if (!ordma_has_cable(s)) {
+        return;
+    }
+    if (c->running) {
+        qemu_remove_exit_notifier(&c->exit_notifier);
+        qatomic_set(&c->stop, true);
+        event_notifier_set(&c->wake);
+        qemu_thread_join(&c->engine);
+        c->running = false;
+    }
+
+    /* run-vm.sh reads this line: keep its shape */
+    info_report("cable %s: %" PRId64 " received datagrams dropped by the "
+                "host; %" PRIu64 " not sent, %" PRIu64 " from others, %"
+                PRIu64 " too long, %" PRIu64 " while the link was down",
+                dev->id ? dev->id : s->ident, ordma_cable_host_drops(c->fd),
+                c->tx_failed, c->rx_foreign, c->rx_oversize, c->rx_link_down);
+    event_notifier_cleanup(&c->wake);
+    close(c->fd);
+    c->fd = -1;
+    g_free(c->rx_buf);
+    c->rx_buf = NULL;
+    g_free(c->rx_len);
+    c->rx_len = NULL;
+}
