@@ -63,8 +63,13 @@ _Static_assert(FW_TP_ACK_EVERY <= FW_TP_WINDOW / 4,
  * resent into a full wire would be lost again.
  */
 #define FW_TP_WINDOW_MIN		FW_TP_ACK_EVERY
-/* Responder READ/atomic resources (replay cache for duplicates) */
-#define FW_TP_MAX_RD_RES		16
+/*
+ * Responder READ/atomic resources (replay cache for duplicates): as many
+ * as other RoCE devices offer (rxe: 128), since perftest and others ask
+ * the peer's number.  24 bytes each, and a READ job of 32 bytes for each:
+ * about 7 KiB a QP, 7 MiB for all 1024.
+ */
+#define FW_TP_MAX_RD_RES		128
 /*
  * READ responses leave in bursts of FW_TP_READ_BURST packets, one burst
  * per FW_TP_READ_GAP_NS: a READ request is small, its response may be
