@@ -175,41 +175,47 @@ static void check_ud_payload_and_ipv4_header(void)
 	CHECK(!memcmp(B.buf + 36, &B.dev.gid.raw[12], 4));	/* daddr */
 }
 
+/*
+ * Both devices open, UD QPs on A (A's CQ) and B (@b_recv_cq for its
+ * receives), and one SEND from A through an AH with @flow_label sent;
+ * A's QP in *@qa.  false (noted) if any of it failed.
+ */
+static bool ud_sent_a_to_b(uint32_t flow_label, struct ibv_cq *b_recv_cq,
+			   struct ibv_qp **qa)
+{
+	struct ibv_qp *qb;
+	struct ibv_ah *ah;
+
+	if (!gid_is_ipv4(&A.dev.gid) || !gid_is_ipv4(&B.dev.gid)) {
+		NOTE("the GIDs given are not IPv4 RoCE v2 GIDs");
+		return false;
+	}
+	*qa = ud_qp(&A, A.dev.cq);
+	qb = ud_qp(&B, b_recv_cq);
+	ah = *qa && qb ? ah_to_b(flow_label) : NULL;
+	return ah && ud_send_to_b(ah, *qa, qb);
+}
+
 TEST(create_ah_takes_flow_label_0xffffffff_and_the_send_arrives)
 {
-	struct ibv_qp *qa, *qb;
-	struct ibv_ah *ah;
+	struct ibv_qp *qa;
 	struct ibv_wc wc;
 
 	REQUIRE(setup());
-	REQUIRE(gid_is_ipv4(&A.dev.gid) && gid_is_ipv4(&B.dev.gid));
-	qa = ud_qp(&A, A.dev.cq);
-	qb = ud_qp(&B, B.dev.cq);
-	REQUIRE(qa && qb);
-	ah = ah_to_b(FLOW_LABEL_ANY);
-	REQUIRE(ah);
-	REQUIRE(ud_send_to_b(ah, qa, qb));
+	REQUIRE(ud_sent_a_to_b(FLOW_LABEL_ANY, B.dev.cq, &qa));
 	REQUIRE(!verbs_poll_one(B.dev.cq, &wc, VERBS_POLL_MS));
 	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
 	CHECK_EQ(wc.byte_len, GRH_LEN + MSG_LEN);
 	CHECK(!memcmp(B.buf + GRH_LEN, A.buf, MSG_LEN));
-	CHECK_EQ(ibv_destroy_ah(ah), 0);
 }
 
 TEST(ud_recv_wc_has_grh_flag_and_sl_roce_v2_ipv4)
 {
-	struct ibv_qp *qa, *qb;
-	struct ibv_ah *ah;
+	struct ibv_qp *qa;
 	struct ibv_wc wc;
 
 	REQUIRE(setup());
-	REQUIRE(gid_is_ipv4(&A.dev.gid) && gid_is_ipv4(&B.dev.gid));
-	qa = ud_qp(&A, A.dev.cq);
-	qb = ud_qp(&B, B.dev.cq);
-	REQUIRE(qa && qb);
-	ah = ah_to_b(0);
-	REQUIRE(ah);
-	REQUIRE(ud_send_to_b(ah, qa, qb));
+	REQUIRE(ud_sent_a_to_b(0, B.dev.cq, &qa));
 	REQUIRE(!verbs_poll_one(B.dev.cq, &wc, VERBS_POLL_MS));
 	REQUIRE_EQ(wc.status, IBV_WC_SUCCESS);
 	CHECK_EQ(wc.opcode, IBV_WC_RECV);
@@ -228,23 +234,16 @@ TEST(ud_recv_extended_cq_reads_the_same_sl_and_flags)
 	};
 	struct ibv_poll_cq_attr pa = {};
 	struct ibv_cq_ex *cqx;
-	struct ibv_qp *qa, *qb;
-	struct ibv_ah *ah;
+	struct ibv_qp *qa;
 	uint64_t end;
 	int ret;
 
 	REQUIRE(setup());
-	REQUIRE(gid_is_ipv4(&A.dev.gid) && gid_is_ipv4(&B.dev.gid));
 	cqx = ibv_create_cq_ex(B.dev.ctx, &ca);
 	if (!cqx)
 		NOTE("ibv_create_cq_ex: %s", strerror(errno));
 	REQUIRE(cqx);
-	qa = ud_qp(&A, A.dev.cq);
-	qb = ud_qp(&B, ibv_cq_ex_to_cq(cqx));
-	REQUIRE(qa && qb);
-	ah = ah_to_b(0);
-	REQUIRE(ah);
-	REQUIRE(ud_send_to_b(ah, qa, qb));
+	REQUIRE(ud_sent_a_to_b(0, ibv_cq_ex_to_cq(cqx), &qa));
 	end = verbs_now_ms() + VERBS_POLL_MS;
 	while ((ret = ibv_start_poll(cqx, &pa)) == ENOENT &&
 	       verbs_now_ms() < end)
