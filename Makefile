@@ -30,6 +30,7 @@ VERBS_NEGATIVE := $(BUILD)/bin/verbs_negative
 UVERBS_UDATA := $(BUILD)/bin/uverbs_udata
 VERBS_ISOLATION := $(BUILD)/bin/verbs_isolation
 VERBS_REREG_MW := $(BUILD)/bin/verbs_rereg_mw
+VERBS_INTEROP := $(BUILD)/bin/verbs_interop
 KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m CONFIG_ORDMA_DEBUG_RAW_CMD=y
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
@@ -54,7 +55,8 @@ modules_clean:
 HW_HEADERS := $(wildcard include/linux/ordma/ordma_*.h) \
 	      include/ordma-compat/ordma_compat.h
 
-diag: $(DIAG) $(VERBS_NEGATIVE) $(UVERBS_UDATA) $(VERBS_ISOLATION) $(VERBS_REREG_MW)
+diag: $(DIAG) $(VERBS_NEGATIVE) $(UVERBS_UDATA) $(VERBS_ISOLATION) $(VERBS_REREG_MW) \
+	$(VERBS_INTEROP)
 
 $(DIAG): tools/diag/ordma-diag.c $(HW_HEADERS)
 	@mkdir -p $(dir $@)
@@ -87,6 +89,12 @@ $(VERBS_ISOLATION): selftests/ordma/verbs_isolation.c include/uapi/rdma/ordma-ab
 
 # rereg_mr of an MR with a bound memory window (libibverbs)
 $(VERBS_REREG_MW): selftests/ordma/verbs_rereg_mw.c $(SELFTEST_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $(SELFTEST_LINK) -libverbs
+
+# What applications written for other RoCE devices pass and expect
+# (flow labels, UD completion fields; libibverbs)
+$(VERBS_INTEROP): selftests/ordma/verbs_interop.c $(SELFTEST_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $(SELFTEST_LINK) -libverbs
 

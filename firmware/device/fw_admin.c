@@ -239,8 +239,8 @@ static void fw_fill_device_caps(const struct ordma_fw *fw,
 	caps->max_srq_wr = cpu_to_le32(4096);
 	caps->max_srq_sge = cpu_to_le32(8);
 	caps->max_ah = cpu_to_le32(1024);
-	caps->max_qp_rd_atom = cpu_to_le32(16);
-	caps->max_qp_init_rd_atom = cpu_to_le32(16);
+	caps->max_qp_rd_atom = cpu_to_le32(FW_MAX_QP_RD_ATOM);
+	caps->max_qp_init_rd_atom = cpu_to_le32(FW_MAX_QP_INIT_RD_ATOM);
 	caps->max_inline_data = cpu_to_le32(256);
 	caps->max_eq = cpu_to_le32(FW_MAX_EQ);
 	caps->max_uctx = cpu_to_le32(fw->cfg.num_db_pages - 1);

@@ -40,8 +40,13 @@
  */
 #define FW_FIRST_QPN			2
 #define FW_MAX_SRQ			256	/* SRQ numbers 1..256 */
-#define FW_MAX_QP_RD_ATOM		16	/* responder depth */
-#define FW_MAX_QP_INIT_RD_ATOM		16	/* initiator depth */
+#define FW_MAX_QP_RD_ATOM		FW_TP_MAX_RD_RES /* responder depth */
+/*
+ * Initiator depth: the requester counts the READs and atomics among its
+ * started WQEs and keeps nothing per request, so it takes the number the
+ * responder offers (at most FW_TP_MAX_WQE are ever out).
+ */
+#define FW_MAX_QP_INIT_RD_ATOM		FW_TP_MAX_RD_RES
 #define FW_RECV_WQE_HDR_SIZE		sizeof(struct ordma_recv_wqe)
 /* A WQE must have room for at least one SGE: send 64 bytes and more,
  * receive 32 bytes and more (a 16-byte receive WQE would hold only its

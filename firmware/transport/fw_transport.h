@@ -75,8 +75,13 @@ _Static_assert(FW_TP_ACK_EVERY <= FW_TP_WINDOW / 4,
 #define FW_TP_DEVICE_OUTSTANDING	1024
 _Static_assert(FW_TP_DEVICE_OUTSTANDING >= 2 * FW_TP_WINDOW,
 	       "one QP is never held back by the device budget");
-/* Responder READ/atomic resources (replay cache for duplicates) */
-#define FW_TP_MAX_RD_RES		16
+/*
+ * Responder READ/atomic resources (replay cache for duplicates): as many
+ * as other RoCE devices offer (rxe: 128), since perftest and others ask
+ * the peer's number.  24 bytes each, and a READ job of 32 bytes for each:
+ * about 7 KiB a QP, 7 MiB for all 1024.
+ */
+#define FW_TP_MAX_RD_RES		128
 /*
  * READ responses leave in bursts of FW_TP_READ_BURST packets, one burst
  * per FW_TP_READ_GAP_NS: a READ request is small, its response may be

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../ordma/lib.sh"
 
 ktap_header
-ktap_set_plan 10
+ktap_set_plan 11
 
 kver=$(uname -r)
 tap_eq "kernel release" "6.12.117+deb12-amd64" "$kver"
@@ -17,6 +17,8 @@ tap_cmd "module tree for $kver has modules.dep" test -s "/lib/modules/$kver/modu
 tap_match "root is an overlay over the host's read-only 9p share" \
 	'^hostroot [^ ]+ 9p ro,' "$(cat /proc/mounts)"
 tap_cmd "results share is writable" touch /mnt/results/.write-check
+tap_match "configfs mounted (a module in this kernel)" \
+	'^configfs /sys/kernel/config configfs ' "$(cat /proc/mounts)"
 
 # Two virtio-net NICs; udev must have loaded virtio_net for them.
 nics=$(for d in /sys/class/net/*/device/driver; do

@@ -255,6 +255,66 @@ ordma_require_provider() {
 
 bin() { if [ -x "$P/bin/$1" ]; then echo "$P/bin/$1"; else command -v "$1"; fi; }
 
+# Two VMs (run-vm.sh pair) meet at barriers in $ORDMA_SYNC, named by
+# the test's $PAIR_TAG.
+# pair_barrier NAME: wait until the peer VM has reached the same point
+pair_barrier() {
+	touch "$ORDMA_SYNC/$GUEST_ROLE.$PAIR_TAG.$1"
+	wait_for 300 test -e "$ORDMA_SYNC/$ORDMA_PEER_ROLE.$PAIR_TAG.$1"
+}
+
+# pair_across SERVER NAME PATTERN TOOL ARGS...: TOOL as the server on VM
+# SERVER (A or B), as the client on the other; each VM uses its own RDMA
+# device $ib and GID index $gidx, TCP port $PAIR_PORT (then the next)
+# and reports its own side (exit 0; the client's output matches
+# PATTERN).  The client starts once the server listens, and says when it
+# failed: the server would otherwise wait for it until its timeout.
+pair_across() {
+	local server=$1 name=$2 pattern=$3 tool=$4 opt out rc pid port=$PAIR_PORT
+	local fail=$ORDMA_SYNC/client.$PAIR_TAG.fail$((PAIR_T + 1))
+	shift 4
+	PAIR_T=$((PAIR_T + 1))
+	PAIR_PORT=$((PAIR_PORT + 1))
+	case $tool in
+	ibv_*) opt="-d $ib -g $gidx -p $port" ;;
+	*) opt="-d $ib -x $gidx -p $port -F" ;;
+	esac
+	out=$(mktemp)
+	if [ "$GUEST_ROLE" = "$server" ]; then
+		# shellcheck disable=SC2086
+		timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $opt "$@" >"$out" 2>&1 &
+		pid=$!
+		wait_listen 60 "$port" "$pid" ||
+			echo "server did not listen on TCP port $port" >>"$out"
+		pair_barrier "t$PAIR_T"
+		wait_for "$TOOL_TIMEOUT" sh -c "! kill -0 $pid || test -e $fail"
+		if kill -0 "$pid" 2>/dev/null; then
+			echo "the client failed; server stopped" >>"$out"
+			stop_pid "$pid"
+			rc=$?
+			[ "$rc" != 0 ] || rc=1
+		else
+			wait "$pid"
+			rc=$?
+		fi
+		pattern=.
+	else
+		pair_barrier "t$PAIR_T"
+		# shellcheck disable=SC2086
+		timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $opt "$@" "$ORDMA_PEER_IP" >"$out" 2>&1
+		rc=$?
+		[ "$rc" = 0 ] || touch "$fail"
+	fi
+	if [ "$rc" = 0 ] && grep -Eq -- "$pattern" "$out"; then
+		ktap_test_pass "$name ($GUEST_ROLE side)"
+	else
+		ktap_test_fail "$name ($GUEST_ROLE side, rc $rc)"
+		sed 's/^/#   /' "$out" | tail -n 15
+	fi
+	rm -f "$out"
+	pair_barrier "d$PAIR_T"
+}
+
 # The IPv4 RoCE v2 GID index of RDMA device $1 for address $2
 roce_v2_gid_index() {
 	local gid

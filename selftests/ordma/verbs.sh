@@ -5,15 +5,17 @@
 # driven by unmodified rdma-core and perftest tools through the ordma
 # provider: RC, UC, UD and SRQ ping-pongs (with received data checked where
 # the tool can), perftest bandwidth and latency for WRITE, READ, SEND
-# and atomics, then the negative cases of verbs_negative.  The tools
-# meet over TCP on the loopback interface; the RDMA traffic goes over
-# the cable between the NICs.
+# and atomics, then the negative cases of verbs_negative and the interop
+# cases of verbs_interop.  The tools meet over TCP on the loopback
+# interface; the RDMA traffic goes over the cable between the NICs.
 . "$(dirname "$0")/lib.sh"
 
 ordma_require_device
 ordma_require_provider
 NEG=${ORDMA_VERBS_NEGATIVE:-$ORDMA_REPO/build/bin/verbs_negative}
 NEG_CASES=15
+INTEROP=${ORDMA_VERBS_INTEROP:-$ORDMA_REPO/build/bin/verbs_interop}
+INTEROP_CASES=4
 UDATA=${ORDMA_UVERBS_UDATA:-$ORDMA_REPO/build/bin/uverbs_udata}
 UDATA_CASES=21
 # Each tool gets a bound of its own so that one that hangs leaves time for
@@ -27,7 +29,7 @@ mapfile -t devs < <(ordma_pci_devs)
 [ "${#devs[@]}" -ge 2 ] || ktap_skip_all "needs two ORDMA NICs cabled together"
 
 ktap_header
-ktap_set_plan $((2 + 16 + 2 * EVENT_RUNS + NEG_CASES + UDATA_CASES))
+ktap_set_plan $((2 + 16 + 2 * EVENT_RUNS + NEG_CASES + INTEROP_CASES + UDATA_CASES))
 tap_cmd "ib_uverbs loads" modprobe ib_uverbs
 ip link set dev lo up
 
@@ -124,6 +126,10 @@ run_pair "ib_atomic_bw: 200 compare-and-swap" '^[[:space:]]*8[[:space:]]+200[[:s
 # Negative cases: error completions and errnos, memory outside the MR
 # untouched.
 tap_program verbs_negative "$NEG_CASES" "$NEG" "${ib[1]}" "${gidx[1]}" "${ib[2]}" "${gidx[2]}"
+
+# What applications written for other RoCE devices pass and expect: any
+# flow label, the UD completion's GRH flag and packet type
+tap_program verbs_interop "$INTEROP_CASES" "$INTEROP" "${ib[1]}" "${gidx[1]}" "${ib[2]}" "${gidx[2]}"
 
 # Malformed udata and mmap requests through the raw uverbs interface
 uverbs=

@@ -12,10 +12,8 @@ ordma_require_device
 ordma_require_provider
 TOOL_TIMEOUT=${ORDMA_TOOL_TIMEOUT:-300}
 
-barrier() {
-	touch "$ORDMA_SYNC/$GUEST_ROLE.verbs.$1"
-	wait_for 300 test -e "$ORDMA_SYNC/$ORDMA_PEER_ROLE.verbs.$1"
-}
+PAIR_TAG=verbs
+barrier() { pair_barrier "$1"; }
 
 ktap_header
 ktap_set_plan 17
@@ -42,57 +40,9 @@ if [ -z "$ib" ] || [ -z "$gidx" ]; then
 fi
 ktap_test_pass "$ib: GID $gidx is the RoCE v2 GID of $ORDMA_LOCAL_IP"
 
-PORT=18600
-T=0
-# across NAME PATTERN TOOL ARGS...: server on A, client on B; each VM
-# reports its own side (exit 0; the client's output matches PATTERN).
-across() {
-	local name=$1 pattern=$2 tool=$3 opt out rc
-	shift 3
-	T=$((T + 1))
-	case $tool in
-	ibv_*) opt="-d $ib -g $gidx -p $PORT" ;;
-	*) opt="-d $ib -x $gidx -p $PORT -F" ;;
-	esac
-	PORT=$((PORT + 1))
-	out=$(mktemp)
-	if [ "$GUEST_ROLE" = A ]; then
-		# shellcheck disable=SC2086
-		timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $opt "$@" >"$out" 2>&1 &
-		local pid=$!
-		# The client starts once the server listens (the barrier tells
-		# it), and says when it failed: the server would otherwise wait
-		# for it until its timeout.
-		wait_listen 60 "$((PORT - 1))" "$pid" ||
-			echo "server did not listen on TCP port $((PORT - 1))" >>"$out"
-		barrier "t$T"
-		wait_for "$TOOL_TIMEOUT" sh -c "! kill -0 $pid || test -e $ORDMA_SYNC/B.verbs.fail$T"
-		if kill -0 "$pid" 2>/dev/null; then
-			echo "the client failed; server stopped" >>"$out"
-			stop_pid "$pid"
-			rc=$?
-			[ "$rc" != 0 ] || rc=1
-		else
-			wait "$pid"
-			rc=$?
-		fi
-		pattern=.
-	else
-		barrier "t$T"
-		# shellcheck disable=SC2086
-		timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $opt "$@" "$ORDMA_PEER_IP" >"$out" 2>&1
-		rc=$?
-		[ "$rc" = 0 ] || touch "$ORDMA_SYNC/B.verbs.fail$T"
-	fi
-	if [ "$rc" = 0 ] && grep -Eq -- "$pattern" "$out"; then
-		ktap_test_pass "$name ($GUEST_ROLE side)"
-	else
-		ktap_test_fail "$name ($GUEST_ROLE side, rc $rc)"
-		sed 's/^/#   /' "$out" | tail -n 15
-	fi
-	rm -f "$out"
-	barrier "d$T"
-}
+PAIR_PORT=18600 PAIR_T=0
+# across NAME PATTERN TOOL ARGS...: server on A, client on B
+across() { pair_across A "$@"; }
 
 pp_re='bytes in [0-9.]+ seconds'
 bw_re='^[[:space:]]*65536[[:space:]]+100[[:space:]]'

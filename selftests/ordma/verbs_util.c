@@ -107,6 +107,15 @@ int verbs_rc_qp_connect(struct ibv_qp *qp, const struct verbs_dev *self,
 			const struct verbs_dev *peer, uint32_t dest_qpn,
 			unsigned int access, uint8_t rnr_retry)
 {
+	return verbs_rc_qp_connect_fl(qp, self, peer, dest_qpn, access,
+				      rnr_retry, 0);
+}
+
+int verbs_rc_qp_connect_fl(struct ibv_qp *qp, const struct verbs_dev *self,
+			   const struct verbs_dev *peer, uint32_t dest_qpn,
+			   unsigned int access, uint8_t rnr_retry,
+			   uint32_t flow_label)
+{
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
 		.port_num = 1,
@@ -129,6 +138,7 @@ int verbs_rc_qp_connect(struct ibv_qp *qp, const struct verbs_dev *self,
 	a.ah_attr.grh.dgid = peer->gid;
 	a.ah_attr.grh.sgid_index = self->gid_index;
 	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.grh.flow_label = flow_label;
 	a.ah_attr.port_num = 1;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |

@@ -60,6 +60,11 @@ struct ibv_qp *verbs_rc_qp_create(struct verbs_dev *dev,
 int verbs_rc_qp_connect(struct ibv_qp *qp, const struct verbs_dev *self,
 			const struct verbs_dev *peer, uint32_t dest_qpn,
 			unsigned int access, uint8_t rnr_retry);
+/* The same with @flow_label in the GRH of the RTR address vector */
+int verbs_rc_qp_connect_fl(struct ibv_qp *qp, const struct verbs_dev *self,
+			   const struct verbs_dev *peer, uint32_t dest_qpn,
+			   unsigned int access, uint8_t rnr_retry,
+			   uint32_t flow_label);
 
 /* One signaled send WR with one SGE; ibv_post_send()'s result. */
 int verbs_post_send(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t laddr,

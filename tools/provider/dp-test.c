@@ -456,6 +456,30 @@ TEST(recv_cqe_opcode_byte_len_qp_num_src_qp_imm_grh_imm_network_order)
 	CHECK_EQ(ntohl(wc.imm_data), 0x01020304);
 }
 
+/* UCX's ud_verbs reads the network header type from the SL (mlx5's way) */
+TEST(ud_recv_sl_is_roce_v2_packet_type_ipv4_or_ipv6)
+{
+	struct ordma_cqe cqe = recv_cqe();
+	struct ibv_wc wc;
+
+	cqe.flags = htole16(ORDMA_CQE_F_GRH | ORDMA_CQE_F_IPV4);
+	ordma_cqe_to_wc(&cqe, &wc);
+	CHECK_EQ(wc.wc_flags, IBV_WC_GRH);
+	CHECK_EQ(wc.sl, 0xa);
+	CHECK_EQ(wc.sl & 0x7, 2);	/* IPv4: the address ends the GRH area */
+
+	cqe.flags = htole16(ORDMA_CQE_F_GRH);
+	ordma_cqe_to_wc(&cqe, &wc);
+	CHECK_EQ(wc.sl, 0x9);
+	CHECK_EQ(ordma_wc_sl(&cqe), 0x9);
+
+	/* no GRH (RC, send side): no packet type */
+	cqe.flags = htole16(ORDMA_CQE_F_IPV4);
+	ordma_cqe_to_wc(&cqe, &wc);
+	CHECK_EQ(wc.wc_flags, 0);
+	CHECK_EQ(wc.sl, 0);
+}
+
 TEST(recv_cqe_with_f_inv_invalidated_rkey)
 {
 	struct ordma_cqe cqe = recv_cqe();

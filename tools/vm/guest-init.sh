@@ -37,7 +37,12 @@ mount -t tmpfs -o mode=1777,nosuid,nodev shm /dev/shm
 # No tmpfs on /tmp: the repository under test may live there on the host
 # (the overlay root keeps the guest's writes in memory anyway).
 mount -t debugfs debugfs /sys/kernel/debug
-mount -t configfs configfs /sys/kernel/config 2>/dev/null
+# configfs is a module in Debian's kernel (/sys/kernel/config appears when
+# it loads); the NVMe-oF target and LIO are configured through it.
+if ! modprobe configfs || ! mount -t configfs configfs /sys/kernel/config; then
+	say "configfs: cannot load or mount it"
+	exit 1
+fi
 mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 ln -sf /proc/self/fd /dev/fd
 ulimit -l unlimited

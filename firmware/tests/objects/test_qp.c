@@ -119,14 +119,15 @@ static void fill_attr(struct ordma_qp_attr *a, uint32_t mask, uint8_t cur,
 		a->rnr_retry = 7;
 	if (mask & A(RQ_PSN))
 		a->rq_psn = cpu_to_le32(0x123456);
+	/* the READ/atomic depths other RoCE devices offer (rxe: 128) */
 	if (mask & A(MAX_QP_RD_ATOMIC))
-		a->max_rd_atomic = 4;
+		a->max_rd_atomic = 128;
 	if (mask & A(MIN_RNR_TIMER))
 		a->min_rnr_timer = 12;
 	if (mask & A(SQ_PSN))
 		a->sq_psn = cpu_to_le32(0x654321);
 	if (mask & A(MAX_DEST_RD_ATOMIC))
-		a->max_dest_rd_atomic = 8;
+		a->max_dest_rd_atomic = 128;
 	if (mask & A(DEST_QPN))
 		a->dest_qpn = cpu_to_le32(0x42);
 }
@@ -353,8 +354,8 @@ static void spoil_sq_psn(struct ordma_qp_attr *a)
 	a->sq_psn = cpu_to_le32(0xff000000);
 }
 static void spoil_min_rnr(struct ordma_qp_attr *a) { a->min_rnr_timer = 32; }
-static void spoil_dest_rd(struct ordma_qp_attr *a) { a->max_dest_rd_atomic = 17; }
-static void spoil_rd(struct ordma_qp_attr *a) { a->max_rd_atomic = 17; }
+static void spoil_dest_rd(struct ordma_qp_attr *a) { a->max_dest_rd_atomic = 129; }
+static void spoil_rd(struct ordma_qp_attr *a) { a->max_rd_atomic = 129; }
 static void spoil_timeout(struct ordma_qp_attr *a) { a->timeout = 32; }
 static void spoil_retry(struct ordma_qp_attr *a) { a->retry_cnt = 8; }
 static void spoil_rnr_retry(struct ordma_qp_attr *a) { a->rnr_retry = 8; }

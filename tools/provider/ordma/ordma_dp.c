@@ -507,6 +507,23 @@ void ordma_cqe_to_wc(const struct ordma_cqe *cqe, struct ibv_wc *wc)
 		wc->wc_flags |= IBV_WC_GRH;
 	wc->pkey_index = 0;
 	wc->slid = 0;
-	wc->sl = 0;
+	wc->sl = ordma_wc_sl(cqe);
 	wc->dlid_path_bits = 0;
+}
+
+uint8_t ordma_wc_sl(const struct ordma_cqe *cqe)
+{
+	uint16_t flags = le16toh(cqe->flags);
+
+	/*
+	 * RoCE has no service level on the wire.  For a UD receive the SL
+	 * tells the packet's network header instead, as mlx5 reports it and
+	 * UCX's ud_verbs reads it to find the destination address in the
+	 * GRH area: IPv4 headers fill only the second 20 bytes of it.
+	 */
+	if (!(flags & ORDMA_CQE_F_GRH))
+		return 0;
+	return ORDMA_WC_SL_ROCE_UDP | (flags & ORDMA_CQE_F_IPV4 ?
+				       ORDMA_WC_SL_L3_IPV4 :
+				       ORDMA_WC_SL_L3_IPV6);
 }

@@ -170,6 +170,16 @@ static inline bool ordma_cqe_is_recv(const struct ordma_cqe *cqe)
 /* Fills everything of wc but wr_id from the CQE. */
 void ordma_cqe_to_wc(const struct ordma_cqe *cqe, struct ibv_wc *wc);
 
+/*
+ * The SL of a UD receive completion carries its packet type (as mlx5
+ * has it): the frame is UDP-encapsulated (RoCE v2) and its network
+ * header is IPv4 or IPv6.  0 for every other completion.
+ */
+#define ORDMA_WC_SL_ROCE_UDP		0x8
+#define ORDMA_WC_SL_L3_IPV6		0x1
+#define ORDMA_WC_SL_L3_IPV4		0x2
+uint8_t ordma_wc_sl(const struct ordma_cqe *cqe);
+
 /* ibv_wc_opcode of a CQE opcode */
 enum ibv_wc_opcode ordma_wc_opcode(uint8_t cqe_opcode);
 

@@ -563,7 +563,7 @@ static uint32_t ordma_cqx_read_slid(struct ibv_cq_ex *ibcq)
 
 static uint8_t ordma_cqx_read_sl(struct ibv_cq_ex *ibcq)
 {
-	return 0;
+	return ordma_wc_sl(to_ordma_cq_ex(ibcq)->cur_cqe);
 }
 
 static uint8_t ordma_cqx_read_dlid_path_bits(struct ibv_cq_ex *ibcq)

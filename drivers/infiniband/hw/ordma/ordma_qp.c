@@ -75,7 +75,10 @@ int ordma_av_from_ah_attr(struct ordma_ibdev *dev,
 	memcpy(av->dmac, ah_attr->roce.dmac, sizeof(av->dmac));
 	av->sgid_index = grh->sgid_attr->index;
 	av->hop_limit = grh->hop_limit;
-	av->flow_label = cpu_to_le32(grh->flow_label);
+	/* The verbs API takes any 32-bit value (UCX passes 0xffffffff);
+	 * the IPv6 header and the device keep 20 bits.
+	 */
+	av->flow_label = cpu_to_le32(grh->flow_label & IB_GRH_FLOWLABEL_MASK);
 	av->traffic_class = grh->traffic_class;
 	av->vlan_id = cpu_to_le16(vlan_id < VLAN_N_VID ? vlan_id :
 				  ORDMA_VLAN_NONE);
