@@ -584,6 +584,23 @@ static void ordma_cable_free_inbox(OrdmaCable *c)
     qemu_mutex_destroy(&c->inbox_lock);
 }
 
+/*
+ * What the cable lost, for the port counters: frames the host would not
+ * send, and received ones dropped before the device saw them (a full
+ * socket buffer or inbox).
+ */
+void ordma_cable_drops(OrdmaState *s, uint64_t *tx, uint64_t *rx)
+{
+    OrdmaCable *c = &s->cable;
+
+    *tx = qatomic_read(&c->tx_failed);
+    if (c->kind == ORDMA_CABLE_UDP) {
+        *rx = MAX(ordma_cable_host_drops(c->fd), 0);
+    } else {
+        *rx = qatomic_read(&c->rx_inbox_full);
+    }
+}
+
 void ordma_cable_close(OrdmaState *s)
 {
     OrdmaCable *c = &s->cable;

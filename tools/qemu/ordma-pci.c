@@ -329,6 +329,17 @@ static void ordma_hal_log(void *ctx, enum ordma_fw_log_level level,
     }
 }
 
+static void ordma_hal_wire_drops(void *ctx, uint64_t *tx, uint64_t *rx)
+{
+    OrdmaState *s = ctx;
+
+    *tx = 0;
+    *rx = 0;
+    if (ordma_has_cable(s)) {
+        ordma_cable_drops(s, tx, rx);
+    }
+}
+
 static const struct ordma_hal_ops ordma_hal_ops = {
     .dma_read = ordma_hal_dma_read,
     .dma_write = ordma_hal_dma_write,
@@ -337,6 +348,7 @@ static const struct ordma_hal_ops ordma_hal_ops = {
     .now_ns = ordma_hal_now_ns,
     .timer_arm = ordma_hal_timer_arm,
     .log = ordma_hal_log,
+    .wire_drops = ordma_hal_wire_drops,
 };
 
 static void ordma_timer_cb(void *opaque)

@@ -125,6 +125,7 @@ void ordma_cable_start(OrdmaState *s);
 void ordma_cable_close(OrdmaState *s);
 void ordma_cable_send(OrdmaState *s, const void *frame, size_t len);
 void ordma_cable_kick(OrdmaState *s);
+void ordma_cable_drops(OrdmaState *s, uint64_t *tx, uint64_t *rx);
 void ordma_cable_inbox_run(OrdmaState *s);
 void ordma_cable_left(OrdmaState *s, uint64_t vectors, bool nested);
 
