@@ -129,6 +129,9 @@ struct fw_port_stats {
 	uint64_t roce_rx_frames;
 	uint64_t roce_rx_drop;
 	uint64_t roce_tx_frames;
+	/* what the wire had lost when the counters were last reset */
+	uint64_t wire_tx_drop_base;
+	uint64_t wire_rx_drop_base;
 };
 
 /* Why the engine dropped a received frame (after a successful parse) */

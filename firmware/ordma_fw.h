@@ -42,6 +42,11 @@ struct ordma_hal_ops {
 	 */
 	void (*timer_arm)(void *ctx, uint64_t expire_ns);
 	void (*log)(void *ctx, enum ordma_fw_log_level level, const char *msg);
+	/* Optional: frames the wire (cable, PHY) lost since the device was
+	 * created: ones it could not send, and received ones it dropped
+	 * before they reached the device.
+	 */
+	void (*wire_drops)(void *ctx, uint64_t *tx, uint64_t *rx);
 };
 
 /*

@@ -155,13 +155,26 @@ _Static_assert(FW_ROCE_DROP_NUM == ORDMA_ROCE_PARSE_DROP_REASONS + 1,
 _Static_assert(FW_TP_TX_NUM == ORDMA_ROCE_TX_DROP_REASONS,
 	       "every transmit drop reason is reported");
 
+/* Frames the wire lost since the device was created (HAL, optional) */
+static void fw_wire_drops(struct ordma_fw *fw, uint64_t *tx, uint64_t *rx)
+{
+	*tx = 0;
+	*rx = 0;
+	if (fw->hal.wire_drops)
+		fw->hal.wire_drops(fw->hal_ctx, tx, rx);
+}
+
 uint8_t fw_cmd_query_stats(struct ordma_fw *fw, struct fw_cmd *c)
 {
 	const struct fw_port_stats *s = &fw->stats;
 	const struct fw_tp_stats *tp = &fw->tp;
 	struct ordma_port_stats out;
+	uint64_t wire_tx, wire_rx;
 	size_t i;
 
+	fw_wire_drops(fw, &wire_tx, &wire_rx);
+	out.wire_tx_drop = cpu_to_le64(wire_tx - s->wire_tx_drop_base);
+	out.wire_rx_drop = cpu_to_le64(wire_rx - s->wire_rx_drop_base);
 	out.tx_frames = cpu_to_le64(s->tx_frames);
 	out.tx_bytes = cpu_to_le64(s->tx_bytes);
 	out.rx_frames = cpu_to_le64(s->rx_frames);
@@ -769,6 +782,9 @@ void fw_eth_reset(struct ordma_fw *fw)
 {
 	memset(fw->eth_rings, 0, sizeof(fw->eth_rings));
 	memset(&fw->stats, 0, sizeof(fw->stats));
+	/* the wire's counters run on: a reset takes them as the new zero */
+	fw_wire_drops(fw, &fw->stats.wire_tx_drop_base,
+		      &fw->stats.wire_rx_drop_base);
 	fw->loopback.head = fw->loopback.tail = 0;
 	fw->loopback.frames_looped = fw->loopback.drop_full = 0;
 	memcpy(fw->port.mac, fw->cfg.mac, sizeof(fw->port.mac));

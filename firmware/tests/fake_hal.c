@@ -102,6 +102,14 @@ static void fake_log(void *ctx, enum ordma_fw_log_level level,
 		printf("# fw log %d: %s\n", level, msg);
 }
 
+static void fake_wire_drops(void *ctx, uint64_t *tx, uint64_t *rx)
+{
+	struct fake_hal *h = ctx;
+
+	*tx = h->wire_tx_drop;
+	*rx = h->wire_rx_drop;
+}
+
 const struct ordma_hal_ops fake_hal_ops = {
 	.dma_read = fake_dma_read,
 	.dma_write = fake_dma_write,
@@ -110,6 +118,7 @@ const struct ordma_hal_ops fake_hal_ops = {
 	.now_ns = fake_now_ns,
 	.timer_arm = fake_timer_arm,
 	.log = fake_log,
+	.wire_drops = fake_wire_drops,
 };
 
 bool fake_hal_init(struct fake_hal *h)

@@ -52,6 +52,9 @@ struct fake_hal {
 	unsigned long tx_bad_len;	/* frames outside 60..9018 bytes */
 	struct fake_frame tx[FAKE_TX_KEEP];	/* tx_count % FAKE_TX_KEEP */
 
+	/* what the wire lost (the wire_drops HAL call reports these) */
+	uint64_t wire_tx_drop, wire_rx_drop;
+
 	uint64_t now_ns;
 	uint64_t timer_deadline;	/* UINT64_MAX: not armed */
 	unsigned long timer_fired;

@@ -21,7 +21,7 @@
 ordma_require_device
 
 ktap_header
-ktap_set_plan 8
+ktap_set_plan 10
 LOSS_ALLOWANCE=1
 
 # barrier NAME: wait until the peer VM has reached the same point
@@ -101,6 +101,11 @@ wait_for 30 ping -c 1 -W 1 -M "do" -s 3972 "$ORDMA_PEER_IP"
 replies "ping with 4000-byte packets (MTU 4000, DF)" 5 -M "do" -s 3972 "$ORDMA_PEER_IP"
 out=$(ping -c 1 -W 2 -M "do" -s 3973 "$ORDMA_PEER_IP" 2>&1)
 tap_match "a 4001-byte packet with DF does not fit MTU 4000" 'message too long|mtu=4000' "$out"
+
+# The wire's own losses are port counters too: nothing was lost here.
+for c in wire_tx_drop wire_rx_drop; do
+	tap_eq "ethtool -S $nd: $c" 0 "$(ethtool -S "$nd" 2>/dev/null | awk -v c="$c:" '$1 == c { print $2 }')"
+done
 
 barrier finish
 ktap_test_result $? "peer VM finished"

@@ -2,6 +2,13 @@
 /*
  * ORDMA device model: the port's cable and the engine thread behind it.
  *
+ * Two kinds of cable.  cable-to=ID joins two ordma devices of one QEMU
+ * through process memory: a frame goes into the peer's inbox, and the
+ * sending thread runs the peer's firmware on it at once when no other
+ * thread is inside it, so that a request and its answer need no system
+ * call; a thread that is inside delivers the inbox before it leaves, a
+ * little at a time, and hands a backlog to the peer's engine thread.
+ *
  * With cable-local/cable-peer the port owns a UDP socket instead of a
  * -netdev.  A thread per device (the engine) waits on that socket, takes
  * frames in batches and runs them through the firmware itself: receive,
@@ -26,6 +33,7 @@
 #include "qemu/timer.h"
 #include "qapi/error.h"
 #include "sysemu/sysemu.h"
+#include "hw/qdev-core.h"
 #include "qapi/qapi-types-sockets.h"
 #include "hw/net/trace.h"
 
@@ -38,6 +46,14 @@
 #include <linux/sock_diag.h>
 #endif
 
+/* Frames a cable in memory queues for a port at most */
+#define ORDMA_INBOX_MAX         16384
+/*
+ * Frames of its inbox a thread delivers as it leaves the firmware; the
+ * rest go to the engine, so that a vCPU ringing a doorbell does not
+ * carry a whole transfer (holding the BQL) by itself.
+ */
+#define ORDMA_INBOX_INLINE      64
 /* Frames taken from the socket per system call */
 #define ORDMA_CABLE_BATCH       32
 /* One byte more than the largest frame, so that a longer one shows */
@@ -115,12 +131,35 @@ static void ordma_cable_bufs(OrdmaState *s)
     }
 }
 
+static bool ordma_cable_open_local(OrdmaState *s, Error **errp)
+{
+    if (s->cable_local || s->cable_peer || s->conf.peers.ncs[0]) {
+        error_setg(errp, "cable-to takes no cable-local, cable-peer or netdev");
+        return false;
+    }
+    if (!DEVICE(s)->id) {
+        error_setg(errp, "cable-to needs an id on this device too");
+        return false;
+    }
+    if (event_notifier_init(&s->cable.wake, 0)) {
+        error_setg(errp, "cannot create the engine's event notifier");
+        return false;
+    }
+    qemu_mutex_init(&s->cable.inbox_lock);
+    QSIMPLEQ_INIT(&s->cable.inbox);
+    s->cable.kind = ORDMA_CABLE_LOCAL;
+    return true;
+}
+
 bool ordma_cable_open(OrdmaState *s, Error **errp)
 {
     struct sockaddr_storage local;
     socklen_t local_len;
     int fd;
 
+    if (s->cable_to) {
+        return ordma_cable_open_local(s, errp);
+    }
     if (!s->cable_local && !s->cable_peer) {
         return true;
     }
@@ -154,12 +193,14 @@ bool ordma_cable_open(OrdmaState *s, Error **errp)
         return false;
     }
     qemu_socket_set_nonblock(fd);
+    s->cable.kind = ORDMA_CABLE_UDP;
     s->cable.fd = fd;
     ordma_cable_bufs(s);
     if (event_notifier_init(&s->cable.wake, 0)) {
         error_setg(errp, "cannot create the engine's event notifier");
         close(fd);
         s->cable.fd = -1;
+        s->cable.kind = ORDMA_CABLE_NONE;
         return false;
     }
     s->cable.rx_buf = g_malloc(ORDMA_CABLE_BATCH * ORDMA_CABLE_FRAME_MAX);
@@ -167,11 +208,108 @@ bool ordma_cable_open(OrdmaState *s, Error **errp)
     return true;
 }
 
+/*
+ * Runs what is waiting in p's inbox, in this thread, if no thread is
+ * inside p's firmware; one that is does it before it leaves.
+ */
+static void ordma_cable_local_kick(OrdmaState *p)
+{
+    if (ordma_fw_try_enter(p)) {
+        ordma_fw_leave(p);
+    }
+}
+
+static void ordma_cable_local_send(OrdmaState *s, const void *frame,
+                                   size_t len)
+{
+    /* senders run inside this port's firmware: see ordma_cable_close() */
+    OrdmaState *p = qatomic_read(&s->cable.local_peer);
+    OrdmaInboxFrame *f;
+
+    if (!p) {
+        qatomic_inc(&s->cable.tx_failed);
+        return;
+    }
+    qemu_mutex_lock(&p->cable.inbox_lock);
+    if (p->cable.inbox_len >= ORDMA_INBOX_MAX) {
+        qemu_mutex_unlock(&p->cable.inbox_lock);
+        qatomic_inc(&p->cable.rx_inbox_full);
+        return;
+    }
+    f = g_malloc(sizeof(*f) + len);
+    f->len = len;
+    memcpy(f->data, frame, len);
+    QSIMPLEQ_INSERT_TAIL(&p->cable.inbox, f, next);
+    qatomic_set(&p->cable.inbox_len, p->cable.inbox_len + 1);
+    qemu_mutex_unlock(&p->cable.inbox_lock);
+    ordma_cable_local_kick(p);
+}
+
+/* Delivers up to ORDMA_INBOX_INLINE frames; inside the firmware. */
+void ordma_cable_inbox_run(OrdmaState *s)
+{
+    OrdmaCable *c = &s->cable;
+    unsigned int n;
+
+    for (n = 0; n < ORDMA_INBOX_INLINE; n++) {
+        OrdmaInboxFrame *f;
+
+        qemu_mutex_lock(&c->inbox_lock);
+        f = QSIMPLEQ_FIRST(&c->inbox);
+        if (f) {
+            QSIMPLEQ_REMOVE_HEAD(&c->inbox, next);
+            qatomic_set(&c->inbox_len, c->inbox_len - 1);
+        }
+        qemu_mutex_unlock(&c->inbox_lock);
+        if (!f) {
+            break;
+        }
+        if (ordma_link_up(s)) {
+            trace_ordma_rx(s->ident, f->len);
+            ordma_fw_rx_frame(s->fw, f->data, f->len);
+        } else {
+            c->rx_link_down++;
+        }
+        g_free(f);
+    }
+}
+
+/*
+ * After the firmware was left: raise its MSI-X vectors, or have the
+ * engine raise them when this thread must not wait for the BQL; wake
+ * the engine for an inbox backlog.
+ */
+void ordma_cable_left(OrdmaState *s, uint64_t vectors, bool nested)
+{
+    OrdmaCable *c = &s->cable;
+    bool wake = false;
+
+    if (vectors && nested) {
+        qatomic_or(&c->msix_deferred, vectors);
+        wake = true;
+    } else if (vectors) {
+        ordma_raise_vectors(s, vectors);
+    }
+    if (c->kind == ORDMA_CABLE_LOCAL) {
+        /* a sender that found the firmware busy counted on this check */
+        qemu_mutex_lock(&c->inbox_lock);
+        wake |= c->inbox_len != 0;
+        qemu_mutex_unlock(&c->inbox_lock);
+    }
+    if (wake) {
+        event_notifier_set(&c->wake);
+    }
+}
+
 void ordma_cable_send(OrdmaState *s, const void *frame, size_t len)
 {
     ssize_t ret;
 
     if (!ordma_link_up(s)) {
+        return;
+    }
+    if (s->cable.kind == ORDMA_CABLE_LOCAL) {
+        ordma_cable_local_send(s, frame, len);
         return;
     }
     do {
@@ -303,8 +441,9 @@ static void ordma_cable_sleep(OrdmaState *s)
         { .fd = event_notifier_get_fd(&s->cable.wake), .events = POLLIN },
         { .fd = s->cable.fd, .events = POLLIN },
     };
-    /* A stalled port waits for its kick only. */
-    nfds_t nfds = qatomic_read(&s->cable.rx_stalled) ? 1 : 2;
+    /* A stalled port, or one without a socket, waits for its kick only. */
+    nfds_t nfds = s->cable.kind != ORDMA_CABLE_UDP ||
+                  qatomic_read(&s->cable.rx_stalled) ? 1 : 2;
 
     if (poll(fds, nfds, -1) > 0 && (fds[0].revents & POLLIN)) {
         event_notifier_test_and_clear(&s->cable.wake);
@@ -317,9 +456,19 @@ static void *ordma_cable_engine(void *opaque)
     int64_t busy_until = 0;
 
     while (!qatomic_read(&s->cable.stop)) {
+        uint64_t vectors = qatomic_xchg(&s->cable.msix_deferred, 0);
         bool worked = false;
 
-        if (s->cable.rx_held || ordma_cable_read(s)) {
+        if (vectors) {
+            ordma_raise_vectors(s, vectors);
+        }
+        if (s->cable.kind == ORDMA_CABLE_LOCAL) {
+            if (qatomic_read(&s->cable.inbox_len) &&
+                ordma_fw_enter(s, "cable inbox")) {
+                ordma_fw_leave(s);
+                continue;
+            }
+        } else if (s->cable.rx_held || ordma_cable_read(s)) {
             worked = ordma_cable_deliver(s);
         } else {
             /* a batch of foreign or dropped frames needs no firmware */
@@ -347,10 +496,41 @@ static void ordma_cable_exit_notify(Notifier *notifier, void *data)
     ordma_cable_close(s);
 }
 
+/* Both ends name each other; resolved once every device exists */
+static void ordma_cable_find_peer(Notifier *notifier, void *data)
+{
+    OrdmaState *s = container_of(notifier, OrdmaState, cable.init_done);
+    g_autofree char *path = g_strdup_printf("/machine/peripheral/%s",
+                                            s->cable_to);
+    Object *obj = object_resolve_path_type(path, TYPE_ORDMA_PCI, NULL);
+    OrdmaState *p = obj ? ORDMA_PCI(obj) : NULL;
+
+    if (!p || p == s || p->cable.kind != ORDMA_CABLE_LOCAL ||
+        g_strcmp0(p->cable_to, DEVICE(s)->id)) {
+        error_report("%s: cable-to=%s: no other ordma device with that id "
+                     "whose cable-to names this one", s->ident, s->cable_to);
+        /* a command line that cables nothing fails; a hot-plug waits */
+        if (!s->cable.hotplugged) {
+            exit(1);
+        }
+        return;
+    }
+    qatomic_set(&s->cable.local_peer, p);
+    /* a port plugged in later: the other end learns of it now */
+    if (!qatomic_read(&p->cable.local_peer)) {
+        qatomic_set(&p->cable.local_peer, s);
+    }
+}
+
 void ordma_cable_start(OrdmaState *s)
 {
     if (!ordma_has_cable(s)) {
         return;
+    }
+    if (s->cable.kind == ORDMA_CABLE_LOCAL) {
+        s->cable.hotplugged = phase_check(PHASE_MACHINE_READY);
+        s->cable.init_done.notify = ordma_cable_find_peer;
+        qemu_add_machine_init_done_notifier(&s->cable.init_done);
     }
     s->cable.exit_notifier.notify = ordma_cable_exit_notify;
     qemu_add_exit_notifier(&s->cable.exit_notifier);
@@ -374,6 +554,53 @@ static int64_t ordma_cable_host_drops(int fd)
     return -1;
 }
 
+/*
+ * The other end stops sending here before this device goes away: it
+ * sends only from inside its own firmware, so once its lock was taken
+ * and dropped no sender still holds this device.
+ */
+static void ordma_cable_unplug_local(OrdmaState *s)
+{
+    OrdmaCable *c = &s->cable;
+    OrdmaState *p = qatomic_read(&c->local_peer);
+
+    if (p && qatomic_read(&p->cable.local_peer) == s) {
+        qatomic_set(&p->cable.local_peer, NULL);
+        qemu_mutex_lock(&p->fw_lock);
+        qemu_mutex_unlock(&p->fw_lock);
+    }
+    qatomic_set(&c->local_peer, NULL);
+}
+
+static void ordma_cable_free_inbox(OrdmaCable *c)
+{
+    OrdmaInboxFrame *f, *next;
+
+    QSIMPLEQ_FOREACH_SAFE(f, &c->inbox, next, next) {
+        g_free(f);
+    }
+    QSIMPLEQ_INIT(&c->inbox);
+    c->inbox_len = 0;
+    qemu_mutex_destroy(&c->inbox_lock);
+}
+
+/*
+ * What the cable lost, for the port counters: frames the host would not
+ * send, and received ones dropped before the device saw them (a full
+ * socket buffer or inbox).
+ */
+void ordma_cable_drops(OrdmaState *s, uint64_t *tx, uint64_t *rx)
+{
+    OrdmaCable *c = &s->cable;
+
+    *tx = qatomic_read(&c->tx_failed);
+    if (c->kind == ORDMA_CABLE_UDP) {
+        *rx = MAX(ordma_cable_host_drops(c->fd), 0);
+    } else {
+        *rx = qatomic_read(&c->rx_inbox_full);
+    }
+}
+
 void ordma_cable_close(OrdmaState *s)
 {
     OrdmaCable *c = &s->cable;
@@ -381,6 +608,12 @@ void ordma_cable_close(OrdmaState *s)
 
     if (!ordma_has_cable(s)) {
         return;
+    }
+    if (c->kind == ORDMA_CABLE_LOCAL) {
+        if (c->running) {
+            qemu_remove_machine_init_done_notifier(&c->init_done);
+        }
+        ordma_cable_unplug_local(s);
     }
     if (c->running) {
         qemu_remove_exit_notifier(&c->exit_notifier);
@@ -394,11 +627,18 @@ void ordma_cable_close(OrdmaState *s)
     info_report("cable %s: %" PRId64 " received datagrams dropped by the "
                 "host; %" PRIu64 " not sent, %" PRIu64 " from others, %"
                 PRIu64 " too long, %" PRIu64 " while the link was down",
-                dev->id ? dev->id : s->ident, ordma_cable_host_drops(c->fd),
+                dev->id ? dev->id : s->ident,
+                c->kind == ORDMA_CABLE_UDP ? ordma_cable_host_drops(c->fd) :
+                (int64_t)c->rx_inbox_full,
                 c->tx_failed, c->rx_foreign, c->rx_oversize, c->rx_link_down);
     event_notifier_cleanup(&c->wake);
-    close(c->fd);
+    if (c->kind == ORDMA_CABLE_UDP) {
+        close(c->fd);
+    } else {
+        ordma_cable_free_inbox(c);
+    }
     c->fd = -1;
+    c->kind = ORDMA_CABLE_NONE;
     g_free(c->rx_buf);
     c->rx_buf = NULL;
     g_free(c->rx_len);

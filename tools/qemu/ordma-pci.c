@@ -75,6 +75,9 @@ bool ordma_link_up(OrdmaState *s)
 /* Tells threads apart: the address of a per-thread variable */
 static __thread char ordma_thread_tag;
 
+/* Firmware locks this thread holds (devices cabled in memory nest) */
+static __thread unsigned int ordma_fw_depth;
+
 static uintptr_t ordma_thread_id(void)
 {
     return (uintptr_t)&ordma_thread_tag;
@@ -88,6 +91,18 @@ bool ordma_fw_enter(OrdmaState *s, const char *what)
     }
     qemu_mutex_lock(&s->fw_lock);
     qatomic_set(&s->fw_owner, ordma_thread_id());
+    ordma_fw_depth++;
+    return true;
+}
+
+/* Enters the firmware if no thread is inside it (never waits). */
+bool ordma_fw_try_enter(OrdmaState *s)
+{
+    if (qemu_mutex_trylock(&s->fw_lock)) {
+        return false;
+    }
+    qatomic_set(&s->fw_owner, ordma_thread_id());
+    ordma_fw_depth++;
     return true;
 }
 
@@ -96,7 +111,7 @@ bool ordma_fw_enter(OrdmaState *s, const char *what)
  * they go out once the firmware is left, so fw_lock is never held while
  * waiting for the BQL.
  */
-static void ordma_raise_vectors(OrdmaState *s, uint64_t vectors)
+void ordma_raise_vectors(OrdmaState *s, uint64_t vectors)
 {
     bool locked = qemu_mutex_iothread_locked();
 
@@ -138,17 +153,29 @@ void ordma_fw_leave(OrdmaState *s)
         }
         ordma_fw_set_link(s->fw, ordma_link_up(s));
     }
+    if (s->cable.kind == ORDMA_CABLE_LOCAL) {
+        ordma_cable_inbox_run(s);
+    }
     vectors = s->msix_pending;
     s->msix_pending = 0;
     rx_deferred = s->rx_deferred;
     s->rx_deferred = false;
     qatomic_set(&s->fw_owner, 0);
     qemu_mutex_unlock(&s->fw_lock);
+    ordma_fw_depth--;
 
     if (rx_deferred) {
         qemu_bh_schedule(s->rx_flush_bh);
     }
-    if (vectors) {
+    if (ordma_has_cable(s)) {
+        /*
+         * Still inside another device's firmware (this one was entered
+         * by a frame across a cable in memory) and without the BQL: the
+         * MSI-X messages must not wait for it here.
+         */
+        ordma_cable_left(s, vectors,
+                         ordma_fw_depth && !qemu_mutex_iothread_locked());
+    } else if (vectors) {
         ordma_raise_vectors(s, vectors);
     }
 }
@@ -302,6 +329,17 @@ static void ordma_hal_log(void *ctx, enum ordma_fw_log_level level,
     }
 }
 
+static void ordma_hal_wire_drops(void *ctx, uint64_t *tx, uint64_t *rx)
+{
+    OrdmaState *s = ctx;
+
+    *tx = 0;
+    *rx = 0;
+    if (ordma_has_cable(s)) {
+        ordma_cable_drops(s, tx, rx);
+    }
+}
+
 static const struct ordma_hal_ops ordma_hal_ops = {
     .dma_read = ordma_hal_dma_read,
     .dma_write = ordma_hal_dma_write,
@@ -310,6 +348,7 @@ static const struct ordma_hal_ops ordma_hal_ops = {
     .now_ns = ordma_hal_now_ns,
     .timer_arm = ordma_hal_timer_arm,
     .log = ordma_hal_log,
+    .wire_drops = ordma_hal_wire_drops,
 };
 
 static void ordma_timer_cb(void *opaque)
@@ -733,6 +772,8 @@ static Property ordma_properties[] = {
     /* the port's own UDP cable ("host:port" each), instead of netdev= */
     DEFINE_PROP_STRING("cable-local", OrdmaState, cable_local),
     DEFINE_PROP_STRING("cable-peer", OrdmaState, cable_peer),
+    /* or a cable in memory to another ordma device (its id) */
+    DEFINE_PROP_STRING("cable-to", OrdmaState, cable_to),
     /*
      * How long the engine keeps polling the cable after work, in µs.
      * Polling pays only where the host has a core to spare for each

@@ -6,6 +6,7 @@
 #ifndef HW_NET_ORDMA_PCI_H
 #define HW_NET_ORDMA_PCI_H
 
+#include "qemu/queue.h"
 #include "qemu/thread.h"
 #include "qemu/event_notifier.h"
 #include "hw/pci/pci.h"
@@ -16,15 +17,38 @@ OBJECT_DECLARE_SIMPLE_TYPE(OrdmaState, ORDMA_PCI)
 
 struct ordma_fw;
 
+typedef enum OrdmaCableKind {
+    ORDMA_CABLE_NONE,               /* the port uses -netdev */
+    ORDMA_CABLE_UDP,                /* cable-local=, cable-peer= */
+    ORDMA_CABLE_LOCAL,              /* cable-to= another ordma device */
+} OrdmaCableKind;
+
+typedef struct OrdmaInboxFrame {
+    QSIMPLEQ_ENTRY(OrdmaInboxFrame) next;
+    size_t len;
+    uint8_t data[];
+} OrdmaInboxFrame;
+
 /*
- * The port's own datagram socket (-device ordma,cable-local=...,
- * cable-peer=...).  Its engine thread receives frames and runs them
- * through the firmware without waiting for QEMU's main loop.
+ * The port's own cable (ordma-cable.c): a UDP socket, or process memory
+ * to another ordma device of this QEMU.  Its engine thread runs the
+ * frames that arrive through the firmware without waiting for QEMU's
+ * main loop.
  */
 typedef struct OrdmaCable {
-    int fd;                         /* -1: the port uses -netdev instead */
+    OrdmaCableKind kind;
+    int fd;                         /* UDP: the socket */
     struct sockaddr_storage peer;
     socklen_t peer_len;
+
+    /* LOCAL: the other end, and the frames it sent this port */
+    OrdmaState *local_peer;
+    Notifier init_done;
+    bool hotplugged;
+    QemuMutex inbox_lock;
+    QSIMPLEQ_HEAD(, OrdmaInboxFrame) inbox;
+    unsigned int inbox_len;
+    uint64_t msix_deferred;         /* vectors the engine is to raise */
 
     QemuThread engine;
     Notifier exit_notifier;
@@ -44,6 +68,7 @@ typedef struct OrdmaCable {
     uint64_t rx_foreign;            /* not from the peer */
     uint64_t rx_oversize;
     uint64_t rx_link_down;
+    uint64_t rx_inbox_full;         /* LOCAL: the inbox was full */
 } OrdmaCable;
 
 struct OrdmaState {
@@ -85,11 +110,14 @@ struct OrdmaState {
     uint32_t speed;
     char *cable_local;
     char *cable_peer;
+    char *cable_to;
     uint32_t poll_us;
 };
 
 bool ordma_fw_enter(OrdmaState *s, const char *what);
+bool ordma_fw_try_enter(OrdmaState *s);
 void ordma_fw_leave(OrdmaState *s);
+void ordma_raise_vectors(OrdmaState *s, uint64_t vectors);
 bool ordma_link_up(OrdmaState *s);
 
 bool ordma_cable_open(OrdmaState *s, Error **errp);
@@ -97,10 +125,13 @@ void ordma_cable_start(OrdmaState *s);
 void ordma_cable_close(OrdmaState *s);
 void ordma_cable_send(OrdmaState *s, const void *frame, size_t len);
 void ordma_cable_kick(OrdmaState *s);
+void ordma_cable_drops(OrdmaState *s, uint64_t *tx, uint64_t *rx);
+void ordma_cable_inbox_run(OrdmaState *s);
+void ordma_cable_left(OrdmaState *s, uint64_t vectors, bool nested);
 
 static inline bool ordma_has_cable(OrdmaState *s)
 {
-    return s->cable.fd >= 0;
+    return s->cable.kind != ORDMA_CABLE_NONE;
 }
 
 #endif

@@ -551,6 +551,32 @@ def run_cable(qemu):
         log.close()
 
 
+def run_cable_local(qemu):
+    """Two ports cabled in process memory (cable-to), and one cabled to nothing."""
+    qt = QTest(qemu, [
+        '-device', 'ordma,addr=04.0,id=nic0,mac=52:54:00:4f:52:01,cable-to=nic1',
+        '-device', 'ordma,addr=05.0,id=nic1,mac=52:54:00:4f:52:02,cable-to=nic0'])
+    a = Function(qt, 4, 0xe0000000, 1 << 20)
+    b = Function(qt, 5, 0xe4000000, 1 << 20)
+    try:
+        for f in (a, b):
+            f.map()
+            f.msix_setup(8)
+            f.enable()
+        eth_one_frame(qt, a, b, 'over a cable in memory', wait_for)
+    except (TimeoutError, RuntimeError) as err:
+        tap('device model answers over a cable in memory', False, err)
+    finally:
+        qt.close()
+    res = subprocess.run([qemu, '-machine', 'q35', '-display', 'none', '-nodefaults',
+                          '-accel', 'qtest', '-qtest', 'null'] + DATADIRS +
+                         ['-device', 'ordma,id=nic0,cable-to=nic9'],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, timeout=REPLY_TIMEOUT)
+    tap('cable-to a device that is not there: QEMU refuses to start',
+        res.returncode != 0 and 'cable-to=nic9' in res.stderr, res.stderr.strip())
+
+
 def main():
     if len(sys.argv) > 1:
         qemu = sys.argv[1]
@@ -563,7 +589,7 @@ def main():
     if not qemu or not os.access(qemu, os.X_OK):
         print('1..0 # SKIP no QEMU with the ORDMA device')
         return 4
-    for part in (run, run_iommu, run_cable):
+    for part in (run, run_iommu, run_cable, run_cable_local):
         try:
             part(qemu)
         except RuntimeError as err:

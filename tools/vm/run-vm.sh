@@ -22,7 +22,8 @@
 #
 # Every NIC is cabled with a UDP socket between two free loopback ports:
 # an ORDMA port owns its socket (cable-local/cable-peer, served by the
-# device's engine thread), other NICs get a socket netdev.  NIC n (n = 1, 2) has MAC 52:54:00:12:34:0n; NIC 1 has serial
+# device's engine thread), other NICs get a socket netdev.  The two
+# ORDMA NICs of single are cabled in memory instead (cable-to).  NIC n (n = 1, 2) has MAC 52:54:00:12:34:0n; NIC 1 has serial
 # ORDSN0001, NIC 2 the device's default (ORD123402).  Each NIC sits
 # behind its own PCIe root port: single has NIC 1 at 0000:01:00.0 and
 # NIC 2 at 0000:02:00.0; pair has NIC 1 in vmA and NIC 2 in vmB, both at
@@ -146,9 +147,14 @@ nic_args() {
 	printf '%s\n' -device "pcie-root-port,id=rp$slot,bus=pcie.0,chassis=$slot,addr=0x$((slot + 9))"
 	case "$NIC_DEV" in
 	ordma)
-		# The port's own cable, served by the device's engine thread.
+		# The port's own cable, served by the device's engine thread:
+		# in memory between the two NICs of one VM, else UDP.
 		# NIC 1 gets an explicit serial, NIC 2 keeps the device default.
-		cable="id=wire$i,cable-local=127.0.0.1:$lport,cable-peer=127.0.0.1:$pport"
+		if [ "$TOPOLOGY" = single ]; then
+			cable="id=wire$i,cable-to=wire$((3 - i))"
+		else
+			cable="id=wire$i,cable-local=127.0.0.1:$lport,cable-peer=127.0.0.1:$pport"
+		fi
 		cable+=${VM_ORDMA_PROPS:+,$VM_ORDMA_PROPS}
 		if [ "$i" = 1 ]; then
 			printf '%s\n' -device "ordma,$cable,mac=$mac,serial=ORDSN0001,bus=rp$slot"

@@ -504,6 +504,26 @@ TEST(test_rx_filter)
 	drv_close(&e.d);
 }
 
+/* The wire's own drops show as port counters, counted from the reset */
+TEST(test_wire_drops_in_port_stats)
+{
+	struct drv d;
+
+	REQUIRE(drv_open(&d, 4));
+	d.hal.wire_tx_drop = 3;
+	d.hal.wire_rx_drop = 1000;
+	CHECK_EQ(stats(&d).wire_tx_drop, 3);
+	CHECK_EQ(stats(&d).wire_rx_drop, 1000);
+	/* a reset takes what the wire lost so far as the new zero */
+	drv_wr(&d, ORDMA_REG_CTRL, ORDMA_CTRL_RESET);
+	REQUIRE(drv_enable(&d, 4));
+	CHECK_EQ(stats(&d).wire_rx_drop, 0);
+	d.hal.wire_rx_drop += 7;
+	CHECK_EQ(stats(&d).wire_rx_drop, 7);
+	CHECK_EQ(stats(&d).wire_tx_drop, 0);
+	drv_close(&d);
+}
+
 TEST(test_rx_port_down_drops)
 {
 	uint8_t frame[64];

@@ -641,9 +641,11 @@ struct ordma_port_stats {
 	__le64	roce_rx_drop_reason[ORDMA_ROCE_RX_DROP_REASONS];
 	__le64	roce_rx_parse_drop[ORDMA_ROCE_PARSE_DROP_REASONS];
 	__le64	roce_tx_drop[ORDMA_ROCE_TX_DROP_REASONS];
+	__le64	wire_tx_drop;		/* the cable did not take the frame */
+	__le64	wire_rx_drop;		/* lost on the cable before the port */
 };
 
-#define ORDMA_PORT_STATS_SIZE		472
+#define ORDMA_PORT_STATS_SIZE		488
 
 /* QUERY_RESOURCES: objects of one type the device holds now, and how many
  * it can hold at once (the QUERY_DEVICE limit where there is one).
@@ -776,6 +778,8 @@ static inline const char *ordma_port_stat_name(unsigned int i)
 		ORDMA_STAT_TX_DROP(NO_GID, "no_gid"),
 		ORDMA_STAT_TX_DROP(BUILD, "build"),
 		ORDMA_STAT_TX_DROP(DMA, "dma"),
+		ORDMA_STAT_NAME(wire_tx_drop),
+		ORDMA_STAT_NAME(wire_rx_drop),
 	};
 
 	return i < ORDMA_PORT_STATS_NUM ? names[i] : NULL;
