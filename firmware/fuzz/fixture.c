@@ -64,13 +64,39 @@ static int fz_dma_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	return fake_hal_ops.dma_read(ctx, addr, buf, len);
 }
 
+/*
+ * What the device writes into a process's buffers is the process's from
+ * then on, and the process may send it again.  Those bytes come from the
+ * peer: a SEND or WRITE payload, an atomic operand or sum, a READ
+ * response, in fuzz_rx straight from the input.  They are kept free of
+ * the canary as fz_put keeps the harness's own, so that a canary run on
+ * the wire still means bytes no process held (the guard, a stale or
+ * received frame in the device's own memory).
+ */
+static void fz_scrub_buffers(void *ctx, uint64_t addr, size_t len)
+{
+	uint64_t lo = addr > FZ_MR_ALL ? addr : FZ_MR_ALL;
+	uint64_t hi = addr + len < FZ_GUARD ? addr + len : FZ_GUARD;
+	uint8_t *p;
+
+	if (lo >= hi)
+		return;
+	p = fake_mem(ctx, lo, hi - lo);
+	fz_put(p, p, hi - lo);
+}
+
 static int fz_dma_write(void *ctx, uint64_t addr, const void *buf,
 			size_t len)
 {
+	int rc;
+
 	if (fz_forbidden(addr, len) || fz_read_only(addr, len))
 		fz_fail("DMA write of %zu bytes at %#llx: not the device's to write",
 			len, (unsigned long long)addr);
-	return fake_hal_ops.dma_write(ctx, addr, buf, len);
+	rc = fake_hal_ops.dma_write(ctx, addr, buf, len);
+	if (!rc)
+		fz_scrub_buffers(ctx, addr, len);
+	return rc;
 }
 
 static void fz_check_tx(const uint8_t *frame, size_t len)

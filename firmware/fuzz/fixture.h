@@ -41,8 +41,10 @@
 #define FZ_GUARD_CHECKED	0x800000ULL	/* compared at the end */
 #define FZ_GUARD_END		0x1000000ULL
 /* Bytes of host memory no process gave the device.  Whatever the
- * harnesses write on a process's behalf never contains this byte, so a
- * run of it in a transmitted payload came from somewhere it must not.
+ * harnesses write on a process's behalf never contains this byte, nor
+ * does what the device writes into the MRs (the checking HAL keeps it
+ * out: received data is the process's to send again), so a run of it in
+ * a transmitted payload came from somewhere it must not.
  */
 #define FZ_CANARY		0xc7
 #define FZ_CANARY_RUN		16
