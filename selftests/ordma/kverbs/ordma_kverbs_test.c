@@ -1366,12 +1366,13 @@ static int kv_t_srq_recv(struct kv_ctx *ctx, char *why)
 /* Cleanup                                                          */
 /* ---------------------------------------------------------------- */
 
-static int kv_t_destroy_qps(struct kv_ctx *ctx, char *why)
+/* ib_destroy_qp of the QPs of @sides that have one */
+static int kv_destroy_qps(struct kv_ctx *ctx, struct kv_side **sides, int n,
+			  char *why)
 {
-	struct kv_side *sides[] = { &ctx->a, &ctx->b };
 	int i, err, ret = 0;
 
-	for (i = 0; i < ARRAY_SIZE(sides); i++) {
+	for (i = 0; i < n; i++) {
 		if (!sides[i]->qp)
 			continue;
 		err = ib_destroy_qp(sides[i]->qp);
@@ -1386,27 +1387,23 @@ static int kv_t_destroy_qps(struct kv_ctx *ctx, char *why)
 	return ret;
 }
 
+static int kv_t_destroy_qps(struct kv_ctx *ctx, char *why)
+{
+	struct kv_side *sides[] = { &ctx->a, &ctx->b };
+
+	return kv_destroy_qps(ctx, sides, ARRAY_SIZE(sides), why);
+}
+
 static int kv_t_destroy_srq(struct kv_ctx *ctx, char *why)
 {
 	struct kv_side *sides[2 * KV_SRQ_QPS];
-	int i, err, ret = 0;
+	int i, err, ret;
 
 	for (i = 0; i < KV_SRQ_QPS; i++) {
 		sides[2 * i] = &ctx->srq_a[i];
 		sides[2 * i + 1] = &ctx->srq_b[i];
 	}
-	for (i = 0; i < ARRAY_SIZE(sides); i++) {
-		if (!sides[i]->qp)
-			continue;
-		err = ib_destroy_qp(sides[i]->qp);
-		sides[i]->qp = NULL;
-		if (err) {
-			kv_why(why, "ib_destroy_qp on %s: %d", sides[i]->name,
-			       err);
-			ctx->leak = true;
-			ret = err;
-		}
-	}
+	ret = kv_destroy_qps(ctx, sides, ARRAY_SIZE(sides), why);
 	if (ctx->srq) {
 		err = ib_destroy_srq_user(ctx->srq, NULL);
 		ctx->srq = NULL;
