@@ -7,17 +7,18 @@
 # kernel RC QP on each NIC: PDs with the local DMA lkey and an unsafe
 # global rkey, CQs polled directly and by completion event, SEND/RECV
 # (also inline), a fast-registration MR written, read, invalidated by
-# SEND_WITH_INV, re-keyed and invalidated locally, and a WRITE to the
-# invalidated rkey that must fail with a remote access error.  Each step
-# is one result here; the module must also unload and leave the kernel
-# log free of the patterns in kmsg_fail_patterns.
+# SEND_WITH_INV, re-keyed and invalidated locally, a WRITE to the
+# invalidated rkey that must fail with a remote access error, and a
+# kernel SRQ that two QPs share (ib_post_srq_recv, the limit event, a
+# full ring).  Each step is one result here; the module must also unload
+# and leave the kernel log free of the patterns in kmsg_fail_patterns.
 . "$(dirname "$0")/lib.sh"
 
 ordma_require_device
 KO=${ORDMA_KVERBS_KO:-$ORDMA_REPO/selftests/ordma/kverbs/ordma_kverbs_test.ko}
 MOD=ordma_kverbs_test
 # Results the module prints (its kv_tests[])
-KV_CASES=22
+KV_CASES=25
 BAD_KMSG=$(grep -v '^#' "$SELFTEST_DIR/kmsg_fail_patterns" | paste -sd '|')
 
 mapfile -t devs < <(ordma_pci_devs)

@@ -70,6 +70,21 @@ MODULE_PARM_DESC(gid_index_b, "GID index on dev_b (-1: first IPv4 RoCE v2 GID)")
 #define KV_PSN_A		0x1234
 #define KV_PSN_B		0x5678
 
+/*
+ * B's SRQ, shared by KV_SRQ_QPS QPs: KV_SRQ_WR slots, receive buffers of
+ * KV_SRQ_BUF bytes from KV_DST on; messages from KV_SRC + j * KV_SRQ_BUF
+ * on A, message j KV_SRQ_LEN + j bytes long, so that its length names it.
+ */
+#define KV_SRQ_QPS		2
+#define KV_SRQ_WR		16
+#define KV_SRQ_BUF		512
+#define KV_SRQ_LEN		300
+#define KV_SRQ_POSTED		8
+#define KV_SRQ_LIMIT		4
+#define KV_SRQ_MSGS		6
+#define KV_SRQ_SEED		0x40
+#define KV_PSN_SRQ		0x9000
+
 enum {
 	KV_WRID_SEND = 0x100,
 	KV_WRID_RECV,
@@ -78,6 +93,8 @@ enum {
 	KV_WRID_READ,
 	KV_WRID_INV,
 	KV_WRID_SEND_INV,
+	KV_WRID_SRQ_SEND = 0x200,	/* + message number */
+	KV_WRID_SRQ_RECV = 0x300,	/* + post number */
 };
 
 struct kv_side {
@@ -105,6 +122,11 @@ struct kv_ctx {
 	struct scatterlist sg;
 	bool sg_mapped;
 	u32 old_rkey;
+	/* B's SRQ, a QP on it per srq_b[], each connected to srq_a[] */
+	struct ib_srq *srq;
+	struct kv_side srq_a[KV_SRQ_QPS], srq_b[KV_SRQ_QPS];
+	u32 srq_posts;
+	struct completion srq_limit;
 	/* A command timed out: the device may still use the buffers */
 	bool leak;
 };
@@ -1066,15 +1088,291 @@ static int kv_t_error_state(struct kv_ctx *ctx, char *why)
 }
 
 /* ---------------------------------------------------------------- */
+/* Shared receive queue                                             */
+/* ---------------------------------------------------------------- */
+
+static void kv_srq_event(struct ib_event *event, void *context)
+{
+	struct kv_ctx *ctx = context;
+
+	pr_info("# SRQ event %s\n", ib_event_msg(event->event));
+	if (event->event == IB_EVENT_SRQ_LIMIT_REACHED)
+		complete(&ctx->srq_limit);
+}
+
+/* A side like @s (device, PD, CQ, buffer, GID) with a QP of its own */
+static void kv_side_like(struct kv_side *dst, const struct kv_side *s,
+			 u32 psn)
+{
+	*dst = *s;
+	dst->qp = NULL;
+	dst->psn = psn;
+	atomic_set(&dst->qp_events, 0);
+}
+
+static int kv_create_rc_qp(struct kv_side *s, struct ib_srq *srq, char *why)
+{
+	struct ib_qp_init_attr init = {
+		.event_handler = kv_qp_event,
+		.qp_context = s,
+		.send_cq = s->cq,
+		.recv_cq = s->cq,
+		.srq = srq,
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = {
+			.max_send_wr = KV_QP_WR,
+			.max_recv_wr = srq ? 0 : KV_QP_WR,
+			.max_send_sge = 1,
+			.max_recv_sge = srq ? 0 : 1,
+		},
+	};
+	struct ib_qp *qp;
+
+	qp = ib_create_qp(s->pd, &init);
+	if (IS_ERR(qp)) {
+		kv_why(why, "ib_create_qp RC%s on %s: %ld",
+		       srq ? " on the SRQ" : "", s->name, PTR_ERR(qp));
+		return PTR_ERR(qp);
+	}
+	s->qp = qp;
+	return 0;
+}
+
+static int kv_t_srq(struct kv_ctx *ctx, char *why)
+{
+	struct ib_srq_init_attr init = {
+		.event_handler = kv_srq_event,
+		.srq_context = ctx,
+		.srq_type = IB_SRQT_BASIC,
+		.attr = { .max_wr = KV_SRQ_WR, .max_sge = 1 },
+	};
+	struct ib_srq_attr attr;
+	struct ib_srq *srq;
+	int i, err;
+
+	if (!ctx->b.dev->attrs.max_srq) {
+		kv_why(why, "%s reports no SRQs", ctx->b.name);
+		return -EOPNOTSUPP;
+	}
+	srq = ib_create_srq(ctx->b.pd, &init);
+	if (IS_ERR(srq)) {
+		kv_why(why, "ib_create_srq on %s: %ld", ctx->b.name,
+		       PTR_ERR(srq));
+		return PTR_ERR(srq);
+	}
+	ctx->srq = srq;
+	err = ib_query_srq(srq, &attr);
+	if (err) {
+		kv_why(why, "ib_query_srq: %d", err);
+		return err;
+	}
+	if (attr.max_wr < KV_SRQ_WR || attr.max_sge < 1 || attr.srq_limit) {
+		kv_why(why, "SRQ max_wr %u max_sge %u limit %u, asked %u, 1, 0",
+		       attr.max_wr, attr.max_sge, attr.srq_limit, KV_SRQ_WR);
+		return -EINVAL;
+	}
+
+	for (i = 0; i < KV_SRQ_QPS; i++) {
+		kv_side_like(&ctx->srq_a[i], &ctx->a, KV_PSN_SRQ + 2 * i);
+		kv_side_like(&ctx->srq_b[i], &ctx->b, KV_PSN_SRQ + 2 * i + 1);
+		err = kv_create_rc_qp(&ctx->srq_a[i], NULL, why);
+		if (!err)
+			err = kv_create_rc_qp(&ctx->srq_b[i], srq, why);
+		if (!err)
+			err = kv_connect(&ctx->srq_a[i], &ctx->srq_b[i], why);
+		if (!err)
+			err = kv_connect(&ctx->srq_b[i], &ctx->srq_a[i], why);
+		if (err)
+			return err;
+		pr_info("# QP %u on %s <-> QP %u on %s (SRQ)\n",
+			ctx->srq_a[i].qp->qp_num, ctx->a.name,
+			ctx->srq_b[i].qp->qp_num, ctx->b.name);
+	}
+	return 0;
+}
+
+/* @n receives on B's SRQ, buffers taken round-robin from KV_DST on */
+static int kv_post_srq_recvs(struct kv_ctx *ctx, u32 n, char *why)
+{
+	struct ib_sge sge[KV_SRQ_WR];
+	struct ib_recv_wr wr[KV_SRQ_WR];
+	const struct ib_recv_wr *bad = NULL;
+	u32 i, post;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		post = ctx->srq_posts + i;
+		sge[i].addr = ctx->b.dma + KV_DST +
+			      (post % KV_SRQ_WR) * KV_SRQ_BUF;
+		sge[i].length = KV_SRQ_BUF;
+		sge[i].lkey = ctx->b.pd->local_dma_lkey;
+		wr[i].wr_id = KV_WRID_SRQ_RECV + post;
+		wr[i].sg_list = &sge[i];
+		wr[i].num_sge = 1;
+		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
+	}
+	err = ib_post_srq_recv(ctx->srq, wr, &bad);
+	if (err) {
+		kv_why(why, "ib_post_srq_recv of %u: %d at wr %ld", n, err,
+		       bad ? (long)(bad - wr) : -1L);
+		return err;
+	}
+	ctx->srq_posts += n;
+	return 0;
+}
+
+static int kv_srq_send(struct kv_ctx *ctx, u32 j, char *why)
+{
+	struct kv_side *a = &ctx->srq_a[j % KV_SRQ_QPS];
+	struct ib_sge sge = {
+		.addr = a->dma + KV_SRC + j * KV_SRQ_BUF,
+		.length = KV_SRQ_LEN + j,
+		.lkey = a->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.wr_id = KV_WRID_SRQ_SEND + j,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	int err;
+
+	err = kv_post_send(a, &wr, why);
+	if (!err)
+		err = kv_expect(a, KV_WRID_SRQ_SEND + j, IB_WC_SUCCESS,
+				IB_WC_SEND, -1, why);
+	return err;
+}
+
+/* One receive completion on B: message j, through the QP it was sent
+ * on, into the buffer of a receive posted and not completed before.
+ */
+static int kv_srq_check_recv(struct kv_ctx *ctx, unsigned long *seen,
+			     char *why)
+{
+	struct kv_side *b = &ctx->b;
+	u32 j, post;
+	struct ib_wc wc;
+	long bad;
+	int err;
+
+	err = kv_poll(b, &wc);
+	if (err) {
+		kv_why(why, "no receive completion on %s's SRQ QPs: %d",
+		       b->name, err);
+		return err;
+	}
+	j = wc.byte_len - KV_SRQ_LEN;
+	post = wc.wr_id - KV_WRID_SRQ_RECV;
+	if (wc.status != IB_WC_SUCCESS || wc.opcode != IB_WC_RECV ||
+	    wc.byte_len < KV_SRQ_LEN || j >= KV_SRQ_MSGS ||
+	    wc.qp != ctx->srq_b[j % KV_SRQ_QPS].qp ||
+	    wc.wr_id < KV_WRID_SRQ_RECV || post >= ctx->srq_posts ||
+	    test_and_set_bit(post, seen)) {
+		kv_why(why, "receive: wr_id %#llx status %s opcode %d byte_len %u QP %u",
+		       wc.wr_id, ib_wc_status_msg(wc.status), wc.opcode,
+		       wc.byte_len, wc.qp ? wc.qp->qp_num : 0);
+		return -EIO;
+	}
+	kv_buf_for_cpu(b);
+	bad = kv_check(b->buf + KV_DST + (post % KV_SRQ_WR) * KV_SRQ_BUF,
+		       wc.byte_len, KV_SRQ_SEED + j);
+	if (bad >= 0) {
+		kv_why(why, "message %u in receive %u differs at offset %ld",
+		       j, post, bad);
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * KV_SRQ_MSGS SENDs from A alternate between the two QPs; the receives
+ * they take are one ring, so each completion must name a distinct
+ * receive, the QP of its message and hold its data.  The limit, armed
+ * after posting, fires once fewer than KV_SRQ_LIMIT receives remain.
+ * Then the SRQ takes exactly the slots the polled completions freed.
+ */
+static int kv_t_srq_recv(struct kv_ctx *ctx, char *why)
+{
+	struct ib_srq_attr attr = { .srq_limit = KV_SRQ_LIMIT };
+	DECLARE_BITMAP(seen, 2 * KV_SRQ_WR) = {};
+	struct kv_side *a = &ctx->a, *b = &ctx->b;
+	u32 j, free_slots;
+	int err;
+
+	kv_buf_for_cpu(a);
+	for (j = 0; j < KV_SRQ_MSGS; j++)
+		kv_fill(a->buf + KV_SRC + j * KV_SRQ_BUF, KV_SRQ_LEN + j,
+			KV_SRQ_SEED + j);
+	kv_buf_for_dev(a);
+	kv_buf_for_cpu(b);
+	memset(b->buf + KV_DST, 0, KV_SRQ_WR * KV_SRQ_BUF);
+	kv_buf_for_dev(b);
+
+	err = kv_post_srq_recvs(ctx, KV_SRQ_POSTED, why);
+	if (err)
+		return err;
+	err = ib_modify_srq(ctx->srq, &attr, IB_SRQ_LIMIT);
+	if (err) {
+		kv_why(why, "ib_modify_srq limit %u: %d", KV_SRQ_LIMIT, err);
+		return err;
+	}
+	for (j = 0; j < KV_SRQ_MSGS; j++) {
+		err = kv_srq_send(ctx, j, why);
+		if (err)
+			return err;
+	}
+	for (j = 0; j < KV_SRQ_MSGS; j++) {
+		err = kv_srq_check_recv(ctx, seen, why);
+		if (err)
+			return err;
+	}
+	err = kv_expect_none(b, why);
+	if (err)
+		return err;
+
+	if (!wait_for_completion_timeout(&ctx->srq_limit,
+					 msecs_to_jiffies(KV_TIMEOUT_MS))) {
+		kv_why(why, "no IB_EVENT_SRQ_LIMIT_REACHED with %u of %u receives left, limit %u",
+		       KV_SRQ_POSTED - KV_SRQ_MSGS, KV_SRQ_POSTED,
+		       KV_SRQ_LIMIT);
+		return -ETIMEDOUT;
+	}
+	err = ib_query_srq(ctx->srq, &attr);
+	if (!err && attr.srq_limit) {
+		kv_why(why, "SRQ limit %u after the event, expected 0 (disarmed)",
+		       attr.srq_limit);
+		return -EINVAL;
+	}
+
+	/* Every slot but the receives still posted can be posted again. */
+	free_slots = KV_SRQ_WR - (KV_SRQ_POSTED - KV_SRQ_MSGS);
+	err = kv_post_srq_recvs(ctx, free_slots, why);
+	if (err)
+		return err;
+	err = kv_post_srq_recvs(ctx, 1, why);
+	if (err != -ENOMEM) {
+		kv_why(why, "ib_post_srq_recv on a full SRQ: %d, expected %d",
+		       err, -ENOMEM);
+		return -EINVAL;
+	}
+	why[0] = '\0';
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
 /* Cleanup                                                          */
 /* ---------------------------------------------------------------- */
 
-static int kv_t_destroy_qps(struct kv_ctx *ctx, char *why)
+/* ib_destroy_qp of the QPs of @sides that have one */
+static int kv_destroy_qps(struct kv_ctx *ctx, struct kv_side **sides, int n,
+			  char *why)
 {
-	struct kv_side *sides[] = { &ctx->a, &ctx->b };
 	int i, err, ret = 0;
 
-	for (i = 0; i < ARRAY_SIZE(sides); i++) {
+	for (i = 0; i < n; i++) {
 		if (!sides[i]->qp)
 			continue;
 		err = ib_destroy_qp(sides[i]->qp);
@@ -1082,6 +1380,35 @@ static int kv_t_destroy_qps(struct kv_ctx *ctx, char *why)
 		if (err) {
 			kv_why(why, "ib_destroy_qp on %s: %d", sides[i]->name,
 			       err);
+			ctx->leak = true;
+			ret = err;
+		}
+	}
+	return ret;
+}
+
+static int kv_t_destroy_qps(struct kv_ctx *ctx, char *why)
+{
+	struct kv_side *sides[] = { &ctx->a, &ctx->b };
+
+	return kv_destroy_qps(ctx, sides, ARRAY_SIZE(sides), why);
+}
+
+static int kv_t_destroy_srq(struct kv_ctx *ctx, char *why)
+{
+	struct kv_side *sides[2 * KV_SRQ_QPS];
+	int i, err, ret;
+
+	for (i = 0; i < KV_SRQ_QPS; i++) {
+		sides[2 * i] = &ctx->srq_a[i];
+		sides[2 * i + 1] = &ctx->srq_b[i];
+	}
+	ret = kv_destroy_qps(ctx, sides, ARRAY_SIZE(sides), why);
+	if (ctx->srq) {
+		err = ib_destroy_srq_user(ctx->srq, NULL);
+		ctx->srq = NULL;
+		if (err) {
+			kv_why(why, "ib_destroy_srq: %d", err);
 			ctx->leak = true;
 			ret = err;
 		}
@@ -1205,7 +1532,13 @@ static const struct kv_test kv_tests[] = {
 	  kv_t_write_invalid },
 	{ "A's QP is in the error state after the remote access error",
 	  kv_t_error_state },
+	{ "ib_create_srq on B (kernel ring), two RC QPs on it, each connected to a QP on A",
+	  kv_t_srq },
+	{ "SENDs through two QPs into B's SRQ: wr_ids, QPs, data, limit event, full ring",
+	  kv_t_srq_recv },
 	{ "ib_destroy_qp of both QPs", kv_t_destroy_qps, true },
+	{ "ib_destroy_qp of the SRQ's QPs and their peers, ib_destroy_srq",
+	  kv_t_destroy_srq, true },
 	{ "ib_dereg_mr of the fast-reg MR", kv_t_dereg_mr, true },
 	{ "ib_free_cq and ib_destroy_cq", kv_t_free_cqs, true },
 	{ "ib_dealloc_pd of both PDs (with their DMA MRs)", kv_t_dealloc_pds,
@@ -1244,6 +1577,7 @@ static int __init ordma_kverbs_init(void)
 	ctx->b.psn = KV_PSN_B;
 	init_completion(&ctx->a.cq_event);
 	init_completion(&ctx->b.cq_event);
+	init_completion(&ctx->srq_limit);
 	atomic_set(&ctx->a.qp_events, 0);
 	atomic_set(&ctx->b.qp_events, 0);
 

@@ -346,14 +346,18 @@ static bool ordma_cq_fill_wc(struct ordma_ibdev *dev,
 	qp = ordma_obj_get(&dev->qps, qpn, struct ordma_qp);
 	if (!qp)
 		return false;
-	if (qp->uctx_id != ORDMA_KERNEL_UCTX || (recv && qp->ibqp.srq)) {
+	if (qp->uctx_id != ORDMA_KERNEL_UCTX) {
 		ordma_obj_ref_put(&qp->ref);
 		return false;
 	}
 
 	memset(wc, 0, sizeof(*wc));
-	wc->wr_id = ordma_wq_complete(recv ? &qp->rq : &qp->sq,
-				      le32_to_cpu(cqe->wqe_idx));
+	if (recv && qp->ibqp.srq)
+		wc->wr_id = ordma_srq_complete(to_ordma_srq(qp->ibqp.srq),
+					       le32_to_cpu(cqe->wqe_idx));
+	else
+		wc->wr_id = ordma_wq_complete(recv ? &qp->rq : &qp->sq,
+					      le32_to_cpu(cqe->wqe_idx));
 	wc->status = cqe->status;
 	wc->opcode = ordma_wc_opcode(cqe->opcode);
 	wc->byte_len = le32_to_cpu(cqe->byte_len);
@@ -432,10 +436,11 @@ int ordma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 /*
  * Called when kernel QP @qpn is destroyed: its completions that were not
  * polled yet are dropped, so that a later QP with the same number does
- * not get them.  Taking the CQ lock also waits for a poller that is
- * looking at the QP.
+ * not get them; the SRQ slots of its dropped receive completions (QP on
+ * @srq) are free again.  Taking the CQ lock also waits for a poller that
+ * is looking at the QP.
  */
-void ordma_cq_clean(struct ordma_cq *cq, u32 qpn)
+void ordma_cq_clean(struct ordma_cq *cq, u32 qpn, struct ordma_srq *srq)
 {
 	struct ordma_cqe *cqe;
 	unsigned long flags;
@@ -450,8 +455,11 @@ void ordma_cq_clean(struct ordma_cq *cq, u32 qpn)
 		if (!cqe)
 			break;
 		/* QP number 0 is never handed out: the poller skips it. */
-		if (le32_to_cpu(cqe->qpn) == qpn)
-			cqe->qpn = 0;
+		if (le32_to_cpu(cqe->qpn) != qpn)
+			continue;
+		if (srq && (cqe->opcode & ORDMA_CQE_OP_RECV))
+			ordma_srq_complete(srq, le32_to_cpu(cqe->wqe_idx));
+		cqe->qpn = 0;
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 }

@@ -24,6 +24,7 @@
  *     xarray lock of qps     ordma_obj_get() of the QP a CQE names
  *     ordma_qp.sq.lock       ordma_wq_complete() retiring the WQE
  *       or ordma_qp.rq.lock
+ *     or ordma_srq.wq.lock   (kernel SRQ: its slot is free again)
  *   ordma_qp.sq.lock         modify_qp sets the state under both queue
  *     ordma_qp.rq.lock       locks; post_send/post_recv take one each
  *
@@ -190,13 +191,16 @@ struct ordma_srq {
 	struct ib_srq ibsrq;
 	u32 srqn;
 	u32 uctx_id;
-	u32 log_size;
-	u32 wqe_shift;
-	u32 max_sge;
 	u32 limit;
 	struct ordma_obj_ref ref;
-	struct ib_umem *umem;
-	struct ordma_pbl pbl;
+	/* ring geometry; a kernel SRQ also uses its kbuf, wr_id, pi, lock */
+	struct ordma_wq wq;
+	/*
+	 * Kernel SRQ: slots whose WQE is posted and not yet completed.  The
+	 * device takes WQEs in ring order but several QPs complete them in
+	 * any order, so a slot is reused only once its CQE was polled.
+	 */
+	unsigned long *busy;
 };
 
 /*
@@ -429,7 +433,7 @@ int ordma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void ordma_cq_comp_event(struct ordma_ibdev *dev, u32 cqn);
 void ordma_cq_async_event(struct ordma_ibdev *dev, u32 cqn,
 			  enum ib_event_type type);
-void ordma_cq_clean(struct ordma_cq *cq, u32 qpn);
+void ordma_cq_clean(struct ordma_cq *cq, u32 qpn, struct ordma_srq *srq);
 
 /* ordma_qp.c */
 int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
@@ -450,6 +454,14 @@ void ordma_qp_async_event(struct ordma_ibdev *dev, u32 qpn,
 int ordma_av_from_ah_attr(struct ordma_ibdev *dev,
 			  const struct rdma_ah_attr *ah_attr,
 			  struct ordma_av *av);
+int ordma_kernel_wq_alloc(struct ordma_ibdev *dev, struct ordma_wq *wq,
+			  u32 max_wr, u32 wqe_bytes, u32 min_shift,
+			  struct ordma_page_list *pl);
+/* Bytes of a receive WQE (RQ or SRQ) with @max_sge SGEs (at least one) */
+u32 ordma_recv_wqe_bytes(u32 max_sge);
+u32 ordma_recv_wqe_sges(u32 wqe_shift);
+void ordma_wq_put_recv(struct ordma_wq *wq, const struct ib_recv_wr *wr);
+void ordma_ring_wq_db(struct ordma_ibdev *dev, u32 reg, u32 qn, u32 pi);
 
 /* ordma_srq.c */
 int ordma_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
@@ -458,6 +470,10 @@ int ordma_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		     enum ib_srq_attr_mask attr_mask, struct ib_udata *udata);
 int ordma_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int ordma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int ordma_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
+/* Kernel SRQ: the wr_id of the WQE in @slot, whose slot is free again */
+u64 ordma_srq_complete(struct ordma_srq *srq, u32 slot);
 void ordma_srq_async_event(struct ordma_ibdev *dev, u32 srqn,
 			   enum ib_event_type type);
 

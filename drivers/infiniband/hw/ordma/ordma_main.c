@@ -87,6 +87,7 @@ static const struct ib_device_ops ordma_ib_dev_ops = {
 	.poll_cq = ordma_poll_cq,
 	.post_recv = ordma_post_recv,
 	.post_send = ordma_post_send,
+	.post_srq_recv = ordma_post_srq_recv,
 	.query_device = ordma_query_device,
 	.query_pkey = ordma_query_pkey,
 	.query_port = ordma_query_port,

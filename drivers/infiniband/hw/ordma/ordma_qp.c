@@ -151,10 +151,16 @@ static u32 ordma_send_wqe_data_off(const struct ordma_qp *qp)
 	       (qp->av_inline ? sizeof(struct ordma_av) : 0);
 }
 
-static u32 ordma_recv_wqe_sges(u32 wqe_shift)
+u32 ordma_recv_wqe_sges(u32 wqe_shift)
 {
 	return (BIT(wqe_shift) - ORDMA_RECV_WQE_HDR_SIZE) /
 	       sizeof(struct ordma_sge);
+}
+
+u32 ordma_recv_wqe_bytes(u32 max_sge)
+{
+	return ORDMA_RECV_WQE_HDR_SIZE +
+	       max_t(u32, max_sge, 1) * sizeof(struct ordma_sge);
 }
 
 static int ordma_user_qp_sizes(struct ordma_ibdev *dev, struct ordma_qp *qp,
@@ -267,9 +273,9 @@ static int ordma_create_user_qp(struct ordma_ibdev *dev, struct ordma_qp *qp,
 	return 0;
 }
 
-static int ordma_kernel_wq_alloc(struct ordma_ibdev *dev, struct ordma_wq *wq,
-				 u32 max_wr, u32 wqe_bytes, u32 min_shift,
-				 struct ordma_page_list *pl)
+int ordma_kernel_wq_alloc(struct ordma_ibdev *dev, struct ordma_wq *wq,
+			  u32 max_wr, u32 wqe_bytes, u32 min_shift,
+			  struct ordma_page_list *pl)
 {
 	wq->log_size = max_t(u32, order_base_2(max_wr), ORDMA_WQ_MIN_LOG_SIZE);
 	wq->wqe_shift = max_t(u32, order_base_2(wqe_bytes), min_shift);
@@ -294,10 +300,6 @@ static int ordma_create_kernel_qp(struct ordma_ibdev *dev,
 	u32 bytes;
 	int err;
 
-	/* Kernel SRQs do not exist (create_srq refuses them). */
-	if (attr->srq)
-		return -EOPNOTSUPP;
-
 	bytes = ordma_send_wqe_data_off(qp) +
 		max_t(u32, cap->max_send_sge * sizeof(struct ordma_sge),
 		      cap->max_inline_data);
@@ -306,9 +308,10 @@ static int ordma_create_kernel_qp(struct ordma_ibdev *dev,
 	if (err)
 		goto err_free;
 
-	bytes = ORDMA_RECV_WQE_HDR_SIZE +
-		max_t(u32, cap->max_recv_sge, 1) * sizeof(struct ordma_sge);
-	err = ordma_kernel_wq_alloc(dev, &qp->rq, cap->max_recv_wr, bytes,
+	if (attr->srq)
+		return 0;
+	err = ordma_kernel_wq_alloc(dev, &qp->rq, cap->max_recv_wr,
+				    ordma_recv_wqe_bytes(cap->max_recv_sge),
 				    ORDMA_RECV_WQE_MIN_SHIFT, &p->rq);
 	if (err)
 		goto err_free;
@@ -517,9 +520,13 @@ int ordma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	ordma_obj_ref_drain(&qp->ref);
 
 	if (qp->uctx_id == ORDMA_KERNEL_UCTX) {
-		ordma_cq_clean(to_ordma_cq(ibqp->send_cq), qp->qpn);
+		struct ordma_srq *srq = ibqp->srq ? to_ordma_srq(ibqp->srq) :
+						    NULL;
+
+		ordma_cq_clean(to_ordma_cq(ibqp->send_cq), qp->qpn, srq);
 		if (ibqp->recv_cq != ibqp->send_cq)
-			ordma_cq_clean(to_ordma_cq(ibqp->recv_cq), qp->qpn);
+			ordma_cq_clean(to_ordma_cq(ibqp->recv_cq), qp->qpn,
+				       srq);
 	}
 
 	if (!ordma_device_may_use_memory(ORDMA_MEM_DESTROY, err))
@@ -738,12 +745,11 @@ static bool ordma_wq_full(const struct ordma_wq *wq)
 	return wq->pi - wq->ci >= BIT(wq->log_size);
 }
 
-static void ordma_ring_wq_db(struct ordma_ibdev *dev, u32 reg, u32 qpn,
-			     u32 pi)
+void ordma_ring_wq_db(struct ordma_ibdev *dev, u32 reg, u32 qn, u32 pi)
 {
 	/* The WQEs must reach memory before the device hears of them. */
 	wmb();
-	writeq(FIELD_PREP(ORDMA_DB_QN, qpn) | FIELD_PREP(ORDMA_DB_IDX, pi),
+	writeq(FIELD_PREP(ORDMA_DB_QN, qn) | FIELD_PREP(ORDMA_DB_IDX, pi),
 	       dev->kdb + reg);
 }
 
@@ -1021,13 +1027,24 @@ out:
 	return err;
 }
 
+/* @wr (at most @wq->max_sge SGEs) into the WQE at @wq's producer index */
+void ordma_wq_put_recv(struct ordma_wq *wq, const struct ib_recv_wr *wr)
+{
+	struct ordma_recv_wqe *wqe = ordma_wq_slot(wq, wq->pi);
+
+	memset(wqe, 0, BIT(wq->wqe_shift));
+	wqe->num_sge = cpu_to_le32(wr->num_sge);
+	ordma_set_sges((void *)(wqe + 1), wr->sg_list, wr->num_sge);
+	wq->wr_id[wq->pi & (BIT(wq->log_size) - 1)] = wr->wr_id;
+	wq->pi++;
+}
+
 int ordma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
 	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
 	struct ordma_qp *qp = to_ordma_qp(ibqp);
 	struct ordma_wq *rq = &qp->rq;
-	struct ordma_recv_wqe *wqe;
 	unsigned long flags;
 	u32 start;
 	int err = 0;
@@ -1053,12 +1070,7 @@ int ordma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			err = -EINVAL;
 			break;
 		}
-		wqe = ordma_wq_slot(rq, rq->pi);
-		memset(wqe, 0, BIT(rq->wqe_shift));
-		wqe->num_sge = cpu_to_le32(wr->num_sge);
-		ordma_set_sges((void *)(wqe + 1), wr->sg_list, wr->num_sge);
-		rq->wr_id[rq->pi & (BIT(rq->log_size) - 1)] = wr->wr_id;
-		rq->pi++;
+		ordma_wq_put_recv(rq, wr);
 	}
 	if (err)
 		*bad_wr = wr;

@@ -546,8 +546,8 @@ int ordma_fill_res_srq_entry(struct sk_buff *msg, struct ib_srq *ibsrq)
 	const struct ordma_res_attr attrs[] = {
 		{ "srqn", srq->srqn },
 		{ "uctx", srq->uctx_id },
-		{ "log_size", srq->log_size },
-		{ "wqe_shift", srq->wqe_shift },
+		{ "log_size", srq->wq.log_size },
+		{ "wqe_shift", srq->wq.wqe_shift },
 	};
 
 	return ordma_fill_res(msg, attrs, ARRAY_SIZE(attrs));

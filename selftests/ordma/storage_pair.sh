@@ -1,0 +1,226 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# Two VMs, one ORDMA NIC each (run-vm.sh pair): the kernel storage
+# protocols over RDMA, with Debian's tools.  VM A is the server, VM B
+# the client; they meet at barriers in $ORDMA_SYNC.
+#
+# - NVMe over Fabrics: nvmet-rdma on A exports a 64 MiB file (configfs),
+#   nvme-rdma on B discovers and connects (nvme-cli), fio writes 32 MiB
+#   at random offsets and reads it back with crc32c verification.  Twice:
+#   with a receive queue per QP, then with nvmet-rdma use_srq=1, where A
+#   checks that the queues of the connected host are on kernel SRQs of
+#   its ORDMA device (rdma resource show srq).
+# - NFS over RDMA: nfsd on A exports a tmpfs and listens on rdma port
+#   20049; B mounts it with -o rdma,port=20049 (NFSv4.2), writes a file,
+#   remounts, reads it back; both sides compare its sha256.
+. "$(dirname "$0")/lib.sh"
+
+[ -n "${ORDMA_PEER_IP:-}" ] && [ -d "${ORDMA_SYNC:-}" ] ||
+	ktap_skip_all "needs the two-VM topology (ORDMA_PEER_IP, ORDMA_SYNC)"
+ordma_require_device
+for tool in nvme fio rpc.nfsd rpc.mountd exportfs mount.nfs rdma; do
+	command -v "$tool" >/dev/null ||
+		ktap_skip_all "$tool not installed (tools/host-deps.sh)"
+done
+
+PAIR_TAG=storage
+barrier() { pair_barrier "$1"; }
+NQN=nqn.2024-01.org.ordma:storage-test
+HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:0d5e6f3c-3a43-4d0b-9b53-6f72646d6101
+NVMET=/sys/kernel/config/nvmet
+NVME_PORT=4420
+NVME_DISK=/dev/shm/ordma-nvmet.img
+NFS_DIR=/srv/ordma-nfs
+NFS_MNT=/mnt/ordma-nfs
+NFS_FILE=ordma-nfs-data
+NFS_PORT=20049
+
+ktap_header
+if [ "$GUEST_ROLE" = A ]; then
+	ktap_set_plan $((1 + 2 * 3 + 2))
+else
+	ktap_set_plan $((1 + 2 * 4 + 3))
+fi
+
+bdf=$(ordma_pci_devs | head -n 1)
+nd=$(ordma_netdev "$bdf") || nd=
+ib=$(ordma_ibdev "$bdf") || ib=
+if [ -n "$nd" ]; then
+	ip link set dev "$nd" up
+	ip addr add "$ORDMA_LOCAL_IP/24" dev "$nd" 2>/dev/null
+	ip link set dev "$nd" mtu 9000
+fi
+wait_for 60 ping -c 1 -W 1 "$ORDMA_PEER_IP"
+ktap_test_result $? "${ib:-no RDMA device} on ${nd:-no netdev}: $ORDMA_PEER_IP answers"
+barrier up
+
+# ---------------------------------------------------------------- NVMe-oF
+# nvmet_up: subsystem $NQN with the file $NVME_DISK as namespace 1 on
+# RDMA port $ORDMA_LOCAL_IP:$NVME_PORT
+nvmet_up() {
+	local sub=$NVMET/subsystems/$NQN port=$NVMET/ports/1
+
+	truncate -s 64M "$NVME_DISK" &&
+		mkdir "$sub" && echo 1 >"$sub/attr_allow_any_host" &&
+		mkdir "$sub/namespaces/1" &&
+		echo "$NVME_DISK" >"$sub/namespaces/1/device_path" &&
+		echo 1 >"$sub/namespaces/1/buffered_io" &&
+		echo 1 >"$sub/namespaces/1/enable" &&
+		mkdir "$port" && echo rdma >"$port/addr_trtype" &&
+		echo ipv4 >"$port/addr_adrfam" &&
+		echo "$ORDMA_LOCAL_IP" >"$port/addr_traddr" &&
+		echo "$NVME_PORT" >"$port/addr_trsvcid" &&
+		ln -s "$sub" "$port/subsystems/$NQN"
+}
+
+nvmet_down() {
+	local sub=$NVMET/subsystems/$NQN port=$NVMET/ports/1
+
+	rm -f "$port/subsystems/$NQN"
+	[ ! -d "$port" ] || rmdir "$port"
+	[ ! -d "$sub/namespaces/1" ] || {
+		echo 0 >"$sub/namespaces/1/enable"
+		rmdir "$sub/namespaces/1"
+	}
+	[ ! -d "$sub" ] || rmdir "$sub"
+	rm -f "$NVME_DISK"
+	modprobe -r nvmet_rdma
+}
+
+# The kernel SRQs nvmet-rdma has on $ib
+nvmet_srqs() {
+	rdma resource show srq 2>&1 | grep -c "^dev $ib .*comm \[nvmet_rdma\]"
+}
+
+nvme_dev() {
+	local d
+
+	for d in /sys/class/nvme/nvme*; do
+		[ "$(cat "$d/subsysnqn" 2>/dev/null)" = "$NQN" ] || continue
+		ls /dev/"$(basename "$d")"n1 /dev/nvme*n1 2>/dev/null | head -n 1
+		return 0
+	done
+	return 1
+}
+
+nvmeof_round() {	# $1: round, $2: nvmet-rdma parameters
+	local r=$1 params=$2 what="nvmet-rdma${2:+ $2}" out dev n rc
+
+	if [ "$GUEST_ROLE" = A ]; then
+		modprobe nvmet
+		# shellcheck disable=SC2086 # no parameters, or one
+		out=$(modprobe nvmet_rdma $params 2>&1 && nvmet_up 2>&1)
+		ktap_test_result $? "$what: $NQN, 64 MiB file namespace, rdma $ORDMA_LOCAL_IP:$NVME_PORT"
+		[ -z "$out" ] || ktap_print_msg "$out"
+		barrier "nvme-up$r"
+		barrier "nvme-connected$r"
+		n=$(nvmet_srqs)
+		if [ -n "$params" ]; then
+			[ "$n" -ge 1 ] 2>/dev/null
+			ktap_test_result $? "$what: the host's queues use kernel SRQs on $ib ($n)"
+		else
+			tap_eq "$what: no SRQs on $ib" 0 "$n"
+		fi
+		[ -z "$params" ] || [ "$n" -ge 1 ] 2>/dev/null ||
+			ktap_print_msg "$(rdma resource show srq 2>&1; rdma resource show qp dev "$ib" 2>&1)"
+		barrier "nvme-done$r"
+		out=$(nvmet_down 2>&1)
+		ktap_test_result $? "$what: target removed, module unloaded"
+		[ -z "$out" ] || ktap_print_msg "$out"
+	else
+		modprobe nvme_rdma
+		barrier "nvme-up$r"
+		out=$(timeout 60 nvme discover -t rdma -a "$ORDMA_PEER_IP" \
+			-s "$NVME_PORT" -q "$HOSTNQN" 2>&1)
+		tap_match "$what: nvme discover -t rdma lists $NQN" "subnqn:[[:space:]]*$NQN\$" "$out"
+		out=$(timeout 60 nvme connect -t rdma -a "$ORDMA_PEER_IP" \
+			-s "$NVME_PORT" -n "$NQN" -q "$HOSTNQN" 2>&1) &&
+			wait_for 30 nvme_dev
+		rc=$?
+		ktap_test_result "$rc" "$what: nvme connect -t rdma, namespace $(nvme_dev)"
+		[ "$rc" -eq 0 ] || ktap_print_msg "$out"
+		barrier "nvme-connected$r"
+		dev=$(nvme_dev)
+		out=$(timeout 300 fio --name=ordma-nvmeof --filename="${dev:-/dev/null}" \
+			--direct=1 --ioengine=libaio --iodepth=8 --rw=randwrite \
+			--bsrange=4k-128k --size=32m --verify=crc32c \
+			--verify_fatal=1 --do_verify=1 2>&1)
+		rc=$?
+		if [ -n "$dev" ] && [ "$rc" -eq 0 ] && grep -q 'err= 0' <<<"$out"; then
+			ktap_test_pass "$what: fio 32 MiB random writes 4-128 KiB, crc32c verified"
+		else
+			ktap_test_fail "$what: fio 32 MiB random writes 4-128 KiB, crc32c verified"
+			ktap_print_msg "$(tail -n 20 <<<"$out")"
+		fi
+		tap_cmd "$what: nvme disconnect" timeout 60 nvme disconnect -n "$NQN"
+		barrier "nvme-done$r"
+	fi
+}
+
+nvmeof_round 1 ""
+nvmeof_round 2 "use_srq=1"
+
+# ---------------------------------------------------------------- NFS/RDMA
+nfs_server_up() {
+	modprobe nfsd && modprobe rpcrdma || return
+	mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd || return
+	mkdir -p "$NFS_DIR" /var/lib/nfs/v4recovery &&
+		mount -t tmpfs -o size=64m ordma-nfs "$NFS_DIR" || return
+	echo "$NFS_DIR $ORDMA_PEER_IP(rw,sync,no_root_squash,no_subtree_check,fsid=0)" \
+		>/etc/exports
+	# A fresh server: no clients to wait for beyond the shortest grace
+	echo 10 >/proc/fs/nfsd/nfsv4gracetime
+	echo 10 >/proc/fs/nfsd/nfsv4leasetime
+	rpcbind -w && exportfs -ra && rpc.mountd && rpc.nfsd 4 &&
+		echo "rdma $NFS_PORT" >/proc/fs/nfsd/portlist &&
+		grep -x "rdma $NFS_PORT" /proc/fs/nfsd/portlist
+}
+
+nfs_hash() { sha256sum "$1" 2>&1 | cut -d' ' -f1; }
+
+if [ "$GUEST_ROLE" = A ]; then
+	out=$(nfs_server_up 2>&1)
+	rc=$?
+	ktap_test_result "$rc" "nfsd exports a tmpfs, listens on rdma $NFS_PORT"
+	[ "$rc" -eq 0 ] || ktap_print_msg "$out"
+	barrier nfs-up
+	barrier nfs-written
+	tap_eq "the client's file on the server's tmpfs: same sha256" \
+		"$(cat "$ORDMA_SYNC/nfs.sha256" 2>/dev/null)" \
+		"$(nfs_hash "$NFS_DIR/$NFS_FILE")"
+	barrier nfs-done
+	rpc.nfsd 0
+	umount "$NFS_DIR"
+else
+	modprobe rpcrdma
+	barrier nfs-up
+	mkdir -p "$NFS_MNT"
+	nfs_mount() {
+		timeout 120 mount -t nfs -o "rdma,port=$NFS_PORT,vers=4.2" \
+			"$ORDMA_PEER_IP:/" "$NFS_MNT"
+	}
+	out=$(nfs_mount 2>&1)
+	tap_match "mount -o rdma,port=$NFS_PORT: an NFS mount with proto=rdma" \
+		" $NFS_MNT nfs4 .*proto=rdma,port=$NFS_PORT" \
+		"$(grep " $NFS_MNT " /proc/mounts)$out"
+	src=$(mktemp)
+	head -c 16M /dev/urandom >"$src"
+	nfs_hash "$src" >"$ORDMA_SYNC/nfs.sha256"
+	# The read after a remount comes from the server, not the page cache.
+	what="16 MiB written, remounted, read back: same sha256"
+	if mountpoint -q "$NFS_MNT"; then
+		out=$( { timeout 120 cp "$src" "$NFS_MNT/$NFS_FILE" && sync &&
+			umount "$NFS_MNT" && nfs_mount; } 2>&1)
+		tap_eq "$what${out:+ ($out)}" "$(nfs_hash "$src")" \
+			"$(timeout 120 cat "$NFS_MNT/$NFS_FILE" | sha256sum | cut -d' ' -f1)"
+	else
+		ktap_test_fail "$what: not mounted"
+	fi
+	barrier nfs-written
+	tap_cmd "umount $NFS_MNT" umount "$NFS_MNT"
+	rm -f "$src"
+	barrier nfs-done
+fi
+
+ktap_finished
