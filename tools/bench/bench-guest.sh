@@ -32,7 +32,7 @@ BW_BYTES=${BENCH_BW_BYTES:-67108864}	# bandwidth runs move about this much
 TCP_SECS=${BENCH_TCP_SECS:-5}
 RUN_TIMEOUT=${BENCH_TIMEOUT:-180}	# one tool run at most
 LEGS=${BENCH_LEGS:-"ordma rxe tcp"}
-RECORD_COLUMNS="n leg test size mtu mode qps unit value p99 bytes cpu_busy_s cpu_kernel_s tx_frames wire_rx_frames nic_drops retransmits rc"
+RECORD_COLUMNS="n leg test size mtu mode qps unit value p99 bytes cpu_busy_s cpu_kernel_s tx_frames wire_rx_frames nic_drops retransmits wire_drops rc"
 
 P=${ORDMA_PROVIDER_DIR:?}
 export LD_LIBRARY_PATH=$P/lib
@@ -89,8 +89,9 @@ cpu_ticks() {
 	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $4 + $7 + $8; exit }' /proc/stat
 }
 # port_frames ND...: frames sent on the wire, frames that arrived from it,
-# frames the NIC dropped, RoCE retransmissions, summed over the netdevs
-# (ORDMA port counters; the cable's loss is what was sent and never arrived)
+# frames the NIC dropped, RoCE retransmissions, frames the wire lost
+# (wire_tx_drop + wire_rx_drop: the cable's own count), summed over the
+# netdevs (ORDMA port counters)
 port_frames() {
 	local nd
 	for nd; do ethtool -S "$nd" 2>/dev/null; done | awk -F': *' '
@@ -99,9 +100,10 @@ port_frames() {
 		$1 ~ /^(rx_frames|roce_rx_frames|rx_drop_(filter|link_down|too_long|no_buf))$/ { rx += $2 }
 		$1 ~ /drop/ && $1 !~ /^roce_rx_(drop|parse_drop)_/ { drop += $2 }
 		$1 == "roce_retransmits" { re += $2 }
-		END { print tx + 0, rx + 0, drop + 0, re + 0 }'
+		$1 ~ /^wire_(tx|rx)_drop$/ { wire += $2 }
+		END { print tx + 0, rx + 0, drop + 0, re + 0, wire + 0 }'
 }
-# snap: "cpu_busy cpu_kernel tx rx drops retransmits" of this VM now
+# snap: "cpu_busy cpu_kernel tx rx drops retransmits wire" of this VM now
 snap() { echo "$(cpu_ticks) $(port_frames "${NETDEVS[@]}")"; }
 # delta BEFORE AFTER: field-wise AFTER - BEFORE
 delta() { awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x); split(b, y); for (i = 1; i <= n; i++) printf "%s%d", (i > 1 ? " " : ""), y[i] - x[i]; print "" }'; }
@@ -165,8 +167,8 @@ measure() {
 	fi
 	if [ "$TOPO" = pair ]; then
 		await 120 "stats.$N" && peer_d=$(cat "$SYNC/$PEER.stats.$N")
-		[ -n "$peer_d" ] || peer_d="0 0 0 0 0 0"
-		d=$(awk -v a="$d" -v b="$peer_d" 'BEGIN { split(a, x); split(b, y); for (i = 1; i <= 6; i++) printf "%s%d", (i > 1 ? " " : ""), x[i] + y[i]; print "" }')
+		[ -n "$peer_d" ] || peer_d="0 0 0 0 0 0 0"
+		d=$(awk -v a="$d" -v b="$peer_d" 'BEGIN { split(a, x); split(b, y); for (i = 1; i <= 7; i++) printf "%s%d", (i > 1 ? " " : ""), x[i] + y[i]; print "" }')
 	fi
 	record "$leg" "$test" "$size" "$mtu" "$mode" "$qps" "$unit" "$bytes" "$rc" "$d"
 }
@@ -191,11 +193,11 @@ record() {
 	if [ "$rc" != 0 ] || [ -z "$v" ] || [ "$v" = null ] || [ "$v" = 0 ]; then
 		v=nan p99=nan
 	fi
-	read -r busy kern tx rx drops re <<<"$d"
+	read -r busy kern tx rx drops re wire <<<"$d"
 	printf '%s\n' "$N $leg $test $size $mtu $mode $qps $unit $v ${p99:-nan} ${bytes:-0}" \
 		"$(awk -v b="$busy" -v k="$kern" -v hz="$HZ" 'BEGIN { printf "%.2f %.2f", b / hz, k / hz }')" \
-		"$tx $rx $drops $re $rc" | paste -sd ' ' >>"$BENCH_OUT/records.tsv"
-	say "$N $leg $test size $size mtu $mtu $mode qps $qps: $v $unit${p99:+ (p99 $p99)}; frames sent $tx, arrived $rx, NIC drops $drops, rc $rc"
+		"$tx $rx $drops $re $wire $rc" | paste -sd ' ' >>"$BENCH_OUT/records.tsv"
+	say "$N $leg $test size $size mtu $mtu $mode qps $qps: $v $unit${p99:+ (p99 $p99)}; frames sent $tx, arrived $rx, NIC drops $drops, lost on the wire $wire, rc $rc"
 }
 
 # ----------------------------------------------------------- the tests

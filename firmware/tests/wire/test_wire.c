@@ -285,6 +285,32 @@ TEST(test_wire_crc32)
 		 fw_crc32_le(~0u, buf, sizeof(buf)));
 }
 
+/*
+ * Long buffers take the folding path where the CPU has it: every length
+ * around its 64-byte threshold and 16-byte steps, at every alignment,
+ * and a jumbo frame, against the bitwise reference.
+ */
+TEST(test_wire_crc32_lengths_and_alignments)
+{
+	static uint8_t buf[9100];
+	size_t len, off;
+
+	for (len = 0; len < sizeof(buf); len++)
+		buf[len] = (uint8_t)rng();
+	for (off = 0; off < 16; off++)
+		for (len = 0; len <= 300; len++)
+			if (fw_crc32_le(0x5a5a5a5au, buf + off, len) !=
+			    crc32_bitwise(0x5a5a5a5au, buf + off, len)) {
+				CHECK_EQ(fw_crc32_le(0x5a5a5a5au, buf + off, len),
+					 crc32_bitwise(0x5a5a5a5au, buf + off, len));
+				NOTE("offset %zu, length %zu", off, len);
+				return;
+			}
+	CHECK_EQ(fw_crc32_le(~0u, buf + 3, 9018),
+		 crc32_bitwise(~0u, buf + 3, 9018));
+	CHECK_EQ(fw_crc32_le(0, buf, 4096), crc32_bitwise(0, buf, 4096));
+}
+
 /* Check values of CRC-32/IEEE (with initial and final inversion). */
 TEST(test_wire_crc32_known_values)
 {
