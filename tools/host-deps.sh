@@ -22,6 +22,8 @@ PKGS+=" busybox-static cpio gzip udev procps iproute2 iputils-ping pciutils
 PKGS+=" rdma-core ibverbs-utils ibverbs-providers libibverbs-dev perftest
        rdmacm-utils cmake cython3 python3-dev libnl-3-dev libnl-route-3-dev
        libudev-dev tshark"
+# Applications across the pair VMs: UCX's perftest, Open MPI with mpicc
+PKGS+=" ucx-utils openmpi-bin libopenmpi-dev"
 # tools/bench: the TCP figure, the plot
 PKGS+=" iperf3 python3-matplotlib"
 # the firmware's libFuzzer harnesses (clang's fuzzer runtime is only recommended)
