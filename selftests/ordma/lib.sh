@@ -328,7 +328,7 @@ pair_rdma_up() {
 	if [ -n "$nd" ]; then
 		ip link set dev "$nd" up
 		ip addr add "$ORDMA_LOCAL_IP/24" dev "$nd" 2>/dev/null
-		ip link set dev "$nd" mtu 9000
+		ip link set dev "$nd" mtu 9000	# path MTU 4096 available
 	fi
 	wait_for 30 test -n "$(roce_v2_gid_index "$ib" "$ORDMA_LOCAL_IP")"
 	gidx=$(roce_v2_gid_index "$ib" "$ORDMA_LOCAL_IP")
