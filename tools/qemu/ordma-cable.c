@@ -42,6 +42,7 @@
 #include "ordma-pci.h"
 
 #include <poll.h>
+#include <sys/resource.h>
 #ifdef CONFIG_LINUX
 #include <linux/sock_diag.h>
 #endif
@@ -450,10 +451,32 @@ static void ordma_cable_sleep(OrdmaState *s)
     }
 }
 
+/*
+ * The engine wakes for every frame that arrives while the vCPUs spin:
+ * with the default share of the CPU the host scheduler often lets it
+ * wait a whole time slice (milliseconds).  A higher share (a lower nice
+ * value) has it preempt a spinning vCPU at once.  Needs CAP_SYS_NICE or
+ * RLIMIT_NICE; without them the engine runs at the default share.
+ */
+static void ordma_cable_engine_priority(OrdmaState *s)
+{
+#ifdef CONFIG_LINUX
+    if (s->engine_nice &&
+        setpriority(PRIO_PROCESS, qemu_get_thread_id(), s->engine_nice)) {
+        warn_report_once("%s: cannot set the engine thread's nice value to "
+                         "%d (%s): frame latency will depend on the host "
+                         "scheduler", s->ident, s->engine_nice,
+                         strerror(errno));
+    }
+#endif
+}
+
 static void *ordma_cable_engine(void *opaque)
 {
     OrdmaState *s = opaque;
     int64_t busy_until = 0;
+
+    ordma_cable_engine_priority(s);
 
     while (!qatomic_read(&s->cable.stop)) {
         uint64_t vectors = qatomic_xchg(&s->cable.msix_deferred, 0);

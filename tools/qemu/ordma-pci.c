@@ -781,6 +781,8 @@ static Property ordma_properties[] = {
      * 38 to 330 µs, so it is off by default.
      */
     DEFINE_PROP_UINT32("poll-us", OrdmaState, poll_us, 0),
+    /* nice value of the engine thread (0: leave it as created) */
+    DEFINE_PROP_INT32("engine-nice", OrdmaState, engine_nice, -10),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -112,6 +112,7 @@ struct OrdmaState {
     char *cable_peer;
     char *cable_to;
     uint32_t poll_us;
+    int32_t engine_nice;
 };
 
 bool ordma_fw_enter(OrdmaState *s, const char *what);
