@@ -329,3 +329,12 @@ int ordma_cmd_destroy_qp(struct ordma_ibdev *dev, u32 uctx, u32 qpn)
 {
 	return ordma_cmd_destroy(dev, ORDMA_CMD_DESTROY_QP, qpn, uctx);
 }
+
+int ordma_cmd_query_qp_stats(struct ordma_ibdev *dev, u32 qpn,
+			     struct ordma_qp_stats *stats)
+{
+	struct ordma_aq_comp comp;
+
+	return ordma_cmd_qp_buf(dev, ORDMA_CMD_QUERY_QP_STATS, qpn, NULL, stats,
+				sizeof(*stats), &comp);
+}
