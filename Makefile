@@ -31,6 +31,7 @@ UVERBS_UDATA := $(BUILD)/bin/uverbs_udata
 VERBS_ISOLATION := $(BUILD)/bin/verbs_isolation
 VERBS_REREG_MW := $(BUILD)/bin/verbs_rereg_mw
 VERBS_INTEROP := $(BUILD)/bin/verbs_interop
+VERBS_COUNTERS := $(BUILD)/bin/verbs_counters
 KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m CONFIG_ORDMA_DEBUG_RAW_CMD=y
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
@@ -56,7 +57,7 @@ HW_HEADERS := $(wildcard include/linux/ordma/ordma_*.h) \
 	      include/ordma-compat/ordma_compat.h
 
 diag: $(DIAG) $(VERBS_NEGATIVE) $(UVERBS_UDATA) $(VERBS_ISOLATION) $(VERBS_REREG_MW) \
-	$(VERBS_INTEROP)
+	$(VERBS_INTEROP) $(VERBS_COUNTERS)
 
 $(DIAG): tools/diag/ordma-diag.c $(HW_HEADERS)
 	@mkdir -p $(dir $@)
@@ -95,6 +96,11 @@ $(VERBS_REREG_MW): selftests/ordma/verbs_rereg_mw.c $(SELFTEST_LIB)
 # What applications written for other RoCE devices pass and expect
 # (flow labels, UD completion fields; libibverbs)
 $(VERBS_INTEROP): selftests/ordma/verbs_interop.c $(SELFTEST_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $(SELFTEST_LINK) -libverbs
+
+# Provoked transport events in rdma statistic and rdma resource (libibverbs)
+$(VERBS_COUNTERS): selftests/ordma/verbs_counters.c $(SELFTEST_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $(SELFTEST_LINK) -libverbs
 

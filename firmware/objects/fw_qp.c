@@ -452,6 +452,17 @@ static uint8_t fw_qp_read_buf(struct ordma_fw *fw, struct fw_cmd *c,
 	return ORDMA_CMD_STATUS_OK;
 }
 
+/* The answer of QUERY_QP/QUERY_QP_STATS into the checked host buffer. */
+static uint8_t fw_qp_write_buf(struct ordma_fw *fw, struct fw_cmd *c,
+			       const void *buf, size_t len)
+{
+	if (fw_dma_write(fw, le64_to_cpu(c->in->buf.buf_addr), buf, len))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_DMA_ERROR,
+				   "query buffer not writable");
+	c->out->buf.written = cpu_to_le32((uint32_t)len);
+	return ORDMA_CMD_STATUS_OK;
+}
+
 /* Offset of the first non-zero byte in [p, p + len), or len. */
 static size_t fw_first_nonzero(const void *p, size_t len)
 {
@@ -1029,12 +1040,7 @@ uint8_t fw_cmd_query_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	if (!qp)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE, "no such QP");
 	fw_qp_fill_attr(qp, &out);
-	if (fw_dma_write(fw, le64_to_cpu(c->in->buf.buf_addr), &out,
-			 sizeof(out)))
-		return fw_cmd_fail(c, ORDMA_CMD_STATUS_DMA_ERROR,
-				   "query buffer not writable");
-	c->out->buf.written = cpu_to_le32((uint32_t)sizeof(out));
-	return ORDMA_CMD_STATUS_OK;
+	return fw_qp_write_buf(fw, c, &out, sizeof(out));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1072,12 +1078,7 @@ uint8_t fw_cmd_query_qp_stats(struct ordma_fw *fw, struct fw_cmd *c)
 	}
 	for (i = 0; i < ORDMA_QP_STATS_NUM; i++)
 		fields[i] = cpu_to_le64(sum[i]);
-	if (fw_dma_write(fw, le64_to_cpu(c->in->buf.buf_addr), &out,
-			 sizeof(out)))
-		return fw_cmd_fail(c, ORDMA_CMD_STATUS_DMA_ERROR,
-				   "query buffer not writable");
-	c->out->buf.written = cpu_to_le32((uint32_t)sizeof(out));
-	return ORDMA_CMD_STATUS_OK;
+	return fw_qp_write_buf(fw, c, &out, sizeof(out));
 }
 
 /* QUERY_RESOURCES */
