@@ -424,8 +424,8 @@ const char *fw_qp_doorbell(struct ordma_fw *fw, uint32_t page, uint32_t reg,
 /* Command helpers                                                     */
 /* ------------------------------------------------------------------ */
 
-/* The host buffer of CREATE_QP/MODIFY_QP/QUERY_QP: address and length. */
-static uint8_t fw_qp_check_buf(struct fw_cmd *c, size_t len)
+/* The host buffer of CREATE_QP/MODIFY_QP/QUERY_*: address and length. */
+uint8_t fw_cmd_check_buf(struct fw_cmd *c, size_t len)
 {
 	const struct ordma_cmd_buf *b = &c->in->buf;
 	uint64_t addr = le64_to_cpu(b->buf_addr);
@@ -442,7 +442,7 @@ static uint8_t fw_qp_check_buf(struct fw_cmd *c, size_t len)
 static uint8_t fw_qp_read_buf(struct ordma_fw *fw, struct fw_cmd *c,
 			      void *buf, size_t len)
 {
-	uint8_t status = fw_qp_check_buf(c, len);
+	uint8_t status = fw_cmd_check_buf(c, len);
 
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
@@ -452,8 +452,8 @@ static uint8_t fw_qp_read_buf(struct ordma_fw *fw, struct fw_cmd *c,
 	return ORDMA_CMD_STATUS_OK;
 }
 
-/* The answer of QUERY_QP/QUERY_QP_STATS into the checked host buffer. */
-static uint8_t fw_qp_write_buf(struct ordma_fw *fw, struct fw_cmd *c,
+/* The answer of a query into the host buffer fw_cmd_check_buf() checked. */
+uint8_t fw_cmd_write_buf(struct ordma_fw *fw, struct fw_cmd *c,
 			       const void *buf, size_t len)
 {
 	if (fw_dma_write(fw, le64_to_cpu(c->in->buf.buf_addr), buf, len))
@@ -974,7 +974,7 @@ uint8_t fw_cmd_modify_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	uint32_t mask;
 	uint8_t status, next = ORDMA_QPS_RESET;
 
-	status = fw_qp_check_buf(c, sizeof(a));
+	status = fw_cmd_check_buf(c, sizeof(a));
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
 	qp = fw_qp_lookup(fw, le32_to_cpu(c->in->buf.handle));
@@ -1033,14 +1033,14 @@ uint8_t fw_cmd_query_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	struct fw_qp *qp;
 	uint8_t status;
 
-	status = fw_qp_check_buf(c, sizeof(out));
+	status = fw_cmd_check_buf(c, sizeof(out));
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
 	qp = fw_qp_lookup(fw, le32_to_cpu(c->in->buf.handle));
 	if (!qp)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE, "no such QP");
 	fw_qp_fill_attr(qp, &out);
-	return fw_qp_write_buf(fw, c, &out, sizeof(out));
+	return fw_cmd_write_buf(fw, c, &out, sizeof(out));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1057,7 +1057,7 @@ uint8_t fw_cmd_query_qp_stats(struct ordma_fw *fw, struct fw_cmd *c)
 	uint8_t status;
 	size_t i;
 
-	status = fw_qp_check_buf(c, sizeof(out));
+	status = fw_cmd_check_buf(c, sizeof(out));
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
 	if (handle == ORDMA_QP_STATS_ALL) {
@@ -1078,7 +1078,7 @@ uint8_t fw_cmd_query_qp_stats(struct ordma_fw *fw, struct fw_cmd *c)
 	}
 	for (i = 0; i < ORDMA_QP_STATS_NUM; i++)
 		fields[i] = cpu_to_le64(sum[i]);
-	return fw_qp_write_buf(fw, c, &out, sizeof(out));
+	return fw_cmd_write_buf(fw, c, &out, sizeof(out));
 }
 
 /* QUERY_RESOURCES */

@@ -63,6 +63,7 @@ enum ordma_cmd_opcode {
 	ORDMA_CMD_ATTACH_MCAST		= 0x32,
 	ORDMA_CMD_DETACH_MCAST		= 0x33,
 	ORDMA_CMD_QUERY_QP_STATS	= 0x34,
+	ORDMA_CMD_QUERY_CQ		= 0x35,
 };
 
 enum ordma_cmd_status {
@@ -208,12 +209,14 @@ struct ordma_page_list {
 };
 
 /* Commands whose parameters do not fit the 56-byte payload name a host
- * buffer (CREATE_QP, MODIFY_QP in; QUERY_QP, QUERY_QP_STATS out).
+ * buffer (CREATE_QP, MODIFY_QP in; QUERY_QP, QUERY_QP_STATS, QUERY_CQ out).
  */
 struct ordma_cmd_buf {
 	__le64	buf_addr;		/* DMA address, 8-byte aligned */
 	__le32	buf_len;		/* sizeof the parameter struct */
-	__le32	handle;			/* MODIFY_QP/QUERY_QP(_STATS): qpn; else 0 */
+	__le32	handle;			/* MODIFY_QP/QUERY_QP(_STATS): qpn;
+					 * QUERY_CQ: cqn; else 0
+					 */
 };
 
 #define ORDMA_MR_FAST_REG		BIT(0)	/* pages come from a REG_MR WQE */
@@ -261,6 +264,23 @@ struct ordma_cmd_create_cq {
 	__u8	reserved_33;
 	__le16	reserved_34;
 	__le32	reserved_36;
+};
+
+/* QUERY_CQ: the CQ as the device holds it */
+#define ORDMA_CQ_ATTR_ARMED		BIT(0)	/* next CQE posts COMP */
+#define ORDMA_CQ_ATTR_ARM_SOLICITED	BIT(1)	/* ... if solicited or an error */
+#define ORDMA_CQ_ATTR_ERROR		BIT(2)	/* overrun: takes no more CQEs */
+
+struct ordma_cq_attr {
+	__le32	uctx;
+	__le32	eqn;
+	__le32	pi;			/* CQEs written, free running */
+	__le32	ci;			/* consumer index as last read */
+	__le32	refs;			/* QPs and SRQs completing into it */
+	__u8	log_size;
+	__u8	flags;			/* ORDMA_CQ_ATTR_* */
+	__le16	reserved_22;
+	__le64	db_record;		/* as CREATE_CQ gave it */
 };
 
 #define ORDMA_NO_SRQ			0xffffffff
@@ -887,6 +907,7 @@ static_assert(sizeof(struct ordma_cmd_reg_mr) == 56, "cmd_reg_mr");
 static_assert(sizeof(struct ordma_cmd_alloc_mw) == 16, "cmd_alloc_mw");
 static_assert(sizeof(struct ordma_cmd_create_cq) == 40, "cmd_create_cq");
 static_assert(sizeof(struct ordma_cmd_create_srq) == 40, "cmd_create_srq");
+static_assert(sizeof(struct ordma_cq_attr) == 32, "cq_attr");
 static_assert(sizeof(struct ordma_cmd_modify_srq) == 16, "cmd_modify_srq");
 static_assert(sizeof(struct ordma_qp_create_params) == 64, "qp_create_params");
 static_assert(sizeof(struct ordma_qp_attr) == 72, "qp_attr");
