@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ordma_test.h"
 #include "verbs_util.h"
@@ -233,6 +234,9 @@ TEST(test_counter_retransmission)
 
 TEST(test_res_qp_driver_fields)
 {
+	char filter[128];
+	long long cqn;
+
 	REQUIRE(setup(0));
 	CHECK_EQ(qp_res(&A, A.qp->qp_num, "hw_state"), IBV_QPS_RTS);
 	CHECK_EQ(qp_res(&A, A.qp->qp_num, "sq_psn"), START_PSN);
@@ -240,10 +244,19 @@ TEST(test_res_qp_driver_fields)
 	CHECK_EQ(qp_res(&A, A.qp->qp_num, "sq_depth"), 8);
 	CHECK_EQ(qp_res(&A, A.qp->qp_num, "rq_depth"), 8);
 	CHECK_EQ(qp_res(&A, A.qp->qp_num, "retry_cnt"), RETRY_CNT);
-	/* the raw dump is the device's struct ordma_qp_attr, 72 bytes */
+	/* the raw dumps are the device's struct ordma_qp_attr (72 bytes)
+	 * and struct ordma_cq_attr (32 bytes)
+	 */
 	CHECK_EQ(rdma_json("[.. | objects | .data? // empty | length] | add // -2",
 			   "-r resource show qp link %s/1 lqpn %u",
 			   devs.name[0], A.qp->qp_num), 72);
+	snprintf(filter, sizeof(filter),
+		 "[.. | objects | select(.pid? == %d) | .cqn] | first // -2",
+		 (int)getpid());
+	cqn = rdma_json(filter, "resource show cq dev %s", devs.name[0]);
+	CHECK_EQ(rdma_json("[.. | objects | .data? // empty | length] | add // -2",
+			   "-r resource show cq dev %s cqn %lld", devs.name[0],
+			   cqn), 32);
 }
 
 /* Last: it leaves A's port in manual mode (counters.sh restores auto) */

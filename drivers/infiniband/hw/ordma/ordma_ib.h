@@ -370,6 +370,8 @@ int ordma_cmd_dealloc_mw(struct ordma_ibdev *dev, u32 uctx, u32 rkey);
 int ordma_cmd_create_cq(struct ordma_ibdev *dev,
 			const struct ordma_cmd_create_cq *params, u32 *cqn);
 int ordma_cmd_destroy_cq(struct ordma_ibdev *dev, u32 uctx, u32 cqn);
+int ordma_cmd_query_cq(struct ordma_ibdev *dev, u32 cqn,
+		       struct ordma_cq_attr *attr);
 int ordma_cmd_create_srq(struct ordma_ibdev *dev,
 			 const struct ordma_cmd_create_srq *params, u32 *srqn);
 int ordma_cmd_modify_srq(struct ordma_ibdev *dev, u32 uctx, u32 srqn,
@@ -413,6 +415,7 @@ void ordma_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 int ordma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int ordma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int ordma_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int ordma_fill_res_cq_entry_raw(struct sk_buff *msg, struct ib_cq *ibcq);
 int ordma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int ordma_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp);
 int ordma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);

@@ -76,6 +76,7 @@ static const struct ib_device_ops ordma_ib_dev_ops = {
 	.device_group = &ordma_ib_attr_group,
 	.disassociate_ucontext = ordma_disassociate_ucontext,
 	.fill_res_cq_entry = ordma_fill_res_cq_entry,
+	.fill_res_cq_entry_raw = ordma_fill_res_cq_entry_raw,
 	.fill_res_mr_entry = ordma_fill_res_mr_entry,
 	.fill_res_qp_entry = ordma_fill_res_qp_entry,
 	.fill_res_qp_entry_raw = ordma_fill_res_qp_entry_raw,

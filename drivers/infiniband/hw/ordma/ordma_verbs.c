@@ -540,6 +540,19 @@ static int ordma_fill_res_qp(struct sk_buff *msg, struct ordma_qp *qp,
 	return ordma_fill_res(msg, attrs, ARRAY_SIZE(attrs));
 }
 
+/* "rdma resource show cq -r": the device's QUERY_CQ answer as it came */
+int ordma_fill_res_cq_entry_raw(struct sk_buff *msg, struct ib_cq *ibcq)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibcq->device);
+	struct ordma_cq_attr hw;
+	int err;
+
+	err = ordma_cmd_query_cq(dev, to_ordma_cq(ibcq)->cqn, &hw);
+	if (err)
+		return err;
+	return nla_put(msg, RDMA_NLDEV_ATTR_RES_RAW, sizeof(hw), &hw);
+}
+
 /* The QP as the driver and the device (QUERY_QP, zero if it fails) see it */
 int ordma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
