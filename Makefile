@@ -34,6 +34,7 @@ VERBS_INTEROP := $(BUILD)/bin/verbs_interop
 # Open MPI's compiler wrapper (libopenmpi-dev); without it no MPI program
 MPICC ?= $(shell command -v mpicc 2>/dev/null)
 MPI_CHECK := $(if $(MPICC),$(BUILD)/bin/mpi_check)
+VERBS_COUNTERS := $(BUILD)/bin/verbs_counters
 KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m CONFIG_ORDMA_DEBUG_RAW_CMD=y
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
@@ -59,7 +60,7 @@ HW_HEADERS := $(wildcard include/linux/ordma/ordma_*.h) \
 	      include/ordma-compat/ordma_compat.h
 
 diag: $(DIAG) $(VERBS_NEGATIVE) $(UVERBS_UDATA) $(VERBS_ISOLATION) $(VERBS_REREG_MW) \
-	$(VERBS_INTEROP) $(MPI_CHECK)
+	$(VERBS_INTEROP) $(MPI_CHECK) $(VERBS_COUNTERS)
 
 $(DIAG): tools/diag/ordma-diag.c $(HW_HEADERS)
 	@mkdir -p $(dir $@)
@@ -108,6 +109,11 @@ $(BUILD)/bin/mpi_check: selftests/ordma/mpi_check.c tools/testing/ordma_test.c \
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Itools/testing -o $@ \
 		$(filter %.c,$^)
+
+# Provoked transport events in rdma statistic and rdma resource (libibverbs)
+$(VERBS_COUNTERS): selftests/ordma/verbs_counters.c $(SELFTEST_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $(SELFTEST_LINK) -libverbs
 
 fw-build:
 	@if [ -f firmware/Makefile ]; then $(MAKE) -C firmware; \

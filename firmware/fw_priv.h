@@ -254,6 +254,10 @@ struct ordma_fw {
 	/* QPs and SRQs (fw_qp.h): qps[qpn], srqs[srqn] */
 	struct fw_qp *qps;
 	struct fw_srq *srqs;
+	/* QUERY_QP_STATS of QPs gone or reset, host order, indexed as the
+	 * __le64 fields of struct ordma_qp_stats
+	 */
+	uint64_t qp_stats_retired[ORDMA_QP_STATS_SIZE / sizeof(uint64_t)];
 
 	struct fw_loopback loopback;
 	uint8_t frame_buf[FW_MAX_FRAME];	/* TX staging */

@@ -107,6 +107,9 @@ static const struct fw_cmd_desc fw_cmds[] = {
 	{ FW_CMD(CREATE_QP, sizeof(struct ordma_cmd_buf), fw_cmd_create_qp) },
 	{ FW_CMD(MODIFY_QP, sizeof(struct ordma_cmd_buf), fw_cmd_modify_qp) },
 	{ FW_CMD(QUERY_QP, sizeof(struct ordma_cmd_buf), fw_cmd_query_qp) },
+	{ FW_CMD(QUERY_QP_STATS, sizeof(struct ordma_cmd_buf),
+		 fw_cmd_query_qp_stats) },
+	{ FW_CMD(QUERY_CQ, sizeof(struct ordma_cmd_buf), fw_cmd_query_cq) },
 	{ FW_CMD(DESTROY_QP, sizeof(struct ordma_cmd_handle),
 		 fw_cmd_destroy_qp) },
 	{ FW_CMD(CREATE_SRQ, sizeof(struct ordma_cmd_create_srq),
@@ -134,7 +137,7 @@ static const struct fw_cmd_desc *fw_cmd_lookup(uint8_t opcode)
 /* The unassigned opcodes inside the verbs command range are reserved. */
 static bool fw_opcode_reserved(uint8_t opcode)
 {
-	return opcode >= ORDMA_CMD_CREATE_CQ && opcode <= ORDMA_CMD_DETACH_MCAST;
+	return opcode >= ORDMA_CMD_CREATE_CQ && opcode <= ORDMA_CMD_QUERY_CQ;
 }
 
 /* ------------------------------------------------------------------ */

@@ -353,6 +353,32 @@ uint8_t fw_cmd_destroy_cq(struct ordma_fw *fw, struct fw_cmd *c)
 	return ORDMA_CMD_STATUS_OK;
 }
 
+uint8_t fw_cmd_query_cq(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	struct ordma_cq_attr out;
+	struct fw_cq *cq;
+	uint8_t status;
+
+	status = fw_cmd_check_buf(c, sizeof(out));
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	cq = fw_cq_lookup(fw, le32_to_cpu(c->in->buf.handle));
+	if (!cq)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE, "no such CQ");
+	memset(&out, 0, sizeof(out));
+	out.uctx = cpu_to_le32(cq->uctx);
+	out.eqn = cpu_to_le32(cq->eqn);
+	out.pi = cpu_to_le32(cq->pi);
+	out.ci = cpu_to_le32(cq->ci);
+	out.refs = cpu_to_le32(cq->refs);
+	out.log_size = cq->log_size;
+	out.flags = (uint8_t)((cq->armed ? ORDMA_CQ_ATTR_ARMED : 0) |
+			      (cq->arm_solicited ? ORDMA_CQ_ATTR_ARM_SOLICITED : 0) |
+			      (cq->error ? ORDMA_CQ_ATTR_ERROR : 0));
+	out.db_record = cpu_to_le64(cq->db_record);
+	return fw_cmd_write_buf(fw, c, &out, sizeof(out));
+}
+
 /* ------------------------------------------------------------------ */
 /* Lifetime                                                            */
 /* ------------------------------------------------------------------ */

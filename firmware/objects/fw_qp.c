@@ -296,8 +296,53 @@ static void fw_qp_enter_sqd(struct ordma_fw *fw, struct fw_qp *qp)
 		fw_qp_sq_drained(fw, qp);
 }
 
+#define FW_QP_STAT(field) \
+	(offsetof(struct ordma_qp_stats, field) / sizeof(uint64_t))
+
+/* The QP's counters as QUERY_QP_STATS reports them, host order. */
+static void fw_qp_stats_fill(const struct fw_qp *qp,
+			     uint64_t v[ORDMA_QP_STATS_NUM])
+{
+	const struct fw_qp_counters *n = &qp->counters;
+
+	memset(v, 0, ORDMA_QP_STATS_NUM * sizeof(v[0]));
+	v[FW_QP_STAT(out_of_sequence)] = n->seq_errors;
+	v[FW_QP_STAT(packet_seq_err)] = n->nak_seq_received;
+	v[FW_QP_STAT(duplicate_request)] = n->duplicate_requests;
+	v[FW_QP_STAT(rnr_nak_retry_err)] = n->rnr_retry_exceeded;
+	v[FW_QP_STAT(local_ack_timeout_err)] = n->timeouts;
+	v[FW_QP_STAT(implied_nak_seq_err)] = n->implied_naks;
+	v[FW_QP_STAT(rx_read_requests)] = n->rx_read_requests;
+	v[FW_QP_STAT(rx_write_requests)] = n->rx_write_requests;
+	v[FW_QP_STAT(rx_atomic_requests)] = n->rx_atomic_requests;
+	v[FW_QP_STAT(resp_remote_access_errors)] = n->access_naks_sent;
+	v[FW_QP_STAT(req_remote_access_errors)] = n->access_naks_received;
+	v[FW_QP_STAT(req_cqe_flush_error)] = n->sq_flushed;
+	v[FW_QP_STAT(resp_cqe_flush_error)] = n->rq_flushed;
+	v[FW_QP_STAT(rnr_nak_sent)] = n->rnr_naks_sent;
+	v[FW_QP_STAT(rnr_nak_received)] = n->rnr_naks_received;
+	v[FW_QP_STAT(qp_retransmits)] = n->retransmits;
+	v[FW_QP_STAT(qp_tx_packets)] = n->tx_packets;
+	v[FW_QP_STAT(qp_rx_packets)] = n->rx_packets;
+	v[FW_QP_STAT(sq_doorbells)] = n->sq_doorbells;
+	v[FW_QP_STAT(rq_doorbells)] = n->rq_doorbells;
+	v[FW_QP_STAT(cqe_dropped)] = n->cqe_dropped;
+}
+
+/* Keeps what the QP counted in the device's totals before it is cleared. */
+static void fw_qp_retire_counters(struct ordma_fw *fw, struct fw_qp *qp)
+{
+	uint64_t v[ORDMA_QP_STATS_NUM];
+	size_t i;
+
+	fw_qp_stats_fill(qp, v);
+	for (i = 0; i < ORDMA_QP_STATS_NUM; i++)
+		fw->qp_stats_retired[i] += v[i];
+	memset(&qp->counters, 0, sizeof(qp->counters));
+}
+
 /* Back to the state CREATE_QP left it in. */
-static void fw_qp_enter_reset(struct fw_qp *qp)
+static void fw_qp_enter_reset(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	qp->state = ORDMA_QPS_RESET;
 	qp->sq_draining = false;
@@ -309,7 +354,7 @@ static void fw_qp_enter_reset(struct fw_qp *qp)
 	qp->msn = 0;
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->resp, 0, sizeof(qp->resp));
-	memset(&qp->counters, 0, sizeof(qp->counters));
+	fw_qp_retire_counters(fw, qp);
 }
 
 /* ------------------------------------------------------------------ */
@@ -379,8 +424,8 @@ const char *fw_qp_doorbell(struct ordma_fw *fw, uint32_t page, uint32_t reg,
 /* Command helpers                                                     */
 /* ------------------------------------------------------------------ */
 
-/* The host buffer of CREATE_QP/MODIFY_QP/QUERY_QP: address and length. */
-static uint8_t fw_qp_check_buf(struct fw_cmd *c, size_t len)
+/* The host buffer of CREATE_QP/MODIFY_QP/QUERY_*: address and length. */
+uint8_t fw_cmd_check_buf(struct fw_cmd *c, size_t len)
 {
 	const struct ordma_cmd_buf *b = &c->in->buf;
 	uint64_t addr = le64_to_cpu(b->buf_addr);
@@ -397,13 +442,24 @@ static uint8_t fw_qp_check_buf(struct fw_cmd *c, size_t len)
 static uint8_t fw_qp_read_buf(struct ordma_fw *fw, struct fw_cmd *c,
 			      void *buf, size_t len)
 {
-	uint8_t status = fw_qp_check_buf(c, len);
+	uint8_t status = fw_cmd_check_buf(c, len);
 
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
 	if (fw_dma_read(fw, le64_to_cpu(c->in->buf.buf_addr), buf, len))
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_DMA_ERROR,
 				   "parameter buffer not readable");
+	return ORDMA_CMD_STATUS_OK;
+}
+
+/* The answer of a query into the host buffer fw_cmd_check_buf() checked. */
+uint8_t fw_cmd_write_buf(struct ordma_fw *fw, struct fw_cmd *c,
+			       const void *buf, size_t len)
+{
+	if (fw_dma_write(fw, le64_to_cpu(c->in->buf.buf_addr), buf, len))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_DMA_ERROR,
+				   "query buffer not writable");
+	c->out->buf.written = cpu_to_le32((uint32_t)len);
 	return ORDMA_CMD_STATUS_OK;
 }
 
@@ -635,6 +691,7 @@ uint8_t fw_cmd_destroy_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	fw_mcast_qp_destroyed(fw, qp->qpn);
 	qp->state = ORDMA_QPS_RESET;
 	fw_tp_budget_sync(fw, qp);
+	fw_qp_retire_counters(fw, qp);
 	memset(qp, 0, sizeof(*qp));
 	return ORDMA_CMD_STATUS_OK;
 }
@@ -876,7 +933,7 @@ static void fw_qp_change_state(struct ordma_fw *fw, struct fw_qp *qp,
 		/* what it held goes back before the requester is cleared */
 		qp->state = ORDMA_QPS_RESET;
 		fw_tp_budget_sync(fw, qp);
-		fw_qp_enter_reset(qp);
+		fw_qp_enter_reset(fw, qp);
 		return;
 	case ORDMA_QPS_ERR:
 		fw_qp_enter_error(fw, qp);
@@ -917,7 +974,7 @@ uint8_t fw_cmd_modify_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	uint32_t mask;
 	uint8_t status, next = ORDMA_QPS_RESET;
 
-	status = fw_qp_check_buf(c, sizeof(a));
+	status = fw_cmd_check_buf(c, sizeof(a));
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
 	qp = fw_qp_lookup(fw, le32_to_cpu(c->in->buf.handle));
@@ -976,19 +1033,52 @@ uint8_t fw_cmd_query_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	struct fw_qp *qp;
 	uint8_t status;
 
-	status = fw_qp_check_buf(c, sizeof(out));
+	status = fw_cmd_check_buf(c, sizeof(out));
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
 	qp = fw_qp_lookup(fw, le32_to_cpu(c->in->buf.handle));
 	if (!qp)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE, "no such QP");
 	fw_qp_fill_attr(qp, &out);
-	if (fw_dma_write(fw, le64_to_cpu(c->in->buf.buf_addr), &out,
-			 sizeof(out)))
-		return fw_cmd_fail(c, ORDMA_CMD_STATUS_DMA_ERROR,
-				   "query buffer not writable");
-	c->out->buf.written = cpu_to_le32((uint32_t)sizeof(out));
-	return ORDMA_CMD_STATUS_OK;
+	return fw_cmd_write_buf(fw, c, &out, sizeof(out));
+}
+
+/* ------------------------------------------------------------------ */
+/* QUERY_QP_STATS                                                      */
+/* ------------------------------------------------------------------ */
+
+uint8_t fw_cmd_query_qp_stats(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	uint32_t handle = le32_to_cpu(c->in->buf.handle), qpn;
+	uint64_t v[ORDMA_QP_STATS_NUM], sum[ORDMA_QP_STATS_NUM];
+	struct ordma_qp_stats out;
+	__le64 *fields = (__le64 *)&out;
+	struct fw_qp *qp;
+	uint8_t status;
+	size_t i;
+
+	status = fw_cmd_check_buf(c, sizeof(out));
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	if (handle == ORDMA_QP_STATS_ALL) {
+		memcpy(sum, fw->qp_stats_retired, sizeof(sum));
+		for (qpn = 0; fw->qps && qpn < FW_MAX_QP; qpn++) {
+			if (!fw->qps[qpn].valid)
+				continue;
+			fw_qp_stats_fill(&fw->qps[qpn], v);
+			for (i = 0; i < ORDMA_QP_STATS_NUM; i++)
+				sum[i] += v[i];
+		}
+	} else {
+		qp = fw_qp_lookup(fw, handle);
+		if (!qp)
+			return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE,
+					   "no such QP");
+		fw_qp_stats_fill(qp, sum);
+	}
+	for (i = 0; i < ORDMA_QP_STATS_NUM; i++)
+		fields[i] = cpu_to_le64(sum[i]);
+	return fw_cmd_write_buf(fw, c, &out, sizeof(out));
 }
 
 /* QUERY_RESOURCES */

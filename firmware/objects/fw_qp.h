@@ -95,7 +95,9 @@ struct fw_qp_attr {
 };
 
 /* Per-QP counters.  The first group is kept here; the engine keeps the
- * second.  Cleared by the transition to RESET.
+ * second.  Cleared by the transition to RESET (after they are added to
+ * the device's totals, see fw_qp_retire_counters()); QUERY_QP_STATS
+ * reports them.
  */
 struct fw_qp_counters {
 	uint64_t sq_doorbells;
@@ -110,8 +112,16 @@ struct fw_qp_counters {
 	uint64_t timeouts;
 	uint64_t rnr_naks_sent;
 	uint64_t rnr_naks_received;
-	uint64_t seq_errors;
+	uint64_t seq_errors;		/* responder: request PSN ahead */
 	uint64_t duplicate_requests;
+	uint64_t nak_seq_received;	/* requester: PSN sequence NAKs */
+	uint64_t rnr_retry_exceeded;
+	uint64_t implied_naks;		/* response not the one expected */
+	uint64_t rx_read_requests;
+	uint64_t rx_write_requests;
+	uint64_t rx_atomic_requests;
+	uint64_t access_naks_sent;
+	uint64_t access_naks_received;
 };
 
 struct fw_qp {
@@ -310,6 +320,7 @@ void fw_srq_put(struct ordma_fw *fw, uint32_t srqn);
 uint8_t fw_cmd_create_qp(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_modify_qp(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_query_qp(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_query_qp_stats(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_destroy_qp(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_create_srq(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_modify_srq(struct ordma_fw *fw, struct fw_cmd *c);

@@ -562,6 +562,19 @@ uint8_t drv_query_qp(struct drv *d, uint32_t qpn, struct ordma_qp_attr *attr)
 	return status;
 }
 
+uint8_t drv_query_qp_stats(struct drv *d, uint32_t qpn,
+			   struct ordma_qp_stats *stats)
+{
+	uint8_t status;
+
+	memset(drv_mem(d, DRV_QP_BUF_ADDR, sizeof(*stats)), 0xa5,
+	       sizeof(*stats));
+	status = drv_buf_cmd(d, ORDMA_CMD_QUERY_QP_STATS, qpn, sizeof(*stats));
+	memcpy(stats, drv_mem(d, DRV_QP_BUF_ADDR, sizeof(*stats)),
+	       sizeof(*stats));
+	return status;
+}
+
 uint8_t drv_create_srq(struct drv *d, uint32_t uctx, uint32_t pdn,
 		       unsigned int log_size, uint32_t limit,
 		       unsigned int area, uint32_t *srqn)

@@ -184,6 +184,9 @@ uint8_t drv_create_qp(struct drv *d, const struct ordma_qp_create_params *p,
 uint8_t drv_modify_qp(struct drv *d, uint32_t qpn,
 		      const struct ordma_qp_attr *attr);
 uint8_t drv_query_qp(struct drv *d, uint32_t qpn, struct ordma_qp_attr *attr);
+/* QUERY_QP_STATS of qpn (or ORDMA_QP_STATS_ALL) */
+uint8_t drv_query_qp_stats(struct drv *d, uint32_t qpn,
+			   struct ordma_qp_stats *stats);
 /* SRQ of 2^log_size 32-byte WQEs in work queue area `area` */
 uint8_t drv_create_srq(struct drv *d, uint32_t uctx, uint32_t pdn,
 		       unsigned int log_size, uint32_t limit,

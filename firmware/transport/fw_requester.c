@@ -1037,6 +1037,7 @@ static void fw_req_rx_ack(struct ordma_fw *fw, struct fw_qp *qp,
 	if (fw_aeth_is_rnr_nak(syndrome)) {
 		qp->counters.rnr_naks_received++;
 		if (!r->rnr_left) {
+			qp->counters.rnr_retry_exceeded++;
 			fw_req_fail(qp, e, ORDMA_CQE_RNR_RETRY_EXC_ERR);
 			return;
 		}
@@ -1050,10 +1051,12 @@ static void fw_req_rx_ack(struct ordma_fw *fw, struct fw_qp *qp,
 		return;
 	}
 	if (fw_aeth_value(syndrome) == FW_AETH_NAK_PSN_SEQ_ERR) {
-		qp->counters.seq_errors++;
+		qp->counters.nak_seq_received++;
 		fw_req_go_back(fw, qp, psn);
 		return;
 	}
+	if (fw_aeth_value(syndrome) == FW_AETH_NAK_REMOTE_ACCESS)
+		qp->counters.access_naks_received++;
 	fw_req_fail(qp, e, fw_req_nak_status(fw_aeth_value(syndrome)));
 }
 
@@ -1063,8 +1066,10 @@ static void fw_req_rx_ack(struct ordma_fw *fw, struct fw_qp *qp,
 static bool fw_req_implied_ack(struct ordma_fw *fw, struct fw_qp *qp,
 			       struct fw_tp_swqe *e, uint32_t psn)
 {
-	if (psn != fw_psn_add(e->first_psn, e->rcvd))
+	if (psn != fw_psn_add(e->first_psn, e->rcvd)) {
+		qp->counters.implied_naks++;
 		return false;
+	}
 	if (psn != qp->req.una_psn)
 		fw_req_ack_through(fw, qp, fw_psn_add(psn, FW_ROCE_PSN_MASK));
 	return psn == qp->req.una_psn && !e->done;

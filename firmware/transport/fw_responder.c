@@ -154,6 +154,8 @@ static void fw_resp_fatal(struct ordma_fw *fw, struct fw_qp *qp, uint32_t psn,
 			  uint8_t event, enum fw_tp_drop why)
 {
 	fw_tp_count_rx_drop(fw, why);
+	if (code == FW_AETH_NAK_REMOTE_ACCESS)
+		qp->counters.access_naks_sent++;
 	if (qp->resp.recv_valid)
 		fw_resp_recv_error(fw, qp, recv_status ? recv_status :
 					   ORDMA_CQE_LOC_QP_OP_ERR);
@@ -668,6 +670,7 @@ static void fw_resp_write(struct ordma_fw *fw, struct fw_qp *qp,
 	struct fw_mr *mr;
 
 	if (first) {
+		qp->counters.rx_write_requests++;
 		if (!(qp->attr.access_flags & ORDMA_ACCESS_REMOTE_WRITE) ||
 		    fw_reth_dma_len(pkt->reth) > (1u << 31)) {
 			fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_INVALID_REQ, 0,
@@ -859,10 +862,12 @@ void fw_resp_rx_rc(struct ordma_fw *fw, struct fw_qp *qp,
 		fw_resp_send(fw, qp, pkt, psn);
 		return;
 	case FW_ROCE_RC_RDMA_READ_REQUEST:
+		qp->counters.rx_read_requests++;
 		fw_resp_read(fw, qp, pkt, psn);
 		return;
 	case FW_ROCE_RC_COMPARE_SWAP:
 	case FW_ROCE_RC_FETCH_ADD:
+		qp->counters.rx_atomic_requests++;
 		fw_resp_atomic(fw, qp, pkt, psn);
 		return;
 	case FW_ROCE_RC_FLUSH:
@@ -1048,6 +1053,7 @@ static void fw_resp_uc_write(struct ordma_fw *fw, struct fw_qp *qp,
 	struct fw_mr *mr;
 
 	if (first) {
+		qp->counters.rx_write_requests++;
 		if (!(qp->attr.access_flags & ORDMA_ACCESS_REMOTE_WRITE) ||
 		    fw_reth_dma_len(pkt->reth) > (1u << 31)) {
 			fw_resp_uc_drop(fw, qp, FW_TP_DROP_BAD_REQ,

@@ -45,6 +45,8 @@ static const struct {
 	{ ORDMA_CMD_CREATE_QP, sizeof(struct ordma_cmd_buf) },
 	{ ORDMA_CMD_MODIFY_QP, sizeof(struct ordma_cmd_buf) },
 	{ ORDMA_CMD_QUERY_QP, sizeof(struct ordma_cmd_buf) },
+	{ ORDMA_CMD_QUERY_QP_STATS, sizeof(struct ordma_cmd_buf) },
+	{ ORDMA_CMD_QUERY_CQ, sizeof(struct ordma_cmd_buf) },
 	{ ORDMA_CMD_DESTROY_QP, sizeof(struct ordma_cmd_handle) },
 	{ ORDMA_CMD_CREATE_SRQ, sizeof(struct ordma_cmd_create_srq) },
 	{ ORDMA_CMD_MODIFY_SRQ, sizeof(struct ordma_cmd_modify_srq) },

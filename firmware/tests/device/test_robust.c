@@ -59,6 +59,7 @@ static const uint8_t robust_opcodes[] = {
 	ORDMA_CMD_DEREG_MR, ORDMA_CMD_CREATE_AH, ORDMA_CMD_DESTROY_AH,
 	ORDMA_CMD_MODIFY_QP, ORDMA_CMD_QUERY_QP, ORDMA_CMD_DESTROY_QP,
 	ORDMA_CMD_CREATE_SRQ, ORDMA_CMD_MODIFY_SRQ, ORDMA_CMD_DESTROY_SRQ,
+	ORDMA_CMD_QUERY_QP_STATS, ORDMA_CMD_QUERY_CQ,
 };
 
 /*
@@ -484,6 +485,17 @@ static void random_command(struct rng *r, struct ordma_aq_cmd *cmd)
 	case ORDMA_CMD_QUERY_QP:
 		random_qp_buf_cmd(r, cmd, ROBUST_QP_SLOTS / 2,
 				  sizeof(struct ordma_qp_attr));
+		break;
+	case ORDMA_CMD_QUERY_QP_STATS:
+		random_qp_buf_cmd(r, cmd, ROBUST_QP_SLOTS / 2,
+				  sizeof(struct ordma_qp_stats));
+		if (rng_chance(r, 20))
+			cmd->buf.handle = cpu_to_le32(ORDMA_QP_STATS_ALL);
+		break;
+	case ORDMA_CMD_QUERY_CQ:
+		random_qp_buf_cmd(r, cmd, ROBUST_QP_SLOTS / 2,
+				  sizeof(struct ordma_cq_attr));
+		cmd->buf.handle = cpu_to_le32(rng_below(r, 6));
 		break;
 	case ORDMA_CMD_DESTROY_QP:
 	case ORDMA_CMD_DESTROY_SRQ:

@@ -503,6 +503,57 @@ TEST(test_cq_overrun_and_doorbell_record)
 	drv_close(&e.d);
 }
 
+TEST(test_query_cq)
+{
+	struct ordma_cq_attr q;
+	struct ordma_aq_cmd cmd;
+	struct drv_cq cq;
+	struct cq_env e;
+	uint32_t i;
+
+	REQUIRE(env_open(&e));
+	REQUIRE(drv_cq_open(&e.d, &cq, 0, 0, e.comp.eqn, 3));
+	for (i = 0; i < 5; i++)
+		CHECK_EQ(post(&e.d, cq.cqn, i, ORDMA_CQE_SUCCESS, false), 0);
+	/* all consumed, armed: nothing to announce yet */
+	drv_db(&e.d, 0, ORDMA_DB_CQ, cq.cqn, 5, ORDMA_DB_ARM);
+	drv_cmd_init(&cmd, ORDMA_CMD_QUERY_CQ);
+	cmd.buf.buf_addr = cpu_to_le64(DRV_BUF_ADDR);
+	cmd.buf.buf_len = cpu_to_le32(sizeof(q));
+	cmd.buf.handle = cpu_to_le32(cq.cqn);
+	REQUIRE_EQ(drv_exec(&e.d, &cmd), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(le32_to_cpu(e.d.last_comp.buf.written), sizeof(q));
+	memcpy(&q, drv_mem(&e.d, DRV_BUF_ADDR, sizeof(q)), sizeof(q));
+	CHECK_EQ(le32_to_cpu(q.uctx), 0);
+	CHECK_EQ(le32_to_cpu(q.eqn), e.comp.eqn);
+	CHECK_EQ(le32_to_cpu(q.pi), 5);
+	CHECK_EQ(le32_to_cpu(q.ci), 5);
+	CHECK_EQ(le32_to_cpu(q.refs), 0);
+	CHECK_EQ(q.log_size, 3);
+	CHECK_EQ(q.flags, ORDMA_CQ_ATTR_ARMED);
+	CHECK_EQ(q.reserved_22, 0);
+	CHECK_EQ(le64_to_cpu(q.db_record), cq.dbrec);
+
+	/* command checks */
+	cmd.buf.buf_addr = cpu_to_le64(DRV_BUF_ADDR + 4);
+	CHECK_EQ(drv_exec(&e.d, &cmd), ORDMA_CMD_STATUS_BAD_PARAM);
+	CHECK_EQ(drv_syndrome(&e.d), 8);
+	cmd.buf.buf_addr = cpu_to_le64(DRV_BUF_ADDR);
+	cmd.buf.buf_len = cpu_to_le32(sizeof(q) - 8);
+	CHECK_EQ(drv_exec(&e.d, &cmd), ORDMA_CMD_STATUS_BAD_PARAM);
+	CHECK_EQ(drv_syndrome(&e.d), 16);
+	cmd.buf.buf_len = cpu_to_le32(sizeof(q));
+	cmd.buf.buf_addr = cpu_to_le64(DRV_BAD_ADDR);
+	CHECK_EQ(drv_exec(&e.d, &cmd), ORDMA_CMD_STATUS_DMA_ERROR);
+	cmd.buf.buf_addr = cpu_to_le64(DRV_BUF_ADDR);
+	cmd.buf.handle = cpu_to_le32(0);
+	CHECK_EQ(drv_exec(&e.d, &cmd), ORDMA_CMD_STATUS_BAD_HANDLE);
+	CHECK_EQ(drv_destroy_cq(&e.d, &cq), ORDMA_CMD_STATUS_OK);
+	cmd.buf.handle = cpu_to_le32(cq.cqn);
+	CHECK_EQ(drv_exec(&e.d, &cmd), ORDMA_CMD_STATUS_BAD_HANDLE);
+	drv_close(&e.d);
+}
+
 TEST(test_cq_ring_through_table)
 {
 	struct ordma_aq_cmd cmd;

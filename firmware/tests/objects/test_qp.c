@@ -837,6 +837,86 @@ TEST(test_qp_query_round_trip)
 }
 
 /* ------------------------------------------------------------------ */
+/* QUERY_QP_STATS                                                      */
+/* ------------------------------------------------------------------ */
+
+TEST(test_qp_query_stats)
+{
+	struct ordma_qp_stats s, zero;
+	struct ordma_aq_cmd cmd;
+	struct ordma_qp_attr a;
+	struct env e;
+	uint32_t qpn, ud;
+
+	memset(&zero, 0, sizeof(zero));
+	REQUIRE(env_open(&e, false));
+	REQUIRE_EQ(drv_query_qp_stats(&e.d, ORDMA_QP_STATS_ALL, &s), OK);
+	CHECK(!memcmp(&s, &zero, sizeof(s)));
+	REQUIRE_EQ(qp_create(&e, ORDMA_QPT_RC, QP_AREA, &qpn), OK);
+	REQUIRE_EQ(qp_create(&e, ORDMA_QPT_UD, QP_AREA + 1, &ud), OK);
+	REQUIRE_EQ(drv_query_qp_stats(&e.d, qpn, &s), OK);
+	CHECK_EQ(le32_to_cpu(e.d.last_comp.buf.written), sizeof(s));
+	CHECK(!memcmp(&s, &zero, sizeof(s)));
+
+	/* each firmware counter lands in its field */
+	fw_qp(&e, qpn)->counters.seq_errors = 1;
+	fw_qp(&e, qpn)->counters.nak_seq_received = 2;
+	fw_qp(&e, qpn)->counters.duplicate_requests = 3;
+	fw_qp(&e, qpn)->counters.rnr_retry_exceeded = 4;
+	fw_qp(&e, qpn)->counters.timeouts = 5;
+	fw_qp(&e, qpn)->counters.access_naks_sent = 6;
+	fw_qp(&e, qpn)->counters.rnr_naks_sent = 7;
+	fw_qp(&e, qpn)->counters.rx_write_requests = 8;
+	fw_qp(&e, ud)->counters.rx_packets = 9;
+	REQUIRE_EQ(drv_query_qp_stats(&e.d, qpn, &s), OK);
+	CHECK_EQ(le64_to_cpu(s.out_of_sequence), 1);
+	CHECK_EQ(le64_to_cpu(s.packet_seq_err), 2);
+	CHECK_EQ(le64_to_cpu(s.duplicate_request), 3);
+	CHECK_EQ(le64_to_cpu(s.rnr_nak_retry_err), 4);
+	CHECK_EQ(le64_to_cpu(s.local_ack_timeout_err), 5);
+	CHECK_EQ(le64_to_cpu(s.resp_remote_access_errors), 6);
+	CHECK_EQ(le64_to_cpu(s.rnr_nak_sent), 7);
+	CHECK_EQ(le64_to_cpu(s.rx_write_requests), 8);
+	CHECK_EQ(le64_to_cpu(s.qp_rx_packets), 0);
+	CHECK_EQ(le64_to_cpu(s.np_cnp_sent), 0);
+
+	/* the device's totals keep what RESET and DESTROY_QP clear */
+	REQUIRE(move_to(&e, ud, ORDMA_QPT_UD, RTS));
+	fill_attr(&a, A(STATE), RTS, RESET);
+	REQUIRE_EQ(drv_modify_qp(&e.d, ud, &a), OK);
+	REQUIRE_EQ(drv_query_qp_stats(&e.d, ud, &s), OK);
+	CHECK_EQ(le64_to_cpu(s.qp_rx_packets), 0);
+	REQUIRE_EQ(qp_destroy(&e, qpn), OK);
+	fw_qp(&e, ud)->counters.rx_packets = 1;
+	REQUIRE_EQ(drv_query_qp_stats(&e.d, ORDMA_QP_STATS_ALL, &s), OK);
+	CHECK_EQ(le64_to_cpu(s.out_of_sequence), 1);
+	CHECK_EQ(le64_to_cpu(s.local_ack_timeout_err), 5);
+	CHECK_EQ(le64_to_cpu(s.rx_write_requests), 8);
+	CHECK_EQ(le64_to_cpu(s.qp_rx_packets), 10);
+
+	/* command checks */
+	drv_cmd_init(&cmd, ORDMA_CMD_QUERY_QP_STATS);
+	cmd.buf.buf_addr = cpu_to_le64(DRV_QP_BUF_ADDR + 4);
+	cmd.buf.buf_len = cpu_to_le32(sizeof(s));
+	cmd.buf.handle = cpu_to_le32(ud);
+	CHECK_EQ(drv_exec(&e.d, &cmd), BAD_PARAM);
+	CHECK_EQ(drv_syndrome(&e.d), 8);
+	cmd.buf.buf_addr = cpu_to_le64(DRV_QP_BUF_ADDR);
+	cmd.buf.buf_len = cpu_to_le32(sizeof(s) + 8);
+	CHECK_EQ(drv_exec(&e.d, &cmd), BAD_PARAM);
+	CHECK_EQ(drv_syndrome(&e.d), 16);
+	cmd.buf.buf_len = cpu_to_le32(sizeof(s));
+	cmd.buf.buf_addr = cpu_to_le64(DRV_BAD_ADDR);
+	CHECK_EQ(drv_exec(&e.d, &cmd), ORDMA_CMD_STATUS_DMA_ERROR);
+	cmd.buf.buf_addr = cpu_to_le64(DRV_QP_BUF_ADDR);
+	cmd.buf.handle = cpu_to_le32(qpn);
+	CHECK_EQ(drv_exec(&e.d, &cmd), BAD_HANDLE);
+	cmd.buf.handle = cpu_to_le32(FW_MAX_QP);
+	CHECK_EQ(drv_exec(&e.d, &cmd), BAD_HANDLE);
+	drv_close(&e.d);
+}
+
+/* ------------------------------------------------------------------ */
 /* Flush to the error state                                            */
 /* ------------------------------------------------------------------ */
 

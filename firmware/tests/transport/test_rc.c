@@ -266,7 +266,7 @@ static void go_back_large_window(uint32_t first_psn, uint32_t pkts,
 	CHECK(!memcmp(mem(b, MR1_ADDR, len), mem(a, MR1_ADDR, len), len));
 	CHECK_EQ(mem(b, MR1_ADDR + len, 1)[0], 0xee);
 	CHECK_EQ(fwqp(a)->counters.retransmits, 1);
-	CHECK_EQ(fwqp(a)->counters.seq_errors, 1);
+	CHECK_EQ(fwqp(a)->counters.nak_seq_received, 1);
 	CHECK_EQ(stats(b).roce_naks_sent, 1);
 	/* everything the window held past the hole was out of sequence */
 	CHECK(fwqp(b)->counters.seq_errors >= FW_TP_WINDOW - drop_nth);
@@ -646,7 +646,8 @@ TEST(test_tp_rc_loss_nak_seq)
 	/* packets 4..10 were out of sequence: one NAK, go back to 3 */
 	CHECK_EQ(fwqp(b)->counters.seq_errors, 7);
 	CHECK_EQ(stats(b).roce_naks_sent, 1);
-	CHECK_EQ(fwqp(a)->counters.seq_errors, 1);
+	CHECK_EQ(fwqp(a)->counters.nak_seq_received, 1);
+	CHECK_EQ(fwqp(a)->counters.seq_errors, 0);
 	CHECK_EQ(fwqp(a)->counters.retransmits, 1);
 	CHECK_EQ(e.l[0].sent, 18);
 	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 10240, 0);
@@ -791,6 +792,7 @@ TEST(test_tp_rc_rnr)
 	pump(&e);
 	advance(&e, 50000);
 	CHECK_EQ(fwqp(a)->counters.rnr_naks_received, 2);
+	CHECK_EQ(fwqp(a)->counters.rnr_retry_exceeded, 1);
 	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_RNR_RETRY_EXC_ERR, 0,
 		   0);
 	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_WR_FLUSH_ERR, 0, 1);
@@ -871,6 +873,16 @@ static void remote_error(uint8_t opcode, uint64_t raddr, uint32_t len,
 	CHECK_EQ(qp_state(a), ORDMA_QPS_ERR);
 	CHECK_EQ(qp_state(b), ORDMA_QPS_ERR);
 	CHECK(has_event(b, b_event, b->qpn));
+	CHECK_EQ(fwqp(b)->counters.rx_write_requests,
+		 opcode == ORDMA_WQE_RDMA_WRITE);
+	CHECK_EQ(fwqp(b)->counters.rx_read_requests,
+		 opcode == ORDMA_WQE_RDMA_READ);
+	CHECK_EQ(fwqp(b)->counters.rx_atomic_requests,
+		 opcode == ORDMA_WQE_ATOMIC_FETCH_ADD);
+	CHECK_EQ(fwqp(b)->counters.access_naks_sent,
+		 a_status == ORDMA_CQE_REM_ACCESS_ERR);
+	CHECK_EQ(fwqp(a)->counters.access_naks_received,
+		 a_status == ORDMA_CQE_REM_ACCESS_ERR);
 	/* B's posted receive is flushed */
 	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_WR_FLUSH_ERR, 0, 0);
 	/* nothing of B's memory changed */

@@ -62,6 +62,8 @@ enum ordma_cmd_opcode {
 	ORDMA_CMD_DESTROY_AH		= 0x31,
 	ORDMA_CMD_ATTACH_MCAST		= 0x32,
 	ORDMA_CMD_DETACH_MCAST		= 0x33,
+	ORDMA_CMD_QUERY_QP_STATS	= 0x34,
+	ORDMA_CMD_QUERY_CQ		= 0x35,
 };
 
 enum ordma_cmd_status {
@@ -207,12 +209,14 @@ struct ordma_page_list {
 };
 
 /* Commands whose parameters do not fit the 56-byte payload name a host
- * buffer (CREATE_QP, MODIFY_QP in; QUERY_QP out).
+ * buffer (CREATE_QP, MODIFY_QP in; QUERY_QP, QUERY_QP_STATS, QUERY_CQ out).
  */
 struct ordma_cmd_buf {
 	__le64	buf_addr;		/* DMA address, 8-byte aligned */
 	__le32	buf_len;		/* sizeof the parameter struct */
-	__le32	handle;			/* MODIFY_QP/QUERY_QP: qpn; else 0 */
+	__le32	handle;			/* MODIFY_QP/QUERY_QP(_STATS): qpn;
+					 * QUERY_CQ: cqn; else 0
+					 */
 };
 
 #define ORDMA_MR_FAST_REG		BIT(0)	/* pages come from a REG_MR WQE */
@@ -260,6 +264,23 @@ struct ordma_cmd_create_cq {
 	__u8	reserved_33;
 	__le16	reserved_34;
 	__le32	reserved_36;
+};
+
+/* QUERY_CQ: the CQ as the device holds it */
+#define ORDMA_CQ_ATTR_ARMED		BIT(0)	/* next CQE posts COMP */
+#define ORDMA_CQ_ATTR_ARM_SOLICITED	BIT(1)	/* ... if solicited or an error */
+#define ORDMA_CQ_ATTR_ERROR		BIT(2)	/* overrun: takes no more CQEs */
+
+struct ordma_cq_attr {
+	__le32	uctx;
+	__le32	eqn;
+	__le32	pi;			/* CQEs written, free running */
+	__le32	ci;			/* consumer index as last read */
+	__le32	refs;			/* QPs and SRQs completing into it */
+	__u8	log_size;
+	__u8	flags;			/* ORDMA_CQ_ATTR_* */
+	__le16	reserved_22;
+	__le64	db_record;		/* as CREATE_CQ gave it */
 };
 
 #define ORDMA_NO_SRQ			0xffffffff
@@ -647,6 +668,46 @@ struct ordma_port_stats {
 
 #define ORDMA_PORT_STATS_SIZE		488
 
+/* QUERY_QP_STATS handle: the sum over every QP the device ever had */
+#define ORDMA_QP_STATS_ALL		0xffffffff
+
+/*
+ * QUERY_QP_STATS: what one QP (or, for ORDMA_QP_STATS_ALL, every QP)
+ * counted, every field a __le64.  A QP's counters start at zero when it
+ * is created and when it enters RESET.  Names follow the RDMA counters
+ * of other RoCE devices where the meaning is the same.
+ */
+struct ordma_qp_stats {
+	__le64	out_of_sequence;	/* responder: request PSN ahead */
+	__le64	packet_seq_err;		/* requester: PSN sequence NAKs received */
+	__le64	duplicate_request;	/* responder: duplicates received */
+	__le64	rnr_nak_retry_err;	/* requester: RNR retries exhausted */
+	__le64	local_ack_timeout_err;	/* requester: retry timer expiries */
+	__le64	implied_nak_seq_err;	/* requester: READ response or atomic
+					 * ACK not the one expected next
+					 */
+	__le64	rx_read_requests;	/* responder: READ requests received */
+	__le64	rx_write_requests;	/* responder: WRITE messages received */
+	__le64	rx_atomic_requests;	/* responder: atomics received */
+	__le64	resp_remote_access_errors; /* responder: access NAKs sent */
+	__le64	req_remote_access_errors; /* requester: access NAKs received */
+	__le64	req_cqe_flush_error;	/* send WQEs completed as flushed */
+	__le64	resp_cqe_flush_error;	/* receive WQEs completed as flushed */
+	__le64	np_cnp_sent;		/* congestion control: none yet, 0 */
+	__le64	rp_cnp_handled;		/* 0 */
+	__le64	np_ecn_marked_roce_packets; /* 0 */
+	__le64	rnr_nak_sent;		/* responder: no receive WQE */
+	__le64	rnr_nak_received;
+	__le64	qp_retransmits;		/* requester: packets sent again */
+	__le64	qp_tx_packets;
+	__le64	qp_rx_packets;
+	__le64	sq_doorbells;
+	__le64	rq_doorbells;
+	__le64	cqe_dropped;		/* completions a full CQ did not take */
+};
+
+#define ORDMA_QP_STATS_SIZE		192
+
 /* QUERY_RESOURCES: objects of one type the device holds now, and how many
  * it can hold at once (the QUERY_DEVICE limit where there is one).
  */
@@ -790,6 +851,46 @@ static inline const char *ordma_port_stat_name(unsigned int i)
 #undef ORDMA_STAT_PARSE_DROP
 #undef ORDMA_STAT_TX_DROP
 
+/* Counters of struct ordma_qp_stats, every one a __le64 */
+#define ORDMA_QP_STATS_NUM		(ORDMA_QP_STATS_SIZE / sizeof(__le64))
+#define ORDMA_QP_STAT_NAME(field) \
+	[offsetof(struct ordma_qp_stats, field) / sizeof(__le64)] = #field
+
+/* Name of counter i of struct ordma_qp_stats (its field), NULL past the last */
+static inline const char *ordma_qp_stat_name(unsigned int i)
+{
+	static const char *const names[ORDMA_QP_STATS_NUM] = {
+		ORDMA_QP_STAT_NAME(out_of_sequence),
+		ORDMA_QP_STAT_NAME(packet_seq_err),
+		ORDMA_QP_STAT_NAME(duplicate_request),
+		ORDMA_QP_STAT_NAME(rnr_nak_retry_err),
+		ORDMA_QP_STAT_NAME(local_ack_timeout_err),
+		ORDMA_QP_STAT_NAME(implied_nak_seq_err),
+		ORDMA_QP_STAT_NAME(rx_read_requests),
+		ORDMA_QP_STAT_NAME(rx_write_requests),
+		ORDMA_QP_STAT_NAME(rx_atomic_requests),
+		ORDMA_QP_STAT_NAME(resp_remote_access_errors),
+		ORDMA_QP_STAT_NAME(req_remote_access_errors),
+		ORDMA_QP_STAT_NAME(req_cqe_flush_error),
+		ORDMA_QP_STAT_NAME(resp_cqe_flush_error),
+		ORDMA_QP_STAT_NAME(np_cnp_sent),
+		ORDMA_QP_STAT_NAME(rp_cnp_handled),
+		ORDMA_QP_STAT_NAME(np_ecn_marked_roce_packets),
+		ORDMA_QP_STAT_NAME(rnr_nak_sent),
+		ORDMA_QP_STAT_NAME(rnr_nak_received),
+		ORDMA_QP_STAT_NAME(qp_retransmits),
+		ORDMA_QP_STAT_NAME(qp_tx_packets),
+		ORDMA_QP_STAT_NAME(qp_rx_packets),
+		ORDMA_QP_STAT_NAME(sq_doorbells),
+		ORDMA_QP_STAT_NAME(rq_doorbells),
+		ORDMA_QP_STAT_NAME(cqe_dropped),
+	};
+
+	return i < ORDMA_QP_STATS_NUM ? names[i] : NULL;
+}
+
+#undef ORDMA_QP_STAT_NAME
+
 /* The device reads and writes these byte for byte: their sizes are ABI. */
 static_assert(sizeof(struct ordma_aq_cmd_hdr) == 8, "aq_cmd_hdr");
 static_assert(sizeof(struct ordma_cmd_query_buf) == 16, "cmd_query_buf");
@@ -806,6 +907,7 @@ static_assert(sizeof(struct ordma_cmd_reg_mr) == 56, "cmd_reg_mr");
 static_assert(sizeof(struct ordma_cmd_alloc_mw) == 16, "cmd_alloc_mw");
 static_assert(sizeof(struct ordma_cmd_create_cq) == 40, "cmd_create_cq");
 static_assert(sizeof(struct ordma_cmd_create_srq) == 40, "cmd_create_srq");
+static_assert(sizeof(struct ordma_cq_attr) == 32, "cq_attr");
 static_assert(sizeof(struct ordma_cmd_modify_srq) == 16, "cmd_modify_srq");
 static_assert(sizeof(struct ordma_qp_create_params) == 64, "qp_create_params");
 static_assert(sizeof(struct ordma_qp_attr) == 72, "qp_attr");
@@ -821,6 +923,8 @@ static_assert(sizeof(struct ordma_device_caps) == 200, "device_caps");
 static_assert(sizeof(struct ordma_port_attr) == 40, "port_attr");
 static_assert(sizeof(struct ordma_port_stats) == ORDMA_PORT_STATS_SIZE,
 	      "port_stats");
+static_assert(sizeof(struct ordma_qp_stats) == ORDMA_QP_STATS_SIZE,
+	      "qp_stats");
 static_assert(sizeof(struct ordma_res_count) == 8, "res_count");
 static_assert(sizeof(struct ordma_resources) == ORDMA_RESOURCES_SIZE,
 	      "resources");

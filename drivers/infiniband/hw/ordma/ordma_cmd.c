@@ -263,12 +263,14 @@ int ordma_cmd_mcast(struct ordma_ibdev *dev, bool attach, u32 uctx, u32 qpn,
 }
 
 /*
- * CREATE_QP, MODIFY_QP and QUERY_QP: the parameters travel in a buffer of
- * the admin queue (which keeps it if the command times out).  @in is
- * copied to the device before the command, the buffer to @out after it,
- * which must then have been written in full; either may be NULL.
+ * CREATE_QP, MODIFY_QP, QUERY_QP, QUERY_QP_STATS and QUERY_CQ: the
+ * parameters or the answer travel in a buffer of the admin queue (which
+ * keeps it if the command times out); @handle is the QP or CQ number.
+ * @in is copied to the device before the command, the buffer to @out
+ * after it, which must then have been written in full; either may be
+ * NULL.
  */
-static int ordma_cmd_qp_buf(struct ordma_ibdev *dev, u8 opcode, u32 qpn,
+static int ordma_cmd_qp_buf(struct ordma_ibdev *dev, u8 opcode, u32 handle,
 			    const void *in, void *out, u32 len,
 			    struct ordma_aq_comp *comp)
 {
@@ -277,7 +279,7 @@ static int ordma_cmd_qp_buf(struct ordma_ibdev *dev, u8 opcode, u32 qpn,
 	int err;
 
 	ordma_aq_cmd_init(&cmd, opcode);
-	cmd.buf.handle = cpu_to_le32(qpn);
+	cmd.buf.handle = cpu_to_le32(handle);
 	err = ordma_client_cmd_buf(dev->cdev, &cmd, comp, in, out, len);
 	if (err || !out)
 		return err;
@@ -328,4 +330,22 @@ int ordma_cmd_query_qp(struct ordma_ibdev *dev, u32 qpn,
 int ordma_cmd_destroy_qp(struct ordma_ibdev *dev, u32 uctx, u32 qpn)
 {
 	return ordma_cmd_destroy(dev, ORDMA_CMD_DESTROY_QP, qpn, uctx);
+}
+
+int ordma_cmd_query_qp_stats(struct ordma_ibdev *dev, u32 qpn,
+			     struct ordma_qp_stats *stats)
+{
+	struct ordma_aq_comp comp;
+
+	return ordma_cmd_qp_buf(dev, ORDMA_CMD_QUERY_QP_STATS, qpn, NULL, stats,
+				sizeof(*stats), &comp);
+}
+
+int ordma_cmd_query_cq(struct ordma_ibdev *dev, u32 cqn,
+		       struct ordma_cq_attr *attr)
+{
+	struct ordma_aq_comp comp;
+
+	return ordma_cmd_qp_buf(dev, ORDMA_CMD_QUERY_CQ, cqn, NULL, attr,
+				sizeof(*attr), &comp);
 }

@@ -7,6 +7,8 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -33,9 +35,12 @@
  * since the core's EQ handlers call in from hard IRQ (under its RCU read
  * lock) and a ULP's comp_handler may poll the CQ from there.  Admin
  * commands sleep, so none is issued with any of these held; the only
- * lock held around one is the RDMA core's hw_stats mutex
- * (ordma_get_hw_stats()).
+ * locks held around one are the RDMA core's hw_stats and counter
+ * mutexes and, inside them, ordma_ibdev.counter_lock (ordma_stats.c).
  */
+
+/* Counters rdma statistic shows for a port: per-QP sums, then the port's */
+#define ORDMA_HW_STATS_NUM	(ORDMA_QP_STATS_NUM + ORDMA_PORT_STATS_NUM)
 
 /* SGE slots of a send WQE an inline address vector takes */
 #define ORDMA_AV_SGE_SLOTS	(sizeof(struct ordma_av) / sizeof(struct ordma_sge))
@@ -63,8 +68,18 @@ struct ordma_ibdev {
 	atomic_t key_seq;
 	/* DESTROY_AH of AHs destroyed in atomic context */
 	struct workqueue_struct *wq;
-	/* names of the port counters, as the RDMA core wants them */
-	struct rdma_stat_desc port_stat_descs[ORDMA_PORT_STATS_NUM];
+	/*
+	 * Names of the hardware counters as the RDMA core wants them: a QP
+	 * counter has the first ORDMA_QP_STATS_NUM, the port all of them
+	 * (the same per-QP counters summed over the device, then the port's
+	 * own).
+	 */
+	struct rdma_stat_desc hw_stat_descs[ORDMA_HW_STATS_NUM];
+	/* QP counters (ordma_stats.c): ordma_counter by rdma_counter id */
+	struct mutex counter_lock;
+	struct xarray counters;
+	/* what QP counters freed since probe had counted */
+	u64 counted_by_freed[ORDMA_QP_STATS_NUM];
 };
 
 /*
@@ -185,6 +200,12 @@ struct ordma_qp {
 	struct ordma_obj_ref ref;
 	struct ordma_wq sq;
 	struct ordma_wq rq;	/* unused with an SRQ */
+	/*
+	 * Bound to a QP counter (ibqp.counter): on its list, and the
+	 * device's counts of the QP when it was bound, under counter_lock.
+	 */
+	struct list_head counter_link;
+	u64 counter_base[ORDMA_QP_STATS_NUM];
 };
 
 struct ordma_srq {
@@ -353,6 +374,8 @@ int ordma_cmd_dealloc_mw(struct ordma_ibdev *dev, u32 uctx, u32 rkey);
 int ordma_cmd_create_cq(struct ordma_ibdev *dev,
 			const struct ordma_cmd_create_cq *params, u32 *cqn);
 int ordma_cmd_destroy_cq(struct ordma_ibdev *dev, u32 uctx, u32 cqn);
+int ordma_cmd_query_cq(struct ordma_ibdev *dev, u32 cqn,
+		       struct ordma_cq_attr *attr);
 int ordma_cmd_create_srq(struct ordma_ibdev *dev,
 			 const struct ordma_cmd_create_srq *params, u32 *srqn);
 int ordma_cmd_modify_srq(struct ordma_ibdev *dev, u32 uctx, u32 srqn,
@@ -371,6 +394,9 @@ int ordma_cmd_modify_qp(struct ordma_ibdev *dev, u32 qpn,
 int ordma_cmd_query_qp(struct ordma_ibdev *dev, u32 qpn,
 		       struct ordma_qp_attr *attr);
 int ordma_cmd_destroy_qp(struct ordma_ibdev *dev, u32 uctx, u32 qpn);
+/* @qpn, or ORDMA_QP_STATS_ALL for the device's totals */
+int ordma_cmd_query_qp_stats(struct ordma_ibdev *dev, u32 qpn,
+			     struct ordma_qp_stats *stats);
 
 /* ordma_verbs.c */
 int ordma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
@@ -393,7 +419,9 @@ void ordma_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 int ordma_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int ordma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int ordma_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int ordma_fill_res_cq_entry_raw(struct sk_buff *msg, struct ib_cq *ibcq);
 int ordma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int ordma_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp);
 int ordma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 int ordma_fill_res_srq_entry(struct sk_buff *msg, struct ib_srq *ibsrq);
 
@@ -487,5 +515,10 @@ struct rdma_hw_stats *ordma_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port);
 int ordma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index);
+struct rdma_hw_stats *ordma_counter_alloc_stats(struct rdma_counter *counter);
+int ordma_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp);
+int ordma_counter_unbind_qp(struct ib_qp *ibqp);
+int ordma_counter_update_stats(struct rdma_counter *counter);
+int ordma_counter_dealloc(struct rdma_counter *counter);
 
 #endif /* _ORDMA_IB_H_ */

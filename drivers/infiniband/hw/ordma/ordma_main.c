@@ -52,6 +52,11 @@ static const struct ib_device_ops ordma_ib_dev_ops = {
 	.alloc_pd = ordma_alloc_pd,
 	.alloc_ucontext = ordma_alloc_ucontext,
 	.attach_mcast = ordma_attach_mcast,
+	.counter_alloc_stats = ordma_counter_alloc_stats,
+	.counter_bind_qp = ordma_counter_bind_qp,
+	.counter_dealloc = ordma_counter_dealloc,
+	.counter_unbind_qp = ordma_counter_unbind_qp,
+	.counter_update_stats = ordma_counter_update_stats,
 	.create_ah = ordma_create_ah,
 	.create_cq = ordma_create_cq,
 	.create_qp = ordma_create_qp,
@@ -71,8 +76,10 @@ static const struct ib_device_ops ordma_ib_dev_ops = {
 	.device_group = &ordma_ib_attr_group,
 	.disassociate_ucontext = ordma_disassociate_ucontext,
 	.fill_res_cq_entry = ordma_fill_res_cq_entry,
+	.fill_res_cq_entry_raw = ordma_fill_res_cq_entry_raw,
 	.fill_res_mr_entry = ordma_fill_res_mr_entry,
 	.fill_res_qp_entry = ordma_fill_res_qp_entry,
+	.fill_res_qp_entry_raw = ordma_fill_res_qp_entry_raw,
 	.fill_res_srq_entry = ordma_fill_res_srq_entry,
 	.get_dev_fw_str = ordma_get_dev_fw_str,
 	.get_dma_mr = ordma_get_dma_mr,
@@ -291,6 +298,8 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->counters, XA_FLAGS_ALLOC1);
+	mutex_init(&dev->counter_lock);
 	atomic_set(&dev->key_seq, get_random_u8());
 
 	dev->wq = alloc_ordered_workqueue("ordma_ib/%s", 0, pci_name(pdev));
@@ -363,7 +372,8 @@ static void ordma_ib_remove(struct auxiliary_device *adev)
 	/* Runs the DESTROY_AH commands still queued. */
 	destroy_workqueue(dev->wq);
 	WARN_ON(!xa_empty(&dev->cqs) || !xa_empty(&dev->qps) ||
-		!xa_empty(&dev->srqs));
+		!xa_empty(&dev->srqs) || !xa_empty(&dev->counters));
+	mutex_destroy(&dev->counter_lock);
 	ib_dealloc_device(&dev->ibdev);
 }
 

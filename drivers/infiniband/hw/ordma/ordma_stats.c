@@ -1,24 +1,111 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * ORDMA RDMA driver: port hardware counters (QUERY_STATS), exposed by the
- * RDMA core in ports/1/hw_counters and through rdma statistic.
+ * ORDMA RDMA driver: hardware counters, exposed by the RDMA core in
+ * ports/1/hw_counters and through rdma statistic.
+ *
+ * The port shows the per-QP counters summed over the device
+ * (QUERY_QP_STATS of ORDMA_QP_STATS_ALL) followed by the port's own
+ * (QUERY_STATS).  A QP counter (rdma statistic qp) sums what its bound
+ * QPs counted while bound: the device's count of a QP at bind time is
+ * kept as its base, and what a QP counted until it is unbound stays in
+ * the counter.  The core adds every QP counter (and what freed ones
+ * counted) to the port's per-QP values, so the port reports only the
+ * part no counter holds, and the sum shown is the device's total.
  */
 
+#include <linux/slab.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_counter.h>
 
 #include "ordma_ib.h"
+
+/* Driver state of one rdma_counter, under ordma_ibdev.counter_lock */
+struct ordma_counter {
+	struct list_head qps;			/* ordma_qp.counter_link */
+	u64 unbound[ORDMA_QP_STATS_NUM];	/* counted by QPs since unbound */
+};
+
+static void ordma_init_stat_descs(struct ordma_ibdev *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < ORDMA_QP_STATS_NUM; i++)
+		dev->hw_stat_descs[i].name = ordma_qp_stat_name(i);
+	for (i = 0; i < ORDMA_PORT_STATS_NUM; i++)
+		dev->hw_stat_descs[ORDMA_QP_STATS_NUM + i].name =
+			ordma_port_stat_name(i);
+}
 
 struct rdma_hw_stats *ordma_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port)
 {
 	struct ordma_ibdev *dev = to_ordma_ibdev(ibdev);
-	unsigned int i;
 
-	for (i = 0; i < ORDMA_PORT_STATS_NUM; i++)
-		dev->port_stat_descs[i].name = ordma_port_stat_name(i);
-	return rdma_alloc_hw_stats_struct(dev->port_stat_descs,
-					  ORDMA_PORT_STATS_NUM,
+	ordma_init_stat_descs(dev);
+	return rdma_alloc_hw_stats_struct(dev->hw_stat_descs,
+					  ORDMA_HW_STATS_NUM,
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+static int ordma_query_qp_counts(struct ordma_ibdev *dev, u32 qpn,
+				 u64 counts[ORDMA_QP_STATS_NUM])
+{
+	union {
+		struct ordma_qp_stats fields;
+		__le64 counters[ORDMA_QP_STATS_NUM];
+	} hw;
+	unsigned int i;
+	int err;
+
+	err = ordma_cmd_query_qp_stats(dev, qpn, &hw.fields);
+	if (err) {
+		ibdev_err_ratelimited(&dev->ibdev,
+				      "QUERY_QP_STATS of 0x%x failed: %d\n",
+				      qpn, err);
+		return err;
+	}
+	for (i = 0; i < ORDMA_QP_STATS_NUM; i++)
+		counts[i] = le64_to_cpu(hw.counters[i]);
+	return 0;
+}
+
+/*
+ * Adds to @sum what the bound @qp counted since it was bound.  The device
+ * clears a QP's counts when it enters RESET: a count below the base
+ * started again from zero.
+ */
+static int ordma_counter_add_qp(struct ordma_ibdev *dev, struct ordma_qp *qp,
+				u64 sum[ORDMA_QP_STATS_NUM])
+{
+	u64 now[ORDMA_QP_STATS_NUM];
+	unsigned int i;
+	int err;
+
+	err = ordma_query_qp_counts(dev, qp->qpn, now);
+	if (err)
+		return err;
+	for (i = 0; i < ORDMA_QP_STATS_NUM; i++)
+		sum[i] += now[i] >= qp->counter_base[i] ?
+			  now[i] - qp->counter_base[i] : now[i];
+	return 0;
+}
+
+/* Adds what counter @c holds now to @sum; counter_lock held. */
+static int ordma_counter_sum(struct ordma_ibdev *dev, struct ordma_counter *c,
+			     u64 sum[ORDMA_QP_STATS_NUM])
+{
+	struct ordma_qp *qp;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ORDMA_QP_STATS_NUM; i++)
+		sum[i] += c->unbound[i];
+	list_for_each_entry(qp, &c->qps, counter_link) {
+		err = ordma_counter_add_qp(dev, qp, sum);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /* Called with stats->lock held, may sleep; refreshes every counter. */
@@ -30,7 +117,10 @@ int ordma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		struct ordma_port_stats fields;
 		__le64 counters[ORDMA_PORT_STATS_NUM];
 	} hw = {};
+	u64 total[ORDMA_QP_STATS_NUM], counted[ORDMA_QP_STATS_NUM];
 	u64 *val = stats->value;
+	struct ordma_counter *c;
+	unsigned long id;
 	unsigned int i;
 	int err;
 
@@ -40,6 +130,134 @@ int ordma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		return err;
 	}
 	for (i = 0; i < ORDMA_PORT_STATS_NUM; i++)
-		val[i] = le64_to_cpu(hw.counters[i]);
-	return ORDMA_PORT_STATS_NUM;
+		val[ORDMA_QP_STATS_NUM + i] = le64_to_cpu(hw.counters[i]);
+
+	mutex_lock(&dev->counter_lock);
+	err = ordma_query_qp_counts(dev, ORDMA_QP_STATS_ALL, total);
+	memcpy(counted, dev->counted_by_freed, sizeof(counted));
+	xa_for_each(&dev->counters, id, c) {
+		if (err)
+			break;
+		err = ordma_counter_sum(dev, c, counted);
+	}
+	mutex_unlock(&dev->counter_lock);
+	if (err)
+		return err;
+	/* counts may move between the queries: never below zero */
+	for (i = 0; i < ORDMA_QP_STATS_NUM; i++)
+		val[i] = total[i] > counted[i] ? total[i] - counted[i] : 0;
+	return ORDMA_HW_STATS_NUM;
+}
+
+struct rdma_hw_stats *ordma_counter_alloc_stats(struct rdma_counter *counter)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(counter->device);
+
+	return rdma_alloc_hw_stats_struct(dev->hw_stat_descs,
+					  ORDMA_QP_STATS_NUM,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+/* Called with counter->lock held, as are the other counter ops. */
+int ordma_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *ibqp)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(counter->device);
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	struct ordma_counter *c = NULL;
+	u32 id;
+	int err;
+
+	mutex_lock(&dev->counter_lock);
+	err = ordma_query_qp_counts(dev, qp->qpn, qp->counter_base);
+	if (err)
+		goto out;
+	/* id 0: a new counter, whose first QP this is */
+	if (!counter->id) {
+		c = kzalloc(sizeof(*c), GFP_KERNEL);
+		if (!c) {
+			err = -ENOMEM;
+			goto out;
+		}
+		INIT_LIST_HEAD(&c->qps);
+		err = xa_alloc(&dev->counters, &id, c, xa_limit_32b,
+			       GFP_KERNEL);
+		if (err) {
+			kfree(c);
+			goto out;
+		}
+		counter->id = id;
+	} else {
+		c = xa_load(&dev->counters, counter->id);
+		if (WARN_ON(!c)) {
+			err = -EINVAL;
+			goto out;
+		}
+	}
+	list_add_tail(&qp->counter_link, &c->qps);
+	ibqp->counter = counter;
+out:
+	mutex_unlock(&dev->counter_lock);
+	return err;
+}
+
+int ordma_counter_unbind_qp(struct ib_qp *ibqp)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	struct ordma_counter *c;
+
+	mutex_lock(&dev->counter_lock);
+	c = xa_load(&dev->counters, ibqp->counter->id);
+	/*
+	 * What the QP counted while bound stays in the counter; if the
+	 * device does not answer, that part is lost, the QP unbound anyway
+	 * (it may be on its way to destruction).
+	 */
+	if (c)
+		ordma_counter_add_qp(dev, qp, c->unbound);
+	list_del(&qp->counter_link);
+	ibqp->counter = NULL;
+	mutex_unlock(&dev->counter_lock);
+	return 0;
+}
+
+int ordma_counter_update_stats(struct rdma_counter *counter)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(counter->device);
+	u64 sum[ORDMA_QP_STATS_NUM] = {};
+	struct ordma_counter *c;
+	unsigned int i;
+	int err = 0;
+
+	mutex_lock(&dev->counter_lock);
+	c = xa_load(&dev->counters, counter->id);
+	if (c)
+		err = ordma_counter_sum(dev, c, sum);
+	mutex_unlock(&dev->counter_lock);
+	if (err)
+		return err;
+	for (i = 0; i < ORDMA_QP_STATS_NUM; i++)
+		counter->stats->value[i] = sum[i];
+	return 0;
+}
+
+/* The core has just updated counter->stats and keeps the values itself. */
+int ordma_counter_dealloc(struct rdma_counter *counter)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(counter->device);
+	struct ordma_counter *c;
+	unsigned int i;
+
+	if (!counter->id)
+		return 0;
+	mutex_lock(&dev->counter_lock);
+	c = xa_erase(&dev->counters, counter->id);
+	if (c) {
+		WARN_ON(!list_empty(&c->qps));
+		for (i = 0; i < ORDMA_QP_STATS_NUM; i++)
+			dev->counted_by_freed[i] += counter->stats->value[i];
+		kfree(c);
+	}
+	mutex_unlock(&dev->counter_lock);
+	return 0;
 }

@@ -507,23 +507,75 @@ int ordma_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 		{ "cqn", cq->cqn },
 		{ "uctx", cq->uctx_id },
 		{ "log_size", cq->log_size },
+		{ "depth", 1U << cq->log_size },
 	};
 
 	return ordma_fill_res(msg, attrs, ARRAY_SIZE(attrs));
 }
 
-int ordma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+static int ordma_fill_res_qp(struct sk_buff *msg, struct ordma_qp *qp,
+			     const struct ordma_qp_attr *hw)
 {
-	struct ordma_qp *qp = to_ordma_qp(ibqp);
 	const struct ordma_res_attr attrs[] = {
 		{ "uctx", qp->uctx_id },
+		{ "hw_state", hw->state },
+		{ "sq_psn", le32_to_cpu(hw->sq_psn) },
+		{ "rq_psn", le32_to_cpu(hw->rq_psn) },
+		{ "sq_depth", 1U << qp->sq.log_size },
 		{ "sq_log_size", qp->sq.log_size },
 		{ "sq_wqe_shift", qp->sq.wqe_shift },
+		/* no RQ of its own on an SRQ */
+		{ "rq_depth", qp->ibqp.srq ? 0 : 1U << qp->rq.log_size },
 		{ "rq_log_size", qp->rq.log_size },
 		{ "rq_wqe_shift", qp->rq.wqe_shift },
+		{ "max_inline_data", qp->max_inline_data },
+		{ "timeout", hw->timeout },
+		{ "retry_cnt", hw->retry_cnt },
+		{ "rnr_retry", hw->rnr_retry },
+		{ "min_rnr_timer", hw->min_rnr_timer },
+		{ "max_rd_atomic", hw->max_rd_atomic },
+		{ "max_dest_rd_atomic", hw->max_dest_rd_atomic },
 	};
 
 	return ordma_fill_res(msg, attrs, ARRAY_SIZE(attrs));
+}
+
+/* "rdma resource show cq -r": the device's QUERY_CQ answer as it came */
+int ordma_fill_res_cq_entry_raw(struct sk_buff *msg, struct ib_cq *ibcq)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibcq->device);
+	struct ordma_cq_attr hw;
+	int err;
+
+	err = ordma_cmd_query_cq(dev, to_ordma_cq(ibcq)->cqn, &hw);
+	if (err)
+		return err;
+	return nla_put(msg, RDMA_NLDEV_ATTR_RES_RAW, sizeof(hw), &hw);
+}
+
+/* The QP as the driver and the device (QUERY_QP, zero if it fails) see it */
+int ordma_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
+	struct ordma_qp *qp = to_ordma_qp(ibqp);
+	struct ordma_qp_attr hw;
+
+	if (ordma_cmd_query_qp(dev, qp->qpn, &hw))
+		memset(&hw, 0, sizeof(hw));
+	return ordma_fill_res_qp(msg, qp, &hw);
+}
+
+/* "rdma resource show qp -r": the device's QUERY_QP answer as it came */
+int ordma_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
+	struct ordma_qp_attr hw;
+	int err;
+
+	err = ordma_cmd_query_qp(dev, to_ordma_qp(ibqp)->qpn, &hw);
+	if (err)
+		return err;
+	return nla_put(msg, RDMA_NLDEV_ATTR_RES_RAW, sizeof(hw), &hw);
 }
 
 int ordma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
@@ -531,7 +583,10 @@ int ordma_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	struct ordma_mr *mr = to_ordma_mr(ibmr);
 	const struct ordma_res_attr attrs[] = {
 		{ "uctx", mr->uctx_id },
+		{ "key", mr->ibmr.lkey },
 		{ "page_shift", mr->pbl.hw.page_shift },
+		{ "page_size", mr->pbl.hw.page_shift ?
+			       1U << mr->pbl.hw.page_shift : 0 },
 		{ "levels", mr->pbl.hw.levels },
 		{ "num_pages", le32_to_cpu(mr->pbl.hw.num_pages) },
 		{ "max_pages", mr->max_pages },
