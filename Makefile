@@ -31,6 +31,9 @@ UVERBS_UDATA := $(BUILD)/bin/uverbs_udata
 VERBS_ISOLATION := $(BUILD)/bin/verbs_isolation
 VERBS_REREG_MW := $(BUILD)/bin/verbs_rereg_mw
 VERBS_INTEROP := $(BUILD)/bin/verbs_interop
+# Open MPI's compiler wrapper (libopenmpi-dev); without it no MPI program
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+MPI_CHECK := $(if $(MPICC),$(BUILD)/bin/mpi_check)
 KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m CONFIG_ORDMA_DEBUG_RAW_CMD=y
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
@@ -56,7 +59,7 @@ HW_HEADERS := $(wildcard include/linux/ordma/ordma_*.h) \
 	      include/ordma-compat/ordma_compat.h
 
 diag: $(DIAG) $(VERBS_NEGATIVE) $(UVERBS_UDATA) $(VERBS_ISOLATION) $(VERBS_REREG_MW) \
-	$(VERBS_INTEROP)
+	$(VERBS_INTEROP) $(MPI_CHECK)
 
 $(DIAG): tools/diag/ordma-diag.c $(HW_HEADERS)
 	@mkdir -p $(dir $@)
@@ -97,6 +100,14 @@ $(VERBS_REREG_MW): selftests/ordma/verbs_rereg_mw.c $(SELFTEST_LIB)
 $(VERBS_INTEROP): selftests/ordma/verbs_interop.c $(SELFTEST_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $(SELFTEST_LINK) -libverbs
+
+# The MPI job of selftests/ordma/mpi_pair.sh: ping-pong and allreduce,
+# results checked
+$(BUILD)/bin/mpi_check: selftests/ordma/mpi_check.c tools/testing/ordma_test.c \
+		tools/testing/ordma_test.h
+	@mkdir -p $(dir $@)
+	$(MPICC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Itools/testing -o $@ \
+		$(filter %.c,$^)
 
 fw-build:
 	@if [ -f firmware/Makefile ]; then $(MAKE) -C firmware; \

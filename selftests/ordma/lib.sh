@@ -277,6 +277,7 @@ pair_across() {
 	PAIR_PORT=$((PAIR_PORT + 1))
 	case $tool in
 	ibv_*) opt="-d $ib -g $gidx -p $port" ;;
+	ucx_perftest) opt="-p $port" ;;
 	*) opt="-d $ib -x $gidx -p $port -F" ;;
 	esac
 	out=$(mktemp)
@@ -307,12 +308,33 @@ pair_across() {
 	fi
 	if [ "$rc" = 0 ] && grep -Eq -- "$pattern" "$out"; then
 		ktap_test_pass "$name ($GUEST_ROLE side)"
+		[ "$pattern" = . ] || grep -Em1 -- "$pattern" "$out" | sed 's/^/#   /'
 	else
 		ktap_test_fail "$name ($GUEST_ROLE side, rc $rc)"
 		sed 's/^/#   /' "$out" | tail -n 15
 	fi
 	rm -f "$out"
 	pair_barrier "d$PAIR_T"
+}
+
+# pair_rdma_up: this VM's ORDMA NIC up with its test address (MTU 9000),
+# its RoCE v2 GID present and the peer reachable, then barrier "up".
+# Sets bdf, nd (netdev), ib (RDMA device) and gidx; false without them.
+pair_rdma_up() {
+	modprobe ib_uverbs
+	bdf=$(ordma_pci_devs | head -n 1)
+	nd=$(ordma_netdev "$bdf") || nd=
+	ib=$(ordma_ibdev "$bdf") || ib=
+	if [ -n "$nd" ]; then
+		ip link set dev "$nd" up
+		ip addr add "$ORDMA_LOCAL_IP/24" dev "$nd" 2>/dev/null
+		ip link set dev "$nd" mtu 9000	# path MTU 4096 available
+	fi
+	wait_for 30 test -n "$(roce_v2_gid_index "$ib" "$ORDMA_LOCAL_IP")"
+	gidx=$(roce_v2_gid_index "$ib" "$ORDMA_LOCAL_IP")
+	wait_for 60 ping -c 1 -W 1 "$ORDMA_PEER_IP"
+	pair_barrier up
+	[ -n "$ib" ] && [ -n "$gidx" ]
 }
 
 # The IPv4 RoCE v2 GID index of RDMA device $1 for address $2

@@ -17,22 +17,7 @@ barrier() { pair_barrier "$1"; }
 
 ktap_header
 ktap_set_plan 17
-modprobe ib_uverbs
-bdf=$(ordma_pci_devs | head -n 1)
-nd=$(ordma_netdev "$bdf") || nd=
-ib=$(ordma_ibdev "$bdf") || ib=
-if [ -n "$nd" ]; then
-	ip link set dev "$nd" up
-	ip addr add "$ORDMA_LOCAL_IP/24" dev "$nd" 2>/dev/null
-	ip link set dev "$nd" mtu 9000	# path MTU 4096 available
-fi
-gid=$(ipv4_to_gid "$ORDMA_LOCAL_IP")
-gidx_of() { ordma_gid_table "$ib" | awk -v g="$gid" '$2 == g && $3 == "RoCE_v2" { print $1; exit }'; }
-wait_for 30 test -n "$(gidx_of)"
-gidx=$(gidx_of)
-wait_for 60 ping -c 1 -W 1 "$ORDMA_PEER_IP"
-barrier up
-if [ -z "$ib" ] || [ -z "$gidx" ]; then
+if ! pair_rdma_up; then
 	ktap_test_fail "$bdf: RDMA device with an IPv4 RoCE v2 GID"
 	for n in $(seq 16); do barrier "t$n"; barrier "d$n"; done
 	tap_skip_rest "no RDMA device"

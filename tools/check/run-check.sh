@@ -139,7 +139,8 @@ else
 	iommu=()
 	[ "${VM_IOMMU:-1}" = 1 ] && iommu=(--iommu)
 	step vm-single tools/vm/run-vm.sh "${iommu[@]}" -o build/vm/check-single single
-	step vm-pair tools/vm/run-vm.sh -o build/vm/check-pair pair
+	# six test programs back to back, applications and storage included
+	step vm-pair tools/vm/run-vm.sh -t 1800 -o build/vm/check-pair pair
 fi
 
 echo "1..$KTAP_TESTNUM" >>"$OUT/check.tap"

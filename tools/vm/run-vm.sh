@@ -13,7 +13,7 @@
 #   -o DIR       output directory (default build/vm/TOPOLOGY-TIMESTAMP)
 #   -c CMD       guest command (default: the topology's selftests)
 #   -T "TESTS"   selftests to run (names in selftests/ordma/; default for
-#                single: TEST_PROGS of selftests/ordma/Makefile, pair: ping, verbs_pair, verbs_rxe_pair, storage_pair)
+#                single: TEST_PROGS of selftests/ordma/Makefile, pair: ping, verbs_pair, verbs_rxe_pair, storage_pair, ucx_pair, mpi_pair)
 #   -t SECS      hard timeout of each VM (default 900)
 #   -i, --iommu  add an Intel IOMMU (intel_iommu=on iommu.strict=1)
 #   -n, --no-udev  do not start udevd in the guest
@@ -92,7 +92,7 @@ single)
 	default_tests= ;;
 pair)
 	NODES=(vmA vmB); SMP=1; MEM=1536; NIC_DEV=ordma
-	default_tests="ping verbs_pair verbs_rxe_pair storage_pair" ;;
+	default_tests="ping verbs_pair verbs_rxe_pair storage_pair ucx_pair mpi_pair" ;;
 smoke)
 	NODES=(vm0); SMP=2; MEM=1024; NIC_DEV=virtio-net-pci
 	default_tests="$SELFTESTS/harness/vm_boot.sh" ;;
