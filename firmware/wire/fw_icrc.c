@@ -118,7 +118,9 @@ static uint32_t fw_crc32_sliced(uint32_t crc, const uint8_t *p, size_t len)
  * high-degree half.  Moving a lane R = H x^64 + L forward by d bits is
  * H (x^(d+64) mod P) + L (x^d mod P); a reflected 64x64 product comes
  * out one degree short, hence the constants are x^(d+63) and x^(d-1)
- * mod P, reflected into 64 bits (degree < 32: the upper half).
+ * mod P, reflected into 64 bits (degree < 32: the upper half).  Built
+ * for AVX so that the instructions are VEX encoded: legacy SSE code
+ * after an AVX-512 memcpy pays for the dirty upper register halves.
  */
 #define FW_CRC32_CLMUL_MIN	64
 #define FW_CRC32_K_128_HI	0x65673b4600000000ull	/* x^191 mod P */
@@ -126,7 +128,7 @@ static uint32_t fw_crc32_sliced(uint32_t crc, const uint8_t *p, size_t len)
 #define FW_CRC32_K_512_HI	0x653d982200000000ull	/* x^575 mod P */
 #define FW_CRC32_K_512_LO	0xcad38e8f00000000ull	/* x^511 mod P */
 
-__attribute__((target("pclmul,sse2")))
+__attribute__((target("pclmul,avx")))
 static inline __m128i fw_crc32_fold(__m128i r, __m128i k, __m128i next)
 {
 	return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(r, k, 0x00),
@@ -135,7 +137,7 @@ static inline __m128i fw_crc32_fold(__m128i r, __m128i k, __m128i next)
 }
 
 /* The raw register after len bytes (a multiple of 16, at least 64). */
-__attribute__((target("pclmul,sse2")))
+__attribute__((target("pclmul,avx")))
 static uint32_t fw_crc32_clmul(uint32_t crc, const uint8_t *p, size_t len)
 {
 	const __m128i k512 = _mm_set_epi64x((long long)FW_CRC32_K_512_LO,
@@ -175,7 +177,7 @@ static bool fw_crc32_have_clmul(void)
 	if (v < 0) {
 		__builtin_cpu_init();
 		v = __builtin_cpu_supports("pclmul") &&
-		    __builtin_cpu_supports("sse2");
+		    __builtin_cpu_supports("avx");
 		atomic_store_explicit(&have, v, memory_order_relaxed);
 	}
 	return v;

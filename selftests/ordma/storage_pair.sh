@@ -43,17 +43,8 @@ else
 	ktap_set_plan $((1 + 2 * 4 + 3))
 fi
 
-bdf=$(ordma_pci_devs | head -n 1)
-nd=$(ordma_netdev "$bdf") || nd=
-ib=$(ordma_ibdev "$bdf") || ib=
-if [ -n "$nd" ]; then
-	ip link set dev "$nd" up
-	ip addr add "$ORDMA_LOCAL_IP/24" dev "$nd" 2>/dev/null
-	ip link set dev "$nd" mtu 9000
-fi
-wait_for 60 ping -c 1 -W 1 "$ORDMA_PEER_IP"
-ktap_test_result $? "${ib:-no RDMA device} on ${nd:-no netdev}: $ORDMA_PEER_IP answers"
-barrier up
+pair_rdma_up
+ktap_test_result $? "${ib:-no RDMA device} on ${nd:-no netdev}: RoCE v2 GID ready, $ORDMA_PEER_IP answers"
 
 # ---------------------------------------------------------------- NVMe-oF
 # nvmet_up: subsystem $NQN with the file $NVME_DISK as namespace 1 on

@@ -702,25 +702,13 @@ static void ordma_realize(PCIDevice *pdev, Error **errp)
                                          &dev->mem_reentrancy_guard);
 
     if (!ordma_cable_open(s, errp)) {
-        qemu_bh_delete(s->rx_flush_bh);
-        timer_free(s->timer);
-        msix_unuse_all_vectors(pdev);
-        msix_uninit_exclusive_bar(pdev);
-        pcie_cap_exit(pdev);
-        return;
+        goto err_cable;
     }
     qemu_mutex_init(&s->fw_lock);
     s->fw = ordma_fw_create(&ordma_hal_ops, s, &cfg);
     if (!s->fw) {
         error_setg(errp, "the firmware rejected the configuration");
-        ordma_cable_close(s);
-        qemu_mutex_destroy(&s->fw_lock);
-        qemu_bh_delete(s->rx_flush_bh);
-        timer_free(s->timer);
-        msix_unuse_all_vectors(pdev);
-        msix_uninit_exclusive_bar(pdev);
-        pcie_cap_exit(pdev);
-        return;
+        goto err_fw;
     }
 
     if (ordma_has_cable(s)) {
@@ -731,6 +719,17 @@ static void ordma_realize(PCIDevice *pdev, Error **errp)
                           object_get_typename(OBJECT(s)), dev->id,
                           &dev->mem_reentrancy_guard, s);
     qemu_format_nic_info_str(ordma_nc(s), s->conf.macaddr.a);
+    return;
+
+err_fw:
+    ordma_cable_close(s);
+    qemu_mutex_destroy(&s->fw_lock);
+err_cable:
+    qemu_bh_delete(s->rx_flush_bh);
+    timer_free(s->timer);
+    msix_unuse_all_vectors(pdev);
+    msix_uninit_exclusive_bar(pdev);
+    pcie_cap_exit(pdev);
 }
 
 static void ordma_exit(PCIDevice *pdev)

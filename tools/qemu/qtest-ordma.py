@@ -492,6 +492,17 @@ def wait_for(cond):
     return True
 
 
+def enabled_pair(qt):
+    """Functions 04.0 and 05.0, mapped, with MSI-X, enabled."""
+    a = Function(qt, 4, 0xe0000000, 1 << 20)
+    b = Function(qt, 5, 0xe4000000, 1 << 20)
+    for f in (a, b):
+        f.map()
+        f.msix_setup(8)
+        f.enable()
+    return a, b
+
+
 def run_cable(qemu):
     """Two ports cabled by their own UDP sockets, served by engine threads."""
     pa, pb = free_udp_ports(2)
@@ -501,13 +512,8 @@ def run_cable(qemu):
         '-device', 'ordma,addr=04.0,id=nic0,mac=52:54:00:4f:52:01,' + cable % (pa, pb),
         '-device', 'ordma,addr=05.0,id=nic1,mac=52:54:00:4f:52:02,' + cable % (pb, pa)],
         stderr=log)
-    a = Function(qt, 4, 0xe0000000, 1 << 20)
-    b = Function(qt, 5, 0xe4000000, 1 << 20)
     try:
-        for f in (a, b):
-            f.map()
-            f.msix_setup(8)
-            f.enable()
+        a, b = enabled_pair(qt)
         eth_one_frame(qt, a, b, 'over the cable, engine thread', wait_for)
 
         # the cable's link state is the device's "link" property
@@ -556,13 +562,8 @@ def run_cable_local(qemu):
     qt = QTest(qemu, [
         '-device', 'ordma,addr=04.0,id=nic0,mac=52:54:00:4f:52:01,cable-to=nic1',
         '-device', 'ordma,addr=05.0,id=nic1,mac=52:54:00:4f:52:02,cable-to=nic0'])
-    a = Function(qt, 4, 0xe0000000, 1 << 20)
-    b = Function(qt, 5, 0xe4000000, 1 << 20)
     try:
-        for f in (a, b):
-            f.map()
-            f.msix_setup(8)
-            f.enable()
+        a, b = enabled_pair(qt)
         eth_one_frame(qt, a, b, 'over a cable in memory', wait_for)
     except (TimeoutError, RuntimeError) as err:
         tap('device model answers over a cable in memory', False, err)
