@@ -578,6 +578,35 @@ def run_cable_local(qemu):
         res.returncode != 0 and 'cable-to=nic9' in res.stderr, res.stderr.strip())
 
 
+def run_cable_oversize(qemu):
+    """The peer of the cable is this test: a datagram too long is counted."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as peer:
+        peer.bind(('127.0.0.1', 0))
+        (port,) = free_udp_ports(1)
+        log = tempfile.TemporaryFile(mode='w+')
+        qt = QTest(qemu, [
+            '-device', 'ordma,addr=04.0,id=nic0,cable-local=127.0.0.1:%d,'
+                       'cable-peer=127.0.0.1:%d' % (port, peer.getsockname()[1])],
+            stderr=log)
+        try:
+            # longer than any frame the port takes (MTU 9000 + headers)
+            peer.sendto(b'\xff' * 9500, ('127.0.0.1', port))
+            tap('the engine read the oversized datagram',
+                wait_for(lambda: udp_rx_queue(port) == 0))
+            qt.hmp('quit')
+            qt.proc.wait(timeout=REPLY_TIMEOUT)
+            log.seek(0)
+            report = [l for l in log.read().splitlines() if 'cable nic0:' in l]
+            tap('cable report: 1 too long, 0 dropped by the host',
+                report and '1 too long' in report[0] and
+                ' 0 received datagrams dropped' in report[0], report)
+        except (TimeoutError, RuntimeError, subprocess.TimeoutExpired) as err:
+            tap('device model answers with a test peer on its cable', False, err)
+        finally:
+            qt.close()
+            log.close()
+
+
 def main():
     if len(sys.argv) > 1:
         qemu = sys.argv[1]
@@ -590,7 +619,7 @@ def main():
     if not qemu or not os.access(qemu, os.X_OK):
         print('1..0 # SKIP no QEMU with the ORDMA device')
         return 4
-    for part in (run, run_iommu, run_cable, run_cable_local):
+    for part in (run, run_iommu, run_cable, run_cable_local, run_cable_oversize):
         try:
             part(qemu)
         except RuntimeError as err:
