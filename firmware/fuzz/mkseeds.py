@@ -233,6 +233,8 @@ def admin_seeds():
 
 
 def main():
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
+        sys.exit(__doc__.split("\n\n")[1])
     out = sys.argv[1]
     binary = sys.argv[2] if len(sys.argv) > 2 else None
     process = process_seeds()
