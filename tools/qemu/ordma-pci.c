@@ -36,6 +36,7 @@
 #include "qemu/log.h"
 #include "qemu/module.h"
 #include "qemu/main-loop.h"
+#include "qemu/processor.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
 #include "hw/pci/pci.h"
@@ -54,6 +55,8 @@
 
 #define ORDMA_PCIE_CAP_OFFSET   0x40
 #define ORDMA_DSN_OFFSET        0x100
+/* beyond a host time slice, spinning only delays the lock holder */
+#define ORDMA_DB_SPIN_MAX_US    1000
 
 static NetClientState *ordma_nc(OrdmaState *s)
 {
@@ -93,6 +96,35 @@ bool ordma_fw_enter(OrdmaState *s, const char *what)
     qatomic_set(&s->fw_owner, ordma_thread_id());
     ordma_fw_depth++;
     return true;
+}
+
+/*
+ * Enters the firmware for a doorbell.  The thread inside it is usually
+ * there for a few microseconds (one frame and its acknowledgement), so
+ * the vCPU first spins for up to db-spin-us.  A vCPU that sleeps on the
+ * lock gives its host core away and, with every core busy, runs again
+ * only a host time slice later: that was the tail of polling latency.
+ * A longer stay (a window of a large transfer) still ends in sleeping,
+ * which lends the core to the thread that holds the lock.
+ */
+static bool ordma_fw_enter_doorbell(OrdmaState *s)
+{
+    int64_t deadline;
+
+    if (qatomic_read(&s->fw_owner) == ordma_thread_id()) {
+        trace_ordma_reentry_blocked(s->ident, "doorbell");
+        return false;
+    }
+    if (s->db_spin_us) {
+        deadline = get_clock() + (int64_t)s->db_spin_us * SCALE_US;
+        do {
+            if (ordma_fw_try_enter(s)) {
+                return true;
+            }
+            cpu_relax();
+        } while (get_clock() < deadline);
+    }
+    return ordma_fw_enter(s, "doorbell");
 }
 
 /* Enters the firmware if no thread is inside it (never waits). */
@@ -435,7 +467,7 @@ static MemTxResult ordma_db_write(void *opaque, hwaddr addr, uint64_t data,
     OrdmaState *s = opaque;
 
     trace_ordma_db_write(s->ident, addr, size, data);
-    if (!ordma_fw_enter(s, "doorbell")) {
+    if (!ordma_fw_enter_doorbell(s)) {
         return MEMTX_ERROR;
     }
     ordma_fw_db_write(s->fw, addr, data, size);
@@ -591,6 +623,14 @@ static bool ordma_check_props(OrdmaState *s, Error **errp)
     }
     if (!s->speed) {
         error_setg(errp, "speed must not be 0");
+        return false;
+    }
+    if (s->engine_nice < -20 || s->engine_nice > 19) {
+        error_setg(errp, "engine-nice must be -20..19");
+        return false;
+    }
+    if (s->db_spin_us > ORDMA_DB_SPIN_MAX_US) {
+        error_setg(errp, "db-spin-us must be 0..%u", ORDMA_DB_SPIN_MAX_US);
         return false;
     }
     if (s->serial) {
@@ -782,6 +822,8 @@ static Property ordma_properties[] = {
     DEFINE_PROP_UINT32("poll-us", OrdmaState, poll_us, 0),
     /* nice value of the engine thread (0: leave it as created) */
     DEFINE_PROP_INT32("engine-nice", OrdmaState, engine_nice, -10),
+    /* how long a doorbell spins for the firmware before sleeping, in µs */
+    DEFINE_PROP_UINT32("db-spin-us", OrdmaState, db_spin_us, 20),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -113,6 +113,7 @@ struct OrdmaState {
     char *cable_to;
     uint32_t poll_us;
     int32_t engine_nice;
+    uint32_t db_spin_us;
 };
 
 bool ordma_fw_enter(OrdmaState *s, const char *what);

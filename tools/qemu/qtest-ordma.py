@@ -607,6 +607,52 @@ def run_cable_oversize(qemu):
             log.close()
 
 
+def engine_thread_sched(pid):
+    """The kernel priority of a process's engine thread (None: not found)."""
+    for tid in os.listdir('/proc/%d/task' % pid):
+        base = '/proc/%d/task/%s/' % (pid, tid)
+        try:
+            with open(base + 'comm') as f:
+                if f.read().strip() != 'ordma-engine':
+                    continue
+            with open(base + 'sched') as f:
+                fields = dict(l.split(':', 1) for l in f if ':' in l)
+        except OSError:
+            continue
+        fields = {k.strip(): v.strip() for k, v in fields.items()}
+        return fields.get('prio')
+    return None
+
+
+def run_engine_sched(qemu):
+    """The engine thread's priority, and the scheduling properties' bounds."""
+    pa, pb = free_udp_ports(2)
+    cable = 'cable-local=127.0.0.1:%d,cable-peer=127.0.0.1:%d' % (pa, pb)
+    qt = QTest(qemu, ['-name', 'qtest,debug-threads=on', '-device',
+                      'ordma,addr=04.0,db-spin-us=5,' + cable])
+    try:
+        seen = []
+
+        def sched():
+            seen[:] = [engine_thread_sched(qt.proc.pid)]
+            return seen[0] is not None
+        wait_for(sched)
+        # nice -10 (prio 110) needs CAP_SYS_NICE: the tests run as root
+        tap('engine thread at nice -10', seen[0] == '110', seen[0])
+    finally:
+        qt.close()
+    for bad, why in (('engine-nice=20', 'engine-nice must be'),
+                     ('engine-nice=-21', 'engine-nice must be'),
+                     ('db-spin-us=1001', 'db-spin-us must be')):
+        res = subprocess.run([qemu, '-machine', 'q35', '-display', 'none', '-nodefaults',
+                              '-accel', 'qtest', '-qtest', 'null'] + DATADIRS +
+                             ['-device', 'ordma,' + bad],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True, timeout=REPLY_TIMEOUT)
+        tap('%s: QEMU refuses to start' % bad,
+            res.returncode != 0 and why in res.stderr, res.stderr.strip())
+
+
 def main():
     if len(sys.argv) > 1:
         qemu = sys.argv[1]
@@ -619,7 +665,8 @@ def main():
     if not qemu or not os.access(qemu, os.X_OK):
         print('1..0 # SKIP no QEMU with the ORDMA device')
         return 4
-    for part in (run, run_iommu, run_cable, run_cable_local, run_cable_oversize):
+    for part in (run, run_iommu, run_cable, run_cable_local, run_cable_oversize,
+                 run_engine_sched):
         try:
             part(qemu)
         except RuntimeError as err:
