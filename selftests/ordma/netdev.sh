@@ -11,7 +11,7 @@ ordma_require_device
 devs=$(ordma_pci_devs)
 ndev=$(echo "$devs" | wc -l)
 ktap_header
-ktap_set_plan $((18 * ndev + 6))
+ktap_set_plan $((19 * ndev + 6))
 
 sysfs() { cat "/sys/class/net/$1/$2" 2>/dev/null; }
 carrier_up() {
@@ -51,6 +51,9 @@ for bdf in $devs; do
 	fw=$(ordma_diag -d "$bdf" query-fw 2>&1 | sed -n 's/^fw_version //p')
 	tap_match "$nd: ethtool -i firmware-version is QUERY_FW's (${fw:-?})" \
 		"^firmware-version: ${fw:-no answer from ordma-diag}( |\$)" "$drvinfo"
+	rings=$(ethtool -g "$nd" 2>&1 | sed -n '/^Current/,$p')
+	tap_match "$nd: ethtool -g: RX 1024, TX 256 by default" \
+		'^RX:[[:space:]]+1024 TX:[[:space:]]+256$' "$(grep -E '^(RX|TX):' <<<"$rings" | paste -sd ' ')"
 	link=$(ethtool "$nd" 2>&1)
 	tap_match "$nd: ethtool speed 25000Mb/s" '^[[:space:]]+Speed: 25000Mb/s$' "$link"
 	tap_match "$nd: ethtool link detected" '^[[:space:]]+Link detected: yes$' "$link"

@@ -33,7 +33,13 @@
 #define ORDMA_ASYNC_EQ_LOG_SIZE		8
 #define ORDMA_COMP_EQ_LOG_SIZE		10
 
-#define ORDMA_ETH_RING_LOG_SIZE		8
+/*
+ * Default ring sizes.  RX is deeper: a RoCE stack running over the netdev
+ * (rxe) receives bursts of a whole READ response, 1 MiB at path MTU 1024
+ * overran a 256-entry ring.
+ */
+#define ORDMA_ETH_RX_RING_LOG_SIZE	10
+#define ORDMA_ETH_TX_RING_LOG_SIZE	8
 
 /* Health poller period and how many stalled heartbeats make a report */
 #define ORDMA_HEALTH_POLL_MS		2000

@@ -383,8 +383,8 @@ int ordma_netdev_create(struct ordma_core_dev *cdev)
 	priv->cdev = cdev;
 	priv->ndev = ndev;
 	priv->eq = &cdev->comp_eqs[0];
-	priv->tx_log_size = ORDMA_ETH_RING_LOG_SIZE;
-	priv->rx_log_size = ORDMA_ETH_RING_LOG_SIZE;
+	priv->tx_log_size = ORDMA_ETH_TX_RING_LOG_SIZE;
+	priv->rx_log_size = ORDMA_ETH_RX_RING_LOG_SIZE;
 	u64_stats_init(&priv->napi_stats.syncp);
 	u64_stats_init(&priv->xmit_stats.syncp);
 	INIT_WORK(&priv->rx_mode_work, ordma_rx_mode_work);
