@@ -24,6 +24,8 @@ PKGS+=" rdma-core ibverbs-utils ibverbs-providers libibverbs-dev perftest
        libudev-dev tshark"
 # storage over RDMA in the pair VMs: NVMe-oF host tools, fio, NFS server and client
 PKGS+=" nvme-cli fio nfs-kernel-server"
+# iSER: the LIO target's shell (asks the system bus, so dbus) and open-iscsi
+PKGS+=" targetcli-fb dbus open-iscsi"
 # Applications across the pair VMs: UCX's perftest, Open MPI with mpicc
 PKGS+=" ucx-utils openmpi-bin libopenmpi-dev"
 # tools/bench: the TCP figure, the plot

@@ -14,12 +14,17 @@
 # - NFS over RDMA: nfsd on A exports a tmpfs and listens on rdma port
 #   20049; B mounts it with -o rdma,port=20049 (NFSv4.2), writes a file,
 #   remounts, reads it back; both sides compare its sha256.
+# - iSER: LIO on A (targetcli) exports a 64 MiB fileio LUN on a portal
+#   with iSER enabled; B (open-iscsi) discovers and logs in with
+#   `iscsiadm -I iser`, checks that the session's transport is iser and
+#   runs the same fio crc32c verification on the disk it attaches.
 . "$(dirname "$0")/lib.sh"
 
 [ -n "${ORDMA_PEER_IP:-}" ] && [ -d "${ORDMA_SYNC:-}" ] ||
 	ktap_skip_all "needs the two-VM topology (ORDMA_PEER_IP, ORDMA_SYNC)"
 ordma_require_device
-for tool in nvme fio rpc.nfsd rpc.mountd exportfs mount.nfs rdma; do
+for tool in nvme fio rpc.nfsd rpc.mountd exportfs mount.nfs rdma targetcli \
+	dbus-daemon iscsiadm iscsid; do
 	command -v "$tool" >/dev/null ||
 		ktap_skip_all "$tool not installed (tools/host-deps.sh)"
 done
@@ -35,12 +40,15 @@ NFS_DIR=/srv/ordma-nfs
 NFS_MNT=/mnt/ordma-nfs
 NFS_FILE=ordma-nfs-data
 NFS_PORT=20049
+ISER_IQN=iqn.2024-01.org.ordma:iser-test
+ISER_PORT=3260
+ISER_DISK=/dev/shm/ordma-iser.img
 
 ktap_header
 if [ "$GUEST_ROLE" = A ]; then
-	ktap_set_plan $((1 + 2 * 3 + 2))
+	ktap_set_plan $((1 + 2 * 3 + 2 + 2))
 else
-	ktap_set_plan $((1 + 2 * 4 + 3))
+	ktap_set_plan $((1 + 2 * 4 + 3 + 5))
 fi
 
 pair_rdma_up
@@ -95,8 +103,26 @@ nvme_dev() {
 	return 1
 }
 
+# fio_verify WHAT DEV: 32 MiB of random writes to the block device DEV,
+# read back and checked against their crc32c
+fio_verify() {
+	local what=$1 dev=$2 out rc
+
+	out=$(timeout 300 fio --name=ordma-verify --filename="${dev:-/dev/null}" \
+		--direct=1 --ioengine=libaio --iodepth=8 --rw=randwrite \
+		--bsrange=4k-128k --size=32m --verify=crc32c \
+		--verify_fatal=1 --do_verify=1 2>&1)
+	rc=$?
+	if [ -n "$dev" ] && [ "$rc" -eq 0 ] && grep -q 'err= 0' <<<"$out"; then
+		ktap_test_pass "$what: fio 32 MiB random writes 4-128 KiB to $dev, crc32c verified"
+	else
+		ktap_test_fail "$what: fio 32 MiB random writes 4-128 KiB to ${dev:-no disk}, crc32c verified"
+		ktap_print_msg "$(tail -n 20 <<<"$out")"
+	fi
+}
+
 nvmeof_round() {	# $1: round, $2: nvmet-rdma parameters
-	local r=$1 params=$2 what="nvmet-rdma${2:+ $2}" out dev n rc
+	local r=$1 params=$2 what="nvmet-rdma${2:+ $2}" out n rc
 
 	if [ "$GUEST_ROLE" = A ]; then
 		modprobe nvmet
@@ -132,18 +158,7 @@ nvmeof_round() {	# $1: round, $2: nvmet-rdma parameters
 		ktap_test_result "$rc" "$what: nvme connect -t rdma, namespace $(nvme_dev)"
 		[ "$rc" -eq 0 ] || ktap_print_msg "$out"
 		barrier "nvme-connected$r"
-		dev=$(nvme_dev)
-		out=$(timeout 300 fio --name=ordma-nvmeof --filename="${dev:-/dev/null}" \
-			--direct=1 --ioengine=libaio --iodepth=8 --rw=randwrite \
-			--bsrange=4k-128k --size=32m --verify=crc32c \
-			--verify_fatal=1 --do_verify=1 2>&1)
-		rc=$?
-		if [ -n "$dev" ] && [ "$rc" -eq 0 ] && grep -q 'err= 0' <<<"$out"; then
-			ktap_test_pass "$what: fio 32 MiB random writes 4-128 KiB, crc32c verified"
-		else
-			ktap_test_fail "$what: fio 32 MiB random writes 4-128 KiB, crc32c verified"
-			ktap_print_msg "$(tail -n 20 <<<"$out")"
-		fi
+		fio_verify "$what" "$(nvme_dev)"
 		tap_cmd "$what: nvme disconnect" timeout 60 nvme disconnect -n "$NQN"
 		barrier "nvme-done$r"
 	fi
@@ -212,6 +227,81 @@ else
 	tap_cmd "umount $NFS_MNT" umount "$NFS_MNT"
 	rm -f "$src"
 	barrier nfs-done
+fi
+
+# ---------------------------------------------------------------- iSER
+# iser_target_up: LIO exports $ISER_DISK as LUN 0 of $ISER_IQN on an
+# iSER portal at $ORDMA_LOCAL_IP:$ISER_PORT, to any initiator, no CHAP
+iser_target_up() {
+	local tpg=/iscsi/$ISER_IQN/tpg1
+
+	modprobe ib_isert || return
+	# targetcli asks the system bus for user backstores (tcmu-runner)
+	[ -S /run/dbus/system_bus_socket ] || {
+		mkdir -p /run/dbus && dbus-daemon --system --fork
+	} || return
+	# one-shot commands: nothing is saved to /etc
+	targetcli set global auto_save_on_exit=false >/dev/null &&
+		targetcli /backstores/fileio create name=ordma-iser \
+			file_or_dev="$ISER_DISK" size=64M &&
+		targetcli /iscsi create "$ISER_IQN" &&
+		targetcli "$tpg/luns" create /backstores/fileio/ordma-iser &&
+		{ targetcli "$tpg/portals" delete 0.0.0.0 "$ISER_PORT" || true; } &&
+		targetcli "$tpg/portals" create "$ORDMA_LOCAL_IP" "$ISER_PORT" &&
+		targetcli "$tpg/portals/$ORDMA_LOCAL_IP:$ISER_PORT" enable_iser true &&
+		targetcli "$tpg" set attribute authentication=0 generate_node_acls=1 \
+			demo_mode_write_protect=0 cache_dynamic_acls=1 &&
+		grep -qx 1 "/sys/kernel/config/target/iscsi/$ISER_IQN/tpgt_1/np/$ORDMA_LOCAL_IP:$ISER_PORT/iser"
+}
+
+iser_target_down() {
+	targetcli /iscsi delete "$ISER_IQN" &&
+		targetcli /backstores/fileio delete ordma-iser &&
+		rm -f "$ISER_DISK" && modprobe -r ib_isert &&
+		kill "$(cat /run/dbus/pid)"
+}
+
+# The disk the iSCSI session to $ISER_IQN attached
+iser_dev() {
+	local d
+
+	d=$(iscsiadm -m session -P 3 2>/dev/null |
+		sed -n 's/.*Attached scsi disk \([a-z]*\).*/\1/p' | head -n 1)
+	[ -n "$d" ] && [ -b "/dev/$d" ] && echo "/dev/$d"
+}
+
+if [ "$GUEST_ROLE" = A ]; then
+	out=$(iser_target_up 2>&1)
+	rc=$?
+	ktap_test_result "$rc" "targetcli: $ISER_IQN, 64 MiB fileio LUN, iSER portal $ORDMA_LOCAL_IP:$ISER_PORT"
+	[ "$rc" -eq 0 ] || ktap_print_msg "$out"
+	barrier iser-up
+	barrier iser-done
+	out=$(iser_target_down 2>&1)
+	ktap_test_result $? "iSER target removed, ib_isert unloaded"
+	[ -z "$out" ] || ktap_print_msg "$out"
+else
+	# The host's initiator name is not this guest's
+	echo "InitiatorName=iqn.2024-01.org.ordma:initiator-$(hostname)" \
+		>/etc/iscsi/initiatorname.iscsi
+	modprobe ib_iser && iscsid
+	barrier iser-up
+	out=$(timeout 60 iscsiadm -m discovery -t sendtargets \
+		-p "$ORDMA_PEER_IP:$ISER_PORT" -I iser 2>&1)
+	tap_match "iscsiadm -m discovery -I iser lists $ISER_IQN" \
+		"^$ORDMA_PEER_IP:$ISER_PORT,[0-9]+ $ISER_IQN\$" "$out"
+	out=$(timeout 60 iscsiadm -m node -T "$ISER_IQN" \
+		-p "$ORDMA_PEER_IP:$ISER_PORT" -I iser --login 2>&1) &&
+		wait_for 30 iser_dev
+	rc=$?
+	ktap_test_result "$rc" "iscsiadm -I iser --login, disk $(iser_dev)"
+	[ "$rc" -eq 0 ] || ktap_print_msg "$out"
+	tap_match "the session's transport is iser" "^iser: \[[0-9]+\] $ORDMA_PEER_IP:$ISER_PORT,[0-9]+ $ISER_IQN" \
+		"$(iscsiadm -m session 2>&1)"
+	fio_verify "iSER" "$(iser_dev)"
+	tap_cmd "iscsiadm --logout" timeout 60 iscsiadm -m node -T "$ISER_IQN" \
+		-p "$ORDMA_PEER_IP:$ISER_PORT" --logout
+	barrier iser-done
 fi
 
 ktap_finished
