@@ -380,6 +380,40 @@ ordma_rdma_pair_up() {
 	return "$ok"
 }
 
+# ordma_netns_pair_up NS BDF1 BDF2 MTU: NIC 1 in this namespace with
+# test address 1, NIC 2 moved into namespace NS (created if needed) with
+# test address 2, both with MTU, ports ACTIVE, IPv4 RoCE v2 GIDs present
+# and the addresses reaching each other over the cable.  Sets ib[1],
+# ib[2], gidx[1], gidx[2]; false if any of it did not come up.  Unlike
+# ordma_rdma_pair_up, rdma_cm and TCP between the two addresses take the
+# cable, not the loopback.  Safe to run again (after a rebind, NIC 2's
+# new netdev is moved too).
+ordma_netns_pair_up() {
+	local ns=$1 mtu=$4 nd1 nd2 ip1 ip2
+	ip1=$(ordma_test_ip 1) ip2=$(ordma_test_ip 2)
+	ib=() gidx=()
+	nd1=$(ordma_netdev "$2") || return 1
+	ip netns add "$ns" 2>/dev/null
+	ip netns exec "$ns" ip link set dev lo up
+	if nd2=$(ordma_netdev "$3"); then
+		ip link set dev "$nd2" netns "$ns" || return 1
+	fi
+	nd2=$(ip netns exec "$ns" ls /sys/class/net | grep -v '^lo$' | head -n 1)
+	[ -n "$nd2" ] || return 1
+	ip link set dev "$nd1" mtu "$mtu" up
+	ip addr replace "$ip1/24" dev "$nd1"
+	ip netns exec "$ns" ip link set dev "$nd2" mtu "$mtu" up
+	ip netns exec "$ns" ip addr replace "$ip2/24" dev "$nd2"
+	ib[1]=$(ordma_ibdev "$2") && ib[2]=$(ordma_ibdev "$3") || return 1
+	wait_for 30 test -n "$(roce_v2_gid_index "${ib[1]}" "$ip1")" || return 1
+	wait_for 30 test -n "$(roce_v2_gid_index "${ib[2]}" "$ip2")" || return 1
+	wait_for 30 sh -c "rdma link show ${ib[1]}/1 | grep -q 'state ACTIVE'" || return 1
+	wait_for 30 sh -c "rdma link show ${ib[2]}/1 | grep -q 'state ACTIVE'" || return 1
+	gidx[1]=$(roce_v2_gid_index "${ib[1]}" "$ip1")
+	gidx[2]=$(roce_v2_gid_index "${ib[2]}" "$ip2")
+	wait_for 30 ip netns exec "$ns" ping -c 1 -W 1 "$ip1"
+}
+
 # ordma_require_rdma_pair BDF1 BDF2: ordma_rdma_pair_up as one result;
 # without the pair the rest of the plan is skipped and the test ends
 ordma_require_rdma_pair() {

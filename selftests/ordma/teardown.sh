@@ -42,26 +42,8 @@ in_ns() { ip netns exec "$NS" "$@"; }
 # setup: NIC 1 in this namespace with IP1, NIC 2 in $NS with IP2, both
 # RDMA ports ACTIVE with their IPv4 RoCE v2 GIDs.  Sets ib1 ib2 g1 g2.
 setup() {
-	local nd1 nd2
-	nd1=$(ordma_netdev "${devs[0]}") || return 1
-	ip netns add "$NS" 2>/dev/null
-	in_ns ip link set dev lo up
-	if nd2=$(ordma_netdev "${devs[1]}"); then
-		ip link set dev "$nd2" netns "$NS" || return 1
-	fi
-	nd2=$(in_ns ls /sys/class/net | grep -v '^lo$' | head -n 1)
-	ip link set dev "$nd1" mtu 4200 up
-	ip addr replace "$IP1/24" dev "$nd1"
-	in_ns ip link set dev "$nd2" mtu 4200 up
-	in_ns ip addr replace "$IP2/24" dev "$nd2"
-	ib1=$(ordma_ibdev "${devs[0]}") && ib2=$(ordma_ibdev "${devs[1]}") || return 1
-	wait_for 30 test -n "$(roce_v2_gid_index "$ib1" "$IP1")" || return 1
-	wait_for 30 test -n "$(roce_v2_gid_index "$ib2" "$IP2")" || return 1
-	wait_for 30 sh -c "rdma link show $ib1/1 | grep -q 'state ACTIVE'" || return 1
-	wait_for 30 sh -c "rdma link show $ib2/1 | grep -q 'state ACTIVE'" || return 1
-	g1=$(roce_v2_gid_index "$ib1" "$IP1")
-	g2=$(roce_v2_gid_index "$ib2" "$IP2")
-	wait_for 30 in_ns ping -c 1 -W 1 "$IP1"
+	ordma_netns_pair_up "$NS" "${devs[0]}" "${devs[1]}" 4200 || return 1
+	ib1=${ib[1]} ib2=${ib[2]} g1=${gidx[1]} g2=${gidx[2]}
 }
 
 pids=()
