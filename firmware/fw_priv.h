@@ -132,6 +132,7 @@ struct fw_port_stats {
 	/* what the wire had lost when the counters were last reset */
 	uint64_t wire_tx_drop_base;
 	uint64_t wire_rx_drop_base;
+	uint64_t wire_fault_base[ORDMA_WIRE_FAULTS];
 };
 
 /* Why the engine dropped a received frame (after a successful parse) */

@@ -47,6 +47,11 @@ struct ordma_hal_ops {
 	 * before they reached the device.
 	 */
 	void (*wire_drops)(void *ctx, uint64_t *tx, uint64_t *rx);
+	/* Optional: faults the wire's impairment model injected into frames
+	 * this port sent since the device was created: ORDMA_WIRE_FAULTS
+	 * counters indexed by enum ordma_wire_fault (ordma_admin.h).
+	 */
+	void (*wire_faults)(void *ctx, uint64_t *faults);
 };
 
 /*

@@ -164,15 +164,29 @@ static void fw_wire_drops(struct ordma_fw *fw, uint64_t *tx, uint64_t *rx)
 		fw->hal.wire_drops(fw->hal_ctx, tx, rx);
 }
 
+/* Faults the wire injected since the device was created (HAL, optional) */
+static void fw_wire_faults(struct ordma_fw *fw,
+			   uint64_t faults[ORDMA_WIRE_FAULTS])
+{
+	memset(faults, 0, ORDMA_WIRE_FAULTS * sizeof(faults[0]));
+	if (fw->hal.wire_faults)
+		fw->hal.wire_faults(fw->hal_ctx, faults);
+}
+
 uint8_t fw_cmd_query_stats(struct ordma_fw *fw, struct fw_cmd *c)
 {
 	const struct fw_port_stats *s = &fw->stats;
 	const struct fw_tp_stats *tp = &fw->tp;
 	struct ordma_port_stats out;
+	uint64_t faults[ORDMA_WIRE_FAULTS];
 	uint64_t wire_tx, wire_rx;
 	size_t i;
 
 	fw_wire_drops(fw, &wire_tx, &wire_rx);
+	fw_wire_faults(fw, faults);
+	for (i = 0; i < ORDMA_WIRE_FAULTS; i++)
+		out.wire_fault[i] = cpu_to_le64(faults[i] -
+						s->wire_fault_base[i]);
 	out.wire_tx_drop = cpu_to_le64(wire_tx - s->wire_tx_drop_base);
 	out.wire_rx_drop = cpu_to_le64(wire_rx - s->wire_rx_drop_base);
 	out.tx_frames = cpu_to_le64(s->tx_frames);
@@ -785,6 +799,7 @@ void fw_eth_reset(struct ordma_fw *fw)
 	/* the wire's counters run on: a reset takes them as the new zero */
 	fw_wire_drops(fw, &fw->stats.wire_tx_drop_base,
 		      &fw->stats.wire_rx_drop_base);
+	fw_wire_faults(fw, fw->stats.wire_fault_base);
 	fw->loopback.head = fw->loopback.tail = 0;
 	fw->loopback.frames_looped = fw->loopback.drop_full = 0;
 	memcpy(fw->port.mac, fw->cfg.mac, sizeof(fw->port.mac));

@@ -110,6 +110,13 @@ static void fake_wire_drops(void *ctx, uint64_t *tx, uint64_t *rx)
 	*rx = h->wire_rx_drop;
 }
 
+static void fake_wire_faults(void *ctx, uint64_t *faults)
+{
+	struct fake_hal *h = ctx;
+
+	memcpy(faults, h->wire_fault, sizeof(h->wire_fault));
+}
+
 const struct ordma_hal_ops fake_hal_ops = {
 	.dma_read = fake_dma_read,
 	.dma_write = fake_dma_write,
@@ -119,6 +126,7 @@ const struct ordma_hal_ops fake_hal_ops = {
 	.timer_arm = fake_timer_arm,
 	.log = fake_log,
 	.wire_drops = fake_wire_drops,
+	.wire_faults = fake_wire_faults,
 };
 
 bool fake_hal_init(struct fake_hal *h)

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <ordma-compat/ordma_compat.h>
+#include <linux/ordma/ordma_hw.h>
 #include "ordma_fw.h"
 
 #define FAKE_MEM_BASE		0x100000ULL
@@ -54,6 +56,8 @@ struct fake_hal {
 
 	/* what the wire lost (the wire_drops HAL call reports these) */
 	uint64_t wire_tx_drop, wire_rx_drop;
+	/* faults it injected, by enum ordma_wire_fault (wire_faults) */
+	uint64_t wire_fault[ORDMA_WIRE_FAULTS];
 
 	uint64_t now_ns;
 	uint64_t timer_deadline;	/* UINT64_MAX: not armed */

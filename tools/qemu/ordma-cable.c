@@ -24,6 +24,10 @@
  * host refused to send or dropped for want of buffer space, and frames
  * from anyone but the peer, are counted and reported when the device
  * goes away.
+ *
+ * The frames a port sends may be impaired on the way (loss, reordering,
+ * duplication, corruption, delay: ordma-wire.c); the engine sends the
+ * ones the wire held back when they are due.
  */
 
 #include "qemu/osdep.h"
@@ -152,7 +156,7 @@ static bool ordma_cable_open_local(OrdmaState *s, Error **errp)
     return true;
 }
 
-bool ordma_cable_open(OrdmaState *s, Error **errp)
+static bool ordma_cable_open_kind(OrdmaState *s, Error **errp)
 {
     struct sockaddr_storage local;
     socklen_t local_len;
@@ -207,6 +211,12 @@ bool ordma_cable_open(OrdmaState *s, Error **errp)
     s->cable.rx_buf = g_malloc(ORDMA_CABLE_BATCH * ORDMA_CABLE_FRAME_MAX);
     s->cable.rx_len = g_new0(size_t, ORDMA_CABLE_BATCH);
     return true;
+}
+
+bool ordma_cable_open(OrdmaState *s, Error **errp)
+{
+    /* the wire refuses impairments only on a port without a cable */
+    return ordma_cable_open_kind(s, errp) && ordma_wire_open(s, errp);
 }
 
 /*
@@ -302,13 +312,24 @@ void ordma_cable_left(OrdmaState *s, uint64_t vectors, bool nested)
     }
 }
 
+/* From inside the port's firmware: a frame as it leaves the port */
 void ordma_cable_send(OrdmaState *s, const void *frame, size_t len)
 {
-    ssize_t ret;
-
     if (!ordma_link_up(s)) {
         return;
     }
+    if (qatomic_read(&s->cable.wire.active)) {
+        ordma_wire_send(s, frame, len);
+        return;
+    }
+    ordma_cable_xmit(s, frame, len);
+}
+
+/* A frame onto the cable as it is; inside the port's firmware */
+void ordma_cable_xmit(OrdmaState *s, const void *frame, size_t len)
+{
+    ssize_t ret;
+
     if (s->cable.kind == ORDMA_CABLE_LOCAL) {
         ordma_cable_local_send(s, frame, len);
         return;
@@ -436,7 +457,8 @@ static bool ordma_cable_deliver(OrdmaState *s)
     return true;
 }
 
-static void ordma_cable_sleep(OrdmaState *s)
+/* Sleeps until a kick, a frame, or the wire's next deadline */
+static void ordma_cable_sleep(OrdmaState *s, int64_t deadline)
 {
     struct pollfd fds[2] = {
         { .fd = event_notifier_get_fd(&s->cable.wake), .events = POLLIN },
@@ -445,10 +467,37 @@ static void ordma_cable_sleep(OrdmaState *s)
     /* A stalled port, or one without a socket, waits for its kick only. */
     nfds_t nfds = s->cable.kind != ORDMA_CABLE_UDP ||
                   qatomic_read(&s->cable.rx_stalled) ? 1 : 2;
+    struct timespec ts, *timeout = NULL;
 
-    if (poll(fds, nfds, -1) > 0 && (fds[0].revents & POLLIN)) {
+    if (deadline != INT64_MAX) {
+        int64_t ns = MAX(deadline - qemu_clock_get_ns(QEMU_CLOCK_REALTIME),
+                         0);
+
+        ts.tv_sec = ns / NANOSECONDS_PER_SECOND;
+        ts.tv_nsec = ns % NANOSECONDS_PER_SECOND;
+        timeout = &ts;
+    }
+    if (ppoll(fds, nfds, timeout, NULL) > 0 && (fds[0].revents & POLLIN)) {
         event_notifier_test_and_clear(&s->cable.wake);
     }
+}
+
+/* Sends what the wire held back and is due; returns the next deadline */
+static int64_t ordma_cable_wire_due(OrdmaState *s)
+{
+    int64_t next = ordma_wire_next_ns(s);
+    int64_t now;
+
+    if (next == INT64_MAX) {
+        return next;
+    }
+    now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+    if (next <= now && ordma_fw_enter(s, "wire")) {
+        ordma_wire_run(s, now);
+        ordma_fw_leave(s);
+        next = ordma_wire_next_ns(s);
+    }
+    return next;
 }
 
 /*
@@ -480,6 +529,7 @@ static void *ordma_cable_engine(void *opaque)
 
     while (!qatomic_read(&s->cable.stop)) {
         uint64_t vectors = qatomic_xchg(&s->cable.msix_deferred, 0);
+        int64_t wire_next = ordma_cable_wire_due(s);
         bool worked = false;
 
         if (vectors) {
@@ -506,7 +556,7 @@ static void *ordma_cable_engine(void *opaque)
             qemu_clock_get_ns(QEMU_CLOCK_REALTIME) < busy_until) {
             continue;
         }
-        ordma_cable_sleep(s);
+        ordma_cable_sleep(s, wire_next);
     }
     return NULL;
 }
@@ -646,6 +696,8 @@ void ordma_cable_close(OrdmaState *s)
         c->running = false;
     }
 
+    ordma_wire_report(s, dev->id ? dev->id : s->ident);
+    ordma_wire_close(s);
     /* run-vm.sh reads this line: keep its shape */
     info_report("cable %s: %" PRId64 " received datagrams dropped by the "
                 "host; %" PRIu64 " not sent, %" PRIu64 " from others, %"

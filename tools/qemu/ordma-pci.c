@@ -381,6 +381,7 @@ static const struct ordma_hal_ops ordma_hal_ops = {
     .timer_arm = ordma_hal_timer_arm,
     .log = ordma_hal_log,
     .wire_drops = ordma_hal_wire_drops,
+    .wire_faults = ordma_wire_faults,
 };
 
 static void ordma_timer_cb(void *opaque)
@@ -855,6 +856,7 @@ static void ordma_class_init(ObjectClass *klass, void *data)
     device_class_set_props(dc, ordma_properties);
     object_class_property_add_bool(klass, "link", ordma_get_link,
                                    ordma_set_link);
+    ordma_wire_class_init(klass);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 

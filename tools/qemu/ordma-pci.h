@@ -11,6 +11,7 @@
 #include "qemu/event_notifier.h"
 #include "hw/pci/pci.h"
 #include "net/net.h"
+#include "ordma-wire.h"
 
 #define TYPE_ORDMA_PCI "ordma"
 OBJECT_DECLARE_SIMPLE_TYPE(OrdmaState, ORDMA_PCI)
@@ -69,6 +70,8 @@ typedef struct OrdmaCable {
     uint64_t rx_oversize;
     uint64_t rx_link_down;
     uint64_t rx_inbox_full;         /* LOCAL: the inbox was full */
+
+    OrdmaWire wire;                 /* impairments (ordma-wire.c) */
 } OrdmaCable;
 
 struct OrdmaState {

@@ -524,6 +524,39 @@ TEST(test_wire_drops_in_port_stats)
 	drv_close(&d);
 }
 
+/* The impairments the wire injected show as port counters too */
+TEST(test_wire_faults_in_port_stats)
+{
+	struct ordma_port_stats s;
+	struct drv d;
+	unsigned int i;
+
+	REQUIRE(drv_open(&d, 4));
+	for (i = 0; i < ORDMA_WIRE_FAULTS; i++)
+		d.hal.wire_fault[i] = 10 * (i + 1);
+	s = stats(&d);
+	CHECK_EQ(s.wire_fault[ORDMA_WIRE_FAULT_LOSS], 10);
+	CHECK_EQ(s.wire_fault[ORDMA_WIRE_FAULT_REORDER], 20);
+	CHECK_EQ(s.wire_fault[ORDMA_WIRE_FAULT_DUP], 30);
+	CHECK_EQ(s.wire_fault[ORDMA_WIRE_FAULT_CORRUPT], 40);
+	CHECK_EQ(s.wire_fault[ORDMA_WIRE_FAULT_DELAY], 50);
+	/* the names ethtool and rdma statistic show, after wire_rx_drop */
+	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STAT_INDEX(
+		wire_fault[ORDMA_WIRE_FAULT_LOSS])), "wire_fault_loss"));
+	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STATS_NUM - 1),
+		      "wire_fault_delay"));
+	CHECK_EQ(ORDMA_PORT_STAT_INDEX(wire_fault[0]),
+		 ORDMA_PORT_STAT_INDEX(wire_rx_drop) + 1);
+	/* counted from the last reset, like the wire's drops */
+	drv_wr(&d, ORDMA_REG_CTRL, ORDMA_CTRL_RESET);
+	REQUIRE(drv_enable(&d, 4));
+	d.hal.wire_fault[ORDMA_WIRE_FAULT_CORRUPT] += 2;
+	s = stats(&d);
+	CHECK_EQ(s.wire_fault[ORDMA_WIRE_FAULT_CORRUPT], 2);
+	CHECK_EQ(s.wire_fault[ORDMA_WIRE_FAULT_LOSS], 0);
+	drv_close(&d);
+}
+
 TEST(test_rx_port_down_drops)
 {
 	uint8_t frame[64];

@@ -641,6 +641,20 @@ enum ordma_roce_tx_drop {
 
 #define ORDMA_ROCE_TX_DROP_REASONS	5
 
+/* QUERY_STATS: faults the cable's impairment model (the device model's
+ * wire-* properties) injected into frames this port sent, the index of
+ * ordma_port_stats.wire_fault[].  Zero on a cable without impairments.
+ */
+enum ordma_wire_fault {
+	ORDMA_WIRE_FAULT_LOSS		= 0,	/* frames dropped */
+	ORDMA_WIRE_FAULT_REORDER	= 1,	/* frames sent after a later one */
+	ORDMA_WIRE_FAULT_DUP		= 2,	/* extra copies sent */
+	ORDMA_WIRE_FAULT_CORRUPT	= 3,	/* RoCEv2 frames with a bit flipped */
+	ORDMA_WIRE_FAULT_DELAY		= 4,	/* frames held for the delay */
+};
+
+#define ORDMA_WIRE_FAULTS		5
+
 struct ordma_port_stats {
 	__le64	tx_frames;
 	__le64	tx_bytes;
@@ -664,9 +678,10 @@ struct ordma_port_stats {
 	__le64	roce_tx_drop[ORDMA_ROCE_TX_DROP_REASONS];
 	__le64	wire_tx_drop;		/* the cable did not take the frame */
 	__le64	wire_rx_drop;		/* lost on the cable before the port */
+	__le64	wire_fault[ORDMA_WIRE_FAULTS];	/* injected on transmit */
 };
 
-#define ORDMA_PORT_STATS_SIZE		488
+#define ORDMA_PORT_STATS_SIZE		528
 
 /* QUERY_QP_STATS handle: the sum over every QP the device ever had */
 #define ORDMA_QP_STATS_ALL		0xffffffff
@@ -771,6 +786,9 @@ static inline const char *ordma_cmd_status_name(unsigned int status)
 #define ORDMA_STAT_TX_DROP(reason, name) \
 	[ORDMA_PORT_STAT_INDEX(roce_tx_drop[ORDMA_ROCE_TX_DROP_##reason])] = \
 		"roce_tx_drop_" name
+#define ORDMA_STAT_WIRE_FAULT(fault, name) \
+	[ORDMA_PORT_STAT_INDEX(wire_fault[ORDMA_WIRE_FAULT_##fault])] = \
+		"wire_fault_" name
 
 /*
  * Name of counter i of struct ordma_port_stats, NULL past the last: the
@@ -841,6 +859,11 @@ static inline const char *ordma_port_stat_name(unsigned int i)
 		ORDMA_STAT_TX_DROP(DMA, "dma"),
 		ORDMA_STAT_NAME(wire_tx_drop),
 		ORDMA_STAT_NAME(wire_rx_drop),
+		ORDMA_STAT_WIRE_FAULT(LOSS, "loss"),
+		ORDMA_STAT_WIRE_FAULT(REORDER, "reorder"),
+		ORDMA_STAT_WIRE_FAULT(DUP, "dup"),
+		ORDMA_STAT_WIRE_FAULT(CORRUPT, "corrupt"),
+		ORDMA_STAT_WIRE_FAULT(DELAY, "delay"),
 	};
 
 	return i < ORDMA_PORT_STATS_NUM ? names[i] : NULL;
@@ -850,6 +873,7 @@ static inline const char *ordma_port_stat_name(unsigned int i)
 #undef ORDMA_STAT_RX_DROP
 #undef ORDMA_STAT_PARSE_DROP
 #undef ORDMA_STAT_TX_DROP
+#undef ORDMA_STAT_WIRE_FAULT
 
 /* Counters of struct ordma_qp_stats, every one a __le64 */
 #define ORDMA_QP_STATS_NUM		(ORDMA_QP_STATS_SIZE / sizeof(__le64))
