@@ -7,7 +7,9 @@ through the 0xcf8/0xcfc ports, BAR MMIO, guest memory, the virtual clock
 and the monitor.  It exercises the shim's wiring of the firmware HAL --
 registers, doorbells, DMA (and its refusal while bus mastering is off),
 MSI-X, the timer, the Ethernet port between two functions on a hub, link
-changes, Function Level Reset and DMA through intel-iommu -- in about two
+changes, Function Level Reset, DMA through intel-iommu, and the cable's
+impairments (settings checked, faults counted, the same seed giving the
+same faults, corruption caught by the receiver's ICRC) -- in about two
 seconds.
 
 Usage: qtest-ordma.py [QEMU]   (default: the binary tools/qemu/build-qemu.sh
@@ -16,6 +18,7 @@ prints).  Output is TAP; exit status 0 = all passed, 1 = failures,
 """
 
 import os
+import re
 import select
 import socket
 import struct
@@ -23,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 DATADIRS = ['-L', '/usr/share/seabios', '-L', '/usr/lib/ipxe/qemu',
             '-L', '/usr/share/qemu']
@@ -38,6 +42,17 @@ STATUS_READY, STATUS_FATAL = 1, 2
 FATAL_AQ_DMA = 3
 DB_EQ, DB_ETH_PI, DB_ETH_ARM = 0x20, 0x28, 0x30
 CMD_QUERY_FW, CMD_QUERY_DEVICE, CMD_QUERY_PORT, CMD_SET_PORT, CMD_HEALTH = 1, 2, 3, 4, 5
+CMD_QUERY_STATS, CMD_ADD_GID = 0x06, 0x10
+GID_TYPE_ROCE_V2, VLAN_NONE = 1, 0xffff
+# struct ordma_port_stats: counter indexes (every one a __le64)
+PORT_STATS_NUM = 66
+STAT_ROCE_RX_FRAMES, STAT_ROCE_RX_DROP = 10, 11
+STAT_RX_DROP_REASON = 17                # + enum ordma_roce_rx_drop
+STAT_PARSE_DROP = 32                    # + enum ordma_roce_parse_drop
+PARSE_UDP_CHECKSUM, PARSE_ICRC = 15, 21
+STAT_WIRE_TX_DROP = 59
+STAT_WIRE_FAULT = 61                    # + enum ordma_wire_fault
+WIRE_FAULTS = ('loss', 'reorder', 'dup', 'corrupt', 'delay')
 CMD_CREATE_EQ, CMD_CREATE_ETH_RING = 0x08, 0x0a
 SET_PORT_ADMIN = 1 << 2
 EQ_TYPE_COMP, ETH_RING_TX, ETH_RING_RX = 1, 0, 1
@@ -159,6 +174,21 @@ class QTest:
 
     def step(self, ns):
         self.cmd('clock_step %d' % ns)
+
+    def qom_get(self, dev, prop):
+        """A property of /machine/peripheral/dev as the monitor prints it."""
+        return self.hmp_reply('qom-get /machine/peripheral/%s %s' % (dev, prop))
+
+    def hmp_reply(self, line):
+        """What the monitor printed for line, terminal controls removed."""
+        out = self.hmp(line)
+        out = out[out.rfind(line) + len(line):].replace('(qemu) ', '')
+        return re.sub(r'\x1b\[[0-9;]*[A-Za-z]', '', out).strip()
+
+    def qom_set(self, dev, prop, value):
+        """Sets a property; returns what the monitor said (empty: done)."""
+        return self.hmp_reply('qom-set /machine/peripheral/%s %s %s' %
+                              (dev, prop, value))
 
 
 class Function:
@@ -653,6 +683,332 @@ def run_engine_sched(qemu):
             res.returncode != 0 and why in res.stderr, res.stderr.strip())
 
 
+# ---------------------------------------------------------------- wire
+# The cable's impairments (tools/qemu/ordma-wire.c): properties checked,
+# faults counted, the same seed giving the same faults, corruption caught
+# by the receiver's ICRC check.
+
+def port_stats(f):
+    """QUERY_STATS of f: the port counters, or None."""
+    size = PORT_STATS_NUM * 8
+    f.qt.memw(BUF, bytes(size))
+    status, _, _ = f.command(CMD_QUERY_STATS, struct.pack('<QII', BUF, size, 1))
+    if status != 0:
+        return None
+    return struct.unpack('<%dQ' % PORT_STATS_NUM, f.qt.mem(BUF, size))
+
+
+def port_up(f):
+    status, _, _ = f.command(CMD_SET_PORT, struct.pack('<III6sBB', 1,
+                             SET_PORT_ADMIN, 0, bytes(6), 1, 0))
+    return status == 0
+
+
+class EthTx:
+    """A TX ring of 64 descriptors on f, its frames at FRAMES."""
+
+    LOG = 6
+
+    def __init__(self, f, ring=RINGS + 0x8000, eq=RINGS + 0x9000):
+        self.f, self.qt, self.ring, self.pi = f, f.qt, ring, 0
+        self.qt.memw(ring, bytes(4096))
+        self.qt.memw(eq, bytes(4096))
+        status, _, out = f.command(CMD_CREATE_EQ, struct.pack('<QBBHI', eq, 4,
+                                   EQ_TYPE_COMP, 1, 0))
+        eqn = struct.unpack_from('<I', out)[0] if status == 0 else 0
+        status2, _, out = f.command(CMD_CREATE_ETH_RING, struct.pack(
+            '<QBBHI', ring, self.LOG, ETH_RING_TX, 0, eqn))
+        self.txq = struct.unpack_from('<I', out)[0] if status2 == 0 else 0
+        self.ok = status == 0 and status2 == 0 and port_up(f)
+
+    def send(self, frames):
+        """Posts frames with one doorbell; True once all are sent."""
+        depth = 1 << self.LOG
+        assert len(frames) <= depth
+        for frame in frames:
+            slot = self.pi % depth
+            addr = FRAMES + slot * 0x800
+            self.qt.memw(addr, frame)
+            self.qt.memw(self.ring + 16 * slot,
+                         struct.pack('<QII', addr, len(frame), 0))
+            self.pi += 1
+        self.f.doorbell(0, DB_ETH_PI, self.txq, self.pi & 0xffff)
+        last = self.ring + 16 * ((self.pi - 1) % depth) + 8
+        return wait_for(lambda: struct.unpack_from(
+            '<I', self.qt.mem(last, 4))[0] & DESC_DONE)
+
+
+def eth_frame(seq, src='5254004f5201'):
+    """A frame that is not RoCE, numbered seq."""
+    return (bytes.fromhex('5254004f5202' + src) + b'\x88\xb5' +
+            struct.pack('>4sI', b'WIRE', seq)).ljust(60, b'\0')
+
+
+def csum16(data):
+    if len(data) % 2:
+        data += b'\0'
+    total = sum(struct.unpack('>%dH' % (len(data) // 2), data))
+    while total >> 16:
+        total = (total & 0xffff) + (total >> 16)
+    return total
+
+
+def roce_frame(dqpn, psn, payload, smac='5254004f5201', dmac='5254004f5202'):
+    """An RC SEND_ONLY over IPv4 192.0.2.1 -> 192.0.2.2, ICRC and UDP
+    checksum as the firmware seals them (the UDP checksum computed)."""
+    src, dst = bytes([192, 0, 2, 1]), bytes([192, 0, 2, 2])
+    bth = struct.pack('>BBHII', 0x04, 0, 0xffff, dqpn, psn)
+    udp_len = 8 + len(bth) + len(payload) + 4
+    ip = bytearray(struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + udp_len, 0, 0x4000,
+                               64, 17, 0, src, dst))
+    ip[10:12] = struct.pack('>H', 0xffff - csum16(bytes(ip)))
+    udp = bytearray(struct.pack('>HHHH', 0xc000, 4791, udp_len, 0))
+    masked_ip = bytearray(ip)
+    masked_ip[1], masked_ip[8], masked_ip[10:12] = 0xff, 0xff, b'\xff\xff'
+    masked_bth = bytearray(bth)
+    masked_bth[4] = 0xff
+    icrc = zlib.crc32(b'\xff' * 8 + bytes(masked_ip) + bytes(udp[:6]) +
+                      b'\xff\xff' + bytes(masked_bth) + payload)
+    seg = bytes(udp) + bth + payload + struct.pack('<I', icrc)
+    pseudo = src + dst + struct.pack('>BBH', 0, 17, udp_len)
+    udp_csum = 0xffff - csum16(pseudo + seg) or 0xffff
+    seg = seg[:6] + struct.pack('>H', udp_csum) + seg[8:]
+    return bytes.fromhex(dmac + smac) + b'\x08\x00' + bytes(ip) + seg
+
+
+def roce_checks(frame):
+    """(UDP checksum valid, ICRC valid) of a frame made by roce_frame."""
+    ip, seg = frame[14:34], frame[34:]
+    pseudo = ip[12:20] + struct.pack('>BBH', 0, 17, len(seg))
+    udp_ok = csum16(pseudo + seg) == 0xffff
+    masked_ip = bytearray(ip)
+    masked_ip[1], masked_ip[8], masked_ip[10:12] = 0xff, 0xff, b'\xff\xff'
+    masked_bth = bytearray(seg[8:20])
+    masked_bth[4] = 0xff
+    icrc = zlib.crc32(b'\xff' * 8 + bytes(masked_ip) + seg[:6] + b'\xff\xff' +
+                      bytes(masked_bth) + seg[20:-4])
+    return udp_ok, struct.pack('<I', icrc) == seg[-4:]
+
+
+def injected(qt, dev):
+    """The wire-injected-* counters of dev, by fault name."""
+    return {f: int(qt.qom_get(dev, 'wire-injected-' + f) or -1)
+            for f in WIRE_FAULTS}
+
+
+def run_wire_props(qemu):
+    """Impairment settings that are not valid stop QEMU with a message."""
+    bad = (('wire-loss-ppm=1000001', 'must be 0..1000000'),
+           ('wire-corrupt-ppm=-1', "expects uint32_t"),
+           ('wire-dup-ppm=1%', 'expects integer'),
+           ('wire-delay-us=1000001', 'must be 0..1000000'),
+           ('wire-seed=x', 'expects integer'))
+    for prop, why in bad:
+        res = subprocess.run([qemu, '-machine', 'q35', '-display', 'none',
+                              '-nodefaults', '-accel', 'qtest', '-qtest', 'null'] +
+                             DATADIRS + ['-device', 'ordma,id=a,cable-to=b,' + prop,
+                                         '-device', 'ordma,id=b,cable-to=a'],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True, timeout=REPLY_TIMEOUT)
+        tap('wire: %s refused at start' % prop,
+            res.returncode != 0 and why in res.stderr, res.stderr.strip())
+    res = subprocess.run([qemu, '-machine', 'q35', '-display', 'none', '-nodefaults',
+                          '-accel', 'qtest', '-qtest', 'null'] + DATADIRS +
+                         ['-netdev', 'hubport,id=p0,hubid=0',
+                          '-device', 'ordma,netdev=p0,wire-loss-ppm=1'],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, timeout=REPLY_TIMEOUT)
+    tap('wire: impairments on a netdev port refused',
+        res.returncode != 0 and 'own cable' in res.stderr, res.stderr.strip())
+
+
+def recv_frames(peer, count):
+    """count datagrams from the peer socket (REPLY_TIMEOUT bound), or fewer."""
+    got, deadline = [], time.time() + REPLY_TIMEOUT
+    while len(got) < count and time.time() < deadline:
+        ready, _, _ = select.select([peer], [], [], 0.2)
+        if ready:
+            got.append(peer.recv(65536))
+    return got
+
+
+def seqs(frames):
+    return [struct.unpack_from('>I', f, 18)[0] if f[14:18] == b'WIRE' else -1
+            for f in frames]
+
+
+def run_wire_udp(qemu):
+    """nic0's UDP cable goes to this test: what the wire did, frame by frame."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as peer:
+        peer.bind(('127.0.0.1', 0))
+        (port,) = free_udp_ports(1)
+        log = tempfile.TemporaryFile(mode='w+')
+        qt = QTest(qemu, [
+            '-device', 'ordma,addr=04.0,id=nic0,mac=52:54:00:4f:52:01,'
+                       'cable-local=127.0.0.1:%d,cable-peer=127.0.0.1:%d,'
+                       'wire-loss-ppm=1000000' % (port, peer.getsockname()[1])],
+            stderr=log)
+        try:
+            a = Function(qt, 4, 0xe0000000, 1 << 20)
+            a.map()
+            a.msix_setup(8)
+            a.enable()
+            tx = EthTx(a)
+            tap('wire: TX ring up', tx.ok)
+
+            # ---- loss=100%: everything lost, and counted
+            sent = tx.send([eth_frame(i) for i in range(20)])
+            n = injected(qt, 'nic0')
+            st = port_stats(a)
+            tap('wire: loss 100%: 20 frames sent, 20 counted lost',
+                sent and n['loss'] == 20, n)
+            tap('wire: QUERY_STATS wire_fault_loss = 20 (the guest sees it)',
+                st and st[STAT_WIRE_FAULT] == 20 and
+                not any(st[STAT_WIRE_FAULT + 1:STAT_WIRE_FAULT + 5]),
+                st and st[STAT_WIRE_FAULT:])
+            # ---- run time: qom-set, checked
+            out = qt.qom_set('nic0', 'wire-loss-ppm', 1000001)
+            tap('wire: qom-set of a rate above 10^6 refused with a message',
+                'must be 0..1000000' in out and
+                qt.qom_get('nic0', 'wire-loss-ppm') == '1000000', out)
+            out = qt.qom_set('nic0', 'wire-loss-ppm', 0)
+            tap('wire: qom-set wire-loss-ppm 0 at run time', out == '', out)
+            tx.send([eth_frame(1000)])
+            got = recv_frames(peer, 1)
+            tap('wire: with loss 0 the next frame arrives, none of the lost ones',
+                seqs(got) == [1000], seqs(got))
+
+            # ---- the same seed, the same faults
+            rates = {'wire-loss-ppm': 150000, 'wire-dup-ppm': 150000,
+                     'wire-reorder-ppm': 250000}
+            for k, v in rates.items():
+                qt.qom_set('nic0', k, v)
+            patterns = []
+            for seed in (7, 7, 8):
+                before = injected(qt, 'nic0')
+                qt.qom_set('nic0', 'wire-seed', seed)
+                tx.send([eth_frame(i) for i in range(48)])
+                after = injected(qt, 'nic0')
+                d = {f: after[f] - before[f] for f in WIRE_FAULTS}
+                got = recv_frames(peer, 48 - d['loss'] + d['dup'])
+                patterns.append((seqs(got), d))
+            p7, p7b, p8 = patterns
+            tap('wire: same seed, same frames: the same faults on the same frames',
+                p7 == p7b, patterns[:2])
+            print("# seed 7: %s" % (p7,))
+            s7 = p7[0]
+            tap('wire: the pattern has losses, duplicates and reordering',
+                p7[1]['loss'] and p7[1]['dup'] and p7[1]['reorder'] and
+                len(set(s7)) < 48 and len(set(s7)) < len(s7) and s7 != sorted(s7),
+                p7)
+            tap('wire: received = sent - lost + duplicated',
+                len(s7) == 48 - p7[1]['loss'] + p7[1]['dup'], p7[1])
+            tap('wire: another seed, other faults', p8[0] != s7, p8)
+            for k in rates:
+                qt.qom_set('nic0', k, 0)
+
+            # ---- corruption: RoCEv2 frames only, caught by the ICRC alone
+            qt.qom_set('nic0', 'wire-corrupt-ppm', 1000000)
+            clean = roce_frame(0x123, 5, bytes(range(64)))
+            tap('wire: test frame has a valid UDP checksum and ICRC',
+                roce_checks(clean) == (True, True))
+            tx.send([eth_frame(2000), clean])
+            got = recv_frames(peer, 2)
+            ok = len(got) == 2
+            tap('wire: corrupt 100%: a frame that is not RoCE passes unchanged',
+                ok and got[0] == eth_frame(2000))
+            diff = [i for i in range(len(clean))
+                    if ok and len(got[1]) == len(clean) and got[1][i] != clean[i]]
+            flipped = ok and len(diff) >= 1 and bin(
+                got[1][diff[-1]] ^ clean[diff[-1]]).count('1') == 1
+            tap('wire: a RoCEv2 frame keeps its length, one bit after the BTH '
+                'flipped (UDP checksum brought up to date)',
+                flipped and diff[-1] >= 14 + 20 + 8 + 12 and
+                set(diff) - {diff[-1]} <= {40, 41}, diff)
+            tap('wire: UDP checksum still valid, ICRC not',
+                ok and roce_checks(got[1]) == (True, False),
+                ok and roce_checks(got[1]))
+            qt.qom_set('nic0', 'wire-corrupt-ppm', 0)
+
+            # ---- delay: a frame waits, and is counted
+            qt.qom_set('nic0', 'wire-delay-us', 100000)
+            t0 = time.time()
+            tx.send([eth_frame(3000)])
+            got = recv_frames(peer, 1)
+            waited = time.time() - t0
+            tap('wire: delay 100 ms: the frame arrives after >= 100 ms',
+                seqs(got) == [3000] and waited >= 0.1, waited)
+            n = injected(qt, 'nic0')
+            st = port_stats(a)
+            tap('wire: counters: injected = QUERY_STATS wire_fault[]',
+                st and list(st[STAT_WIRE_FAULT:STAT_WIRE_FAULT + 5]) ==
+                [n[f] for f in WIRE_FAULTS] and n['delay'] == 1 and
+                n['corrupt'] == 1, (n, st and st[STAT_WIRE_FAULT:]))
+            qt.hmp('quit')
+            qt.proc.wait(timeout=REPLY_TIMEOUT)
+            log.seek(0)
+            report = [l for l in log.read().splitlines() if 'wire faults' in l]
+            tap('wire: exit report counts the faults',
+                report and ('%d loss' % n['loss']) in report[0] and
+                '1 delay' in report[0], report)
+        except (TimeoutError, RuntimeError, subprocess.TimeoutExpired) as err:
+            tap('wire: device model answers with impairments on its cable',
+                False, err)
+        finally:
+            qt.close()
+            log.close()
+
+
+def run_wire_icrc(qemu):
+    """Over a cable in memory: corrupted frames fail the receiver's ICRC."""
+    qt = QTest(qemu, [
+        '-device', 'ordma,addr=04.0,id=nic0,mac=52:54:00:4f:52:01,cable-to=nic1',
+        '-device', 'ordma,addr=05.0,id=nic1,mac=52:54:00:4f:52:02,cable-to=nic0'])
+    try:
+        a, b = enabled_pair(qt)
+        tx = EthTx(a)
+        gid = bytes(10) + b'\xff\xff' + bytes([192, 0, 2, 2])
+        status, _, _ = b.command(CMD_ADD_GID, struct.pack(
+            '<IBBH16s6sH', 0, GID_TYPE_ROCE_V2, 0, VLAN_NONE, gid,
+            bytes.fromhex('5254004f5202'), 0))
+        tap('wire icrc: b has GID 192.0.2.2 and its port up',
+            tx.ok and status == 0 and port_up(b), status)
+        tx.send([roce_frame(0x123, 1, bytes(64))])
+        st = None
+
+        def b_saw(n):
+            nonlocal st
+            st = port_stats(b)
+            return st and st[STAT_ROCE_RX_FRAMES] == n
+
+        tap('wire icrc: a clean frame reaches b\'s RoCE engine, ICRC good '
+            '(dropped: no such QP)',
+            wait_for(lambda: b_saw(1)) and st[STAT_ROCE_RX_DROP] == 1 and
+            st[STAT_RX_DROP_REASON + 1] == 1 and
+            st[STAT_PARSE_DROP + PARSE_ICRC] == 0, st and st[:40])
+        out = qt.qom_set('nic0', 'wire-corrupt-ppm', 1000000)
+        tap('wire icrc: qom-set wire-corrupt-ppm on a cable in memory', out == '', out)
+        tx.send([roce_frame(0x123, 2 + i, bytes(range(64))) for i in range(8)])
+        tap('wire icrc: 8 corrupted frames: b counts 8 ICRC drops, no UDP '
+            'checksum drop',
+            wait_for(lambda: b_saw(9)) and
+            st[STAT_PARSE_DROP + PARSE_ICRC] == 8 and
+            st[STAT_PARSE_DROP + PARSE_UDP_CHECKSUM] == 0,
+            st and st[STAT_PARSE_DROP:STAT_PARSE_DROP + 22])
+        sa = port_stats(a)
+        tap('wire icrc: a counts 8 corrupted (QUERY_STATS and wire-injected-corrupt)',
+            sa and sa[STAT_WIRE_FAULT + 3] == 8 and
+            qt.qom_get('nic0', 'wire-injected-corrupt') == '8',
+            sa and sa[STAT_WIRE_FAULT:])
+        out = qt.qom_set('nic1', 'wire-corrupt-ppm', 0)
+        tap('wire icrc: the other direction is not impaired',
+            qt.qom_get('nic1', 'wire-injected-corrupt') == '0')
+    except (TimeoutError, RuntimeError) as err:
+        tap('wire icrc: device model answers over a cable in memory', False, err)
+    finally:
+        qt.close()
+
+
 def main():
     if len(sys.argv) > 1:
         qemu = sys.argv[1]
@@ -666,7 +1022,7 @@ def main():
         print('1..0 # SKIP no QEMU with the ORDMA device')
         return 4
     for part in (run, run_iommu, run_cable, run_cable_local, run_cable_oversize,
-                 run_engine_sched):
+                 run_engine_sched, run_wire_props, run_wire_udp, run_wire_icrc):
         try:
             part(qemu)
         except RuntimeError as err:
