@@ -10,6 +10,8 @@
 #   make demo       boot a VM with two ORDMA NICs and show them working
 #   make fuzz       the firmware's libFuzzer harnesses, FUZZ_TIME seconds
 #                   each (FUZZ=name for one; clang only)
+#   make vm-impair  RDMA between two NICs over impaired cables
+#                   (WIRE=SPEC, see tools/vm/run-vm.sh --wire)
 #
 # Caches live under ORDMA_CACHE (default /var/cache/ordma).
 
@@ -39,7 +41,7 @@ KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m CONFIG_ORDMA_DEB
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
 .PHONY: all modules modules_clean diag fw-build fw-check qemu provider lint \
-	vm-check vm-smoke check demo clean help install fuzz
+	vm-check vm-smoke vm-impair check demo clean help install fuzz
 
 all: modules diag fw-build
 
@@ -145,6 +147,12 @@ vm-check: diag
 	tools/vm/run-vm.sh $(if $(filter 1,$(VM_IOMMU)),--iommu) single || rc=1; \
 	tools/vm/run-vm.sh pair || rc=1; \
 	exit $$rc
+
+# RC traffic over cables that lose, reorder, duplicate and corrupt frames
+# (both directions); about 2 min, so not part of check.
+WIRE ?= loss=1%,reorder=0.5%,dup=0.5%,corrupt=0.5%,seed=12
+vm-impair: diag
+	tools/vm/run-vm.sh --wire $(WIRE) -T wire_impair single
 
 check:
 	@tools/check/run-check.sh

@@ -17,6 +17,7 @@
 #   -t SECS      hard timeout of each VM (default 900)
 #   -i, --iommu  add an Intel IOMMU (intel_iommu=on iommu.strict=1)
 #   -n, --no-udev  do not start udevd in the guest
+#   -w, --wire SPEC  impair every ORDMA NIC's cable on transmit (see below)
 #   -v           copy the serial console to stderr while running
 #   -V           the same, without the timestamp and VM name prefixes
 #
@@ -48,6 +49,19 @@
 #
 # VM_ORDMA_PROPS=LIST adds device properties to every ORDMA NIC (e.g.
 # VM_ORDMA_PROPS=poll-us=0 to measure the engine without polling).
+#
+# --wire SPEC, e.g. loss=1%,reorder=0.5%,dup=0.1%,corrupt=0.1%,delay=50,seed=7:
+# what each ORDMA NIC's cable does to the frames that NIC sends (the
+# device's wire-* properties, Documentation/ordma/hw-reference.rst):
+# loss, reorder, dup, corrupt are rates, P% or Nppm; delay is in µs;
+# seed (default 1) seeds NIC 1's generator, NIC 2 gets seed+1.  The
+# guest gets SPEC in ORDMA_WIRE; the faults each NIC injected are in
+# the output and in DIR/wire-faults.txt ("VM CABLE LOSS REORDER DUP
+# CORRUPT DELAY" lines).  The settings can be changed while the guest
+# runs with QMP/HMP qom-set on /machine/peripheral/wireN.
+#
+# VM_QMP_DIR=DIR gives each VM a QMP socket, DIR/<vm>.qmp (e.g. for
+# qom-set on the NICs' wire-* properties while the guest runs).
 # shellcheck disable=SC2054 # QEMU options contain commas
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -61,6 +75,7 @@ TIMEOUT=${VM_TIMEOUT:-900}
 IOMMU=0
 UDEV=1
 VERBOSE=0
+WIRE=
 usage() {
 	sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 	exit 2
@@ -73,6 +88,7 @@ while [ $# -gt 0 ]; do
 	-t) TIMEOUT=$2; shift 2 ;;
 	-i | --iommu) IOMMU=1; shift ;;
 	-n | --no-udev) UDEV=0; shift ;;
+	-w | --wire) WIRE=$2; shift 2 ;;
 	-v) VERBOSE=1; shift ;;
 	-V) VERBOSE=2; shift ;;
 	-h | --help) usage ;;
@@ -99,6 +115,47 @@ smoke)
 *) usage ;;
 esac
 TESTS=${TESTS:-$default_tests}
+
+# wire_rate VALUE: P% or Nppm as parts per million
+wire_rate() {
+	local v=$1
+	case $v in
+	*ppm) v=${v%ppm}; [[ $v =~ ^[0-9]+$ ]] || return 1; echo "$v" ;;
+	*%) v=${v%\%}; [[ $v =~ ^[0-9]+(\.[0-9]{1,4})?$ ]] || return 1
+		awk -v p="$v" 'BEGIN { printf "%d\n", p * 10000 + 0.5 }' ;;
+	*) return 1 ;;
+	esac
+}
+# wire_props SPEC SEED_OFFSET: SPEC as ordma properties (a comma list)
+wire_props() {
+	local item key val out= seed=1 ppm
+	local IFS=,
+	for item in $1; do
+		key=${item%%=*} val=${item#*=}
+		[ "$key" != "$item" ] && [ -n "$val" ] ||
+			vm_die "--wire: '$item' is not KEY=VALUE"
+		case $key in
+		loss | reorder | dup | corrupt)
+			ppm=$(wire_rate "$val") && [ "$ppm" -le 1000000 ] ||
+				vm_die "--wire: $key=$val: a rate is 0..100% or 0..1000000ppm"
+			out+=",wire-$key-ppm=$ppm" ;;
+		delay)
+			val=${val%us}
+			[[ $val =~ ^[0-9]+$ ]] && [ "$val" -le 1000000 ] ||
+				vm_die "--wire: delay=$val: microseconds, 0..1000000"
+			out+=",wire-delay-us=$val" ;;
+		seed)
+			[[ $val =~ ^[0-9]+$ ]] || vm_die "--wire: seed=$val: a number"
+			seed=$val ;;
+		*) vm_die "--wire: unknown impairment '$key' (loss, reorder, dup, corrupt, delay, seed)" ;;
+		esac
+	done
+	printf '%s,wire-seed=%s' "${out#,}" "$((seed + $2))"
+}
+if [ -n "$WIRE" ]; then
+	[ "$NIC_DEV" = ordma ] || vm_die "--wire needs ORDMA NICs (not the $TOPOLOGY topology)"
+	wire_props "$WIRE" 0 >/dev/null
+fi
 
 stamp=$(date +%Y%m%d-%H%M%S)
 suffix=$TOPOLOGY$([ "$IOMMU" = 1 ] && echo -iommu || true)
@@ -156,6 +213,7 @@ nic_args() {
 			cable="id=wire$i,cable-local=127.0.0.1:$lport,cable-peer=127.0.0.1:$pport"
 		fi
 		cable+=${VM_ORDMA_PROPS:+,$VM_ORDMA_PROPS}
+		[ -z "$WIRE" ] || cable+=,$(wire_props "$WIRE" $((i - 1)))
 		if [ "$i" = 1 ]; then
 			printf '%s\n' -device "ordma,$cable,mac=$mac,serial=ORDSN0001,bus=rp$slot"
 		else
@@ -207,6 +265,7 @@ boot_node() {
 		printf 'GUEST_CMD=%q\nGUEST_UDEV=%q\n' "$cmd" "$UDEV"
 		printf 'ORDMA_REPO=%q\nORDMA_RESULTS=/mnt/results\n' "$ORDMA_REPO"
 		printf 'ORDMA_NICS=%q\nORDMA_IOMMU=%q\n' "${expect[*]}" "$IOMMU"
+		printf 'ORDMA_WIRE=%q\n' "$WIRE"
 		printf 'ORDMA_DIAG=%q\nORDMA_PROVIDER_DIR=%q\n' "$diag" "$provider"
 		if [ "$TOPOLOGY" = pair ]; then
 			printf 'ORDMA_SYNC=/mnt/sync\nORDMA_PEER_ROLE=%s\n' "$([ "$role" = A ] && echo B || echo A)"
@@ -234,6 +293,8 @@ boot_node() {
 		args+=(-virtfs "local,path=$OUT/sync,mount_tag=sync,security_model=none,multidevs=remap")
 		append+=" ordma.sync=1"
 	fi
+	[ -z "${VM_QMP_DIR:-}" ] ||
+		args+=(-qmp "unix:$VM_QMP_DIR/$name.qmp,server=on,wait=off")
 	args+=("${nics[@]}" -append "$append")
 
 	local full=("$QEMU_BIN" "${datadirs[@]}" "${args[@]}")
@@ -355,6 +416,7 @@ ktap_set_plan "$KTAP_TESTNUM"
 	ktap_print_msg "kernel log problems:"$'\n'"$(sed 's/^# \{0,1\}//' "$OUT/kmsg-problems.txt")"
 [ -z "$early" ] || ktap_print_msg "$early; booted once more (first boot in $OUT/first-boot)"
 : >"$OUT/cable-drops.txt"
+: >"$OUT/wire-faults.txt"
 for n in "${NODES[@]}"; do
 	d=$OUT/$n
 	ktap_print_msg "$n: wall $(cat "$d/wall-seconds" 2>/dev/null)s, guest command started at uptime $(cat "$d/guest/cmd-start-uptime" 2>/dev/null)s"
@@ -363,6 +425,12 @@ for n in "${NODES[@]}"; do
 		"$d/qemu.log" 2>/dev/null | while read -r wire drops; do
 		echo "$n $wire $drops" >>"$OUT/cable-drops.txt"
 		ktap_print_msg "$n: cable $wire: $drops received frames dropped by the host"
+	done
+	# and what each port's wire impairments did to the frames it sent
+	sed -n 's/.*cable \([^:]*\): wire faults injected: \([0-9]*\) loss, \([0-9]*\) reorder, \([0-9]*\) dup, \([0-9]*\) corrupt, \([0-9]*\) delay.*/\1 \2 \3 \4 \5 \6/p' \
+		"$d/qemu.log" 2>/dev/null | while read -r wire loss reorder dup corrupt delay; do
+		echo "$n $wire $loss $reorder $dup $corrupt $delay" >>"$OUT/wire-faults.txt"
+		ktap_print_msg "$n: cable $wire: wire faults injected: $loss loss, $reorder reorder, $dup dup, $corrupt corrupt, $delay delay"
 	done
 done
 ktap_print_msg "$(awk -v a="$t_start" -v b="$(date +%s.%N)" 'BEGIN { printf "total %.1fs, output in '"$OUT"'\n", b - a }')"
