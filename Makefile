@@ -149,7 +149,7 @@ vm-check: diag
 	exit $$rc
 
 # RC traffic over cables that lose, reorder, duplicate and corrupt frames
-# (both directions); about 2 min, so not part of check.
+# (both directions); make check runs it with the default WIRE.
 WIRE ?= loss=1%,reorder=0.5%,dup=0.5%,corrupt=0.5%,seed=12
 vm-impair: diag
 	tools/vm/run-vm.sh --wire $(WIRE) -T wire_impair single

@@ -150,7 +150,7 @@ wire_props() {
 		*) vm_die "--wire: unknown impairment '$key' (loss, reorder, dup, corrupt, delay, seed)" ;;
 		esac
 	done
-	printf '%s,wire-seed=%s' "${out#,}" "$((seed + $2))"
+	printf '%swire-seed=%s' "${out#,}${out:+,}" "$((seed + $2))"
 }
 if [ -n "$WIRE" ]; then
 	[ "$NIC_DEV" = ordma ] || vm_die "--wire needs ORDMA NICs (not the $TOPOLOGY topology)"
