@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * ORDMA device model: the cable's impairments frame by frame (see
- * ordma-wire-frame.h).
+ * ordma-wire-frame.h).  Any guest process can make the port send any
+ * frame, so nothing here trusts a length field: every offset is checked
+ * against the frame before it is read.
  */
 
 /*
@@ -67,7 +69,7 @@ static uint16_t ordma_wire_get16(const uint8_t *p)
 
 bool ordma_wire_roce(const uint8_t *f, size_t len, size_t *udp, size_t *end)
 {
-    size_t l3 = ORDMA_ETH_HLEN, ihl, l4_len;
+    size_t l3 = ORDMA_ETH_HLEN, ihl, ip_end, u, l4_len;
     uint16_t type;
 
     if (len < ORDMA_ETH_HLEN) {
@@ -81,42 +83,51 @@ bool ordma_wire_roce(const uint8_t *f, size_t len, size_t *udp, size_t *end)
         type = ordma_wire_get16(f + 16);
         l3 += ORDMA_VLAN_HLEN;
     }
+    /* from here on len >= l3; bytes past ip_end are Ethernet padding */
     if (type == ORDMA_ETH_IPV4) {
-        if (len < l3 + ORDMA_IPV4_HLEN || f[l3] >> 4 != 4) {
+        if (len - l3 < ORDMA_IPV4_HLEN || f[l3] >> 4 != 4) {
             return false;
         }
         ihl = (f[l3] & 0xf) * 4;
-        if (ihl < ORDMA_IPV4_HLEN || f[l3 + 9] != ORDMA_IPPROTO_UDP ||
+        ip_end = l3 + ordma_wire_get16(f + l3 + 2);
+        if (ihl < ORDMA_IPV4_HLEN || ip_end < l3 + ihl || ip_end > len ||
+            f[l3 + 9] != ORDMA_IPPROTO_UDP ||
             (ordma_wire_get16(f + l3 + 6) & ORDMA_IPV4_FRAG)) {
             return false;
         }
-        *udp = l3 + ihl;
+        u = l3 + ihl;
     } else if (type == ORDMA_ETH_IPV6) {
-        if (len < l3 + ORDMA_IPV6_HLEN || f[l3] >> 4 != 6 ||
+        /* RoCEv2 has no IPv6 extension headers */
+        if (len - l3 < ORDMA_IPV6_HLEN || f[l3] >> 4 != 6 ||
             f[l3 + 6] != ORDMA_IPPROTO_UDP) {
             return false;
         }
-        *udp = l3 + ORDMA_IPV6_HLEN;
+        u = l3 + ORDMA_IPV6_HLEN;
+        ip_end = u + ordma_wire_get16(f + l3 + 4);
+        if (ip_end > len) {
+            return false;
+        }
     } else {
         return false;
     }
-    if (len < *udp + ORDMA_UDP_HLEN ||
-        ordma_wire_get16(f + *udp + 2) != ORDMA_ROCE_PORT) {
+    if (ip_end - u < ORDMA_UDP_HLEN ||
+        ordma_wire_get16(f + u + 2) != ORDMA_ROCE_PORT) {
         return false;
     }
-    l4_len = ordma_wire_get16(f + *udp + 4);
-    if (l4_len < ORDMA_UDP_HLEN + ORDMA_BTH_LEN + 1 ||
-        l4_len > len - *udp) {
+    l4_len = ordma_wire_get16(f + u + 4);
+    if (l4_len < ORDMA_UDP_HLEN + ORDMA_BTH_LEN + 1 || l4_len > ip_end - u) {
         return false;
     }
-    *end = *udp + l4_len;
+    *udp = u;
+    *end = u + l4_len;
     return true;
 }
 
 bool ordma_wire_corrupt(const uint8_t *frame, size_t len, uint64_t bit,
                         uint8_t *out)
 {
-    size_t udp, end, start, off, word;
+    size_t udp, end, start, off;
+    unsigned int shift;
     uint16_t csum, old, new;
     uint32_t sum;
 
@@ -129,14 +140,22 @@ bool ordma_wire_corrupt(const uint8_t *frame, size_t len, uint64_t bit,
     if (out != frame) {
         memcpy(out, frame, len);
     }
-    word = udp + ((off - udp) & ~(size_t)1);
-    old = ordma_wire_get16(out + word);
+
+    /*
+     * The checksum adds up 16-bit words from the UDP header on, and an
+     * odd-length datagram counts as padded with a zero byte (RFC 768).
+     * Only the flipped byte's half of its word changes: the other half,
+     * which may be that padding and not in the frame at all, adds the
+     * same to the old and the new word and stays out of the update.
+     */
+    shift = (off - udp) % 2 ? 0 : 8;
+    old = out[off] << shift;
     out[off] ^= 1 << (bit % 8);
-    new = ordma_wire_get16(out + word);
+    new = out[off] << shift;
 
     /* RFC 1624: HC' = ~(~HC + ~m + m'); zero means "none" in UDP */
     csum = ordma_wire_get16(out + udp + 6);
-    if (csum && word + 1 < end) {
+    if (csum) {
         sum = (uint16_t)~csum + (uint16_t)~old + new;
         sum = (sum & 0xffff) + (sum >> 16);
         sum = (sum & 0xffff) + (sum >> 16);

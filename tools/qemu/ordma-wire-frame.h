@@ -47,9 +47,9 @@ void ordma_wire_draw(uint64_t *rng, const OrdmaWireRates *rates,
                      OrdmaWireDraw *d);
 
 /*
- * A RoCEv2 frame (IPv4 or IPv6, UDP to 4791, at most one VLAN tag,
- * something after the BTH): the offsets of its UDP header and of the
- * datagram's end.
+ * A RoCEv2 frame (IPv4 or IPv6, UDP to 4791, at most one VLAN tag, the
+ * UDP datagram inside the IP packet inside the frame, something after
+ * the BTH): the offsets of its UDP header and of the datagram's end.
  */
 bool ordma_wire_roce(const uint8_t *f, size_t len, size_t *udp, size_t *end);
 
@@ -57,7 +57,7 @@ bool ordma_wire_roce(const uint8_t *f, size_t len, size_t *udp, size_t *end);
  * Writes to out (len bytes, which may be frame itself) the frame with
  * bit (modulo their number) of the bytes after the BTH flipped, and its
  * UDP checksum brought up to date.  False, out untouched, for a frame
- * that is not RoCEv2.
+ * that is not RoCEv2.  Reads and writes nothing outside [0, len).
  */
 bool ordma_wire_corrupt(const uint8_t *frame, size_t len, uint64_t bit,
                         uint8_t *out);
