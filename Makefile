@@ -10,6 +10,8 @@
 #   make demo       boot a VM with two ORDMA NICs and show them working
 #   make fuzz       the firmware's libFuzzer harnesses, FUZZ_TIME seconds
 #                   each (FUZZ=name for one; clang only)
+#   make qemu-unit  the device model's frame logic (the cable's
+#                   impairments) on the host, under ASan/UBSan
 #   make vm-impair  RDMA between two NICs over impaired cables
 #                   (WIRE=SPEC, see tools/vm/run-vm.sh --wire)
 #
@@ -40,7 +42,7 @@ VERBS_COUNTERS := $(BUILD)/bin/verbs_counters
 KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m CONFIG_ORDMA_DEBUG_RAW_CMD=y
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
-.PHONY: all modules modules_clean diag fw-build fw-check qemu provider lint \
+.PHONY: all modules modules_clean diag fw-build fw-check qemu qemu-unit provider lint \
 	vm-check vm-smoke vm-impair check demo clean help install fuzz
 
 all: modules diag fw-build
@@ -130,6 +132,32 @@ fuzz:
 # Prints the path of qemu-system-x86_64 with -device ordma on its last line.
 qemu:
 	tools/qemu/build-qemu.sh
+
+# What the cable's impairments do to a frame (tools/qemu/ordma-wire-frame.c)
+# is plain C: tested here without QEMU, under the sanitizers, TAP output.
+# Any guest process chooses the frames, so every frame the test hands
+# over is a heap block of its exact length.
+QEMU_UNIT := $(BUILD)/qemu-unit
+QEMU_UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Wshadow -Wundef \
+	-Wwrite-strings -Wmissing-prototypes -Wstrict-prototypes -Werror \
+	-fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+
+qemu-unit: $(QEMU_UNIT)/test-wire-frame
+	$<
+
+# Plain C11 and libc: no _GNU_SOURCE, no extension
+$(QEMU_UNIT)/ordma-wire-frame.o: tools/qemu/ordma-wire-frame.c \
+		tools/qemu/ordma-wire-frame.h
+	@mkdir -p $(dir $@)
+	$(CC) $(QEMU_UNIT_CFLAGS) -pedantic-errors -DORDMA_WIRE_FRAME_HOST \
+		-c $< -o $@
+
+$(QEMU_UNIT)/test-wire-frame: tools/qemu/tests/test-wire-frame.c \
+		$(QEMU_UNIT)/ordma-wire-frame.o tools/qemu/ordma-wire-frame.h \
+		tools/testing/ordma_test.c tools/testing/ordma_test.h
+	$(CC) $(QEMU_UNIT_CFLAGS) -D_GNU_SOURCE -Itools/qemu -Itools/testing \
+		-o $@ $(filter %.c %.o,$^)
 
 provider:
 	@if [ -x tools/provider/build.sh ]; then tools/provider/build.sh; \

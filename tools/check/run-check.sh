@@ -88,6 +88,8 @@ if [ -f firmware/Makefile ]; then
 else
 	skip_step fw-check "no firmware/Makefile yet"
 fi
+# The device model's frame logic (the cable's impairments), no QEMU needed
+step qemu-unit $MAKE qemu-unit
 step lint $MAKE lint
 if [ -f drivers/net/ethernet/ordma/Makefile ]; then
 	step modules modules_warnfree

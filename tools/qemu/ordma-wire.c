@@ -36,6 +36,10 @@
  * rdma statistic), the wire-injected-* properties to the host, and the
  * exit report to the log.
  *
+ * What happens to one frame (the draws, which frames are RoCEv2, the
+ * corruption) is ordma-wire-frame.c, which builds without QEMU and is
+ * unit-tested on the host (tools/qemu/tests/test-wire-frame.c).
+ *
  * Threads: frames are sent from inside the port's firmware (fw_lock
  * held), the delayed and held ones by the engine thread, which enters
  * the firmware for that.  The settings change under the BQL (qom-set).
@@ -56,22 +60,12 @@
 #include "ordma_fw.h"
 #include "ordma-pci.h"
 
-#define ORDMA_WIRE_PPM_MAX      1000000
 /* the longest delay: with 64 KiB messages at line rate a full line */
 #define ORDMA_WIRE_DELAY_MAX_US 1000000
 /* frames the delay line holds at most; more are lost (tx_failed) */
 #define ORDMA_WIRE_LINE_MAX     16384
 /* how long a reordered frame waits for a later one to overtake it */
 #define ORDMA_WIRE_HOLD_US      200
-
-#define ORDMA_ETH_HLEN          14
-#define ORDMA_ETH_VLAN          0x8100
-#define ORDMA_ETH_IPV4          0x0800
-#define ORDMA_ETH_IPV6          0x86dd
-#define ORDMA_UDP_HLEN          8
-#define ORDMA_ROCE_PORT         4791
-#define ORDMA_BTH_LEN           12
-#define ORDMA_IPPROTO_UDP       17
 
 static const char *const ordma_wire_fault_names[ORDMA_WIRE_FAULTS] = {
     [ORDMA_WIRE_FAULT_LOSS] = "loss",
@@ -81,27 +75,18 @@ static const char *const ordma_wire_fault_names[ORDMA_WIRE_FAULTS] = {
     [ORDMA_WIRE_FAULT_DELAY] = "delay",
 };
 
-/* splitmix64 (Steele, Lea, Flood 2014): small, fast, any seed will do */
-static uint64_t ordma_wire_rand(OrdmaWire *w)
+static bool ordma_wire_configured(OrdmaWire *w)
 {
-    uint64_t z = (w->rng += 0x9e3779b97f4a7c15ULL);
+    const OrdmaWireRates *r = &w->rates;
 
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-/* true with probability ppm / 10^6 */
-static bool ordma_wire_chance(uint64_t r, uint32_t ppm)
-{
-    return ((r >> 32) * ORDMA_WIRE_PPM_MAX >> 32) < ppm;
+    return r->loss_ppm || r->reorder_ppm || r->dup_ppm || r->corrupt_ppm ||
+           w->delay_us;
 }
 
 /* Under lock: anything to do for the frames sent? */
 static void ordma_wire_update_active(OrdmaWire *w)
 {
-    qatomic_set(&w->active, w->loss_ppm || w->reorder_ppm || w->dup_ppm ||
-                w->corrupt_ppm || w->delay_us || w->held ||
+    qatomic_set(&w->active, ordma_wire_configured(w) || w->held ||
                 !QSIMPLEQ_EMPTY(&w->line));
 }
 
@@ -112,108 +97,6 @@ static void ordma_wire_count(OrdmaState *s, enum ordma_wire_fault fault,
 
     qatomic_set(&w->faults[fault], w->faults[fault] + 1);
     trace_ordma_wire_fault(s->ident, ordma_wire_fault_names[fault], len);
-}
-
-/* ------------------------------------------------------------------ */
-/* Corruption                                                          */
-/* ------------------------------------------------------------------ */
-
-static uint16_t ordma_get16(const uint8_t *p)
-{
-    return p[0] << 8 | p[1];
-}
-
-/*
- * A RoCEv2 frame (IPv4 or IPv6, UDP to 4791, at most one VLAN tag):
- * the offset of its UDP header and the end of the UDP datagram.
- */
-static bool ordma_wire_roce(const uint8_t *f, size_t len, size_t *udp,
-                            size_t *end)
-{
-    size_t l3 = ORDMA_ETH_HLEN, ihl, l4_len;
-    uint16_t type;
-
-    if (len < ORDMA_ETH_HLEN) {
-        return false;
-    }
-    type = ordma_get16(f + 12);
-    if (type == ORDMA_ETH_VLAN) {
-        if (len < ORDMA_ETH_HLEN + 4) {
-            return false;
-        }
-        type = ordma_get16(f + 16);
-        l3 += 4;
-    }
-    if (type == ORDMA_ETH_IPV4) {
-        if (len < l3 + 20 || f[l3] >> 4 != 4) {
-            return false;
-        }
-        ihl = (f[l3] & 0xf) * 4;
-        if (ihl < 20 || f[l3 + 9] != ORDMA_IPPROTO_UDP ||
-            (ordma_get16(f + l3 + 6) & 0x3fff)) {
-            return false;
-        }
-        *udp = l3 + ihl;
-    } else if (type == ORDMA_ETH_IPV6) {
-        if (len < l3 + 40 || f[l3] >> 4 != 6 || f[l3 + 6] != ORDMA_IPPROTO_UDP) {
-            return false;
-        }
-        *udp = l3 + 40;
-    } else {
-        return false;
-    }
-    if (len < *udp + ORDMA_UDP_HLEN ||
-        ordma_get16(f + *udp + 2) != ORDMA_ROCE_PORT) {
-        return false;
-    }
-    l4_len = ordma_get16(f + *udp + 4);
-    if (l4_len < ORDMA_UDP_HLEN + ORDMA_BTH_LEN + 1 ||
-        l4_len > len - *udp) {
-        return false;
-    }
-    *end = *udp + l4_len;
-    return true;
-}
-
-/*
- * A copy of the frame with bit r (modulo their number) of the bytes
- * after the BTH flipped, or NULL for a frame that is not RoCEv2.  The
- * copy has the frame's length: corruption never lengthens a frame.
- */
-static uint8_t *ordma_wire_corrupt(const uint8_t *frame, size_t len,
-                                   uint64_t r)
-{
-    size_t udp, end, start, off, word;
-    uint16_t csum, old, new;
-    uint32_t sum;
-    uint8_t *c;
-
-    if (!ordma_wire_roce(frame, len, &udp, &end)) {
-        return NULL;
-    }
-    start = udp + ORDMA_UDP_HLEN + ORDMA_BTH_LEN;
-    r %= (uint64_t)(end - start) * 8;
-    off = start + r / 8;
-    c = g_memdup2(frame, len);
-    word = udp + ((off - udp) & ~(size_t)1);
-    old = ordma_get16(c + word);
-    c[off] ^= 1 << (r % 8);
-    new = ordma_get16(c + word);
-
-    /* RFC 1624: HC' = ~(~HC + ~m + m'); zero means "none" in UDP */
-    csum = ordma_get16(c + udp + 6);
-    if (csum && word + 1 < end) {
-        sum = (uint16_t)~csum + (uint16_t)~old + new;
-        sum = (sum & 0xffff) + (sum >> 16);
-        sum = (sum & 0xffff) + (sum >> 16);
-        csum = ~sum;
-        if (!csum) {
-            csum = 0xffff;
-        }
-        c[udp + 6] = csum >> 8;
-        c[udp + 7] = csum;
-    }
-    return c;
 }
 
 /* ------------------------------------------------------------------ */
@@ -297,38 +180,32 @@ void ordma_wire_send(OrdmaState *s, const void *frame, size_t len)
     g_autofree uint8_t *corrupted = NULL;
     OrdmaWireOut out = { 0 };
     OrdmaWireFrame *held = NULL;
-    uint64_t r_loss, r_corrupt, r_bit, r_dup, r_reorder;
+    OrdmaWireDraw d;
     unsigned int copies, i;
     bool wake = false;
 
     qemu_mutex_lock(&w->lock);
-    /* the same draws for every frame, whatever the settings */
-    r_loss = ordma_wire_rand(w);
-    r_corrupt = ordma_wire_rand(w);
-    r_bit = ordma_wire_rand(w);
-    r_dup = ordma_wire_rand(w);
-    r_reorder = ordma_wire_rand(w);
-
-    if (ordma_wire_chance(r_loss, w->loss_ppm)) {
+    ordma_wire_draw(&w->rng, &w->rates, &d);
+    if (d.loss) {
         ordma_wire_count(s, ORDMA_WIRE_FAULT_LOSS, len);
         goto unlock;
     }
-    if (ordma_wire_chance(r_corrupt, w->corrupt_ppm)) {
-        corrupted = ordma_wire_corrupt(frame, len, r_bit);
-        if (corrupted) {
+    if (d.corrupt) {
+        corrupted = g_malloc(len);
+        if (ordma_wire_corrupt(frame, len, d.bit, corrupted)) {
             ordma_wire_count(s, ORDMA_WIRE_FAULT_CORRUPT, len);
             frame = corrupted;
         }
     }
     copies = 1;
-    if (ordma_wire_chance(r_dup, w->dup_ppm)) {
+    if (d.dup) {
         ordma_wire_count(s, ORDMA_WIRE_FAULT_DUP, len);
         copies = 2;
     }
     /* one frame waits at a time; the one waiting follows this one */
     held = w->held;
     w->held = NULL;
-    if (!held && ordma_wire_chance(r_reorder, w->reorder_ppm)) {
+    if (!held && d.reorder) {
         w->held = ordma_wire_frame_new(frame, len);
         w->held_until = now + ORDMA_WIRE_HOLD_US * SCALE_US;
         copies--;
@@ -419,12 +296,6 @@ void ordma_wire_run(OrdmaState *s, int64_t now)
 /* Life cycle, counters                                                */
 /* ------------------------------------------------------------------ */
 
-static bool ordma_wire_configured(OrdmaWire *w)
-{
-    return w->loss_ppm || w->reorder_ppm || w->dup_ppm || w->corrupt_ppm ||
-           w->delay_us;
-}
-
 /* At realize, once the cable is open (or there is none) */
 bool ordma_wire_open(OrdmaState *s, Error **errp)
 {
@@ -508,14 +379,14 @@ typedef struct OrdmaWireProp {
 } OrdmaWireProp;
 
 static const OrdmaWireProp ordma_wire_props[] = {
-    { "wire-loss-ppm", offsetof(OrdmaWire, loss_ppm), ORDMA_WIRE_PPM_MAX,
-      "frames sent that are lost, in parts per million" },
-    { "wire-reorder-ppm", offsetof(OrdmaWire, reorder_ppm),
+    { "wire-loss-ppm", offsetof(OrdmaWire, rates.loss_ppm),
+      ORDMA_WIRE_PPM_MAX, "frames sent that are lost, in parts per million" },
+    { "wire-reorder-ppm", offsetof(OrdmaWire, rates.reorder_ppm),
       ORDMA_WIRE_PPM_MAX,
       "frames sent that are held back behind the next, in ppm" },
-    { "wire-dup-ppm", offsetof(OrdmaWire, dup_ppm), ORDMA_WIRE_PPM_MAX,
-      "frames sent that are sent twice, in ppm" },
-    { "wire-corrupt-ppm", offsetof(OrdmaWire, corrupt_ppm),
+    { "wire-dup-ppm", offsetof(OrdmaWire, rates.dup_ppm),
+      ORDMA_WIRE_PPM_MAX, "frames sent that are sent twice, in ppm" },
+    { "wire-corrupt-ppm", offsetof(OrdmaWire, rates.corrupt_ppm),
       ORDMA_WIRE_PPM_MAX,
       "RoCEv2 frames sent with one bit flipped (the ICRC catches it), "
       "in ppm" },

@@ -14,6 +14,8 @@
 
 #include <linux/ordma/ordma_hw.h>
 
+#include "ordma-wire-frame.h"
+
 typedef struct OrdmaWireFrame {
     QSIMPLEQ_ENTRY(OrdmaWireFrame) next;
     int64_t due_ns;                 /* delay line: when it leaves */
@@ -32,10 +34,7 @@ typedef struct OrdmaWire {
     bool active;                    /* settings or frames in hand (atomic) */
 
     /* settings: rates in parts per million of the frames sent */
-    uint32_t loss_ppm;
-    uint32_t reorder_ppm;
-    uint32_t dup_ppm;
-    uint32_t corrupt_ppm;
+    OrdmaWireRates rates;
     uint32_t delay_us;
     uint64_t seed;
 
