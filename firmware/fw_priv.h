@@ -238,7 +238,13 @@ struct ordma_fw {
 	struct fw_tp_stats tp;		/* transport engine counters */
 	struct fw_tp_timers *tp_timers;	/* QP deadlines (fw_transport.c) */
 	uint16_t tp_ip_id;		/* IPv4 identification of RoCE frames */
-	uint32_t tp_outstanding;	/* RC PSNs held, all QPs (fw_requester.c) */
+	/* RC PSNs in flight (fw_requester.c): all QPs, user QPs, per user
+	 * context (num_db_pages entries), user contexts holding any
+	 */
+	uint32_t tp_outstanding;
+	uint32_t tp_user_outstanding;
+	uint32_t *tp_ctx_held;
+	uint32_t tp_ctx_active;
 	bool db_error_event_sent;
 	uint64_t last_db_error_event_ns;
 

@@ -444,13 +444,15 @@ struct ordma_fw *ordma_fw_create(const struct ordma_hal_ops *ops, void *ctx,
 		return NULL;
 	fw->uctx_allocated = calloc(cfg->num_db_pages,
 				    sizeof(*fw->uctx_allocated));
+	fw->tp_ctx_held = calloc(cfg->num_db_pages, sizeof(*fw->tp_ctx_held));
 	fw->loopback.frames = calloc(FW_LOOPBACK_SLOTS,
 				     sizeof(*fw->loopback.frames));
-	if (!fw->uctx_allocated || !fw->loopback.frames || fw_verbs_create(fw) ||
-	    fw_qp_tables_create(fw) || fw_tp_create(fw)) {
+	if (!fw->uctx_allocated || !fw->tp_ctx_held || !fw->loopback.frames ||
+	    fw_verbs_create(fw) || fw_qp_tables_create(fw) || fw_tp_create(fw)) {
 		fw_qp_tables_destroy(fw);
 		fw_verbs_destroy(fw);
 		free(fw->loopback.frames);
+		free(fw->tp_ctx_held);
 		free(fw->uctx_allocated);
 		free(fw);
 		return NULL;
@@ -472,6 +474,7 @@ void ordma_fw_destroy(struct ordma_fw *fw)
 	fw_qp_tables_destroy(fw);
 	fw_verbs_destroy(fw);
 	free(fw->loopback.frames);
+	free(fw->tp_ctx_held);
 	free(fw->uctx_allocated);
 	free(fw);
 }

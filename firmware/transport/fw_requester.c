@@ -6,7 +6,9 @@
  * (npkts = packets of the message; for READ the response packets).  The
  * requester keeps at most FW_TP_WINDOW PSNs unacknowledged (fewer for a
  * while after a retransmission timeout) and at most
- * FW_TP_MAX_WQE WQEs started and not completed.  Retransmission is go-back-N:
+ * FW_TP_MAX_WQE WQEs started and not completed; packets wait for room in
+ * the device budget of PSNs in flight (fw_transport.h), shared fairly
+ * between user contexts and the kernel.  Retransmission is go-back-N:
  * the cursor (cur, cur_pkt) moves back to the WQE holding the PSN to resend
  * and every packet from there is built again from the device's copy of
  * the WQE.  The SQ is read once per WQE, when the WQE starts: the copy
@@ -737,6 +739,7 @@ static void fw_req_pkt_sent(struct ordma_fw *fw, struct fw_qp *qp,
 	struct fw_tp_req *r = &qp->req;
 
 	r->cur_pkt = last ? e->npkts : r->cur_pkt + 1;
+	r->sent_psn = fw_psn_add(e->first_psn, r->cur_pkt);
 	if (qp->type == ORDMA_QPT_UC) {
 		/* nothing comes back: sent is as far as UC goes */
 		r->una_psn = fw_psn_add(psn, 1);
@@ -756,13 +759,107 @@ static uint32_t fw_req_window(const struct fw_tp_req *r)
 	return r->window ? r->window : FW_TP_WINDOW;
 }
 
-/* Sends packet r->cur_pkt of e; false if the window is full. */
+/*
+ * What the device budget charges a requester whose packets so far end
+ * before sent: the PSNs from una_psn on, at most its window.  ACKs that
+ * overtook the cursor leave nothing.
+ */
+static uint32_t fw_req_charge_at(const struct fw_tp_req *r, uint32_t sent)
+{
+	uint32_t n = fw_psn_diff(sent, r->una_psn);
+	uint32_t window = fw_req_window(r);
+
+	if (n >= FW_TP_PSN_HALF)
+		return 0;
+	return n < window ? n : window;
+}
+
+/*
+ * The PSNs qp has in flight (fw_transport.h): a go-back moves sent_psn
+ * back with the cursor, and while an RNR timer runs the responder has
+ * discarded all of them.
+ */
+static uint32_t fw_req_in_flight(const struct fw_qp *qp)
+{
+	if (qp->type != ORDMA_QPT_RC || qp->req.rnr_deadline ||
+	    (qp->state != ORDMA_QPS_RTS && qp->state != ORDMA_QPS_SQD))
+		return 0;
+	return fw_req_charge_at(&qp->req, qp->req.sent_psn);
+}
+
+/*
+ * Keeps the device's, the users' and qp's context's totals the sum of
+ * what their RC requesters have in flight; a QP that leaves RTS/SQD
+ * gives its share back.
+ */
+void fw_tp_budget_sync(struct ordma_fw *fw, struct fw_qp *qp)
+{
+	struct fw_tp_req *r = &qp->req;
+	uint32_t held = fw_req_in_flight(qp);
+	uint32_t delta = held - r->budget_held;
+	uint32_t *ctx;
+
+	if (!delta)
+		return;
+	fw->tp_outstanding += delta;
+	r->budget_held = held;
+	if (qp->uctx == ORDMA_KERNEL_UCTX)
+		return;
+	ctx = &fw->tp_ctx_held[qp->uctx];
+	if (!*ctx)
+		fw->tp_ctx_active++;
+	fw->tp_user_outstanding += delta;
+	*ctx += delta;
+	if (!*ctx)
+		fw->tp_ctx_active--;
+}
+
+/*
+ * May qp put more PSNs in flight on top of what it holds, as far as the
+ * device's budget, the users' part of it and the fair share of qp's
+ * context go?
+ */
+static bool fw_req_budget_fits(const struct ordma_fw *fw,
+			       const struct fw_qp *qp, uint32_t more)
+{
+	uint32_t held, active;
+
+	if (fw->tp_outstanding + more > FW_TP_DEVICE_OUTSTANDING)
+		return false;
+	if (qp->uctx == ORDMA_KERNEL_UCTX)
+		return true;
+	if (fw->tp_user_outstanding + more > FW_TP_USER_OUTSTANDING)
+		return false;
+	held = fw->tp_ctx_held[qp->uctx];
+	active = fw->tp_ctx_active + !held;
+	return held + more <= FW_TP_CTX_OUTSTANDING &&
+	       held + more <= FW_TP_USER_OUTSTANDING / active;
+}
+
+/*
+ * The budget holds qp back.  The ACK its last packet asked for wakes it;
+ * without one (the share of its context shrank, or others took the room
+ * after it last sent) the responder may hold back the ACK of what is in
+ * flight for up to FW_TP_ACK_EVERY packets, so a timer tries again.
+ */
+static void fw_req_budget_wait(struct ordma_fw *fw, struct fw_qp *qp)
+{
+	struct fw_tp_req *r = &qp->req;
+
+	if (!r->since_ack_req)
+		return;
+	r->pace_deadline = fw_now(fw) + FW_TP_BUDGET_RETRY_NS;
+	fw_tp_arm(fw, qp, r->pace_deadline);
+}
+
+/* Sends packet r->cur_pkt of e; false if the window or budget is full. */
 static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 			    struct fw_tp_swqe *e)
 {
 	struct fw_tp_req *r = &qp->req;
 	uint32_t psn = fw_psn_add(e->first_psn, r->cur_pkt);
 	uint32_t inflight = fw_psn_diff(psn, r->una_psn);
+	uint32_t pkts, charge, more = 0;
 	struct fw_tp_payload pl;
 	struct fw_roce_hdrs h;
 	uint8_t status;
@@ -770,7 +867,27 @@ static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 
 	if (inflight && inflight >= fw_req_window(r))
 		return false;
+	if (qp->type == ORDMA_QPT_RC) {
+		/* a READ request asks for all of its remaining responses */
+		pkts = e->opcode == ORDMA_WQE_RDMA_READ ? e->npkts :
+							   r->cur_pkt + 1;
+		charge = fw_req_charge_at(r, fw_psn_add(e->first_psn, pkts));
+		more = charge > r->budget_held ? charge - r->budget_held : 0;
+		/* with nothing in flight a QP may always send one packet */
+		if (r->budget_held && !fw_req_budget_fits(fw, qp, more)) {
+			fw_req_budget_wait(fw, qp);
+			return false;
+		}
+	}
 	last = fw_req_build_pkt(fw, qp, e, psn, &h, &pl);
+	/*
+	 * If the budget will hold the QP back after this packet, only its
+	 * ACK lets the QP go on: ask for it now rather than at the next
+	 * AckReq it would have sent.
+	 */
+	if (qp->type == ORDMA_QPT_RC && !h.ack_req &&
+	    !fw_req_budget_fits(fw, qp, more + 1))
+		h.ack_req = true;
 	/* a frame the port did not take is lost like one on the wire */
 	if (fw_tp_send(fw, qp, &qp->attr.av, &h, &pl, &status) &&
 	    status != ORDMA_CQE_SUCCESS) {
@@ -778,33 +895,8 @@ static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 		return false;
 	}
 	fw_req_pkt_sent(fw, qp, e, psn, h.ack_req, last);
+	fw_tp_budget_sync(fw, qp);
 	return true;
-}
-
-/*
- * Keeps fw->tp_outstanding the sum over RC requesters of the PSNs they
- * started and have not seen acknowledged; a QP that leaves RTS/SQD
- * gives its share back.
- */
-void fw_tp_budget_sync(struct ordma_fw *fw, struct fw_qp *qp)
-{
-	struct fw_tp_req *r = &qp->req;
-	uint32_t held = 0;
-
-	if (qp->type == ORDMA_QPT_RC &&
-	    (qp->state == ORDMA_QPS_RTS || qp->state == ORDMA_QPS_SQD))
-		held = fw_psn_diff(qp->next_psn, r->una_psn);
-	fw->tp_outstanding += held - r->budget_held;
-	r->budget_held = held;
-}
-
-/* May the next WQE start, as far as the device-wide budget goes? */
-static bool fw_req_budget_allows(const struct ordma_fw *fw,
-				 const struct fw_qp *qp)
-{
-	return qp->type != ORDMA_QPT_RC ||
-	       fw->tp_outstanding < FW_TP_DEVICE_OUTSTANDING ||
-	       qp->next_psn == qp->req.una_psn;
 }
 
 /* Sends and starts what state, window, slots and timers allow. */
@@ -821,10 +913,8 @@ static void fw_req_pump(struct ordma_fw *fw, struct fw_qp *qp)
 							 r->error_index))
 			break;
 		if (r->cur == sq->next) {
-			if (!fw_req_budget_allows(fw, qp) ||
-			    !fw_req_start(fw, qp))
+			if (!fw_req_start(fw, qp))
 				break;
-			fw_tp_budget_sync(fw, qp);
 			continue;
 		}
 		e = fw_req_entry(qp, r->cur);
@@ -857,6 +947,9 @@ void fw_req_progress(struct ordma_fw *fw, struct fw_qp *qp)
 	fw_tp_budget_sync(fw, qp);
 	if (qp->state != ORDMA_QPS_RTS && qp->state != ORDMA_QPS_SQD)
 		return;
+	/* an RC QP waits on pace_deadline only to retry the budget: now */
+	if (qp->type == ORDMA_QPT_RC)
+		qp->req.pace_deadline = 0;
 	/*
 	 * Completing frees started-WQE slots; posted WQEs that waited for
 	 * one start now rather than on some later event (UD sends and
@@ -911,6 +1004,8 @@ static void fw_req_go_back(struct ordma_fw *fw, struct fw_qp *qp,
 		return;
 	r->cur = e->index;
 	r->cur_pkt = fw_psn_diff(psn, e->first_psn);
+	/* what was sent from psn on is lost or discarded: not in flight */
+	r->sent_psn = psn;
 	r->since_ack_req = 0;
 	qp->counters.retransmits++;
 	fw->tp.retransmits++;
@@ -936,6 +1031,7 @@ static void fw_req_cursor_to_una(struct fw_qp *qp)
 		return;
 	r->cur = e->index;
 	r->cur_pkt = pkt;
+	r->sent_psn = r->una_psn;
 }
 
 static void fw_req_progressed(struct ordma_fw *fw, struct fw_qp *qp)

@@ -64,6 +64,10 @@ void fw_tp_reset(struct ordma_fw *fw)
 	t->count = 0;
 	memset(t->slot, 0, sizeof(t->slot));
 	fw->tp_outstanding = 0;
+	fw->tp_user_outstanding = 0;
+	fw->tp_ctx_active = 0;
+	memset(fw->tp_ctx_held, 0,
+	       fw->cfg.num_db_pages * sizeof(*fw->tp_ctx_held));
 }
 
 uint64_t fw_tp_timer_qp_visits(const struct ordma_fw *fw)
@@ -250,6 +254,7 @@ void fw_tp_qp_to_rts(struct fw_qp *qp)
 
 	memset(r, 0, sizeof(*r));
 	r->una_psn = qp->next_psn & FW_ROCE_PSN_MASK;
+	r->sent_psn = r->una_psn;
 	r->cur = qp->sq.next;
 	r->retry_left = qp->attr.retry_cnt;
 	r->rnr_left = qp->attr.rnr_retry;

@@ -64,17 +64,41 @@ _Static_assert(FW_TP_ACK_EVERY <= FW_TP_WINDOW / 4,
  */
 #define FW_TP_WINDOW_MIN		FW_TP_ACK_EVERY
 /*
- * PSNs all RC requesters of the device together may have started and not
- * yet seen acknowledged before a QP that already has some outstanding
- * waits to start its next WQE.  One QP still gets its full window; many
- * QPs share this, so that what the receiving port must buffer does not
- * grow with the number of QPs sending at once.  A QP with nothing
- * outstanding may always start one WQE: every waiting QP has an ACK on
- * its way that lets it go on.
+ * PSNs in flight that all RC requesters of the device together may have,
+ * so that what the receiving port must buffer does not grow with the
+ * number of QPs sending at once.  A QP is charged for what it sent since
+ * its last go-back and has not seen acknowledged, at most its window
+ * (a READ request for as many PSNs as responses it asks for), and for
+ * nothing while it waits for an RNR timer: what it sent before a NAK or
+ * a timeout was lost or discarded.  The budget holds back packets, not
+ * WQE starts.  A QP with nothing in flight may always send one packet,
+ * so every QP that waits has an acknowledgement on its way that lets it
+ * go on: it asks for one (AckReq) on the last packet the budget lets it
+ * send, or tries again after FW_TP_BUDGET_RETRY_NS if others took the
+ * room after it sent.
  */
 #define FW_TP_DEVICE_OUTSTANDING	1024
-_Static_assert(FW_TP_DEVICE_OUTSTANDING >= 2 * FW_TP_WINDOW,
-	       "one QP is never held back by the device budget");
+/*
+ * Kernel QPs (the storage and file system initiators and targets) keep
+ * this much of it: user QPs together hold at most the rest.
+ */
+#define FW_TP_KERNEL_SHARE		256
+#define FW_TP_USER_OUTSTANDING		\
+	(FW_TP_DEVICE_OUTSTANDING - FW_TP_KERNEL_SHARE)
+/*
+ * One user context may hold at most FW_TP_CTX_OUTSTANDING, and at most
+ * FW_TP_USER_OUTSTANDING / n, n the user contexts with PSNs in flight
+ * (itself included): however many QPs a process drives, and however its
+ * peers answer them, it cannot take more than its share while others
+ * send, and the kernel keeps a full window beside any one process.
+ */
+#define FW_TP_CTX_OUTSTANDING		FW_TP_WINDOW
+/* A QP the budget holds back with no ACK asked for tries again after */
+#define FW_TP_BUDGET_RETRY_NS		10000ULL
+_Static_assert(FW_TP_USER_OUTSTANDING >= FW_TP_CTX_OUTSTANDING,
+	       "one user QP alone is never held back by the device budget");
+_Static_assert(FW_TP_DEVICE_OUTSTANDING - FW_TP_CTX_OUTSTANDING >=
+	       FW_TP_WINDOW, "nor a kernel QP beside one process");
 /*
  * Responder READ/atomic resources (replay cache for duplicates): as many
  * as other RoCE devices offer (rxe: 128), since perftest and others ask
@@ -145,6 +169,7 @@ struct fw_tp_req {
 	uint32_t cur_pkt;	/* next packet of it */
 	uint32_t since_ack_req;
 	uint32_t window;	/* PSNs it may have out; 0: FW_TP_WINDOW */
+	uint32_t sent_psn;	/* after the last packet sent (since a go-back) */
 	uint32_t budget_held;	/* its share of fw->tp_outstanding */
 	uint8_t retry_left;
 	uint8_t rnr_left;
@@ -152,7 +177,8 @@ struct fw_tp_req {
 	uint32_t error_index;	/* ... the SQ index of the failed WQE */
 	uint64_t rexmit_deadline;	/* 0: not armed */
 	uint64_t rnr_deadline;		/* 0: not waiting for an RNR timer */
-	uint64_t pace_deadline;		/* UC: next burst; 0: may send now */
+	/* UC: next burst, RC: budget retry; 0: may send now */
+	uint64_t pace_deadline;
 };
 
 /* A READ, atomic, FLUSH or ATOMIC WRITE the responder executed */
