@@ -7,9 +7,11 @@
  * port, a clock and one timer), so the same code runs inside the QEMU
  * device model and inside host unit tests and fuzzers.
  *
- * Concurrency: every entry point must be called with the caller's device
- * lock held (QEMU: the BQL); the firmware never calls back into the HAL
- * from another thread.
+ * Concurrency: every entry point must be called with the caller's lock
+ * for this device held (QEMU: the device's fw_lock, see
+ * tools/qemu/ordma-pci.h); the firmware never calls back into the HAL
+ * from another thread, and HAL calls must not wait for anything that a
+ * thread waiting for that lock may hold.
  */
 #ifndef ORDMA_FW_H
 #define ORDMA_FW_H

@@ -28,11 +28,15 @@
  * The frames a port sends may be impaired on the way (loss, reordering,
  * duplication, corruption, delay: ordma-wire.c); the engine sends the
  * ones the wire held back when they are due.
+ *
+ * The engine's place among the device's threads and locks is in the
+ * table at the top of ordma-pci.h.
  */
 
 #include "qemu/osdep.h"
 #include "qemu/error-report.h"
 #include "qemu/main-loop.h"
+#include "qemu/rcu.h"
 #include "qemu/sockets.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
@@ -65,10 +69,13 @@
 #define ORDMA_CABLE_FRAME_MAX   (ORDMA_ETH_MAX_MTU + 64)
 /*
  * Socket buffers: what the peer may have in flight while this side is
- * busy.  The firmware bounds that (one QP's window, 512 packets, or 1024
- * packets device-wide plus one message per QP); at MTU 4096 and 64 KiB
- * messages on 256 QPs that is about 20 MiB, with the kernel's overhead
- * per datagram on top.
+ * busy.  The peer's firmware bounds its request packets in flight to
+ * 1024 plus one per sending RC QP (at most 2046), twice that for the
+ * round trip after a go-back (packets sent before it may still be on
+ * the wire): 4092 packets, 16 MiB at MTU 4096, about 36 MiB with the
+ * kernel's overhead per datagram.  READ responses are paced by the
+ * responder, not bounded by that budget (Documentation/ordma/
+ * hw-reference.rst, "PSNs in flight").
  */
 #define ORDMA_CABLE_SOCKBUF     (64 * 1024 * 1024)
 
@@ -252,6 +259,9 @@ static void ordma_cable_local_send(OrdmaState *s, const void *frame,
     memcpy(f->data, frame, len);
     QSIMPLEQ_INSERT_TAIL(&p->cable.inbox, f, next);
     qatomic_set(&p->cable.inbox_len, p->cable.inbox_len + 1);
+    if (p->cable.inbox_len > p->cable.inbox_peak) {
+        p->cable.inbox_peak = p->cable.inbox_len;
+    }
     qemu_mutex_unlock(&p->cable.inbox_lock);
     ordma_cable_local_kick(p);
 }
@@ -285,28 +295,19 @@ void ordma_cable_inbox_run(OrdmaState *s)
     }
 }
 
-/*
- * After the firmware was left: raise its MSI-X vectors, or have the
- * engine raise them when this thread must not wait for the BQL; wake
- * the engine for an inbox backlog.
- */
-void ordma_cable_left(OrdmaState *s, uint64_t vectors, bool nested)
+/* After the firmware was left: wake the engine for an inbox backlog. */
+void ordma_cable_left(OrdmaState *s)
 {
     OrdmaCable *c = &s->cable;
-    bool wake = false;
+    bool wake;
 
-    if (vectors && nested) {
-        qatomic_or(&c->msix_deferred, vectors);
-        wake = true;
-    } else if (vectors) {
-        ordma_raise_vectors(s, vectors);
+    if (c->kind != ORDMA_CABLE_LOCAL || qatomic_read(&c->dead)) {
+        return;
     }
-    if (c->kind == ORDMA_CABLE_LOCAL) {
-        /* a sender that found the firmware busy counted on this check */
-        qemu_mutex_lock(&c->inbox_lock);
-        wake |= c->inbox_len != 0;
-        qemu_mutex_unlock(&c->inbox_lock);
-    }
+    /* a sender that found the firmware busy counted on this check */
+    qemu_mutex_lock(&c->inbox_lock);
+    wake = c->inbox_len != 0;
+    qemu_mutex_unlock(&c->inbox_lock);
     if (wake) {
         event_notifier_set(&c->wake);
     }
@@ -315,7 +316,7 @@ void ordma_cable_left(OrdmaState *s, uint64_t vectors, bool nested)
 /* From inside the port's firmware: a frame as it leaves the port */
 void ordma_cable_send(OrdmaState *s, const void *frame, size_t len)
 {
-    if (!ordma_link_up(s)) {
+    if (!ordma_link_up(s) || s->cable.dead) {
         return;
     }
     if (qatomic_read(&s->cable.wire.active)) {
@@ -348,6 +349,9 @@ void ordma_cable_xmit(OrdmaState *s, const void *frame, size_t len)
 /* Anything that may have made the firmware ready for frames again */
 void ordma_cable_kick(OrdmaState *s)
 {
+    if (qatomic_read(&s->cable.dead)) {
+        return;
+    }
     if (qatomic_read(&s->cable.rx_stalled)) {
         qatomic_set(&s->cable.rx_stalled, false);
         event_notifier_set(&s->cable.wake);
@@ -457,6 +461,8 @@ static bool ordma_cable_deliver(OrdmaState *s)
     return true;
 }
 
+static void ordma_cable_shutdown(OrdmaState *s);
+
 /* Sleeps until a kick, a frame, or the wire's next deadline */
 static void ordma_cable_sleep(OrdmaState *s, int64_t deadline)
 {
@@ -525,16 +531,14 @@ static void *ordma_cable_engine(void *opaque)
     OrdmaState *s = opaque;
     int64_t busy_until = 0;
 
+    /* it reads and writes guest memory: FlatViews must outlive that */
+    rcu_register_thread();
     ordma_cable_engine_priority(s);
 
     while (!qatomic_read(&s->cable.stop)) {
-        uint64_t vectors = qatomic_xchg(&s->cable.msix_deferred, 0);
         int64_t wire_next = ordma_cable_wire_due(s);
         bool worked = false;
 
-        if (vectors) {
-            ordma_raise_vectors(s, vectors);
-        }
         if (s->cable.kind == ORDMA_CABLE_LOCAL) {
             if (qatomic_read(&s->cable.inbox_len) &&
                 ordma_fw_enter(s, "cable inbox")) {
@@ -558,15 +562,20 @@ static void *ordma_cable_engine(void *opaque)
         }
         ordma_cable_sleep(s, wire_next);
     }
+    rcu_unregister_thread();
     return NULL;
 }
 
-/* QEMU exits without unrealizing devices: stop the engine and report */
+/*
+ * QEMU exits without unrealizing devices, and vCPUs may still be running
+ * (exit() on an error path): stop the engine and report, but leave every
+ * lock and buffer in place for them.
+ */
 static void ordma_cable_exit_notify(Notifier *notifier, void *data)
 {
     OrdmaState *s = container_of(notifier, OrdmaState, cable.exit_notifier);
 
-    ordma_cable_close(s);
+    ordma_cable_shutdown(s);
 }
 
 /* Both ends name each other; resolved once every device exists */
@@ -667,19 +676,27 @@ void ordma_cable_drops(OrdmaState *s, uint64_t *tx, uint64_t *rx)
     OrdmaCable *c = &s->cable;
 
     *tx = qatomic_read(&c->tx_failed);
-    if (c->kind == ORDMA_CABLE_UDP) {
+    if (c->dead) {
+        *rx = 0;
+    } else if (c->kind == ORDMA_CABLE_UDP) {
         *rx = MAX(ordma_cable_host_drops(c->fd), 0);
     } else {
         *rx = qatomic_read(&c->rx_inbox_full);
     }
 }
 
-void ordma_cable_close(OrdmaState *s)
+/*
+ * Stops the engine and takes the cable out of use; reports what it lost.
+ * The engine never waits for the BQL, so it is joined here with the BQL
+ * held (device_del, quit).  Frames leave only from inside the firmware:
+ * once fw_lock was taken with the cable dead, no thread sends on it.
+ */
+static void ordma_cable_shutdown(OrdmaState *s)
 {
     OrdmaCable *c = &s->cable;
     DeviceState *dev = DEVICE(s);
 
-    if (!ordma_has_cable(s)) {
+    if (!ordma_has_cable(s) || c->dead) {
         return;
     }
     if (c->kind == ORDMA_CABLE_LOCAL) {
@@ -695,17 +712,39 @@ void ordma_cable_close(OrdmaState *s)
         qemu_thread_join(&c->engine);
         c->running = false;
     }
-
     ordma_wire_report(s, dev->id ? dev->id : s->ident);
-    ordma_wire_close(s);
     /* run-vm.sh reads this line: keep its shape */
     info_report("cable %s: %" PRId64 " received datagrams dropped by the "
                 "host; %" PRIu64 " not sent, %" PRIu64 " from others, %"
                 PRIu64 " too long, %" PRIu64 " while the link was down",
                 dev->id ? dev->id : s->ident,
                 c->kind == ORDMA_CABLE_UDP ? ordma_cable_host_drops(c->fd) :
-                (int64_t)c->rx_inbox_full,
-                c->tx_failed, c->rx_foreign, c->rx_oversize, c->rx_link_down);
+                (int64_t)qatomic_read(&c->rx_inbox_full),
+                qatomic_read(&c->tx_failed), c->rx_foreign, c->rx_oversize,
+                c->rx_link_down);
+    if (c->kind == ORDMA_CABLE_LOCAL) {
+        info_report("cable %s: at most %u received frames waited for the "
+                    "port", dev->id ? dev->id : s->ident, c->inbox_peak);
+    }
+    /* a realize that failed has no firmware lock yet */
+    if (s->fw) {
+        qemu_mutex_lock(&s->fw_lock);
+        qatomic_set(&c->dead, true);
+        qemu_mutex_unlock(&s->fw_lock);
+    } else {
+        qatomic_set(&c->dead, true);
+    }
+}
+
+void ordma_cable_close(OrdmaState *s)
+{
+    OrdmaCable *c = &s->cable;
+
+    if (!ordma_has_cable(s)) {
+        return;
+    }
+    ordma_cable_shutdown(s);
+    ordma_wire_close(s);
     event_notifier_cleanup(&c->wake);
     if (c->kind == ORDMA_CABLE_UDP) {
         close(c->fd);
@@ -714,6 +753,7 @@ void ordma_cable_close(OrdmaState *s)
     }
     c->fd = -1;
     c->kind = ORDMA_CABLE_NONE;
+    c->dead = false;
     g_free(c->rx_buf);
     c->rx_buf = NULL;
     g_free(c->rx_len);

@@ -11,15 +11,9 @@
  * and gives the firmware its HAL: bus-master DMA (through the IOMMU when
  * there is one), MSI-X, frame transmit, a clock and one timer.
  *
- * Threads: the firmware runs under the device's fw_lock, entered from a
- * vCPU (MMIO to these BARs, with the BQL), from the main loop (timer,
- * netdev frames, link changes, reset; with the BQL) and, when the port
- * has its own cable, from the device's engine thread (frames off the
- * cable; without the BQL, see ordma-cable.c).  Lock order is BQL, then
- * fw_lock.  Whoever holds fw_lock never waits for the BQL: device DMA
- * reaches guest RAM only (no MMIO dispatch), MSI-X messages are sent
- * after fw_lock is dropped, and frames leave through a datagram socket
- * or, on a netdev, only from a thread that holds the BQL already.
+ * Threads: the firmware runs under the device's fw_lock, entered from
+ * vCPUs, the main loop and the port's engine thread; ordma-pci.h has the
+ * table of threads and locks and what must never wait for what.
  *
  * Re-entrancy: the firmware is not re-entrant, yet its own actions can
  * loop back into this device on the same thread (a transmitted frame that
@@ -139,17 +133,12 @@ bool ordma_fw_try_enter(OrdmaState *s)
 }
 
 /*
- * MSI-X messages are memory writes that QEMU dispatches under the BQL;
- * they go out once the firmware is left, so fw_lock is never held while
- * waiting for the BQL.
+ * MSI-X messages are memory writes that QEMU dispatches under the BQL.
+ * Only a thread that holds it already raises them here.
  */
 void ordma_raise_vectors(OrdmaState *s, uint64_t vectors)
 {
-    bool locked = qemu_mutex_iothread_locked();
-
-    if (!locked) {
-        qemu_mutex_lock_iothread();
-    }
+    assert(qemu_mutex_iothread_locked());
     while (vectors) {
         unsigned int vector = ctz64(vectors);
 
@@ -158,9 +147,44 @@ void ordma_raise_vectors(OrdmaState *s, uint64_t vectors)
         /* Masked or disabled vectors only set their pending bit. */
         msix_notify(PCI_DEVICE(s), vector);
     }
-    if (!locked) {
-        qemu_mutex_unlock_iothread();
+}
+
+static void ordma_msix_bh(void *opaque)
+{
+    OrdmaState *s = opaque;
+    uint64_t vectors = qatomic_xchg(&s->msix_async, 0);
+
+    if (vectors) {
+        ordma_raise_vectors(s, vectors);
     }
+}
+
+/*
+ * Vectors the firmware raised, from a thread that has left it.  A thread
+ * without the BQL never waits for it: the engine must go on draining the
+ * cable while a vCPU or the main loop holds the BQL (and may be waiting
+ * for fw_lock, or for the engine to be joined).  It takes the BQL if it
+ * is free and it holds no firmware lock, else the main loop raises the
+ * vectors from a bottom half.
+ */
+void ordma_signal_vectors(OrdmaState *s, uint64_t vectors)
+{
+    if (!vectors) {
+        return;
+    }
+    if (qemu_mutex_iothread_locked()) {
+        ordma_raise_vectors(s, vectors);
+        return;
+    }
+    if (!ordma_fw_depth && qemu_mutex_iothread_trylock()) {
+        /* vectors deferred earlier go first */
+        ordma_raise_vectors(s, qatomic_xchg(&s->msix_async, 0) | vectors);
+        qemu_mutex_unlock_iothread();
+        return;
+    }
+    trace_ordma_msix_deferred(s->ident, vectors);
+    qatomic_or(&s->msix_async, vectors);
+    qemu_bh_schedule(s->msix_bh);
 }
 
 /*
@@ -199,16 +223,9 @@ void ordma_fw_leave(OrdmaState *s)
     if (rx_deferred) {
         qemu_bh_schedule(s->rx_flush_bh);
     }
+    ordma_signal_vectors(s, vectors);
     if (ordma_has_cable(s)) {
-        /*
-         * Still inside another device's firmware (this one was entered
-         * by a frame across a cable in memory) and without the BQL: the
-         * MSI-X messages must not wait for it here.
-         */
-        ordma_cable_left(s, vectors,
-                         ordma_fw_depth && !qemu_mutex_iothread_locked());
-    } else if (vectors) {
-        ordma_raise_vectors(s, vectors);
+        ordma_cable_left(s);
     }
 }
 
@@ -741,6 +758,8 @@ static void ordma_realize(PCIDevice *pdev, Error **errp)
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ordma_timer_cb, s);
     s->rx_flush_bh = qemu_bh_new_guarded(ordma_rx_flush_bh, s,
                                          &dev->mem_reentrancy_guard);
+    s->msix_bh = qemu_bh_new_guarded(ordma_msix_bh, s,
+                                     &dev->mem_reentrancy_guard);
 
     if (!ordma_cable_open(s, errp)) {
         goto err_cable;
@@ -766,6 +785,7 @@ err_fw:
     ordma_cable_close(s);
     qemu_mutex_destroy(&s->fw_lock);
 err_cable:
+    qemu_bh_delete(s->msix_bh);
     qemu_bh_delete(s->rx_flush_bh);
     timer_free(s->timer);
     msix_unuse_all_vectors(pdev);
@@ -787,6 +807,8 @@ static void ordma_exit(PCIDevice *pdev)
     s->timer = NULL;
     qemu_bh_delete(s->rx_flush_bh);
     s->rx_flush_bh = NULL;
+    qemu_bh_delete(s->msix_bh);
+    s->msix_bh = NULL;
     ordma_fw_destroy(s->fw);
     s->fw = NULL;
     qemu_mutex_destroy(&s->fw_lock);

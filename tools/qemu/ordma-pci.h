@@ -2,6 +2,51 @@
 /*
  * ORDMA device model: state shared by the PCIe function (ordma-pci.c) and
  * the port's cable with its engine thread (ordma-cable.c).
+ *
+ * Threads and locks: this block is the one description; the files of the
+ * device model and the driver guide point here.
+ *
+ * Threads that run a device's firmware (each only under its fw_lock):
+ *   vCPU       MMIO to BAR0/BAR2, with the BQL; a doorbell spins up to
+ *              db-spin-us for fw_lock before it sleeps on it.
+ *   main loop  with the BQL: the timer, -netdev frames and link changes,
+ *              reset, qom-set, msix_bh, rx_flush_bh, and device_del or
+ *              quit, which join the engine.
+ *   engine     one per port with its own cable (ordma-cable.c), without
+ *              the BQL: frames off the cable, the wire's frames when due,
+ *              an inbox backlog.  An RCU reader (it registers itself),
+ *              since the firmware's DMA works on guest memory.
+ *   any thread inside port A's firmware that sends over a cable in memory
+ *              runs port B's firmware too, if B's fw_lock is free.
+ *
+ * Locks, in the order they may be taken:
+ *   BQL                 QEMU's: MSI-X (msix_notify), timers, the net
+ *                       layer, QOM properties.
+ *   fw_lock             per device: struct ordma_fw and every HAL call
+ *                       the firmware makes, msix_pending, the *_deferred,
+ *                       *_pending and rx_* fields below, the cable's
+ *                       rx_held frames, the cable's dead flag.
+ *   another device's    taken only with a trylock by a thread that holds
+ *   fw_lock             one already (cables in memory), so two devices
+ *                       sending to each other cannot deadlock.
+ *   cable.inbox_lock    the inbox, inbox_len, inbox_peak; a leaf.
+ *   cable.wire.lock     the impairments' settings, generator and frames
+ *                       in hand (ordma-wire.h); a leaf, dropped before a
+ *                       frame leaves.
+ * Without a lock (atomics): msix_async, cable.rx_stalled, cable.stop,
+ * cable.link_up, cable.local_peer, the cable's and wire's counters.
+ *
+ * What must never wait for what:
+ *   - A holder of fw_lock never waits for the BQL: DMA reaches RAM only
+ *     (never MMIO), MSI-X messages are sent after fw_lock is dropped, and
+ *     frames leave by a datagram socket or, on a -netdev port, only from
+ *     threads that hold the BQL already.
+ *   - The engine never waits for the BQL, so it can be joined by a thread
+ *     that holds it: it raises MSI-X itself only if a trylock takes the
+ *     BQL, else msix_bh raises them from the main loop.
+ *   - No thread waits for another device's fw_lock while holding one.
+ *   - Frames leave only from inside the firmware: once the cable was
+ *     marked dead under fw_lock, no thread sends on it.
  */
 #ifndef HW_NET_ORDMA_PCI_H
 #define HW_NET_ORDMA_PCI_H
@@ -49,7 +94,7 @@ typedef struct OrdmaCable {
     QemuMutex inbox_lock;
     QSIMPLEQ_HEAD(, OrdmaInboxFrame) inbox;
     unsigned int inbox_len;
-    uint64_t msix_deferred;         /* vectors the engine is to raise */
+    unsigned int inbox_peak;        /* the longest inbox_len, for the report */
 
     QemuThread engine;
     Notifier exit_notifier;
@@ -58,6 +103,7 @@ typedef struct OrdmaCable {
     bool stop;
     bool rx_stalled;                /* firmware not ready: socket left unread */
     bool link_up;                   /* the "link" property */
+    bool dead;                      /* shut down: nothing is sent on it */
 
     uint8_t *rx_buf;                /* ORDMA_CABLE_BATCH frame buffers */
     unsigned int rx_held;           /* frames read but not yet delivered */
@@ -88,15 +134,12 @@ struct OrdmaState {
     struct ordma_fw *fw;
     char *ident;            /* device name used in log messages */
 
-    /*
-     * The firmware runs in one thread at a time, under fw_lock.  Taken
-     * after the BQL where both are held, never the other way round: a
-     * holder of fw_lock never waits for the BQL (DMA reaches RAM only,
-     * interrupts are raised after fw_lock is dropped).
-     */
+    /* The firmware runs in one thread at a time: see the top of the file */
     QemuMutex fw_lock;
     uintptr_t fw_owner;     /* the thread inside the firmware, or 0 */
     uint64_t msix_pending;  /* vectors to raise once fw_lock is dropped */
+    uint64_t msix_async;    /* vectors msix_bh raises (atomic) */
+    QEMUBH *msix_bh;
 
     /* Work deferred while the firmware is entered on the same thread */
     bool rx_deferred;       /* a frame was refused: nested entry */
@@ -123,6 +166,7 @@ bool ordma_fw_enter(OrdmaState *s, const char *what);
 bool ordma_fw_try_enter(OrdmaState *s);
 void ordma_fw_leave(OrdmaState *s);
 void ordma_raise_vectors(OrdmaState *s, uint64_t vectors);
+void ordma_signal_vectors(OrdmaState *s, uint64_t vectors);
 bool ordma_link_up(OrdmaState *s);
 
 bool ordma_cable_open(OrdmaState *s, Error **errp);
@@ -132,7 +176,7 @@ void ordma_cable_send(OrdmaState *s, const void *frame, size_t len);
 void ordma_cable_kick(OrdmaState *s);
 void ordma_cable_drops(OrdmaState *s, uint64_t *tx, uint64_t *rx);
 void ordma_cable_inbox_run(OrdmaState *s);
-void ordma_cable_left(OrdmaState *s, uint64_t vectors, bool nested);
+void ordma_cable_left(OrdmaState *s);
 
 static inline bool ordma_has_cable(OrdmaState *s)
 {

@@ -40,13 +40,12 @@
  * corruption) is ordma-wire-frame.c, which builds without QEMU and is
  * unit-tested on the host (tools/qemu/tests/test-wire-frame.c).
  *
- * Threads: frames are sent from inside the port's firmware (fw_lock
- * held), the delayed and held ones by the engine thread, which enters
- * the firmware for that.  The settings change under the BQL (qom-set).
- * wire.lock covers the settings, the generator and the frames in hand;
- * it is taken last and dropped before any frame leaves, because a frame
- * sent over a cable in memory may run the peer's firmware and, through
- * it, this port's again.
+ * Threads (the table is in ordma-pci.h): frames are sent from inside the
+ * port's firmware, the delayed and held ones by the engine thread, which
+ * enters the firmware for that; the settings change under the BQL
+ * (qom-set).  wire.lock is a leaf, dropped before any frame leaves,
+ * because a frame sent over a cable in memory may run the peer's
+ * firmware and, through it, this port's again.
  */
 
 #include "qemu/osdep.h"

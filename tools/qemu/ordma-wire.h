@@ -25,8 +25,9 @@ typedef struct OrdmaWireFrame {
 
 /*
  * The settings are QOM properties (wire-*), set on the command line or
- * with qom-set while the guest runs.  Lock order: BQL, fw_lock, lock;
- * whoever holds lock waits for nothing else and sends no frame.
+ * with qom-set while the guest runs.  lock is a leaf (the lock table is
+ * in ordma-pci.h): whoever holds it waits for nothing else and sends no
+ * frame.
  */
 typedef struct OrdmaWire {
     QemuMutex lock;                 /* everything below, once ready */
