@@ -25,6 +25,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zlib
 
@@ -683,6 +684,129 @@ def run_engine_sched(qemu):
             res.returncode != 0 and why in res.stderr, res.stderr.strip())
 
 
+class EthRx:
+    """An RX ring of 64 descriptors on f with its completion EQ armed."""
+
+    LOG = 6
+
+    def __init__(self, f, ring=RINGS + 0xa000, eq=RINGS + 0xb000,
+                 bufs=FRAMES + 0x40000):
+        self.f, self.qt, self.ring, self.eq, self.bufs = f, f.qt, ring, eq, bufs
+        self.qt.memw(ring, bytes(4096))
+        self.qt.memw(eq, bytes(4096))
+        status, _, out = f.command(CMD_CREATE_EQ, struct.pack('<QBBHI', eq, 4,
+                                   EQ_TYPE_COMP, 1, 0))
+        self.eqn = struct.unpack_from('<I', out)[0] if status == 0 else 0
+        status2, _, out = f.command(CMD_CREATE_ETH_RING, struct.pack(
+            '<QBBHI', ring, self.LOG, ETH_RING_RX, 0, self.eqn))
+        self.rxq = struct.unpack_from('<I', out)[0] if status2 == 0 else 0
+        self.pi = 0
+        self.ok = status == 0 and status2 == 0 and port_up(f)
+
+    def post(self):
+        """Fills the ring with fresh buffers and arms the EQ."""
+        depth = 1 << self.LOG
+        for slot in range(depth):
+            self.qt.memw(self.ring + 16 * slot, struct.pack(
+                '<QII', self.bufs + slot * 0x800, 2048, 0))
+        self.pi += depth
+        self.f.doorbell(0, DB_ETH_PI, self.rxq, self.pi & 0xffff)
+        self.f.doorbell(0, DB_ETH_ARM, self.rxq, 0, arm=True)
+        self.f.doorbell(0, DB_EQ, self.eqn, 0, arm=True)
+
+    def frame_in(self, frame):
+        """True once some descriptor holds frame, completed without error."""
+        for slot in range(1 << self.LOG):
+            flags = struct.unpack_from('<I', self.qt.mem(self.ring + 16 * slot + 8, 4))[0]
+            if (flags == DESC_DONE | len(frame) and
+                    self.qt.mem(self.bufs + slot * 0x800, len(frame)) == frame):
+                return True
+        return False
+
+
+def run_engine_flood(qemu):
+    """The cable's peer (this test) floods the port while the memory map
+    changes under the engine thread: Bus Master Enable off and on, VT-d
+    translation on (every DMA faults) and off.  QEMU stays up, the device
+    works again after a reset, and QEMU quits while frames still arrive
+    (the engine is joined with the BQL held: it must never wait for it)."""
+    vtd, root_table = 0xfed90000, 0x700000
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as peer:
+        peer.bind(('127.0.0.1', 0))
+        (port,) = free_udp_ports(1)
+        log = tempfile.TemporaryFile(mode='w+')
+        qt = QTest(qemu, [
+            '-device', 'intel-iommu',
+            '-device', 'ordma,addr=04.0,id=nic0,mac=52:54:00:4f:52:02,'
+                       'cable-local=127.0.0.1:%d,cable-peer=127.0.0.1:%d'
+                       % (port, peer.getsockname()[1])], stderr=log)
+        stop = threading.Event()
+        sent = [0]
+
+        def flood():
+            frame = eth_frame(7)
+            while not stop.is_set():
+                for _ in range(64):
+                    try:
+                        peer.sendto(frame, ('127.0.0.1', port))
+                        sent[0] += 1
+                    except OSError:
+                        pass
+                # pacing, so that the machine's other core is not taken
+                time.sleep(0.0005)
+
+        flooder = threading.Thread(target=flood, daemon=True)
+        try:
+            a = Function(qt, 4, 0xe0000000, 1 << 20)
+            a.map()
+            a.msix_setup(8)
+            a.enable()
+            rx = EthRx(a)
+            rx.post()
+            tap('engine: RX ring and EQ up', rx.ok)
+            flooder.start()
+            qt.memw(root_table, bytes(4096))
+            qt.wr(8, vtd + 0x20, root_table)
+            qt.wr(4, vtd + 0x18, 1 << 30)          # GCMD.SRTP
+            for _ in range(25):
+                a.cfg(0x04, 2, 0x2)                # bus master off
+                rx.post()
+                a.cfg(0x04, 2, 0x6)
+                qt.wr(4, vtd + 0x18, 1 << 31)      # translation on: DMA faults
+                rx.post()
+                qt.wr(4, vtd + 0x18, 0)            # and off
+                rx.post()
+            tap('engine: 75 memory map changes under a flood of %d frames, QEMU '
+                'answers' % sent[0], a.reg(REG_VERSION) != 0xffffffff)
+            tap('engine: the IOMMU recorded DMA faults', qt.rd(4, vtd + 0x34) & 0x2)
+            # whatever the faults did, a reset brings the device back
+            a.reg(REG_CTRL, CTRL_RESET)
+            a.enable()
+            status, _, _ = a.command(CMD_QUERY_FW)
+            tap('engine: after a reset the admin queue works', status == 0, status)
+            rx = EthRx(a)
+            rx.post()
+            tap('engine: and the flood reaches the RX ring again',
+                rx.ok and wait_for(lambda: rx.frame_in(eth_frame(7))))
+            qt.hmp('quit')
+            try:
+                rc = qt.proc.wait(timeout=REPLY_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                rc = None
+            log.seek(0)
+            report = [l for l in log.read().splitlines() if 'cable nic0:' in l]
+            tap('engine: quit while the peer floods: QEMU exits and reports the cable',
+                rc == 0 and report, (rc, report))
+        except (TimeoutError, RuntimeError) as err:
+            tap('engine: device model answers under a flood', False, err)
+        finally:
+            stop.set()
+            if flooder.is_alive():
+                flooder.join()
+            qt.close()
+            log.close()
+
+
 # ---------------------------------------------------------------- wire
 # The cable's impairments (tools/qemu/ordma-wire.c): properties checked,
 # faults counted, the same seed giving the same faults, corruption caught
@@ -1022,7 +1146,7 @@ def main():
         print('1..0 # SKIP no QEMU with the ORDMA device')
         return 4
     for part in (run, run_iommu, run_cable, run_cable_local, run_cable_oversize,
-                 run_engine_sched, run_wire_props, run_wire_udp, run_wire_icrc):
+                 run_engine_sched, run_engine_flood, run_wire_props, run_wire_udp, run_wire_icrc):
         try:
             part(qemu)
         except RuntimeError as err:
