@@ -803,14 +803,15 @@ static void ordma_exit(PCIDevice *pdev)
         qemu_del_nic(s->nic);
         s->nic = NULL;
     }
+    /* the firmware stops its timers through the HAL: the timer must live */
+    ordma_fw_destroy(s->fw);
+    s->fw = NULL;
     timer_free(s->timer);
     s->timer = NULL;
     qemu_bh_delete(s->rx_flush_bh);
     s->rx_flush_bh = NULL;
     qemu_bh_delete(s->msix_bh);
     s->msix_bh = NULL;
-    ordma_fw_destroy(s->fw);
-    s->fw = NULL;
     qemu_mutex_destroy(&s->fw_lock);
     msix_unuse_all_vectors(pdev);
     msix_uninit_exclusive_bar(pdev);
