@@ -364,3 +364,121 @@ TEST(test_dma_fault_cq_ring)
 	CHECK(still_ready(b));
 	env_close(&e);
 }
+
+/* ------------------------------------------------------------------ */
+/* Receive WQEs                                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A receive WQE that cannot be read is taken and fails as a malformed
+ * one: LOC_QP_OP_ERR, NAK Remote Operational, QP_REQ_ERR; never an RNR
+ * NAK, which would repeat for as long as the WQE stays unreadable.
+ */
+static void rq_fault(bool srq)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	uint64_t slot0;
+
+	default_cfg(&c);
+	c.srq_b = srq;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	if (srq) {
+		post_srq(b, MR1_ADDR, 256);
+		post_srq(b, MR1_ADDR + 256, 256);
+		slot0 = DRV_WQ_ADDR(QP_AREA + 1);
+	} else {
+		post_recv(b, MR1_ADDR, 256);
+		slot0 = DRV_WQ_ADDR(wq_area(b)) + 0x8000;
+	}
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR + 0x1000, 64, a->key1);
+	fault(b, slot0, 16);
+	post(a, &w);
+	pump(&e);
+	no_fault(b);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_REM_OP_ERR, 0, 0);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_LOC_QP_OP_ERR, 0, 0);
+	no_cqe(b, false);
+	CHECK_EQ(fwqp(b)->counters.rnr_naks_sent, 0);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_ERR);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_ERR);
+	CHECK(has_event(b, ORDMA_EQE_QP_REQ_ERR, b->qpn));
+	/* the SRQ gave that WQE away; the next one stays for other QPs */
+	if (srq)
+		CHECK_EQ(fw_srq_lookup(b->d.fw, b->srqn)->wq.ci, 1);
+	CHECK(still_ready(b));
+	env_close(&e);
+}
+
+TEST(test_dma_fault_rq_wqe)
+{
+	rq_fault(false);
+}
+
+TEST(test_dma_fault_srq_wqe)
+{
+	rq_fault(true);
+}
+
+/* UD: the WQE completes with LOC_QP_OP_ERR, the QP stays in RTS */
+TEST(test_dma_fault_ud_rq_wqe)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	uint32_t ah;
+
+	default_cfg(&c);
+	c.type = ORDMA_QPT_UD;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	REQUIRE_EQ(create_ah(a, b, &ah), OK);
+	post_recv(b, MR1_ADDR, 40 + 1024);
+	post_recv(b, MR1_ADDR + 0x1000, 40 + 1024);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR + 0x2000, 100, a->key1);
+	w.ah = ah;
+	w.remote_qpn = b->qpn;
+	w.remote_qkey = 0x1234;
+	fault(b, DRV_WQ_ADDR(wq_area(b)) + 0x8000, 16);
+	post(a, &w);
+	pump(&e);
+	no_fault(b);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_LOC_QP_OP_ERR, 0, 0);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_RTS);
+	post(a, &w);
+	pump(&e);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, 140, 1);
+	env_close(&e);
+}
+
+/* UC: as a malformed WQE, LOC_QP_OP_ERR and the QP to ERR, nothing sent */
+TEST(test_dma_fault_uc_rq_wqe)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	uc_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	post_recv(b, MR1_ADDR, 256);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR + 0x1000, 64, a->key1);
+	fault(b, DRV_WQ_ADDR(wq_area(b)) + 0x8000, 16);
+	post(a, &w);
+	pump(&e);
+	no_fault(b);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 64, 0);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_LOC_QP_OP_ERR, 0, 0);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_ERR);
+	CHECK(has_event(b, ORDMA_EQE_QP_REQ_ERR, b->qpn));
+	CHECK_EQ(e.l[1].sent, 0);
+	env_close(&e);
+}
