@@ -482,3 +482,30 @@ TEST(test_dma_fault_uc_rq_wqe)
 	CHECK_EQ(e.l[1].sent, 0);
 	env_close(&e);
 }
+
+/* RDMA WRITE with immediate uses nothing of its receive WQE: it completes */
+TEST(test_dma_fault_rq_wqe_write_imm)
+{
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	post_recv(b, MR1_ADDR, 256);
+	wr_init(&w, ORDMA_WQE_RDMA_WRITE_IMM, MR1_ADDR + 0x1000, 64, a->key1);
+	w.remote_addr = MR1_ADDR + 0x2000;
+	w.rkey = b->key1;
+	fault(b, DRV_WQ_ADDR(wq_area(b)) + 0x8000, 16);
+	post(a, &w);
+	pump(&e);
+	no_fault(b);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS, 64, 0);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV_RDMA_IMM, ORDMA_CQE_SUCCESS, 64,
+		   0);
+	CHECK_EQ(qp_state(b), ORDMA_QPS_RTS);
+	env_close(&e);
+}
