@@ -365,17 +365,20 @@ int fw_qp_recv_take(struct ordma_fw *fw, struct fw_qp *qp, void *wqe,
 		    size_t len, uint32_t *wqe_idx)
 {
 	struct fw_wq *rq = &qp->rq;
+	int unreadable;
 
 	if (qp->srqn != ORDMA_NO_SRQ) {
 		struct fw_srq *srq = fw_srq_lookup(fw, qp->srqn);
 
 		return srq ? fw_srq_take(fw, srq, wqe, len, wqe_idx) : -1;
 	}
-	if (!fw_wq_pending(rq) || fw_wq_read_wqe(fw, rq, rq->next, wqe, len))
+	if (!fw_wq_pending(rq))
 		return -1;
+	/* taken even if unreadable: the QP fails it rather than RNR for ever */
+	unreadable = fw_wq_read_wqe(fw, rq, rq->next, wqe, len) ? 1 : 0;
 	*wqe_idx = fw_wq_slot(rq, rq->next);
 	rq->next++;
-	return 0;
+	return unreadable;
 }
 
 void fw_qp_rq_completed(struct fw_qp *qp)

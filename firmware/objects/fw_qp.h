@@ -279,7 +279,8 @@ void fw_qp_sq_drained(struct ordma_fw *fw, struct fw_qp *qp);
  * (rq.next advances; the WQE is completed later through fw_qp_complete
  * and fw_qp_rq_completed) or from its SRQ (consumed at once; may post the
  * SRQ_LIMIT event).  Copies up to len bytes of the WQE and gives the CQE
- * wqe_idx.  Returns 0, or -1 if none is posted or it cannot be read.
+ * wqe_idx.  Returns 0, -1 if none is posted, or 1 if it was taken but
+ * could not be read (DMA failure): the caller must not use the copy.
  */
 int fw_qp_recv_take(struct ordma_fw *fw, struct fw_qp *qp, void *wqe,
 		    size_t len, uint32_t *wqe_idx);

@@ -56,9 +56,12 @@ int fw_srq_take(struct ordma_fw *fw, struct fw_srq *srq, void *wqe,
 		size_t len, uint32_t *wqe_idx)
 {
 	struct fw_wq *wq = &srq->wq;
+	int unreadable;
 
-	if (!fw_wq_pending(wq) || fw_wq_read_wqe(fw, wq, wq->next, wqe, len))
+	if (!fw_wq_pending(wq))
 		return -1;
+	/* taken even if unreadable: the QP fails it rather than RNR for ever */
+	unreadable = fw_wq_read_wqe(fw, wq, wq->next, wqe, len) ? 1 : 0;
 	*wqe_idx = fw_wq_slot(wq, wq->next);
 	wq->next++;
 	wq->ci = wq->next;
@@ -67,7 +70,7 @@ int fw_srq_take(struct ordma_fw *fw, struct fw_srq *srq, void *wqe,
 		srq->limit = 0;
 		fw_async_event(fw, ORDMA_EQE_SRQ_LIMIT, srq->srqn, 0, 0);
 	}
-	return 0;
+	return unreadable;
 }
 
 const char *fw_srq_doorbell(struct ordma_fw *fw, uint32_t page,

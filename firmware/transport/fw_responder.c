@@ -55,11 +55,16 @@ static size_t fw_resp_recv_wqe_size(struct ordma_fw *fw, struct fw_qp *qp)
 static bool fw_resp_take_recv(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	struct fw_tp_resp *r = &qp->resp;
+	int rc;
 
 	memset(r->recv_wqe, 0, sizeof(r->recv_wqe));
-	if (fw_qp_recv_take(fw, qp, r->recv_wqe, sizeof(r->recv_wqe),
-			    &r->recv_idx))
+	rc = fw_qp_recv_take(fw, qp, r->recv_wqe, sizeof(r->recv_wqe),
+			     &r->recv_idx);
+	if (rc < 0)
 		return false;
+	/* one that could not be read fails as a malformed WQE does */
+	if (rc > 0)
+		fw_resp_wqe(qp)->hdr.num_sge = cpu_to_le32(UINT32_MAX);
 	r->recv_valid = true;
 	r->recv_off = 0;
 	return true;

@@ -680,6 +680,35 @@ TEST(test_rx_bad_descriptors)
 	drv_close(&e.d);
 }
 
+/* A buffer the IOMMU refuses: the frame is dropped, the slot given up,
+ * the next buffer receives.
+ */
+TEST(test_rx_buffer_dma_fault)
+{
+	struct ordma_port_stats s;
+	uint8_t frame[64];
+	struct eth_env e;
+	size_t len;
+
+	REQUIRE(eth_setup(&e));
+	len = unicast_frame(&e.d, frame, 46);
+	drv_rx_post(&e.d, &e.rx, 2, 2048);
+	e.d.hal.fail_lo = DRV_FRAME_ADDR(e.rx.area, 0);
+	e.d.hal.fail_hi = e.d.hal.fail_lo + 1;
+	ordma_fw_rx_frame(e.d.fw, frame, len);
+	e.d.hal.fail_lo = e.d.hal.fail_hi = 0;
+	CHECK_EQ(drv_desc_flags(&e.d, &e.rx, 0),
+		 ORDMA_ETH_DESC_ERR | ORDMA_ETH_DESC_DONE);
+	s = stats(&e.d);
+	CHECK_EQ(s.rx_frames, 0);
+	CHECK_EQ(s.rx_drop_no_buf, 0);
+	ordma_fw_rx_frame(e.d.fw, frame, len);
+	CHECK_EQ(drv_desc_flags(&e.d, &e.rx, 1), len | ORDMA_ETH_DESC_DONE);
+	CHECK_EQ(stats(&e.d).rx_frames, 1);
+	CHECK_EQ(drv_rd(&e.d, ORDMA_REG_STATUS), ORDMA_STATUS_READY);
+	drv_close(&e.d);
+}
+
 /* ------------------------------------------------------------------ */
 /* RoCE steering                                                       */
 /* ------------------------------------------------------------------ */
