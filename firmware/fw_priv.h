@@ -129,6 +129,8 @@ struct fw_port_stats {
 	uint64_t roce_rx_frames;
 	uint64_t roce_rx_drop;
 	uint64_t roce_tx_frames;
+	uint64_t pause_rx;
+	uint64_t roce_tx_pause_holds;
 	/* what the wire had lost when the counters were last reset */
 	uint64_t wire_tx_drop_base;
 	uint64_t wire_rx_drop_base;
@@ -188,6 +190,8 @@ struct fw_port {
 	bool admin_up;
 	bool link_up;
 	uint8_t rx_mode;
+	/* IEEE 802.3x PAUSE: the partner asked for no data until then */
+	uint64_t pause_until_ns;	/* 0: not paused */
 };
 
 /* BAR0 registers as the driver last wrote them */
@@ -349,6 +353,8 @@ void fw_eth_reset(struct ordma_fw *fw);
 uint32_t fw_port_active_ib_mtu(const struct ordma_fw *fw);
 /* Port admin up and link up: frames may be sent and received */
 bool fw_port_is_active(const struct ordma_fw *fw);
+/* The end of a PAUSE the link partner asked for, or 0 if none is on. */
+uint64_t fw_port_paused_until(struct ordma_fw *fw);
 /* Puts one frame of the RoCE engine on the wire (counted); false if the
  * port is down or the frame is above the MTU (counted as drops).
  */

@@ -202,6 +202,8 @@ uint8_t fw_cmd_query_stats(struct ordma_fw *fw, struct fw_cmd *c)
 	out.roce_rx_frames = cpu_to_le64(s->roce_rx_frames);
 	out.roce_rx_drop = cpu_to_le64(s->roce_rx_drop);
 	out.roce_tx_frames = cpu_to_le64(s->roce_tx_frames);
+	out.pause_rx = cpu_to_le64(s->pause_rx);
+	out.roce_tx_pause_holds = cpu_to_le64(s->roce_tx_pause_holds);
 	out.roce_acks_sent = cpu_to_le64(tp->acks_sent);
 	out.roce_naks_sent = cpu_to_le64(tp->naks_sent);
 	out.roce_retransmits = cpu_to_le64(tp->retransmits);
@@ -760,6 +762,53 @@ static void fw_rx_deliver(struct ordma_fw *fw, const uint8_t *frame,
 	fw_rx_consume(fw, ring, (uint32_t)len | ORDMA_ETH_DESC_DONE);
 }
 
+/*
+ * IEEE 802.3 MAC Control (Annex 31B): frames of EtherType 0x8808 are the
+ * MAC's own and never reach the host.  PAUSE (opcode 1, to the reserved
+ * multicast address or the port's own) stops the port's RoCE data for
+ * its pause_time in quanta of 512 bit times at the port speed, replacing
+ * any PAUSE before it; 0 ends it.  Other opcodes (PFC among them) are
+ * not supported and are dropped.
+ */
+#define FW_ETH_P_MAC_CONTROL		0x8808
+#define FW_MAC_CONTROL_PAUSE		0x0001
+#define FW_PAUSE_QUANTUM_BITS		512
+
+static const uint8_t fw_pause_dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+
+static bool fw_rx_mac_control(struct ordma_fw *fw, const uint8_t *frame,
+			      size_t len)
+{
+	uint64_t speed = fw->cfg.speed_mbps ? fw->cfg.speed_mbps : 1;
+	uint16_t quanta;
+
+	if (len < FW_ROCE_ETH_HLEN ||
+	    fw_get_be16(frame + 12) != FW_ETH_P_MAC_CONTROL)
+		return false;
+	if (len < FW_ROCE_ETH_HLEN + 4 ||
+	    fw_get_be16(frame + FW_ROCE_ETH_HLEN) != FW_MAC_CONTROL_PAUSE ||
+	    (memcmp(frame, fw_pause_dst, 6) &&
+	     memcmp(frame, fw->port.mac, 6))) {
+		fw->stats.rx_drop_filter++;
+		return true;
+	}
+	fw->stats.pause_rx++;
+	quanta = fw_get_be16(frame + FW_ROCE_ETH_HLEN + 2);
+	/* bits / (Mbit/s) = microseconds */
+	fw->port.pause_until_ns = quanta ?
+		fw_now(fw) + (uint64_t)quanta * FW_PAUSE_QUANTUM_BITS * 1000 /
+			     speed : 0;
+	fw_tp_pause_changed(fw);
+	return true;
+}
+
+uint64_t fw_port_paused_until(struct ordma_fw *fw)
+{
+	if (fw->port.pause_until_ns && fw_now(fw) >= fw->port.pause_until_ns)
+		fw->port.pause_until_ns = 0;
+	return fw->port.pause_until_ns;
+}
+
 void ordma_fw_rx_frame(struct ordma_fw *fw, const void *data, size_t len)
 {
 	const uint8_t *frame = data;
@@ -770,6 +819,8 @@ void ordma_fw_rx_frame(struct ordma_fw *fw, const void *data, size_t len)
 		fw->stats.rx_drop_link_down++;
 		return;
 	}
+	if (fw_rx_mac_control(fw, frame, len))
+		return;
 	if (len < FW_ROCE_ETH_HLEN || !fw_rx_filter_accepts(fw, frame)) {
 		fw->stats.rx_drop_filter++;
 		return;
@@ -806,6 +857,7 @@ void fw_eth_reset(struct ordma_fw *fw)
 	fw->port.mtu = ORDMA_ETH_DEFAULT_MTU;
 	fw->port.admin_up = false;
 	fw->port.rx_mode = 0;
+	fw->port.pause_until_ns = 0;
 }
 
 /* QUERY_RESOURCES */

@@ -861,12 +861,21 @@ static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 	uint32_t inflight = fw_psn_diff(psn, r->una_psn);
 	uint32_t pkts, charge, more = 0;
 	struct fw_tp_payload pl;
+	uint64_t until;
 	struct fw_roce_hdrs h;
 	uint8_t status;
 	bool last;
 
 	if (inflight && inflight >= fw_req_window(r))
 		return false;
+	/* the link partner asked for a pause (fw_transport.h) */
+	until = fw_tp_pause_hold(fw);
+	if (until) {
+		r->pause_held = true;
+		r->pace_deadline = until;
+		fw_tp_arm(fw, qp, until);
+		return false;
+	}
 	if (qp->type == ORDMA_QPT_RC) {
 		/* a READ request asks for all of its remaining responses */
 		pkts = e->opcode == ORDMA_WQE_RDMA_READ ? e->npkts :
@@ -947,8 +956,11 @@ void fw_req_progress(struct ordma_fw *fw, struct fw_qp *qp)
 	fw_tp_budget_sync(fw, qp);
 	if (qp->state != ORDMA_QPS_RTS && qp->state != ORDMA_QPS_SQD)
 		return;
-	/* an RC QP waits on pace_deadline only to retry the budget: now */
-	if (qp->type == ORDMA_QPT_RC)
+	/*
+	 * An RC QP waits on pace_deadline only to retry the budget (now)
+	 * or for the end of a PAUSE.
+	 */
+	if (qp->type == ORDMA_QPT_RC && !qp->req.pause_held)
 		qp->req.pace_deadline = 0;
 	/*
 	 * Completing frees started-WQE slots; posted WQEs that waited for
@@ -1306,10 +1318,12 @@ void fw_req_timer(struct ordma_fw *fw, struct fw_qp *qp, uint64_t now)
 		r->rexmit_deadline = 0;
 		r->rnr_deadline = 0;
 		r->pace_deadline = 0;
+		r->pause_held = false;
 		return;
 	}
 	if (r->pace_deadline && r->pace_deadline <= now) {
 		r->pace_deadline = 0;
+		r->pause_held = false;
 		fw_req_progress(fw, qp);
 		return;
 	}
@@ -1323,6 +1337,11 @@ void fw_req_timer(struct ordma_fw *fw, struct fw_qp *qp, uint64_t now)
 	r->rexmit_deadline = 0;
 	if (!fw_req_outstanding(qp))
 		return;
+	/* the port held the answers back, not the peer: a new timeout */
+	if (fw_port_paused_until(fw)) {
+		fw_req_arm_rexmit(fw, qp, true);
+		return;
+	}
 	qp->counters.timeouts++;
 	fw->tp.timeouts++;
 	if (!r->retry_left) {

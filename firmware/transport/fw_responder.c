@@ -229,11 +229,21 @@ void fw_resp_read_pump(struct ordma_fw *fw, struct fw_qp *qp)
 	uint32_t mtu = fw_tp_qp_mtu(fw, qp);
 	unsigned int budget = FW_TP_READ_BURST;
 
+	r->read_paused = false;
 	if (qp->state != ORDMA_QPS_RTR && qp->state != ORDMA_QPS_RTS &&
 	    qp->state != ORDMA_QPS_SQD) {
 		r->read_head = r->read_tail = 0;
 		r->ack_deferred = false;
 		return;
+	}
+	/* the link partner asked for a pause (fw_transport.h) */
+	if (r->read_head != r->read_tail) {
+		r->read_deadline = fw_tp_pause_hold(fw);
+		if (r->read_deadline) {
+			r->read_paused = true;
+			fw_tp_arm(fw, qp, r->read_deadline);
+			return;
+		}
 	}
 	while (r->read_head != r->read_tail && budget) {
 		struct fw_tp_read_job *j =

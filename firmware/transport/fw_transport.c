@@ -68,6 +68,8 @@ void fw_tp_reset(struct ordma_fw *fw)
 	fw->tp_ctx_active = 0;
 	memset(fw->tp_ctx_held, 0,
 	       fw->cfg.num_db_pages * sizeof(*fw->tp_ctx_held));
+	/* the engine's port counters start again with the others */
+	memset(&fw->tp, 0, sizeof(fw->tp));
 }
 
 uint64_t fw_tp_timer_qp_visits(const struct ordma_fw *fw)
@@ -188,6 +190,57 @@ static void fw_tp_qp_expire(struct ordma_fw *fw, struct fw_qp *qp,
 		fw_req_timer(fw, qp, now);
 }
 
+uint64_t fw_tp_pause_hold(struct ordma_fw *fw)
+{
+	uint64_t until = fw_port_paused_until(fw);
+
+	if (until)
+		fw->stats.roce_tx_pause_holds++;
+	return until;
+}
+
+/*
+ * A held QP has a deadline armed (the end of the pause), so it is in the
+ * heap: the QPs are taken from there first, since letting one go may arm
+ * deadlines of its own.
+ */
+void fw_tp_pause_changed(struct ordma_fw *fw)
+{
+	struct fw_tp_timers *t = fw->tp_timers;
+	uint64_t until = fw_port_paused_until(fw);
+	uint16_t held[FW_MAX_QP];
+	uint32_t n = 0, i;
+	struct fw_qp *qp;
+
+	for (i = 0; i < t->count; i++) {
+		qp = fw_tp_timer_qp(fw, t->heap[i].qpn);
+		if (qp && (qp->req.pause_held || qp->resp.read_paused))
+			held[n++] = (uint16_t)qp->qpn;
+	}
+	for (i = 0; i < n; i++) {
+		qp = fw_tp_timer_qp(fw, held[i]);
+		if (!qp)
+			continue;
+		if (until) {
+			if (qp->req.pause_held)
+				qp->req.pace_deadline = until;
+			if (qp->resp.read_paused)
+				qp->resp.read_deadline = until;
+			fw_tp_arm(fw, qp, until);
+			continue;
+		}
+		if (qp->resp.read_paused) {
+			qp->resp.read_deadline = 0;
+			fw_resp_read_pump(fw, qp);
+		}
+		if (qp->req.pause_held) {
+			qp->req.pause_held = false;
+			qp->req.pace_deadline = 0;
+			fw_req_progress(fw, qp);
+		}
+	}
+}
+
 /* The earliest deadline of any QP, once the top entry is exact. */
 static uint64_t fw_tp_next_deadline(struct ordma_fw *fw)
 {
@@ -265,10 +318,12 @@ void fw_tp_qp_stop(struct fw_qp *qp)
 	qp->req.rexmit_deadline = 0;
 	qp->req.rnr_deadline = 0;
 	qp->req.pace_deadline = 0;
+	qp->req.pause_held = false;
 	qp->resp.recv_valid = false;
 	qp->resp.seq = FW_TP_SEQ_NONE;
 	qp->resp.read_head = qp->resp.read_tail = 0;
 	qp->resp.read_deadline = 0;
+	qp->resp.read_paused = false;
 }
 
 /* ------------------------------------------------------------------ */

@@ -179,6 +179,7 @@ struct fw_tp_req {
 	uint64_t rnr_deadline;		/* 0: not waiting for an RNR timer */
 	/* UC: next burst, RC: budget retry; 0: may send now */
 	uint64_t pace_deadline;
+	bool pause_held;	/* pace_deadline is the end of a PAUSE */
 };
 
 /* A READ, atomic, FLUSH or ATOMIC WRITE the responder executed */
@@ -228,6 +229,7 @@ struct fw_tp_resp {
 	uint32_t read_head;
 	uint32_t read_tail;
 	uint64_t read_deadline;	/* next burst; 0: none due */
+	bool read_paused;	/* read_deadline is the end of a PAUSE */
 };
 
 /* ------------------------------------------------------------------ */
@@ -278,6 +280,17 @@ void fw_tp_reset(struct ordma_fw *fw);
 /* QPs the timer callbacks have examined so far (tests, statistics) */
 uint64_t fw_tp_timer_qp_visits(const struct ordma_fw *fw);
 void fw_tp_count_rx_drop(struct ordma_fw *fw, enum fw_tp_drop why);
+/*
+ * Link-level flow control (IEEE 802.3x PAUSE, fw_eth.c): while the link
+ * partner asks for a pause the port holds back RC and UC request packets
+ * and READ responses, the frames that come in windows and bursts; ACKs,
+ * NAKs, atomic responses, UD and the Ethernet function's frames still
+ * go.  fw_tp_pause_hold() returns the end of the pause a send must wait
+ * for (counting the hold), or 0 if it may go; fw_tp_pause_changed()
+ * moves every held QP to the end of a new pause, or lets it go on.
+ */
+uint64_t fw_tp_pause_hold(struct ordma_fw *fw);
+void fw_tp_pause_changed(struct ordma_fw *fw);
 /* Whether a QP in its state takes a request (or response) packet. */
 bool fw_tp_state_takes(const struct fw_qp *qp, bool request);
 

@@ -543,8 +543,11 @@ TEST(test_wire_faults_in_port_stats)
 	/* the names ethtool and rdma statistic show, after wire_rx_drop */
 	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STAT_INDEX(
 		wire_fault[ORDMA_WIRE_FAULT_LOSS])), "wire_fault_loss"));
+	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STAT_INDEX(
+		wire_fault[ORDMA_WIRE_FAULT_DELAY])), "wire_fault_delay"));
 	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STATS_NUM - 1),
-		      "wire_fault_delay"));
+		      "roce_tx_pause_holds"));
+	CHECK(!ordma_port_stat_name(ORDMA_PORT_STATS_NUM));
 	CHECK_EQ(ORDMA_PORT_STAT_INDEX(wire_fault[0]),
 		 ORDMA_PORT_STAT_INDEX(wire_rx_drop) + 1);
 	/* counted from the last reset, like the wire's drops */

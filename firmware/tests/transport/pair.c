@@ -14,7 +14,8 @@
 /* ------------------------------------------------------------------ */
 
 /* Some QP of the device has READ response or UC send bursts waiting
- * for the timer
+ * for the timer (not for the end of a PAUSE: the tests move the clock
+ * through a pause themselves)
  */
 bool read_bursts_due(struct ordma_fw *fw)
 {
@@ -23,7 +24,8 @@ bool read_bursts_due(struct ordma_fw *fw)
 	for (qpn = FW_FIRST_QPN; qpn < FW_MAX_QP; qpn++) {
 		struct fw_qp *qp = fw_qp_lookup(fw, qpn);
 
-		if (qp && (qp->resp.read_deadline || qp->req.pace_deadline))
+		if (qp && ((qp->resp.read_deadline && !qp->resp.read_paused) ||
+			   (qp->req.pace_deadline && !qp->req.pause_held)))
 			return true;
 	}
 	return false;

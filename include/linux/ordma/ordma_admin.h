@@ -679,9 +679,11 @@ struct ordma_port_stats {
 	__le64	wire_tx_drop;		/* the cable did not take the frame */
 	__le64	wire_rx_drop;		/* lost on the cable before the port */
 	__le64	wire_fault[ORDMA_WIRE_FAULTS];	/* injected on transmit */
+	__le64	pause_rx;		/* IEEE 802.3x PAUSE frames taken */
+	__le64	roce_tx_pause_holds;	/* sends a PAUSE held back */
 };
 
-#define ORDMA_PORT_STATS_SIZE		528
+#define ORDMA_PORT_STATS_SIZE		544
 
 /* QUERY_QP_STATS handle: the sum over every QP the device ever had */
 #define ORDMA_QP_STATS_ALL		0xffffffff
@@ -864,6 +866,8 @@ static inline const char *ordma_port_stat_name(unsigned int i)
 		ORDMA_STAT_WIRE_FAULT(DUP, "dup"),
 		ORDMA_STAT_WIRE_FAULT(CORRUPT, "corrupt"),
 		ORDMA_STAT_WIRE_FAULT(DELAY, "delay"),
+		ORDMA_STAT_NAME(pause_rx),
+		ORDMA_STAT_NAME(roce_tx_pause_holds),
 	};
 
 	return i < ORDMA_PORT_STATS_NUM ? names[i] : NULL;

@@ -39,8 +39,16 @@
  * mutexes and, inside them, ordma_ibdev.counter_lock (ordma_stats.c).
  */
 
-/* Counters rdma statistic shows for a port: per-QP sums, then the port's */
-#define ORDMA_HW_STATS_NUM	(ORDMA_QP_STATS_NUM + ORDMA_PORT_STATS_NUM)
+/*
+ * Counters rdma statistic shows for a port: per-QP sums, then the port's
+ * from roce_rx_frames on.  The Ethernet function's own counters before it
+ * are ethtool -S's; with them the reply would pass the 8 KiB that
+ * iproute2's rdma tool reads in one message.
+ */
+#define ORDMA_IB_PORT_STATS_FIRST	ORDMA_PORT_STAT_INDEX(roce_rx_frames)
+#define ORDMA_IB_PORT_STATS_NUM	\
+	(ORDMA_PORT_STATS_NUM - ORDMA_IB_PORT_STATS_FIRST)
+#define ORDMA_HW_STATS_NUM	(ORDMA_QP_STATS_NUM + ORDMA_IB_PORT_STATS_NUM)
 
 /* SGE slots of a send WQE an inline address vector takes */
 #define ORDMA_AV_SGE_SLOTS	(sizeof(struct ordma_av) / sizeof(struct ordma_sge))

@@ -5,12 +5,13 @@
  *
  * The port shows the per-QP counters summed over the device
  * (QUERY_QP_STATS of ORDMA_QP_STATS_ALL) followed by the port's own
- * (QUERY_STATS).  A QP counter (rdma statistic qp) sums what its bound
- * QPs counted while bound: the device's count of a QP at bind time is
- * kept as its base, and what a QP counted until it is unbound stays in
- * the counter.  The core adds every QP counter (and what freed ones
- * counted) to the port's per-QP values, so the port reports only the
- * part no counter holds, and the sum shown is the device's total.
+ * (QUERY_STATS) from the RoCE engine's on (ordma_ib.h).  A QP counter
+ * (rdma statistic qp) sums what its bound QPs counted while bound: the
+ * device's count of a QP at bind time is kept as its base, and what a QP
+ * counted until it is unbound stays in the counter.  The core adds every
+ * QP counter (and what freed ones counted) to the port's per-QP values,
+ * so the port reports only the part no counter holds, and the sum shown
+ * is the device's total.
  */
 
 #include <linux/slab.h>
@@ -31,9 +32,9 @@ static void ordma_init_stat_descs(struct ordma_ibdev *dev)
 
 	for (i = 0; i < ORDMA_QP_STATS_NUM; i++)
 		dev->hw_stat_descs[i].name = ordma_qp_stat_name(i);
-	for (i = 0; i < ORDMA_PORT_STATS_NUM; i++)
+	for (i = 0; i < ORDMA_IB_PORT_STATS_NUM; i++)
 		dev->hw_stat_descs[ORDMA_QP_STATS_NUM + i].name =
-			ordma_port_stat_name(i);
+			ordma_port_stat_name(ORDMA_IB_PORT_STATS_FIRST + i);
 }
 
 struct rdma_hw_stats *ordma_alloc_hw_port_stats(struct ib_device *ibdev,
@@ -129,8 +130,9 @@ int ordma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		ibdev_err_ratelimited(ibdev, "QUERY_STATS failed: %d\n", err);
 		return err;
 	}
-	for (i = 0; i < ORDMA_PORT_STATS_NUM; i++)
-		val[ORDMA_QP_STATS_NUM + i] = le64_to_cpu(hw.counters[i]);
+	for (i = 0; i < ORDMA_IB_PORT_STATS_NUM; i++)
+		val[ORDMA_QP_STATS_NUM + i] =
+			le64_to_cpu(hw.counters[ORDMA_IB_PORT_STATS_FIRST + i]);
 
 	mutex_lock(&dev->counter_lock);
 	err = ordma_query_qp_counts(dev, ORDMA_QP_STATS_ALL, total);
