@@ -35,7 +35,7 @@ IP1=$(ordma_test_ip 1)
 in_ns() { ip netns exec "$NS" "$@"; }
 
 ktap_header
-ktap_set_plan $((2 + 4 + $(wc -w <<<"$wanted") + 6))
+ktap_set_plan $((2 + 4 + $(wc -w <<<"$wanted") + 7))
 ktap_print_msg "wire: $ORDMA_WIRE"
 tap_cmd "ib_uverbs and rdma_ucm load" modprobe -a ib_uverbs rdma_ucm
 ip link set dev lo up
@@ -71,7 +71,7 @@ rdma_sum() {
 
 COUNTERS="wire_fault_loss wire_fault_reorder wire_fault_dup wire_fault_corrupt
 roce_retransmits roce_parse_drop_icrc roce_parse_drop_udp_checksum
-wire_tx_drop wire_rx_drop"
+wire_tx_drop wire_rx_drop pause_rx roce_tx_pause_holds"
 declare -A base=()
 for c in $COUNTERS; do
 	base[$c]=$(eth_sum "$c")
@@ -195,6 +195,17 @@ if [ "$icrc" -ge $((corrupt - rx_drop)) ] && [ "$icrc" -le $((corrupt + dup)) ];
 	ktap_test_pass "every ICRC drop is an injected corruption ($corrupt corrupted, $icrc dropped)"
 else
 	ktap_test_fail "every ICRC drop is an injected corruption ($corrupt corrupted, $icrc dropped, $dup duplicated, $rx_drop lost by the cable)"
+fi
+# With a small flow-control-xoff (run-vm.sh VM_ORDMA_PROPS) the ports
+# pause each other all along: the lossless result above is flow control's.
+pauses=$(delta pause_rx) holds=$(delta roce_tx_pause_holds)
+if [[ ",${ORDMA_PROPS:-}," != *",flow-control-xoff="* ]]; then
+	ktap_test_skip "PAUSE frames held the senders back ($pauses PAUSE frames, $holds holds)" \
+		"default flow-control-xoff: pauses are not expected"
+elif [ "$pauses" -gt 0 ] && [ "$holds" -gt 0 ]; then
+	ktap_test_pass "PAUSE frames held the senders back ($pauses PAUSE frames, $holds holds)"
+else
+	ktap_test_fail "PAUSE frames held the senders back ($pauses PAUSE frames, $holds holds; ORDMA_PROPS=$ORDMA_PROPS)"
 fi
 tap_eq "no corrupted frame got past the ICRC to the UDP checksum" 0 \
 	"$(delta roce_parse_drop_udp_checksum)"

@@ -142,6 +142,8 @@ else
 	[ "${VM_IOMMU:-1}" = 1 ] && iommu=(--iommu)
 	step vm-single tools/vm/run-vm.sh "${iommu[@]}" -o build/vm/check-single single
 	# RDMA over cables that lose, reorder, duplicate and corrupt frames
+	# with a small flow-control-xoff the ports pause each other all along
+	VM_ORDMA_PROPS=flow-control-xoff=16 \
 	step vm-impair tools/vm/run-vm.sh --wire "loss=1%,reorder=0.5%,dup=0.5%,corrupt=0.5%,seed=12" \
 		-T wire_impair -o build/vm/check-impair single
 	# six test programs back to back, applications and storage included

@@ -29,6 +29,14 @@
  * duplication, corruption, delay: ordma-wire.c); the engine sends the
  * ones the wire held back when they are due.
  *
+ * The cable is lossless: a port whose receive backlog grows asks its
+ * peer to hold its data with IEEE 802.3x PAUSE frames, as a switch port
+ * or a NIC's MAC does when its buffer fills (flow-control, on by
+ * default).  On a UDP cable the engine watches its socket's backlog
+ * and sends the PAUSE frames itself; on a cable in memory the sender
+ * looks at the other port's inbox as it fills it, and the receiver
+ * ends the pause as it empties it.  PAUSE frames are not impaired.
+ *
  * The engine's place among the device's threads and locks is in the
  * table at the top of ordma-pci.h.
  */
@@ -78,6 +86,19 @@
  * hw-reference.rst, "PSNs in flight").
  */
 #define ORDMA_CABLE_SOCKBUF     (64 * 1024 * 1024)
+/*
+ * Flow control: the flow-control-xoff property is a number of frames
+ * waiting to be received.  A UDP socket's backlog is in bytes: a frame
+ * counts as ORDMA_FLOW_FRAME_BYTES, and the backlog that pauses the peer
+ * is at most a quarter of the buffer, so that what the peer sends until
+ * the PAUSE reaches it (one round trip) still fits.  The pause ends once
+ * a quarter of that is left.
+ */
+#define ORDMA_FLOW_XOFF_MIN     4
+#define ORDMA_FLOW_XOFF_MAX     8192
+#define ORDMA_FLOW_FRAME_BYTES  4096
+/* An engine that cannot read (the firmware is not ready) checks so often */
+#define ORDMA_FLOW_CHECK_NS     SCALE_MS
 
 static bool ordma_cable_resolve(const char *str, struct sockaddr_storage *ss,
                                 socklen_t *len, Error **errp)
@@ -220,10 +241,27 @@ static bool ordma_cable_open_kind(OrdmaState *s, Error **errp)
     return true;
 }
 
+static bool ordma_cable_open_flow(OrdmaState *s, Error **errp)
+{
+    OrdmaCable *c = &s->cable;
+
+    if (s->flow_xoff < ORDMA_FLOW_XOFF_MIN ||
+        s->flow_xoff > ORDMA_FLOW_XOFF_MAX) {
+        error_setg(errp, "flow-control-xoff must be %u..%u frames",
+                   ORDMA_FLOW_XOFF_MIN, ORDMA_FLOW_XOFF_MAX);
+        return false;
+    }
+    c->xoff_bytes = MIN((int64_t)s->flow_xoff * ORDMA_FLOW_FRAME_BYTES,
+                        ORDMA_CABLE_SOCKBUF / 4);
+    c->xon_bytes = c->xoff_bytes / 4;
+    return true;
+}
+
 bool ordma_cable_open(OrdmaState *s, Error **errp)
 {
     /* the wire refuses impairments only on a port without a cable */
-    return ordma_cable_open_kind(s, errp) && ordma_wire_open(s, errp);
+    return ordma_cable_open_flow(s, errp) &&
+           ordma_cable_open_kind(s, errp) && ordma_wire_open(s, errp);
 }
 
 /*
@@ -237,32 +275,96 @@ static void ordma_cable_local_kick(OrdmaState *p)
     }
 }
 
-static void ordma_cable_local_send(OrdmaState *s, const void *frame,
-                                   size_t len)
+/* How long a PAUSE of the most quanta holds the peer, at the port speed */
+static int64_t ordma_cable_pause_ns(OrdmaState *s)
 {
-    /* senders run inside this port's firmware: see ordma_cable_close() */
-    OrdmaState *p = qatomic_read(&s->cable.local_peer);
+    return (int64_t)ORDMA_PAUSE_QUANTA_MAX * 512 * 1000 / MAX(s->speed, 1);
+}
+
+/*
+ * The port asks for a pause, or for a fresh one before the last runs
+ * out, while it is congested; false if the one asked for still runs.
+ */
+static bool ordma_cable_pause_due(OrdmaState *s)
+{
+    OrdmaCable *c = &s->cable;
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+
+    if (c->pausing && now < c->pause_refresh_ns) {
+        return false;
+    }
+    c->pausing = true;
+    c->pause_refresh_ns = now + ordma_cable_pause_ns(s) / 2;
+    c->pauses_sent++;
+    return true;
+}
+
+/*
+ * Queues a frame in p's inbox.  With p's inbox_lock held, *pause says
+ * whether p, now congested, must ask the sender to pause.
+ */
+static void ordma_cable_local_put(OrdmaState *p, const void *frame,
+                                  size_t len, bool *pause)
+{
+    OrdmaCable *c = &p->cable;
     OrdmaInboxFrame *f;
 
-    if (!p) {
-        qatomic_inc(&s->cable.tx_failed);
-        return;
-    }
-    qemu_mutex_lock(&p->cable.inbox_lock);
-    if (p->cable.inbox_len >= ORDMA_INBOX_MAX) {
-        qemu_mutex_unlock(&p->cable.inbox_lock);
-        qatomic_inc(&p->cable.rx_inbox_full);
+    qemu_mutex_lock(&c->inbox_lock);
+    if (c->inbox_len >= ORDMA_INBOX_MAX) {
+        qemu_mutex_unlock(&c->inbox_lock);
+        qatomic_inc(&c->rx_inbox_full);
         return;
     }
     f = g_malloc(sizeof(*f) + len);
     f->len = len;
     memcpy(f->data, frame, len);
-    QSIMPLEQ_INSERT_TAIL(&p->cable.inbox, f, next);
-    qatomic_set(&p->cable.inbox_len, p->cable.inbox_len + 1);
-    if (p->cable.inbox_len > p->cable.inbox_peak) {
-        p->cable.inbox_peak = p->cable.inbox_len;
+    QSIMPLEQ_INSERT_TAIL(&c->inbox, f, next);
+    qatomic_set(&c->inbox_len, c->inbox_len + 1);
+    if (c->inbox_len > c->inbox_peak) {
+        c->inbox_peak = c->inbox_len;
     }
-    qemu_mutex_unlock(&p->cable.inbox_lock);
+    if (pause && p->flow_control && c->inbox_len >= p->flow_xoff) {
+        *pause = ordma_cable_pause_due(p);
+    }
+    qemu_mutex_unlock(&c->inbox_lock);
+}
+
+static void ordma_cable_local_send(OrdmaState *s, const void *frame,
+                                   size_t len)
+{
+    /* senders run inside this port's firmware: see ordma_cable_close() */
+    OrdmaState *p = qatomic_read(&s->cable.local_peer);
+    uint8_t pf[ORDMA_PAUSE_FRAME_LEN];
+    bool pause = false;
+
+    if (!p) {
+        qatomic_inc(&s->cable.tx_failed);
+        return;
+    }
+    ordma_cable_local_put(p, frame, len, &pause);
+    if (pause) {
+        /*
+         * p's MAC answers with a PAUSE, which this port takes as it
+         * leaves its firmware (it is inside it now).
+         */
+        ordma_wire_pause_frame(pf, p->conf.macaddr.a,
+                               ORDMA_PAUSE_QUANTA_MAX);
+        ordma_cable_local_put(s, pf, sizeof(pf), NULL);
+    }
+    ordma_cable_local_kick(p);
+}
+
+/* Inside s's firmware: s's inbox emptied, its peer may send again. */
+static void ordma_cable_local_resume(OrdmaState *s)
+{
+    OrdmaState *p = qatomic_read(&s->cable.local_peer);
+    uint8_t pf[ORDMA_PAUSE_FRAME_LEN];
+
+    if (!p) {
+        return;
+    }
+    ordma_wire_pause_frame(pf, s->conf.macaddr.a, 0);
+    ordma_cable_local_put(p, pf, sizeof(pf), NULL);
     ordma_cable_local_kick(p);
 }
 
@@ -274,6 +376,7 @@ void ordma_cable_inbox_run(OrdmaState *s)
 
     for (n = 0; n < ORDMA_INBOX_INLINE; n++) {
         OrdmaInboxFrame *f;
+        bool resume = false;
 
         qemu_mutex_lock(&c->inbox_lock);
         f = QSIMPLEQ_FIRST(&c->inbox);
@@ -281,7 +384,15 @@ void ordma_cable_inbox_run(OrdmaState *s)
             QSIMPLEQ_REMOVE_HEAD(&c->inbox, next);
             qatomic_set(&c->inbox_len, c->inbox_len - 1);
         }
+        if (c->pausing && c->inbox_len <= s->flow_xoff / 4) {
+            c->pausing = false;
+            c->resumes_sent++;
+            resume = true;
+        }
         qemu_mutex_unlock(&c->inbox_lock);
+        if (resume) {
+            ordma_cable_local_resume(s);
+        }
         if (!f) {
             break;
         }
@@ -326,15 +437,11 @@ void ordma_cable_send(OrdmaState *s, const void *frame, size_t len)
     ordma_cable_xmit(s, frame, len);
 }
 
-/* A frame onto the cable as it is; inside the port's firmware */
-void ordma_cable_xmit(OrdmaState *s, const void *frame, size_t len)
+static void ordma_cable_udp_send(OrdmaState *s, const void *frame,
+                                 size_t len)
 {
     ssize_t ret;
 
-    if (s->cable.kind == ORDMA_CABLE_LOCAL) {
-        ordma_cable_local_send(s, frame, len);
-        return;
-    }
     do {
         ret = sendto(s->cable.fd, frame, len, MSG_DONTWAIT,
                      (struct sockaddr *)&s->cable.peer, s->cable.peer_len);
@@ -344,6 +451,16 @@ void ordma_cable_xmit(OrdmaState *s, const void *frame, size_t len)
         qatomic_inc(&s->cable.tx_failed);
         trace_ordma_cable_tx_failed(s->ident, len, ret < 0 ? errno : 0);
     }
+}
+
+/* A frame onto the cable as it is; inside the port's firmware */
+void ordma_cable_xmit(OrdmaState *s, const void *frame, size_t len)
+{
+    if (s->cable.kind == ORDMA_CABLE_LOCAL) {
+        ordma_cable_local_send(s, frame, len);
+        return;
+    }
+    ordma_cable_udp_send(s, frame, len);
 }
 
 /* Anything that may have made the firmware ready for frames again */
@@ -381,6 +498,75 @@ static bool ordma_cable_from_peer(OrdmaState *s,
                !memcmp(&a->sin6_addr, &b->sin6_addr, sizeof(a->sin6_addr));
     }
     return false;
+}
+
+#if defined(SO_MEMINFO) && defined(CONFIG_LINUX)
+/* Field var of the socket's SO_MEMINFO, or -1 */
+static int64_t ordma_cable_meminfo(int fd, unsigned int var)
+{
+    uint32_t meminfo[SK_MEMINFO_VARS] = { 0 };
+    socklen_t len = sizeof(meminfo);
+
+    if (!getsockopt(fd, SOL_SOCKET, SO_MEMINFO, meminfo, &len) &&
+        len > var * sizeof(meminfo[0])) {
+        return meminfo[var];
+    }
+    return -1;
+}
+
+/* Datagrams the host dropped for want of buffer space, or -1 */
+static int64_t ordma_cable_host_drops(int fd)
+{
+    return ordma_cable_meminfo(fd, SK_MEMINFO_DROPS);
+}
+
+/* Bytes of received datagrams waiting in the socket, or -1 */
+static int64_t ordma_cable_backlog(int fd)
+{
+    return ordma_cable_meminfo(fd, SK_MEMINFO_RMEM_ALLOC);
+}
+#else
+static int64_t ordma_cable_host_drops(int fd)
+{
+    return -1;
+}
+
+static int64_t ordma_cable_backlog(int fd)
+{
+    return -1;
+}
+#endif
+
+/*
+ * The engine of a UDP cable: pause the peer while the socket's backlog
+ * is above xoff_bytes (asking again before each pause runs out), and
+ * end the pause once it is down to xon_bytes.
+ */
+static void ordma_cable_flow_udp(OrdmaState *s)
+{
+    OrdmaCable *c = &s->cable;
+    uint8_t pf[ORDMA_PAUSE_FRAME_LEN];
+    int64_t backlog;
+
+    if (!s->flow_control || !ordma_link_up(s)) {
+        return;
+    }
+    backlog = ordma_cable_backlog(c->fd);
+    if (backlog < 0) {
+        return;
+    }
+    if (backlog >= c->xoff_bytes || (c->pausing && backlog > c->xon_bytes)) {
+        if (ordma_cable_pause_due(s)) {
+            ordma_wire_pause_frame(pf, s->conf.macaddr.a,
+                                   ORDMA_PAUSE_QUANTA_MAX);
+            ordma_cable_udp_send(s, pf, sizeof(pf));
+        }
+    } else if (c->pausing) {
+        c->pausing = false;
+        c->resumes_sent++;
+        ordma_wire_pause_frame(pf, s->conf.macaddr.a, 0);
+        ordma_cable_udp_send(s, pf, sizeof(pf));
+    }
 }
 
 /* Reads up to a batch of frames; returns how many are held for delivery */
@@ -475,6 +661,12 @@ static void ordma_cable_sleep(OrdmaState *s, int64_t deadline)
                   qatomic_read(&s->cable.rx_stalled) ? 1 : 2;
     struct timespec ts, *timeout = NULL;
 
+    /* a port that asked for a pause, or cannot read, keeps watching */
+    if (s->cable.kind == ORDMA_CABLE_UDP && s->flow_control &&
+        (s->cable.pausing || nfds == 1)) {
+        deadline = MIN(deadline, qemu_clock_get_ns(QEMU_CLOCK_REALTIME) +
+                       ORDMA_FLOW_CHECK_NS);
+    }
     if (deadline != INT64_MAX) {
         int64_t ns = MAX(deadline - qemu_clock_get_ns(QEMU_CLOCK_REALTIME),
                          0);
@@ -545,11 +737,14 @@ static void *ordma_cable_engine(void *opaque)
                 ordma_fw_leave(s);
                 continue;
             }
-        } else if (s->cable.rx_held || ordma_cable_read(s)) {
-            worked = ordma_cable_deliver(s);
         } else {
-            /* a batch of foreign or dropped frames needs no firmware */
-            s->cable.rx_held = 0;
+            ordma_cable_flow_udp(s);
+            if (s->cable.rx_held || ordma_cable_read(s)) {
+                worked = ordma_cable_deliver(s);
+            } else {
+                /* a batch of foreign or dropped frames needs no firmware */
+                s->cable.rx_held = 0;
+            }
         }
         if (worked) {
             busy_until = qemu_clock_get_ns(QEMU_CLOCK_REALTIME) +
@@ -559,6 +754,10 @@ static void *ordma_cable_engine(void *opaque)
         if (!qatomic_read(&s->cable.rx_stalled) &&
             qemu_clock_get_ns(QEMU_CLOCK_REALTIME) < busy_until) {
             continue;
+        }
+        if (s->cable.kind == ORDMA_CABLE_UDP) {
+            /* a pause asked for ends before the engine sleeps */
+            ordma_cable_flow_udp(s);
         }
         ordma_cable_sleep(s, wire_next);
     }
@@ -621,20 +820,6 @@ void ordma_cable_start(OrdmaState *s)
     s->cable.running = true;
 }
 
-/* Datagrams the host dropped for want of buffer space, or -1 */
-static int64_t ordma_cable_host_drops(int fd)
-{
-#if defined(SO_MEMINFO) && defined(CONFIG_LINUX)
-    uint32_t meminfo[SK_MEMINFO_VARS] = { 0 };
-    socklen_t len = sizeof(meminfo);
-
-    if (!getsockopt(fd, SOL_SOCKET, SO_MEMINFO, meminfo, &len) &&
-        len > SK_MEMINFO_DROPS * sizeof(meminfo[0])) {
-        return meminfo[SK_MEMINFO_DROPS];
-    }
-#endif
-    return -1;
-}
 
 /*
  * The other end stops sending here before this device goes away: it
@@ -725,6 +910,11 @@ static void ordma_cable_shutdown(OrdmaState *s)
     if (c->kind == ORDMA_CABLE_LOCAL) {
         info_report("cable %s: at most %u received frames waited for the "
                     "port", dev->id ? dev->id : s->ident, c->inbox_peak);
+    }
+    if (c->pauses_sent) {
+        info_report("cable %s: flow control: %" PRIu64 " PAUSE frames "
+                    "sent, %" PRIu64 " pauses ended", dev->id ? dev->id :
+                    s->ident, c->pauses_sent, c->resumes_sent);
     }
     /* a realize that failed has no firmware lock yet */
     if (s->fw) {

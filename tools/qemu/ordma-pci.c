@@ -848,6 +848,13 @@ static Property ordma_properties[] = {
     DEFINE_PROP_INT32("engine-nice", OrdmaState, engine_nice, -10),
     /* how long a doorbell spins for the firmware before sleeping, in µs */
     DEFINE_PROP_UINT32("db-spin-us", OrdmaState, db_spin_us, 20),
+    /*
+     * Link-level flow control on the port's cable: 802.3x PAUSE frames
+     * ask the peer to hold its data while flow-control-xoff frames wait
+     * to be received (ordma-cable.c).
+     */
+    DEFINE_PROP_BOOL("flow-control", OrdmaState, flow_control, true),
+    DEFINE_PROP_UINT32("flow-control-xoff", OrdmaState, flow_xoff, 2048),
     DEFINE_PROP_END_OF_LIST(),
 };
 

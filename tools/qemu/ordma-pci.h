@@ -29,7 +29,9 @@
  *   another device's    taken only with a trylock by a thread that holds
  *   fw_lock             one already (cables in memory), so two devices
  *                       sending to each other cannot deadlock.
- *   cable.inbox_lock    the inbox, inbox_len, inbox_peak; a leaf.
+ *   cable.inbox_lock    the inbox, inbox_len, inbox_peak, and the pause
+ *                       the port asked of its peer (cable in memory);
+ *                       a leaf.
  *   cable.wire.lock     the impairments' settings, generator and frames
  *                       in hand (ordma-wire.h); a leaf, dropped before a
  *                       frame leaves.
@@ -45,8 +47,9 @@
  *     that holds it: it raises MSI-X itself only if a trylock takes the
  *     BQL, else msix_bh raises them from the main loop.
  *   - No thread waits for another device's fw_lock while holding one.
- *   - Frames leave only from inside the firmware: once the cable was
- *     marked dead under fw_lock, no thread sends on it.
+ *   - Frames leave only from inside the firmware, and PAUSE frames from
+ *     the engine or from inside a firmware: once the engine was joined
+ *     and the cable marked dead under fw_lock, no thread sends on it.
  */
 #ifndef HW_NET_ORDMA_PCI_H
 #define HW_NET_ORDMA_PCI_H
@@ -117,6 +120,17 @@ typedef struct OrdmaCable {
     uint64_t rx_link_down;
     uint64_t rx_inbox_full;         /* LOCAL: the inbox was full */
 
+    /*
+     * Flow control (802.3x PAUSE frames to the peer, ordma-cable.c).
+     * UDP: the engine's alone.  LOCAL: under inbox_lock.
+     */
+    bool pausing;                   /* the peer was asked to pause */
+    int64_t pause_refresh_ns;       /* realtime: when to ask again */
+    uint64_t pauses_sent;           /* PAUSE frames with a pause_time */
+    uint64_t resumes_sent;          /* PAUSE frames that ended one */
+    int64_t xoff_bytes;             /* UDP: socket backlog that pauses */
+    int64_t xon_bytes;              /* ... and that ends the pause */
+
     OrdmaWire wire;                 /* impairments (ordma-wire.c) */
 } OrdmaCable;
 
@@ -160,6 +174,8 @@ struct OrdmaState {
     uint32_t poll_us;
     int32_t engine_nice;
     uint32_t db_spin_us;
+    bool flow_control;
+    uint32_t flow_xoff;
 };
 
 bool ordma_fw_enter(OrdmaState *s, const char *what);

@@ -31,6 +31,29 @@
 #define ORDMA_ROCE_PORT         4791
 #define ORDMA_BTH_LEN           12
 
+#define ORDMA_ETH_MAC_CONTROL   0x8808
+#define ORDMA_MAC_CONTROL_PAUSE 0x0001
+
+static void ordma_wire_put16(uint8_t *p, uint16_t v)
+{
+    p[0] = v >> 8;
+    p[1] = v & 0xff;
+}
+
+size_t ordma_wire_pause_frame(uint8_t *out, const uint8_t src[6],
+                              uint16_t quanta)
+{
+    static const uint8_t dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+
+    memset(out, 0, ORDMA_PAUSE_FRAME_LEN);
+    memcpy(out, dst, sizeof(dst));
+    memcpy(out + 6, src, 6);
+    ordma_wire_put16(out + 12, ORDMA_ETH_MAC_CONTROL);
+    ordma_wire_put16(out + ORDMA_ETH_HLEN, ORDMA_MAC_CONTROL_PAUSE);
+    ordma_wire_put16(out + ORDMA_ETH_HLEN + 2, quanta);
+    return ORDMA_PAUSE_FRAME_LEN;
+}
+
 /* splitmix64 (Steele, Lea, Flood 2014): small, fast, any seed will do */
 uint64_t ordma_wire_rand(uint64_t *rng)
 {

@@ -62,4 +62,16 @@ bool ordma_wire_roce(const uint8_t *f, size_t len, size_t *udp, size_t *end);
 bool ordma_wire_corrupt(const uint8_t *frame, size_t len, uint64_t bit,
                         uint8_t *out);
 
+/* An IEEE 802.3x PAUSE frame: the minimum frame, FCS not included */
+#define ORDMA_PAUSE_FRAME_LEN   60
+/* quanta of 512 bit times for which a PAUSE asks the partner to hold */
+#define ORDMA_PAUSE_QUANTA_MAX  0xffff
+
+/*
+ * Writes to out (ORDMA_PAUSE_FRAME_LEN bytes) a PAUSE from src asking
+ * for pause_time quanta (0: resume), to 01:80:c2:00:00:01.
+ */
+size_t ordma_wire_pause_frame(uint8_t *out, const uint8_t src[6],
+                              uint16_t quanta);
+
 #endif

@@ -46,7 +46,8 @@ CMD_QUERY_FW, CMD_QUERY_DEVICE, CMD_QUERY_PORT, CMD_SET_PORT, CMD_HEALTH = 1, 2,
 CMD_QUERY_STATS, CMD_ADD_GID = 0x06, 0x10
 GID_TYPE_ROCE_V2, VLAN_NONE = 1, 0xffff
 # struct ordma_port_stats: counter indexes (every one a __le64)
-PORT_STATS_NUM = 66
+PORT_STATS_NUM = 68
+STAT_PAUSE_RX = 66
 STAT_ROCE_RX_FRAMES, STAT_ROCE_RX_DROP = 10, 11
 STAT_RX_DROP_REASON = 17                # + enum ordma_roce_rx_drop
 STAT_PARSE_DROP = 32                    # + enum ordma_roce_parse_drop
@@ -807,6 +808,80 @@ def run_engine_flood(qemu):
             log.close()
 
 
+def pause_frame(quanta, src='5254004f5201'):
+    """An IEEE 802.3x PAUSE frame asking for quanta * 512 bit times."""
+    return (bytes.fromhex('0180c2000001' + src) + b'\x88\x08' +
+            struct.pack('>HH', 1, quanta)).ljust(60, b'\0')
+
+
+def recv_pause(sock, quanta):
+    """Waits for a PAUSE frame of quanta on sock; returns it, or None."""
+    deadline = time.time() + REPLY_TIMEOUT
+    while time.time() < deadline:
+        sock.settimeout(max(deadline - time.time(), 0.01))
+        try:
+            data = sock.recv(65536)
+        except socket.timeout:
+            break
+        if data[12:14] == b'\x88\x08' and data[16:18] == struct.pack('>H', quanta):
+            return data
+    return None
+
+
+def run_flow_control(qemu):
+    """Link-level flow control on a UDP cable: a port whose socket backlog
+    passes flow-control-xoff sends PAUSE frames to its peer (this test),
+    and PAUSE 0 once it has read the backlog; the port's MAC takes the
+    PAUSE frames it receives (pause_rx) without passing them on."""
+    bad = subprocess.run(
+        [qemu, '-machine', 'q35', '-display', 'none', '-nodefaults',
+         '-accel', 'qtest'] + DATADIRS +
+        ['-device', 'ordma,cable-local=127.0.0.1:1,cable-peer=127.0.0.1:2,'
+         'flow-control-xoff=2'],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True, timeout=REPLY_TIMEOUT)
+    tap('flow control: flow-control-xoff=2 is refused',
+        bad.returncode != 0 and 'flow-control-xoff must be' in bad.stderr,
+        bad.stderr.strip()[-200:])
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as peer:
+        peer.bind(('127.0.0.1', 0))
+        (port,) = free_udp_ports(1)
+        qt = QTest(qemu, [
+            '-device', 'ordma,addr=04.0,id=nic0,mac=52:54:00:4f:52:02,'
+                       'flow-control-xoff=4,'
+                       'cable-local=127.0.0.1:%d,cable-peer=127.0.0.1:%d'
+                       % (port, peer.getsockname()[1])])
+        try:
+            # not enabled yet: the firmware takes no frame, the socket fills
+            frame = eth_frame(9).ljust(1500, b'\0')
+            for _ in range(200):
+                peer.sendto(frame, ('127.0.0.1', port))
+            got = recv_pause(peer, 0xffff)
+            tap('flow control: a backlog above xoff sends PAUSE 0xffff to the peer',
+                got is not None and got[:6] == bytes.fromhex('0180c2000001') and
+                got[6:12] == bytes.fromhex('5254004f5202') and
+                got[14:16] == b'\x00\x01' and len(got) == 60, got)
+            a = Function(qt, 4, 0xe0000000, 1 << 20)
+            a.map()
+            a.msix_setup(8)
+            a.enable()
+            tap('flow control: once the backlog is read, PAUSE 0 ends the pause',
+                recv_pause(peer, 0) is not None)
+            before = port_stats(a)
+            port_up(a)
+            for q in (100, 0):
+                peer.sendto(pause_frame(q), ('127.0.0.1', port))
+            tap('flow control: the MAC takes the PAUSE frames it receives',
+                wait_for(lambda: (port_stats(a) or [0] * PORT_STATS_NUM)
+                         [STAT_PAUSE_RX] == 2), before and port_stats(a))
+            tap('flow control: and passes none to the Ethernet function',
+                port_stats(a)[2] == 0, port_stats(a)[2])
+        except (TimeoutError, RuntimeError) as err:
+            tap('flow control: device model answers', False, err)
+        finally:
+            qt.close()
+
+
 # ---------------------------------------------------------------- wire
 # The cable's impairments (tools/qemu/ordma-wire.c): properties checked,
 # faults counted, the same seed giving the same faults, corruption caught
@@ -1146,7 +1221,8 @@ def main():
         print('1..0 # SKIP no QEMU with the ORDMA device')
         return 4
     for part in (run, run_iommu, run_cable, run_cable_local, run_cable_oversize,
-                 run_engine_sched, run_engine_flood, run_wire_props, run_wire_udp, run_wire_icrc):
+                 run_engine_sched, run_engine_flood, run_flow_control,
+                 run_wire_props, run_wire_udp, run_wire_icrc):
         try:
             part(qemu)
         except RuntimeError as err:

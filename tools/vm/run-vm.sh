@@ -265,7 +265,7 @@ boot_node() {
 		printf 'GUEST_CMD=%q\nGUEST_UDEV=%q\n' "$cmd" "$UDEV"
 		printf 'ORDMA_REPO=%q\nORDMA_RESULTS=/mnt/results\n' "$ORDMA_REPO"
 		printf 'ORDMA_NICS=%q\nORDMA_IOMMU=%q\n' "${expect[*]}" "$IOMMU"
-		printf 'ORDMA_WIRE=%q\n' "$WIRE"
+		printf 'ORDMA_WIRE=%q\nORDMA_PROPS=%q\n' "$WIRE" "${VM_ORDMA_PROPS:-}"
 		printf 'ORDMA_DIAG=%q\nORDMA_PROVIDER_DIR=%q\n' "$diag" "$provider"
 		if [ "$TOPOLOGY" = pair ]; then
 			printf 'ORDMA_SYNC=/mnt/sync\nORDMA_PEER_ROLE=%s\n' "$([ "$role" = A ] && echo B || echo A)"

@@ -837,3 +837,31 @@ TEST(corrupt_checksum_edges)
     }
     free_frame(&t);
 }
+
+/* A PAUSE frame as 802.3 Annex 31B lays it out, padded, not RoCE */
+TEST(pause_frame_layout)
+{
+    static const uint8_t src[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+    static const uint8_t dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+    /* on the heap, so that a write past the frame shows under ASan */
+    uint8_t *f = malloc(ORDMA_PAUSE_FRAME_LEN);
+    size_t i, len;
+
+    memset(f, 0xee, ORDMA_PAUSE_FRAME_LEN);
+    len = ordma_wire_pause_frame(f, src, 0xabcd);
+    CHECK(len == 60);
+    CHECK(!memcmp(f, dst, 6));
+    CHECK(!memcmp(f + 6, src, 6));
+    CHECK(get16(f + 12) == 0x8808);
+    CHECK(get16(f + 14) == 0x0001);
+    CHECK(get16(f + 16) == 0xabcd);
+    for (i = 18; i < len; i++) {
+        if (!CHECK(f[i] == 0)) {
+            break;
+        }
+    }
+    CHECK(check_not_roce(f, len));
+    ordma_wire_pause_frame(f, src, 0);
+    CHECK(get16(f + 16) == 0);
+    free(f);
+}
