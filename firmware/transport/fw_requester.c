@@ -897,6 +897,9 @@ static bool fw_req_send_pkt(struct ordma_fw *fw, struct fw_qp *qp,
 	if (qp->type == ORDMA_QPT_RC && !h.ack_req &&
 	    !fw_req_budget_fits(fw, qp, more + 1))
 		h.ack_req = true;
+	/* the same when this packet fills the window (small after an RNR) */
+	if (qp->type == ORDMA_QPT_RC && inflight + 1 >= fw_req_window(r))
+		h.ack_req = true;
 	/* a frame the port did not take is lost like one on the wire */
 	if (fw_tp_send(fw, qp, &qp->attr.av, &h, &pl, &status) &&
 	    status != ORDMA_CQE_SUCCESS) {
@@ -1152,6 +1155,13 @@ static void fw_req_rx_ack(struct ordma_fw *fw, struct fw_qp *qp,
 		if (r->rnr_left != FW_REQ_INFINITE_RNR)
 			r->rnr_left--;
 		fw_req_go_back(fw, qp, psn);
+		/*
+		 * After the timer only the NAKed packet goes again; the
+		 * window opens as ACKs come back.  A peer that answers
+		 * with RNR NAKs for ever so costs the wire one packet per
+		 * RNR timer, not a window.
+		 */
+		r->window = 1;
 		r->rexmit_deadline = 0;
 		r->rnr_deadline = fw_now(fw) +
 				  fw_tp_rnr_ns(fw_aeth_value(syndrome));

@@ -112,10 +112,10 @@ TEST(test_tp_device_budget_counts_in_flight)
 	CHECK(fwqp(a)->req.rnr_deadline != 0);
 	CHECK_EQ(fwqp(a)->counters.rnr_naks_received, 1);
 	CHECK_EQ(a->d.fw->tp_outstanding, 0);
-	/* the RNR timer: all eight again, charged once */
+	/* the RNR timer: the NAKed packet again, with a window of one */
 	fake_advance(&a->d.hal, fw_tp_rnr_ns(c.min_rnr_timer));
-	CHECK_EQ(e.l[0].sent, 16);
-	CHECK_EQ(a->d.fw->tp_outstanding, 8);
+	CHECK_EQ(e.l[0].sent, 9);
+	CHECK_EQ(a->d.fw->tp_outstanding, 1);
 	post_recv(b, MR1_ADDR + 0x10000, 8192);
 	pump(&e);
 	CHECK(expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 8192,
@@ -141,14 +141,14 @@ TEST(test_tp_device_budget_counts_in_flight)
 }
 
 /*
- * A QP that the budget holds back with packets in flight of which the
- * responder need not send the ACK yet (no AckReq since the last one) is
- * not left waiting for a retransmission timeout: it tries again soon.
+ * A QP that the budget holds back waits for the ACK its last packet
+ * asked for: a packet that fills the window asks for one, so the ACK
+ * that frees the QP is always on its way, and no retransmission timeout
+ * is needed to go on.
  */
-TEST(test_tp_device_budget_retry_without_ack)
+TEST(test_tp_device_budget_woken_by_ack)
 {
 	const uint32_t others = FW_TP_DEVICE_OUTSTANDING;
-	unsigned long sent;
 	struct env e;
 	struct side *a, *b;
 	struct tcfg c;
@@ -158,7 +158,7 @@ TEST(test_tp_device_budget_retry_without_ack)
 	REQUIRE(env_open(&e, &c));
 	a = &e.s[0];
 	b = &e.s[1];
-	/* 100 packets out, AckReq on the 64th only */
+	/* 100 packets out: AckReq on the 64th and on the 100th */
 	fwqp(a)->req.window = 100;
 	wr_init(&w, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 0x40000, a->key1);
 	w.remote_addr = MR1_ADDR;
@@ -167,17 +167,61 @@ TEST(test_tp_device_budget_retry_without_ack)
 	CHECK_EQ(e.l[0].sent, 100);
 	while (link_deliver(&e.l[0], b->d.fw))
 		;
-	CHECK_EQ(e.l[1].sent, 1);
-	/* others take the whole budget before the ACK of the 64th is back */
+	CHECK_EQ(e.l[1].sent, 2);
+	/* others take the whole budget before the ACKs are back */
 	a->d.fw->tp_outstanding += others;
 	link_deliver(&e.l[1], a->d.fw);
 	CHECK_EQ(e.l[0].sent, 100);
 	CHECK_EQ(a->d.fw->tp_outstanding, others + 36);
-	/* they give it back; no ACK is coming, yet A goes on */
+	/* no timer: the second ACK is coming */
+	CHECK_EQ(fwqp(a)->req.pace_deadline, 0);
+	a->d.fw->tp_outstanding -= others;
+	link_deliver(&e.l[1], a->d.fw);
+	CHECK(e.l[0].sent > 100);
+	pump(&e);
+	CHECK(expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS,
+			 0x40000, 0));
+	CHECK_EQ(fwqp(a)->counters.timeouts, 0);
+	CHECK_EQ(a->d.fw->tp_outstanding, 0);
+	env_close(&e);
+}
+
+/*
+ * A safety net: a QP held back by the budget while packets it sent
+ * without AckReq are in flight (the responder may hold back their ACK
+ * for up to FW_TP_ACK_EVERY packets) tries again after
+ * FW_TP_BUDGET_RETRY_NS rather than wait for a retransmission timeout.
+ * The rules above always ask for an ACK before a QP stops, so the state
+ * is set up by hand.
+ */
+TEST(test_tp_device_budget_retry_without_ack)
+{
+	const uint32_t others = FW_TP_DEVICE_OUTSTANDING;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	wr_init(&w, ORDMA_WQE_RDMA_WRITE, MR1_ADDR, 0x40000, a->key1);
+	w.remote_addr = MR1_ADDR;
+	w.rkey = b->key1;
+	fwqp(a)->req.window = 10;
+	post(a, &w);
+	CHECK_EQ(e.l[0].sent, 10);
+	/* the last five did not ask for an ACK; the others take the budget */
+	fwqp(a)->req.since_ack_req = 5;
+	fwqp(a)->req.window = 0;
+	a->d.fw->tp_outstanding += others;
+	fw_req_progress(a->d.fw, fwqp(a));
+	CHECK_EQ(e.l[0].sent, 10);
+	CHECK(fwqp(a)->req.pace_deadline != 0);
 	a->d.fw->tp_outstanding -= others;
 	fake_advance(&a->d.hal, FW_TP_BUDGET_RETRY_NS);
-	sent = e.l[0].sent;
-	CHECK(sent > 100);
+	CHECK(e.l[0].sent > 10);
 	pump(&e);
 	CHECK(expect_cqe(a, true, ORDMA_CQE_OP_RDMA_WRITE, ORDMA_CQE_SUCCESS,
 			 0x40000, 0));
@@ -490,4 +534,53 @@ TEST(test_tp_budget_streaming_context)
 {
 	attack(10, 4096, true);
 	attack(10, 65536, true);
+}
+
+/*
+ * After an RNR NAK the requester sends only the NAKed packet when the
+ * timer runs out, and opens its window again as ACKs come back: a peer
+ * that answers with RNR NAKs for ever costs the wire one packet per RNR
+ * timer, not a window, and the message completes without a timeout once
+ * a receive is posted (every packet that fills the small window asks for
+ * its ACK).
+ */
+TEST(test_tp_rnr_resends_one_packet_per_timer)
+{
+	const uint32_t len = 64 * 1024;
+	unsigned long before;
+	struct env e;
+	struct side *a, *b;
+	struct tcfg c;
+	struct wr w;
+	int round;
+
+	default_cfg(&c);
+	c.rnr_retry = 7;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(a, MR1_ADDR, len), len, 21);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, len, a->key1);
+	post(a, &w);
+	CHECK_EQ(e.l[0].sent, 64);
+	for (round = 0; round < 10; round++) {
+		while (link_deliver(&e.l[0], b->d.fw))
+			;
+		while (link_deliver(&e.l[1], a->d.fw))
+			;
+		CHECK(fwqp(a)->req.rnr_deadline != 0);
+		before = e.l[0].sent;
+		fake_advance(&a->d.hal, fw_tp_rnr_ns(c.min_rnr_timer));
+		CHECK_EQ(e.l[0].sent - before, 1);
+	}
+	CHECK_EQ(fwqp(a)->counters.rnr_naks_received, 10);
+	post_recv(b, MR1_ADDR + 0x20000, len);
+	pump(&e);
+	CHECK(expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, len, 0));
+	CHECK(expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS, len,
+			 0));
+	CHECK(!memcmp(mem(a, MR1_ADDR, len), mem(b, MR1_ADDR + 0x20000, len),
+		      len));
+	CHECK_EQ(fwqp(a)->counters.timeouts, 0);
+	env_close(&e);
 }
