@@ -39,6 +39,7 @@ VERBS_INTEROP := $(BUILD)/bin/verbs_interop
 MPICC ?= $(shell command -v mpicc 2>/dev/null)
 MPI_CHECK := $(if $(MPICC),$(BUILD)/bin/mpi_check)
 VERBS_COUNTERS := $(BUILD)/bin/verbs_counters
+VERBS_RNR_HOG := $(BUILD)/bin/verbs_rnr_hog
 KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m CONFIG_ORDMA_DEBUG_RAW_CMD=y
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
@@ -64,7 +65,7 @@ HW_HEADERS := $(wildcard include/linux/ordma/ordma_*.h) \
 	      include/ordma-compat/ordma_compat.h
 
 diag: $(DIAG) $(VERBS_NEGATIVE) $(UVERBS_UDATA) $(VERBS_ISOLATION) $(VERBS_REREG_MW) \
-	$(VERBS_INTEROP) $(MPI_CHECK) $(VERBS_COUNTERS)
+	$(VERBS_INTEROP) $(MPI_CHECK) $(VERBS_COUNTERS) $(VERBS_RNR_HOG)
 
 $(DIAG): tools/diag/ordma-diag.c $(HW_HEADERS)
 	@mkdir -p $(dir $@)
@@ -116,6 +117,12 @@ $(BUILD)/bin/mpi_check: selftests/ordma/mpi_check.c tools/testing/ordma_test.c \
 
 # Provoked transport events in rdma statistic and rdma resource (libibverbs)
 $(VERBS_COUNTERS): selftests/ordma/verbs_counters.c $(SELFTEST_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $(SELFTEST_LINK) -libverbs
+
+# A QP in endless RNR beside the fairness test's traffic (libibverbs)
+$(VERBS_RNR_HOG): selftests/ordma/verbs_rnr_hog.c selftests/ordma/verbs_util.c \
+		$(SELFTEST_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $(SELFTEST_LINK) -libverbs
 

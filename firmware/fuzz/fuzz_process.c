@@ -5,7 +5,8 @@
  * The input is a stream of what a process can do to its own queues: post
  * work requests (well formed or any bytes), ring doorbells (right or
  * wrong), rewrite its rings, doorbell records and buffers between device
- * events, let time pass, and deliver, drop, duplicate or reorder frames.
+ * events, let time pass, and deliver, drop, duplicate or reorder frames;
+ * the link partner may pause either port (802.3x PAUSE) at any moment.
  *
  * Checked: sanitizers; the device never reads or writes host memory
  * outside the MRs and rings it was given, and never writes the rings
@@ -33,6 +34,7 @@ enum {
 	OP_DROP,
 	OP_DUP,
 	OP_REORDER,
+	OP_PAUSE,		/* a PAUSE frame of any pause_time to a port */
 	OP_POLL,
 	OP_NUM
 };
@@ -504,6 +506,19 @@ static void op_reorder(struct ctx *c, struct fz_in *in)
 	}
 }
 
+static void op_pause(struct ctx *c, struct fz_in *in)
+{
+	struct fz_dev *v = side(c, fz_u8(in));
+	uint16_t quanta = fz_u16(in);
+	uint8_t f[60] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01,
+			  0x02, 0x00, 0x00, 0x00, 0x00, 0x99,
+			  0x88, 0x08, 0x00, 0x01 };
+
+	f[16] = (uint8_t)(quanta >> 8);
+	f[17] = (uint8_t)quanta;
+	ordma_fw_rx_frame(v->d.fw, f, sizeof(f));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz_in in = { data, size };
@@ -553,6 +568,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case OP_REORDER:
 			op_reorder(&c, &in);
+			break;
+		case OP_PAUSE:
+			op_pause(&c, &in);
 			break;
 		default:
 			fz_poll(side(&c, fz_u8(&in)));

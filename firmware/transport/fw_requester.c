@@ -222,6 +222,20 @@ uint64_t fw_tp_rnr_ns(unsigned int t)
 	return (uint64_t)us10[t & 31] * 10000;
 }
 
+/* How long to wait after an RNR NAK with timer field t (fw_transport.h) */
+static uint64_t fw_req_rnr_wait(struct fw_tp_req *r, unsigned int t)
+{
+	uint64_t timer = fw_tp_rnr_ns(t);
+	uint64_t wait = timer << (r->rnr_streak < 16 ? r->rnr_streak : 16);
+
+	if (r->rnr_streak < UINT8_MAX)
+		r->rnr_streak++;
+	if (wait > FW_TP_RNR_BACKOFF_MAX_NS)
+		wait = timer > FW_TP_RNR_BACKOFF_MAX_NS ? timer :
+			FW_TP_RNR_BACKOFF_MAX_NS;
+	return wait;
+}
+
 /* ------------------------------------------------------------------ */
 /* Completion                                                          */
 /* ------------------------------------------------------------------ */
@@ -1058,6 +1072,7 @@ static void fw_req_progressed(struct ordma_fw *fw, struct fw_qp *qp)
 		qp->req.window = window < FW_TP_WINDOW ? window : 0;
 	qp->req.retry_left = qp->attr.retry_cnt;
 	qp->req.rnr_left = qp->attr.rnr_retry;
+	qp->req.rnr_streak = 0;
 	qp->req.rexmit_deadline = 0;
 	if (fw_req_outstanding(qp))
 		fw_req_arm_rexmit(fw, qp, true);
@@ -1164,7 +1179,7 @@ static void fw_req_rx_ack(struct ordma_fw *fw, struct fw_qp *qp,
 		r->window = 1;
 		r->rexmit_deadline = 0;
 		r->rnr_deadline = fw_now(fw) +
-				  fw_tp_rnr_ns(fw_aeth_value(syndrome));
+				  fw_req_rnr_wait(r, fw_aeth_value(syndrome));
 		fw_tp_arm(fw, qp, r->rnr_deadline);
 		return;
 	}

@@ -93,6 +93,15 @@ _Static_assert(FW_TP_ACK_EVERY <= FW_TP_WINDOW / 4,
  * send, and the kernel keeps a full window beside any one process.
  */
 #define FW_TP_CTX_OUTSTANDING		FW_TP_WINDOW
+/*
+ * The requester waits at least the RNR NAK's timer; after n RNR NAKs in a
+ * row without progress it waits the timer times 2^(n-1), but no longer
+ * than FW_TP_RNR_BACKOFF_MAX_NS (unless the timer itself is longer): a
+ * responder that names the shortest timer and never posts a receive
+ * costs the wire at most a packet per millisecond per QP, a receiver
+ * that is only slow waits at most about a millisecond longer.
+ */
+#define FW_TP_RNR_BACKOFF_MAX_NS	1000000ULL
 /* A QP the budget holds back with no ACK asked for tries again after */
 #define FW_TP_BUDGET_RETRY_NS		10000ULL
 _Static_assert(FW_TP_USER_OUTSTANDING >= FW_TP_CTX_OUTSTANDING,
@@ -173,6 +182,7 @@ struct fw_tp_req {
 	uint32_t budget_held;	/* its share of fw->tp_outstanding */
 	uint8_t retry_left;
 	uint8_t rnr_left;
+	uint8_t rnr_streak;	/* RNR NAKs since the last progress */
 	bool error;		/* a WQE failed: nothing new starts */
 	uint32_t error_index;	/* ... the SQ index of the failed WQE */
 	uint64_t rexmit_deadline;	/* 0: not armed */

@@ -146,6 +146,9 @@ else
 	VM_ORDMA_PROPS=flow-control-xoff=16 \
 	step vm-impair tools/vm/run-vm.sh --wire "loss=1%,reorder=0.5%,dup=0.5%,corrupt=0.5%,seed=12" \
 		-T wire_impair -o build/vm/check-impair single
+	# no tenant starves another with RNR NAKs: bandwidth alone and beside
+	# an RNR hog, in a VM of its own
+	step vm-fair tools/vm/run-vm.sh -T rnr_fair -o build/vm/check-fair single
 	# six test programs back to back, applications and storage included
 	step vm-pair tools/vm/run-vm.sh -t 1800 -o build/vm/check-pair pair
 fi
