@@ -140,7 +140,8 @@ elif [ ! -f drivers/net/ethernet/ordma/Makefile ] || [ ! -x tools/qemu/build-qem
 else
 	iommu=()
 	[ "${VM_IOMMU:-1}" = 1 ] && iommu=(--iommu)
-	step vm-single tools/vm/run-vm.sh "${iommu[@]}" -o build/vm/check-single single
+	# about 360 s on a quiet host, 700 s on a loaded one
+	step vm-single tools/vm/run-vm.sh "${iommu[@]}" -t 1500 -o build/vm/check-single single
 	# RDMA over cables that lose, reorder, duplicate and corrupt frames
 	# with a small flow-control-xoff the ports pause each other all along
 	VM_ORDMA_PROPS=flow-control-xoff=16 \
