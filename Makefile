@@ -14,6 +14,7 @@
 #                   impairments) on the host, under ASan/UBSan
 #   make vm-impair  RDMA between two NICs over impaired cables
 #                   (WIRE=SPEC, see tools/vm/run-vm.sh --wire)
+#   make vm-disturb Bus Master Enable, device_del and quit under traffic
 #
 # Caches live under ORDMA_CACHE (default /var/cache/ordma).
 
@@ -44,7 +45,7 @@ KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m CONFIG_ORDMA_DEB
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
 .PHONY: all modules modules_clean diag fw-build fw-check qemu qemu-unit provider lint \
-	vm-check vm-smoke vm-impair check demo clean help install fuzz
+	vm-check vm-smoke vm-impair vm-disturb check demo clean help install fuzz
 
 all: modules diag fw-build
 
@@ -188,6 +189,14 @@ vm-check: diag
 WIRE ?= loss=1%,reorder=0.5%,dup=0.5%,corrupt=0.5%,seed=12
 vm-impair: diag
 	tools/vm/run-vm.sh --wire $(WIRE) -T wire_impair single
+
+# Bus Master Enable toggled and a port unplugged under traffic, then a
+# pair VM quit while its peer sends (the guests ask the host over QMP).
+vm-disturb: diag
+	@rc=0; \
+	tools/vm/run-vm.sh --iommu --host-requests -T "bus_master device_del" single || rc=1; \
+	tools/vm/run-vm.sh --host-requests -T quit_pair pair || rc=1; \
+	exit $$rc
 
 check:
 	@tools/check/run-check.sh

@@ -68,6 +68,8 @@ struct fw_eq {
 struct fw_eth_ring {
 	bool valid;
 	bool armed;		/* one-shot: next completion posts an EQE */
+	bool error;		/* a write-back failed: stopped until destroyed */
+	bool error_posted;	/* ORDMA_EQE_ETH_RING_ERR written to the EQ */
 	uint8_t type;		/* enum ordma_eth_ring_type */
 	uint8_t log_size;
 	uint32_t eqn;
@@ -338,7 +340,8 @@ enum fw_eq_post_result fw_eq_try_post(struct ordma_fw *fw, uint32_t eqn,
  * the driver has reported (EQ doorbell consumer index).
  */
 bool fw_eq_unconsumed(const struct ordma_fw *fw, uint32_t eqn, uint32_t pos);
-void fw_async_event(struct ordma_fw *fw, uint8_t type,
+/* false if the event could not be written (counted in eq_overruns) */
+bool fw_async_event(struct ordma_fw *fw, uint8_t type,
 		    uint32_t d0, uint32_t d1, uint32_t d2);
 void fw_db_error(struct ordma_fw *fw, uint32_t page, uint32_t reg,
 		 uint32_t qn, const char *why);

@@ -115,21 +115,21 @@ static struct fw_eq *fw_async_eq(struct ordma_fw *fw, uint32_t *eqn)
 	return NULL;
 }
 
-void fw_async_event(struct ordma_fw *fw, uint8_t type,
+bool fw_async_event(struct ordma_fw *fw, uint8_t type,
 		    uint32_t d0, uint32_t d1, uint32_t d2)
 {
 	uint32_t eqn;
 
 	/* a stopped device writes nothing to host memory */
 	if (!fw_ready(fw))
-		return;
+		return false;
 	if (!fw_async_eq(fw, &eqn)) {
 		fw->health.eq_overruns = fw_count_inc(fw->health.eq_overruns);
 		fw_log(fw, ORDMA_FW_LOG_TRACE,
 		       "eq: no async EQ, event 0x%02x dropped", type);
-		return;
+		return false;
 	}
-	fw_eq_post(fw, eqn, type, d0, d1, d2);
+	return fw_eq_post(fw, eqn, type, d0, d1, d2);
 }
 
 /* Every rejected doorbell is counted; a flood of them yields at most one

@@ -345,6 +345,35 @@ static uint64_t fw_desc_addr(const struct fw_eth_ring *ring, uint32_t index)
 	       (uint64_t)(index & (fw_ring_size(ring) - 1)) * ORDMA_ETH_DESC_SIZE;
 }
 
+/*
+ * The ring's error event, until one was written: the DMA that failed the
+ * ring (Bus Master Enable clear, say) may fail the event too, so each
+ * doorbell and received frame of a stopped ring tries again.
+ */
+static void fw_eth_ring_report(struct ordma_fw *fw, struct fw_eth_ring *ring)
+{
+	if (ring->error && !ring->error_posted)
+		ring->error_posted = fw_async_event(fw, ORDMA_EQE_ETH_RING_ERR,
+						    fw_ring_id(fw, ring), 0, 0);
+}
+
+/*
+ * A descriptor whose completion the driver can never see would stall the
+ * driver's in-order walk of the ring for ever.  The ring stops instead,
+ * reports it once, and takes nothing more until it is destroyed.
+ */
+static void fw_eth_ring_fail(struct ordma_fw *fw, struct fw_eth_ring *ring,
+			     const char *why)
+{
+	if (ring->error)
+		return;
+	ring->error = true;
+	ring->armed = false;
+	fw_log(fw, ORDMA_FW_LOG_GUEST_ERROR, "eth: ring %u descriptor %u: %s",
+	       fw_ring_id(fw, ring), ring->ci, why);
+	fw_eth_ring_report(fw, ring);
+}
+
 /* One 32-bit write: the driver sees LEN and DONE together. */
 static void fw_desc_write_back(struct ordma_fw *fw, struct fw_eth_ring *ring,
 			       uint32_t len_flags)
@@ -354,9 +383,7 @@ static void fw_desc_write_back(struct ordma_fw *fw, struct fw_eth_ring *ring,
 	uint32_t le = cpu_to_le32(len_flags);
 
 	if (fw_dma_write(fw, addr, &le, sizeof(le)))
-		fw_log(fw, ORDMA_FW_LOG_GUEST_ERROR,
-		       "eth: ring %u descriptor %u write-back failed",
-		       fw_ring_id(fw, ring), ring->ci);
+		fw_eth_ring_fail(fw, ring, "write-back failed");
 }
 
 static uint32_t fw_max_frame_len(const struct ordma_fw *fw)
@@ -485,7 +512,7 @@ bool fw_eth_loopback_run(struct ordma_fw *fw)
 
 static void fw_eth_tx_process(struct ordma_fw *fw, struct fw_eth_ring *ring)
 {
-	while (ring->valid && ring->ci != ring->pi) {
+	while (ring->valid && !ring->error && ring->ci != ring->pi) {
 		fw_eth_tx_one(fw, ring);
 		ring->ci++;
 		fw_eth_ring_completed(fw, ring);
@@ -502,6 +529,7 @@ const char *fw_eth_pi_doorbell(struct ordma_fw *fw, uint32_t ring_id,
 	if (pi - ring->ci > fw_ring_size(ring))
 		return "producer index more than a ring ahead";
 	ring->pi = pi;
+	fw_eth_ring_report(fw, ring);
 	if (ring->type == ORDMA_ETH_RING_TX)
 		fw_eth_tx_process(fw, ring);
 	return NULL;
@@ -516,7 +544,9 @@ const char *fw_eth_arm_doorbell(struct ordma_fw *fw, uint32_t ring_id,
 		return "no such Ethernet ring";
 	if (ring->ci - ci > fw_ring_size(ring))
 		return "consumer index outside the ring";
-	if (!arm)
+	/* a stopped ring completes nothing more: no event to wait for */
+	fw_eth_ring_report(fw, ring);
+	if (!arm || ring->error)
 		return NULL;
 	if (ring->ci != ci)
 		fw_eth_ring_event(fw, ring);	/* work is already waiting */
@@ -732,7 +762,9 @@ static void fw_rx_deliver(struct ordma_fw *fw, const uint8_t *frame,
 	struct ordma_eth_desc desc;
 	uint32_t buf_len;
 
-	if (!ring || ring->ci == ring->pi) {
+	if (ring)
+		fw_eth_ring_report(fw, ring);
+	if (!ring || ring->error || ring->ci == ring->pi) {
 		fw->stats.rx_drop_no_buf++;
 		return;
 	}

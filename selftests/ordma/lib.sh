@@ -424,3 +424,31 @@ ordma_require_rdma_pair() {
 	fi
 	ktap_test_pass "${ib[1]} (GID ${gidx[1]}) and ${ib[2]} (GID ${gidx[2]}) ACTIVE with IPv4 RoCE v2 GIDs"
 }
+
+# ordma_host_request REQUEST: ask the host to act on this VM's QEMU
+# (tools/vm/run-vm.sh --host-requests): "quit", "quit peer" or
+# "device_del ID".  Prints the host's answer; false if the host refused
+# or failed, status 2 if the VM was not started with host requests.
+# A "quit" of this VM never returns.
+ordma_host_request() {
+	local dir=${ORDMA_RESULTS:-/mnt/results} reply
+	[ "${ORDMA_HOST_REQUESTS:-0}" = 1 ] || return 2
+	rm -f "$dir/host-request.done"
+	echo "$*" >"$dir/host-request.tmp" && mv "$dir/host-request.tmp" "$dir/host-request" ||
+		return 1
+	if ! wait_for 300 test -e "$dir/host-request.done"; then
+		echo "no answer from the host within 300 s"
+		return 1
+	fi
+	reply=$(cat "$dir/host-request.done")
+	rm -f "$dir/host-request.done"
+	echo "${reply#* }"
+	[ "${reply%% *}" = 0 ]
+}
+
+# ordma_require_host_requests: skip the whole test unless the host
+# carries out requests (run-vm.sh --host-requests)
+ordma_require_host_requests() {
+	[ "${ORDMA_HOST_REQUESTS:-0}" = 1 ] ||
+		ktap_skip_all "the host takes no requests (run-vm.sh --host-requests)"
+}

@@ -132,13 +132,28 @@ bool ordma_fw_try_enter(OrdmaState *s)
     return true;
 }
 
+static bool ordma_bus_master(OrdmaState *s)
+{
+    return pci_get_word(PCI_DEVICE(s)->config + PCI_COMMAND) &
+           PCI_COMMAND_MASTER;
+}
+
 /*
  * MSI-X messages are memory writes that QEMU dispatches under the BQL.
- * Only a thread that holds it already raises them here.
+ * Only a thread that holds it already raises them here.  A function
+ * whose Bus Master Enable is clear may not write: its messages are held
+ * and sent once it is set again, as a masked vector's pending bit holds
+ * its message.  Dropping them would leave an EQ disarmed for ever (the
+ * device disarms an EQ when it raises its vector).
  */
 void ordma_raise_vectors(OrdmaState *s, uint64_t vectors)
 {
     assert(qemu_mutex_iothread_locked());
+    if (vectors && !ordma_bus_master(s)) {
+        trace_ordma_msix_held(s->ident, vectors);
+        s->msix_held |= vectors;
+        return;
+    }
     while (vectors) {
         unsigned int vector = ctz64(vectors);
 
@@ -603,15 +618,22 @@ static NetClientInfo ordma_net_info = {
 static void ordma_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
                                int len)
 {
+    OrdmaState *s = ORDMA_PCI(pdev);
+
     pci_default_write_config(pdev, addr, val, len);
     /* A Function Level Reset resets the device through ordma_reset(). */
     pcie_cap_flr_write_config(pdev, addr, val, len);
+    if (s->msix_held && ordma_bus_master(s)) {
+        ordma_raise_vectors(s, s->msix_held);
+        s->msix_held = 0;
+    }
 }
 
 static void ordma_reset(DeviceState *dev)
 {
     OrdmaState *s = ORDMA_PCI(dev);
 
+    s->msix_held = 0;
     if (!ordma_fw_enter(s, "reset")) {
         s->reset_pending = true;
         return;

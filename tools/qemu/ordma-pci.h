@@ -20,8 +20,8 @@
  *              runs port B's firmware too, if B's fw_lock is free.
  *
  * Locks, in the order they may be taken:
- *   BQL                 QEMU's: MSI-X (msix_notify), timers, the net
- *                       layer, QOM properties.
+ *   BQL                 QEMU's: MSI-X (msix_notify), msix_held, timers,
+ *                       the net layer, QOM properties.
  *   fw_lock             per device: struct ordma_fw and every HAL call
  *                       the firmware makes, msix_pending, the *_deferred,
  *                       *_pending and rx_* fields below, the cable's
@@ -153,6 +153,7 @@ struct OrdmaState {
     uintptr_t fw_owner;     /* the thread inside the firmware, or 0 */
     uint64_t msix_pending;  /* vectors to raise once fw_lock is dropped */
     uint64_t msix_async;    /* vectors msix_bh raises (atomic) */
+    uint64_t msix_held;     /* raised while Bus Master Enable was clear */
     QEMUBH *msix_bh;
 
     /* Work deferred while the firmware is entered on the same thread */

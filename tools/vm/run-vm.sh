@@ -18,6 +18,7 @@
 #   -i, --iommu  add an Intel IOMMU (intel_iommu=on iommu.strict=1)
 #   -n, --no-udev  do not start udevd in the guest
 #   -w, --wire SPEC  impair every ORDMA NIC's cable on transmit (see below)
+#   -H, --host-requests  carry out what the guests ask of the host (below)
 #   -v           copy the serial console to stderr while running
 #   -V           the same, without the timestamp and VM name prefixes
 #
@@ -62,6 +63,17 @@
 #
 # VM_QMP_DIR=DIR gives each VM a QMP socket, DIR/<vm>.qmp (e.g. for
 # qom-set on the NICs' wire-* properties while the guest runs).
+#
+# --host-requests lets a guest act on the machine it runs in, for the
+# tests of what the device does when QEMU quits or a port is unplugged
+# under traffic.  The guest writes one request to host-request in its
+# results share (selftests/ordma/lib.sh: ordma_host_request); the host
+# carries it out over QMP (tools/vm/qmp-request.py) and answers in
+# host-request.done ("STATUS MESSAGE", 0 when done).  Requests:
+# "quit" (this VM), "quit peer" (the other VM of pair), "device_del ID"
+# (ID wire1 or wire2: NIC 1 or 2; the answer comes once QEMU reports
+# the device gone).  A VM quit on request is judged on what it did
+# before: its missing guest result and dmesg are skipped, not failed.
 # shellcheck disable=SC2054 # QEMU options contain commas
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -76,6 +88,7 @@ IOMMU=0
 UDEV=1
 VERBOSE=0
 WIRE=
+HOST_REQUESTS=0
 usage() {
 	sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 	exit 2
@@ -89,6 +102,7 @@ while [ $# -gt 0 ]; do
 	-i | --iommu) IOMMU=1; shift ;;
 	-n | --no-udev) UDEV=0; shift ;;
 	-w | --wire) WIRE=$2; shift 2 ;;
+	-H | --host-requests) HOST_REQUESTS=1; shift ;;
 	-v) VERBOSE=1; shift ;;
 	-V) VERBOSE=2; shift ;;
 	-h | --help) usage ;;
@@ -231,11 +245,59 @@ nic_expect() {
 	printf '0000:%02x:00.0,52:54:00:12:34:%02x,%s' "$slot" "$i" "$serial"
 }
 
+QMP_DIR=${VM_QMP_DIR:-}
+[ "$HOST_REQUESTS" = 0 ] || QMP_DIR=${QMP_DIR:-$OUT}
+
 declare -A PID=()
+SERVERS=()
 cleanup() {
 	local n
 	for n in "${!PID[@]}"; do
 		kill "${PID[$n]}" 2>/dev/null || true
+	done
+	for n in "${SERVERS[@]}"; do
+		kill "$n" 2>/dev/null || true
+	done
+}
+
+# peer_of NAME: the other VM of pair
+peer_of() {
+	case $1 in vmA) echo vmB ;; vmB) echo vmA ;; *) return 1 ;; esac
+}
+
+# serve_host_requests NAME: carry out what VM NAME's guest asks of the
+# host (--host-requests) until its QEMU has ended.  The guest writes its
+# request through 9p and the host has no event for it: poll the file.
+serve_host_requests() {
+	local name=$1 d=$OUT/$1 req target rc reply
+	while [ ! -e "$d/qemu-rc" ]; do
+		if [ ! -e "$d/guest/host-request" ]; then
+			sleep 0.1
+			continue
+		fi
+		req=$(cat "$d/guest/host-request")
+		rm -f "$d/guest/host-request"
+		target=$name
+		if [ "$req" = "quit peer" ]; then
+			req=quit
+			target=$(peer_of "$name") || target=
+		fi
+		case $req in
+		quit | "device_del wire"[12]) ;;
+		*) target= ;;
+		esac
+		if [ -z "$target" ]; then
+			rc=2 reply="refused: '$req' is not a request for this topology"
+		else
+			[ "$req" != quit ] || echo "$name" >"$OUT/$target/quit-requested"
+			# shellcheck disable=SC2086 # the request's words are arguments
+			reply=$("$VM_TOOLS/qmp-request.py" "$QMP_DIR/$target.qmp" $req 2>&1) &&
+				rc=0 || rc=$?
+		fi
+		vm_log "$name asked for '$req' on ${target:-nothing}: $reply"
+		echo "$name: $req: $rc $reply" >>"$OUT/host-requests.log"
+		printf '%s %s\n' "$rc" "$reply" >"$d/guest/host-request.tmp"
+		mv "$d/guest/host-request.tmp" "$d/guest/host-request.done"
 	done
 }
 
@@ -267,6 +329,7 @@ boot_node() {
 		printf 'ORDMA_NICS=%q\nORDMA_IOMMU=%q\n' "${expect[*]}" "$IOMMU"
 		printf 'ORDMA_WIRE=%q\nORDMA_PROPS=%q\n' "$WIRE" "${VM_ORDMA_PROPS:-}"
 		printf 'ORDMA_DIAG=%q\nORDMA_PROVIDER_DIR=%q\n' "$diag" "$provider"
+		printf 'ORDMA_HOST_REQUESTS=%q\n' "$HOST_REQUESTS"
 		if [ "$TOPOLOGY" = pair ]; then
 			printf 'ORDMA_SYNC=/mnt/sync\nORDMA_PEER_ROLE=%s\n' "$([ "$role" = A ] && echo B || echo A)"
 			printf 'ORDMA_LOCAL_IP=192.0.2.%s\nORDMA_PEER_IP=192.0.2.%s\n' \
@@ -293,8 +356,8 @@ boot_node() {
 		args+=(-virtfs "local,path=$OUT/sync,mount_tag=sync,security_model=none,multidevs=remap")
 		append+=" ordma.sync=1"
 	fi
-	[ -z "${VM_QMP_DIR:-}" ] ||
-		args+=(-qmp "unix:$VM_QMP_DIR/$name.qmp,server=on,wait=off")
+	[ -z "$QMP_DIR" ] ||
+		args+=(-qmp "unix:$QMP_DIR/$name.qmp,server=on,wait=off")
 	args+=("${nics[@]}" -append "$append")
 
 	local full=("$QEMU_BIN" "${datadirs[@]}" "${args[@]}")
@@ -331,10 +394,21 @@ boot_all() {
 	else
 		boot_node vm0 single
 	fi
+	SERVERS=()
+	if [ "$HOST_REQUESTS" = 1 ]; then
+		for n in "${NODES[@]}"; do
+			serve_host_requests "$n" &
+			SERVERS+=($!)
+		done
+	fi
 	for n in "${NODES[@]}"; do
 		wait "${PID[$n]}" || true
 		unset "PID[$n]"
 	done
+	for n in "${SERVERS[@]}"; do
+		wait "$n" || true
+	done
+	SERVERS=()
 	trap - EXIT INT TERM
 }
 
@@ -376,8 +450,11 @@ ktap_header
 for n in "${NODES[@]}"; do
 	d=$OUT/$n
 	qrc=$(cat "$d/qemu-rc" 2>/dev/null || echo missing)
+	quit_by=$(cat "$d/quit-requested" 2>/dev/null || true)
 	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
 		ktap_test_fail "$n: powered off within ${TIMEOUT}s (hard timeout hit)"
+	elif [ "$qrc" = 0 ] && [ -n "$quit_by" ]; then
+		ktap_test_pass "$n: QEMU quit cleanly at $quit_by's request"
 	elif [ "$qrc" = 0 ]; then
 		ktap_test_pass "$n: powered off within ${TIMEOUT}s"
 	else
@@ -388,7 +465,11 @@ for n in "${NODES[@]}"; do
 	case "$grc" in
 	0) ktap_test_pass "$n: guest command succeeded" ;;
 	4) ktap_test_skip "$n: guest command succeeded" "it skipped" ;;
-	none) ktap_test_fail "$n: guest command ran to completion (no guest-rc)" ;;
+	none) if [ -n "$quit_by" ]; then
+			ktap_test_skip "$n: guest command ran to completion" "quit at $quit_by's request"
+		else
+			ktap_test_fail "$n: guest command ran to completion (no guest-rc)"
+		fi ;;
 	*) ktap_test_fail "$n: guest command succeeded (exit status $grc)" ;;
 	esac
 
@@ -399,6 +480,8 @@ for n in "${NODES[@]}"; do
 	if [ -n "$bad" ]; then
 		ktap_test_fail "$n: kernel log has no oops, warning, BUG or leak"
 		printf '%s\n' "$bad" | sed 's/^/#   /' >>"$OUT/kmsg-problems.txt"
+	elif [ ! -s "$d/guest/dmesg.txt" ] && [ -n "$quit_by" ]; then
+		ktap_test_pass "$n: serial console has no oops, warning, BUG or leak (quit before dmesg.txt)"
 	elif [ ! -s "$d/guest/dmesg.txt" ]; then
 		ktap_test_fail "$n: kernel log saved (no dmesg.txt)"
 	else

@@ -3,6 +3,7 @@
  * Ethernet function: SET_PORT, ring commands, TX and RX paths, the RX
  * filter, RoCE steering and ETH_ARM.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "drv.h"
@@ -361,7 +362,10 @@ TEST(test_tx_bad_descriptors)
 	CHECK_EQ(e.d.hal.tx_count, 0);
 	CHECK_EQ(stats(&e.d).tx_bad_desc, 3);
 
-	/* the whole descriptor ring unreadable: counted, device lives on */
+	/* the whole descriptor ring unreadable: counted; the DONE of the
+	 * slot cannot be written either, so the ring stops (and sends
+	 * nothing more); the device lives on
+	 */
 	e.d.hal.fail_lo = e.tx.addr;
 	e.d.hal.fail_hi = e.tx.addr + 0x1000;
 	e.tx.pi++;
@@ -369,7 +373,8 @@ TEST(test_tx_bad_descriptors)
 	e.d.hal.fail_lo = e.d.hal.fail_hi = 0;
 	CHECK_EQ(stats(&e.d).tx_bad_desc, 4);
 	drv_tx(&e.d, &e.tx, frame, (uint32_t)len);
-	CHECK_EQ(e.d.hal.tx_count, 1);
+	CHECK_EQ(e.d.hal.tx_count, 0);
+	CHECK_EQ(drv_rd(&e.d, ORDMA_REG_STATUS), ORDMA_STATUS_READY);
 	drv_close(&e.d);
 }
 
@@ -664,7 +669,15 @@ TEST(test_rx_bad_descriptors)
 	CHECK_EQ(stats(&e.d).rx_frames, 0);
 	CHECK_EQ(stats(&e.d).rx_drop_no_buf, 3);
 
-	/* unreadable descriptor ring: the slot is given up, no crash */
+	/* producer index checks */
+	drv_db(&e.d, 0, ORDMA_DB_ETH_PI, e.rx.id, e.rx.pi + 17, 0);
+	CHECK_EQ(drv_db_errors(&e.d), 1);
+	drv_db(&e.d, 0, ORDMA_DB_ETH_PI, e.rx.id, e.rx.pi + 16, 0);
+	CHECK_EQ(drv_db_errors(&e.d), 1);
+
+	/* unreadable descriptor ring: the slot's DONE cannot be written
+	 * either, so the ring stops; no crash, the device stays ready
+	 */
 	drv_rx_post(&e.d, &e.rx, 1, 2048);
 	e.d.hal.fail_lo = e.rx.addr;
 	e.d.hal.fail_hi = e.rx.addr + 0x1000;
@@ -672,14 +685,10 @@ TEST(test_rx_bad_descriptors)
 	e.d.hal.fail_lo = e.d.hal.fail_hi = 0;
 	drv_rx_post(&e.d, &e.rx, 1, 2048);
 	ordma_fw_rx_frame(e.d.fw, frame, len);
-	CHECK_EQ(drv_desc_flags(&e.d, &e.rx, 5), len | ORDMA_ETH_DESC_DONE);
-	CHECK_EQ(stats(&e.d).rx_frames, 1);
-
-	/* producer index checks */
-	drv_db(&e.d, 0, ORDMA_DB_ETH_PI, e.rx.id, e.rx.pi + 17, 0);
-	CHECK_EQ(drv_db_errors(&e.d), 1);
-	drv_db(&e.d, 0, ORDMA_DB_ETH_PI, e.rx.id, e.rx.pi + 16, 0);
-	CHECK_EQ(drv_db_errors(&e.d), 1);
+	CHECK_EQ(drv_desc_flags(&e.d, &e.rx, 5), 2048);
+	CHECK_EQ(stats(&e.d).rx_frames, 0);
+	CHECK_EQ(stats(&e.d).rx_drop_no_buf, 5);
+	CHECK_EQ(drv_rd(&e.d, ORDMA_REG_STATUS), ORDMA_STATUS_READY);
 	drv_close(&e.d);
 }
 
@@ -886,5 +895,116 @@ TEST(test_destroy_ring_abandons_pending)
 	CHECK_EQ(eth_events(&e, e.rx.id), 0);
 	drv_db(&e.d, 0, ORDMA_DB_ETH_PI, e.rx.id, 1, 0);
 	CHECK_EQ(drv_db_errors(&e.d), 1);
+	drv_close(&e.d);
+}
+
+static uint32_t eqe_kind(const struct ordma_eqe *eqe)
+{
+	return FIELD_GET(ORDMA_EQE_TYPE, le32_to_cpu(eqe->type));
+}
+
+/*
+ * A descriptor whose DONE cannot be written (Bus Master Enable off, an
+ * IOMMU fault) would stall the driver's in-order walk: the ring stops,
+ * says so once on the async EQ, takes nothing more (frames are dropped
+ * and counted, arming posts nothing) and is destroyed and created again
+ * by the driver.  The other ring carries on.
+ */
+TEST(test_ring_stops_on_failed_write_back)
+{
+	struct ordma_eqe eqe;
+	struct drv_eq async;
+	uint8_t frame[64];
+	struct eth_env e;
+	size_t len;
+
+	REQUIRE(eth_setup(&e));
+	REQUIRE(drv_eq_open(&e.d, &async, ORDMA_EQ_TYPE_ASYNC, 0, 6));
+	len = unicast_frame(&e.d, frame, 46);
+	drv_rx_post(&e.d, &e.rx, 4, 2048);
+
+	/* descriptor 0's dword len_flags: its read and its write-back fail */
+	e.d.hal.fail_lo = e.rx.addr + offsetof(struct ordma_eth_desc, len_flags);
+	e.d.hal.fail_hi = e.d.hal.fail_lo + 4;
+	ordma_fw_rx_frame(e.d.fw, frame, len);
+	e.d.hal.fail_lo = e.d.hal.fail_hi = 0;
+	REQUIRE(drv_eq_next(&e.d, &async, &eqe));
+	CHECK_EQ(eqe_kind(&eqe), ORDMA_EQE_ETH_RING_ERR);
+	CHECK_EQ(le32_to_cpu(eqe.data[0]), e.rx.id);
+	drv_eq_update(&e.d, &async, false);
+
+	/* stopped: the next frame is dropped, not written to descriptor 1 */
+	ordma_fw_rx_frame(e.d.fw, frame, len);
+	CHECK_EQ(drv_desc_flags(&e.d, &e.rx, 1), 2048);
+	CHECK_EQ(stats(&e.d).rx_frames, 0);
+	CHECK_EQ(stats(&e.d).rx_drop_no_buf, 2);
+	/* arming a stopped ring posts nothing, and the error is not repeated */
+	drv_ring_arm(&e.d, &e.rx);
+	CHECK_EQ(eth_events(&e, e.rx.id), 0);
+	CHECK(!drv_eq_next(&e.d, &async, &eqe));
+	CHECK_EQ(drv_rd(&e.d, ORDMA_REG_STATUS), ORDMA_STATUS_READY);
+
+	/* TX is a ring of its own and still sends */
+	drv_tx(&e.d, &e.tx, frame, (uint32_t)len);
+	CHECK_EQ(e.d.hal.tx_count, 1);
+	CHECK_EQ(drv_desc_flags(&e.d, &e.tx, 0), len | ORDMA_ETH_DESC_DONE);
+
+	/* a TX write-back failure stops TX the same way */
+	e.d.hal.fail_lo = e.tx.addr + ORDMA_ETH_DESC_SIZE +	/* descriptor 1 */
+			  offsetof(struct ordma_eth_desc, len_flags);
+	e.d.hal.fail_hi = e.d.hal.fail_lo + 4;
+	drv_tx(&e.d, &e.tx, frame, (uint32_t)len);
+	e.d.hal.fail_lo = e.d.hal.fail_hi = 0;
+	CHECK_EQ(e.d.hal.tx_count, 1);	/* unreadable: not sent */
+	REQUIRE(drv_eq_next(&e.d, &async, &eqe));
+	CHECK_EQ(eqe_kind(&eqe), ORDMA_EQE_ETH_RING_ERR);
+	CHECK_EQ(le32_to_cpu(eqe.data[0]), e.tx.id);
+	drv_eq_update(&e.d, &async, false);
+	drv_tx(&e.d, &e.tx, frame, (uint32_t)len);
+	CHECK_EQ(e.d.hal.tx_count, 1);
+	CHECK_EQ(drv_desc_flags(&e.d, &e.tx, 2), len);
+
+	/* destroyed and created again, the ring works */
+	REQUIRE_EQ(drv_handle_cmd(&e.d, ORDMA_CMD_DESTROY_ETH_RING, e.rx.id, 0),
+		   ORDMA_CMD_STATUS_OK);
+	REQUIRE(drv_ring_open(&e.d, &e.rx, ORDMA_ETH_RING_RX, 4, e.eq.eqn));
+	drv_rx_post(&e.d, &e.rx, 2, 2048);
+	ordma_fw_rx_frame(e.d.fw, frame, len);
+	CHECK_EQ(drv_desc_flags(&e.d, &e.rx, 0), len | ORDMA_ETH_DESC_DONE);
+	CHECK_EQ(stats(&e.d).rx_frames, 1);
+	drv_close(&e.d);
+}
+
+/* With the EQ unwritable too (Bus Master Enable clear) the error event
+ * is lost; the ring's next received frame or doorbell posts it.
+ */
+TEST(test_ring_error_event_retried)
+{
+	struct ordma_eqe eqe;
+	struct drv_eq async;
+	uint8_t frame[64];
+	struct eth_env e;
+	size_t len;
+
+	REQUIRE(eth_setup(&e));
+	REQUIRE(drv_eq_open(&e.d, &async, ORDMA_EQ_TYPE_ASYNC, 0, 6));
+	len = unicast_frame(&e.d, frame, 46);
+	drv_rx_post(&e.d, &e.rx, 4, 2048);
+	e.d.hal.fail_lo = 0;
+	e.d.hal.fail_hi = ~0ULL;	/* every DMA fails */
+	ordma_fw_rx_frame(e.d.fw, frame, len);
+	e.d.hal.fail_lo = e.d.hal.fail_hi = 0;
+	CHECK(!drv_eq_next(&e.d, &async, &eqe));
+	CHECK_EQ(drv_rd(&e.d, ORDMA_REG_STATUS), ORDMA_STATUS_READY);
+	ordma_fw_rx_frame(e.d.fw, frame, len);
+	REQUIRE(drv_eq_next(&e.d, &async, &eqe));
+	CHECK_EQ(eqe_kind(&eqe), ORDMA_EQE_ETH_RING_ERR);
+	CHECK_EQ(le32_to_cpu(eqe.data[0]), e.rx.id);
+	drv_eq_update(&e.d, &async, false);
+	/* posted once */
+	ordma_fw_rx_frame(e.d.fw, frame, len);
+	drv_ring_arm(&e.d, &e.rx);
+	CHECK(!drv_eq_next(&e.d, &async, &eqe));
+	CHECK_EQ(stats(&e.d).rx_drop_no_buf, 3);
 	drv_close(&e.d);
 }

@@ -123,6 +123,7 @@ enum ordma_eqe_type {
 	ORDMA_EQE_QP_LAST_WQE		= 0x25,
 	ORDMA_EQE_CQ_ERR		= 0x26,
 	ORDMA_EQE_SRQ_LIMIT		= 0x27,
+	ORDMA_EQE_ETH_RING_ERR		= 0x28,	/* data[0] = ring id */
 };
 
 struct ordma_eqe {

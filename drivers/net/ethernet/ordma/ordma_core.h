@@ -279,6 +279,7 @@ void ordma_netdev_unregister(struct ordma_core_dev *cdev);
 void ordma_netdev_free(struct ordma_core_dev *cdev);
 void ordma_netdev_eth_event(struct ordma_core_dev *cdev, u32 ring_id);
 void ordma_netdev_port_event(struct ordma_core_dev *cdev, u32 state);
+void ordma_netdev_ring_error(struct ordma_core_dev *cdev, u32 ring_id);
 void ordma_netdev_device_dead(struct ordma_core_dev *cdev);
 void ordma_netdev_detach(struct ordma_core_dev *cdev);
 

@@ -110,6 +110,9 @@ static void ordma_async_event(struct ordma_core_dev *cdev,
 			ordma_netdev_port_event(cdev,
 						le32_to_cpu(eqe->data[1]));
 		break;
+	case ORDMA_EQE_ETH_RING_ERR:
+		ordma_netdev_ring_error(cdev, le32_to_cpu(eqe->data[0]));
+		break;
 	case ORDMA_EQE_DB_ERROR:
 		atomic64_inc(&cdev->db_error_events);
 		dev_warn_ratelimited(ordma_dev(cdev),

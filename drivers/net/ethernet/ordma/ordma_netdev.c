@@ -121,13 +121,50 @@ static int ordma_stop(struct net_device *ndev)
 	return 0;
 }
 
-/* The stack counts the timeout (tx_timeout in sysfs); log the ring. */
+/*
+ * Rebuild the rings of a running interface.  A descriptor whose
+ * completion the driver will never see stalls the in-order ring walk:
+ * the device stops such a ring (ORDMA_EQE_ETH_RING_ERR, e.g. after DMA
+ * failed while Bus Master Enable was off), and a TX ring that completes
+ * nothing for ORDMA_TX_TIMEOUT is treated alike.  Frames in the rings
+ * are lost, as on a link flap.
+ */
+static void ordma_ring_reset_work(struct work_struct *work)
+{
+	struct ordma_netdev_priv *priv =
+		container_of(work, struct ordma_netdev_priv, ring_reset_work);
+	struct net_device *ndev = priv->ndev;
+
+	rtnl_lock();
+	if (netif_running(ndev) && priv->datapath_up) {
+		netdev_warn(ndev, "restarting the Ethernet rings\n");
+		if (!ordma_datapath_stop_for_change(priv))
+			ordma_datapath_resume(priv);
+	}
+	rtnl_unlock();
+}
+
+/* Interrupt context: the async EQ's vector */
+void ordma_netdev_ring_error(struct ordma_core_dev *cdev, u32 ring_id)
+{
+	struct net_device *ndev = READ_ONCE(cdev->ndev);
+	struct ordma_netdev_priv *priv;
+
+	if (!ndev)
+		return;
+	priv = netdev_priv(ndev);
+	netdev_err_once(ndev, "device stopped Ethernet ring %u\n", ring_id);
+	schedule_work(&priv->ring_reset_work);
+}
+
+/* The stack counts the timeout (tx_timeout in sysfs). */
 static void ordma_tx_timeout(struct net_device *ndev, unsigned int txqueue)
 {
 	struct ordma_netdev_priv *priv = netdev_priv(ndev);
 
 	netdev_err(ndev, "TX ring stalled: pi %u ci %u\n",
 		   READ_ONCE(priv->tx.pi), READ_ONCE(priv->tx.ci));
+	schedule_work(&priv->ring_reset_work);
 }
 
 /* Bring the rings of a running interface back after a restart failed.
@@ -388,6 +425,7 @@ int ordma_netdev_create(struct ordma_core_dev *cdev)
 	u64_stats_init(&priv->napi_stats.syncp);
 	u64_stats_init(&priv->xmit_stats.syncp);
 	INIT_WORK(&priv->rx_mode_work, ordma_rx_mode_work);
+	INIT_WORK(&priv->ring_reset_work, ordma_ring_reset_work);
 
 	ndev->netdev_ops = &ordma_netdev_ops;
 	ordma_ethtool_set_ops(ndev);
@@ -434,6 +472,7 @@ void ordma_netdev_unregister(struct ordma_core_dev *cdev)
 		priv->registered = false;
 	}
 	cancel_work_sync(&priv->rx_mode_work);
+	cancel_work_sync(&priv->ring_reset_work);
 }
 
 /* After the completion EQ interrupts are gone and the device is reset */

@@ -67,6 +67,7 @@ struct ordma_netdev_priv {
 	struct ordma_xmit_stats xmit_stats;
 
 	struct work_struct rx_mode_work;
+	struct work_struct ring_reset_work;
 	u8 rx_mode_wanted;
 	u8 rx_mode_hw;
 };
