@@ -2,11 +2,48 @@
 /*
  * Fake HAL for firmware unit tests and fuzzing.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "fake_hal.h"
+
+/*
+ * ORDMA_HAL_TRACE=FILE appends every output of the firmware to FILE, one
+ * line each: frames sent, DMA writes (with a hash of the bytes), MSI-X
+ * vectors raised, timer deadlines.  Two firmware builds that behave the
+ * same write the same file for the same tests and inputs
+ * (`make -C firmware hal-trace`).  The test runner, when linked, names
+ * the test.
+ */
+extern const char *ordma_test_current __attribute__((weak));
+static FILE *fake_trace_file;
+static unsigned long fake_trace_devices;
+
+static uint32_t fake_fnv1a(const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	uint32_t h = 2166136261u;
+
+	while (len--)
+		h = (h ^ *p++) * 16777619u;
+	return h;
+}
+
+static void fake_trace(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static void fake_trace(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!fake_trace_file)
+		return;
+	va_start(ap, fmt);
+	vfprintf(fake_trace_file, fmt, ap);
+	va_end(ap);
+	fputc('\n', fake_trace_file);
+}
 
 static bool fake_range_ok(const struct fake_hal *h, uint64_t addr,
 			  size_t len)
@@ -46,9 +83,12 @@ static int fake_dma_write(void *ctx, uint64_t addr, const void *buf,
 
 	if (!fake_range_ok(h, addr, len)) {
 		h->dma_errors++;
+		fake_trace("dmaw %llx %zu fail", (unsigned long long)addr, len);
 		return -1;
 	}
 	memcpy(h->mem + (addr - FAKE_MEM_BASE), buf, len);
+	fake_trace("dmaw %llx %zu %08x", (unsigned long long)addr, len,
+		   fake_fnv1a(buf, len));
 	w = &h->writes[h->num_writes++ % FAKE_WRITE_TRACE];
 	w->addr = addr;
 	w->len = len;
@@ -65,6 +105,7 @@ static void fake_msix_notify(void *ctx, unsigned int vector)
 	}
 	h->msix[vector]++;
 	h->msix_total++;
+	fake_trace("msix %u", vector);
 }
 
 static void fake_tx_frame(void *ctx, const void *frame, size_t len)
@@ -72,6 +113,7 @@ static void fake_tx_frame(void *ctx, const void *frame, size_t len)
 	struct fake_hal *h = ctx;
 	struct fake_frame *f = &h->tx[h->tx_count++ % FAKE_TX_KEEP];
 
+	fake_trace("tx %zu %08x", len, fake_fnv1a(frame, len));
 	if (len < 60 || len > 9018)
 		h->tx_bad_len++;
 	f->len = len;
@@ -88,6 +130,7 @@ static uint64_t fake_now_ns(void *ctx)
 static void fake_timer_arm(void *ctx, uint64_t expire_ns)
 {
 	((struct fake_hal *)ctx)->timer_deadline = expire_ns;
+	fake_trace("timer %llu", (unsigned long long)expire_ns);
 }
 
 static void fake_log(void *ctx, enum ordma_fw_log_level level,
@@ -137,11 +180,18 @@ bool fake_hal_init(struct fake_hal *h)
 	h->num_vectors = FAKE_MAX_VECTORS;
 	h->now_ns = 1000000000ULL;	/* device time does not start at 0 */
 	h->print_log = getenv("ORDMA_FW_TEST_LOG") != NULL;
+	if (!fake_trace_file && getenv("ORDMA_HAL_TRACE"))
+		fake_trace_file = fopen(getenv("ORDMA_HAL_TRACE"), "a");
+	fake_trace("== %s device %lu",
+		   &ordma_test_current && ordma_test_current ?
+		   ordma_test_current : "-", fake_trace_devices++);
 	return h->mem != NULL;
 }
 
 void fake_hal_fini(struct fake_hal *h)
 {
+	if (fake_trace_file)
+		fflush(fake_trace_file);
 	free(h->mem);
 	h->mem = NULL;
 }

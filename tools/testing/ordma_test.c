@@ -113,12 +113,16 @@ static bool selected(const struct ordma_test *t, int nfilters, char **filters)
 	return false;
 }
 
+const char *ordma_test_current;
+
 static int run_in_process(const struct ordma_test *t)
 {
 	failed_checks = 0;
 	skipped = false;
 	skip_reason[0] = '\0';
+	ordma_test_current = t->name;
 	t->fn();
+	ordma_test_current = NULL;
 	fflush(stdout);
 	if (failed_checks)
 		return EXIT_TEST_FAILED;

@@ -31,6 +31,8 @@ struct ordma_test {
 };
 
 void ordma_test_register(struct ordma_test *test);
+/* Name of the test running in this process, NULL between tests */
+extern const char *ordma_test_current;
 
 #define ORDMA_TEST_REGISTER(fn_name)					\
 	static struct ordma_test ordma_test_desc_##fn_name = {		\
