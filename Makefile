@@ -31,16 +31,6 @@ export VM_IOMMU
 
 BUILD := $(CURDIR)/build
 DIAG := $(BUILD)/bin/ordma-diag
-VERBS_NEGATIVE := $(BUILD)/bin/verbs_negative
-UVERBS_UDATA := $(BUILD)/bin/uverbs_udata
-VERBS_ISOLATION := $(BUILD)/bin/verbs_isolation
-VERBS_REREG_MW := $(BUILD)/bin/verbs_rereg_mw
-VERBS_INTEROP := $(BUILD)/bin/verbs_interop
-# Open MPI's compiler wrapper (libopenmpi-dev); without it no MPI program
-MPICC ?= $(shell command -v mpicc 2>/dev/null)
-MPI_CHECK := $(if $(MPICC),$(BUILD)/bin/mpi_check)
-VERBS_COUNTERS := $(BUILD)/bin/verbs_counters
-VERBS_RNR_HOG := $(BUILD)/bin/verbs_rnr_hog
 KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m CONFIG_ORDMA_DEBUG_RAW_CMD=y
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
@@ -65,67 +55,14 @@ modules_clean:
 HW_HEADERS := $(wildcard include/linux/ordma/ordma_*.h) \
 	      include/ordma-compat/ordma_compat.h
 
-diag: $(DIAG) $(VERBS_NEGATIVE) $(UVERBS_UDATA) $(VERBS_ISOLATION) $(VERBS_REREG_MW) \
-	$(VERBS_INTEROP) $(MPI_CHECK) $(VERBS_COUNTERS) $(VERBS_RNR_HOG)
+# ordma-diag, and the C programs of the selftests (selftests/ordma/Makefile)
+# into build/bin, where the test VMs read them.
+diag: $(DIAG)
+	@$(MAKE) --no-print-directory -C selftests/ordma OUT=$(BUILD)/bin
 
 $(DIAG): tools/diag/ordma-diag.c $(HW_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -o $@ $<
-
-# The selftest programs: tests on the project's C runner, the helpers
-# they share, the program's own source first.
-SELFTEST_LIB := tools/testing/ordma_test.c tools/testing/ordma_test.h \
-	selftests/ordma/verbs_util.c selftests/ordma/verbs_util.h
-SELFTEST_LINK = -Itools/testing -Iselftests/ordma $(filter %.c,$^)
-
-# Negative verbs cases run by selftests/ordma/verbs.sh (libibverbs)
-$(VERBS_NEGATIVE): selftests/ordma/verbs_negative.c $(SELFTEST_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $(SELFTEST_LINK) -libverbs
-
-# Malformed udata and mmap requests (raw uverbs, no library)
-$(UVERBS_UDATA): selftests/ordma/uverbs_udata.c include/uapi/rdma/ordma-abi.h \
-		$(SELFTEST_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude/uapi -o $@ $(SELFTEST_LINK) -libverbs
-
-# Two unprivileged processes against each other's queues, MRs and
-# doorbells (libibverbs, raw uverbs, the hardware header)
-$(VERBS_ISOLATION): selftests/ordma/verbs_isolation.c include/uapi/rdma/ordma-abi.h \
-		$(HW_HEADERS) $(SELFTEST_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude/uapi -Iinclude \
-		-o $@ $(SELFTEST_LINK) -libverbs
-
-# rereg_mr of an MR with a bound memory window (libibverbs)
-$(VERBS_REREG_MW): selftests/ordma/verbs_rereg_mw.c $(SELFTEST_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $(SELFTEST_LINK) -libverbs
-
-# What applications written for other RoCE devices pass and expect
-# (flow labels, UD completion fields; libibverbs)
-$(VERBS_INTEROP): selftests/ordma/verbs_interop.c $(SELFTEST_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $(SELFTEST_LINK) -libverbs
-
-# The MPI job of selftests/ordma/mpi_pair.sh: ping-pong and allreduce,
-# results checked
-$(BUILD)/bin/mpi_check: selftests/ordma/mpi_check.c tools/testing/ordma_test.c \
-		tools/testing/ordma_test.h
-	@mkdir -p $(dir $@)
-	$(MPICC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Itools/testing -o $@ \
-		$(filter %.c,$^)
-
-# Provoked transport events in rdma statistic and rdma resource (libibverbs)
-$(VERBS_COUNTERS): selftests/ordma/verbs_counters.c $(SELFTEST_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $(SELFTEST_LINK) -libverbs
-
-# A QP in endless RNR beside the fairness test's traffic (libibverbs)
-$(VERBS_RNR_HOG): selftests/ordma/verbs_rnr_hog.c selftests/ordma/verbs_util.c \
-		$(SELFTEST_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -o $@ $(SELFTEST_LINK) -libverbs
 
 fw-build:
 	@if [ -f firmware/Makefile ]; then $(MAKE) -C firmware; \

@@ -14,7 +14,7 @@
 # Usage: vm-test.sh [DIR]    DIR as printed by build.sh (built if omitted)
 set -uo pipefail
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 DIR=${1:-$("$HERE/build.sh" | tail -n1)}
 # The guest sees the host's file system at the same paths.
@@ -23,9 +23,9 @@ trap 'rm -rf "$WORK"' EXIT
 
 RUNNER=("-I$REPO/tools/testing" "$REPO/tools/testing/ordma_test.c")
 cc -std=gnu11 -Wall -Wextra -Wno-unused-parameter -O2 -I"$DIR/include" \
-	-o "$WORK/flush-test-56" "$HERE/flush-test.c" "${RUNNER[@]}" \
+	-o "$WORK/flush-test-56" "$HERE/tests/flush-test.c" "${RUNNER[@]}" \
 	-L"$DIR/lib" -libverbs -Wl,-rpath,"$DIR/lib" || exit 1
-cc -std=gnu11 -O2 -o "$WORK/flush-test-44" "$HERE/flush-test.c" "${RUNNER[@]}" \
+cc -std=gnu11 -O2 -o "$WORK/flush-test-44" "$HERE/tests/flush-test.c" "${RUNNER[@]}" \
 	-libverbs || exit 1
 
 cat >"$WORK/guest.sh" <<EOF

@@ -20,7 +20,7 @@
 # Usage: host-test.sh [DIR]    DIR as printed by build.sh (built if omitted)
 set -uo pipefail
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DIR=${1:-$("$HERE/build.sh" | tail -n1)}
 DEB_VERBS=/usr/lib/x86_64-linux-gnu/libibverbs.so.1
 
