@@ -773,6 +773,13 @@ def run_engine_flood(qemu):
             qt.memw(root_table, bytes(4096))
             qt.wr(8, vtd + 0x20, root_table)
             qt.wr(4, vtd + 0x18, 1 << 30)          # GCMD.SRTP
+            # The ring stops at its first failed write-back: make that
+            # failure a translation the IOMMU refuses, then go on.
+            qt.wr(4, vtd + 0x18, 1 << 31)          # translation on
+            rx.post()
+            tap('engine: the IOMMU recorded DMA faults',
+                wait_for(lambda: qt.rd(4, vtd + 0x34) & 0x2))
+            qt.wr(4, vtd + 0x18, 0)
             for _ in range(25):
                 a.cfg(0x04, 2, 0x2)                # bus master off
                 rx.post()
@@ -783,7 +790,6 @@ def run_engine_flood(qemu):
                 rx.post()
             tap('engine: 75 memory map changes under a flood of %d frames, QEMU '
                 'answers' % sent[0], a.reg(REG_VERSION) != 0xffffffff)
-            tap('engine: the IOMMU recorded DMA faults', qt.rd(4, vtd + 0x34) & 0x2)
             # whatever the faults did, a reset brings the device back
             a.reg(REG_CTRL, CTRL_RESET)
             a.enable()
