@@ -46,6 +46,14 @@
  *   - The engine never waits for the BQL, so it can be joined by a thread
  *     that holds it: it raises MSI-X itself only if a trylock takes the
  *     BQL, else msix_bh raises them from the main loop.
+ *   - DMA behind intel-iommu runs the IOMMU's translation on the thread
+ *     that makes the access, fw_lock held.  Where the translation needs
+ *     the BQL, a thread without it does not wait for it (a patch to
+ *     QEMU, patches/intel-iommu-deferred-faults.patch): a DMAR fault is
+ *     recorded, and its fault event sent, from a bottom half of the main
+ *     loop (the access fails at once; at most 64 wait, later ones are
+ *     lost as in a full fault log), and a pass-through context entry is
+ *     used without switching the address space to its fast path.
  *   - No thread waits for another device's fw_lock while holding one.
  *   - Frames leave only from inside the firmware, and PAUSE frames from
  *     the engine or from inside a firmware: once the engine was joined
