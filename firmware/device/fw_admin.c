@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fw_priv.h"
+#include "device/fw_caps.h"
 #include "objects/fw_verbs.h"
 #include "objects/fw_qp.h"
 
@@ -211,8 +212,8 @@ static void fw_fill_device_caps(const struct ordma_fw *fw,
 	memset(caps, 0, sizeof(*caps));
 	ordma_fw_mac_to_eui64(fw->cfg.mac, (uint8_t *)&caps->node_guid);
 	caps->sys_image_guid = caps->node_guid;
-	caps->max_mr_size = cpu_to_le64(1ULL << 40);
-	caps->page_size_cap = cpu_to_le64(GENMASK_ULL(30, 12));
+	caps->max_mr_size = cpu_to_le64(FW_CAP_MAX_MR_SIZE);
+	caps->page_size_cap = cpu_to_le64(FW_CAP_PAGE_SIZE_CAP);
 	caps->vendor_id = cpu_to_le32(ORDMA_PCI_VENDOR_ID);
 	caps->vendor_part_id = cpu_to_le32(ORDMA_PCI_DEVICE_ID);
 	caps->hw_rev = cpu_to_le32(ORDMA_PCI_REVISION);
@@ -224,36 +225,36 @@ static void fw_fill_device_caps(const struct ordma_fw *fw,
 				      ORDMA_DEV_CAP_FLUSH |
 				      ORDMA_DEV_CAP_ATOMIC_WRITE);
 	caps->cap_flags |= cpu_to_le32(ORDMA_DEV_CAP_GSI | ORDMA_DEV_CAP_MCAST);
-	caps->max_mcast_grp = cpu_to_le32(FW_MAX_MCAST_GRP);
-	caps->max_mcast_qp_attach = cpu_to_le32(FW_MAX_MCAST_QP_ATTACH);
+	caps->max_mcast_grp = cpu_to_le32(FW_CAP_MAX_MCAST_GRP);
+	caps->max_mcast_qp_attach = cpu_to_le32(FW_CAP_MAX_MCAST_QP_ATTACH);
 	caps->max_total_mcast_qp_attach =
-		cpu_to_le32(FW_MAX_TOTAL_MCAST_QP_ATTACH);
-	caps->max_qp = cpu_to_le32(1024);
-	caps->max_qp_wr = cpu_to_le32(4096);
-	caps->max_send_sge = cpu_to_le32(8);
-	caps->max_recv_sge = cpu_to_le32(8);
-	caps->max_sge_rd = cpu_to_le32(8);
-	caps->max_cq = cpu_to_le32(1024);
-	caps->max_cqe = cpu_to_le32(65536);
-	caps->max_mr = cpu_to_le32(4096);
-	caps->max_mw = cpu_to_le32(FW_MAX_MW);
-	caps->max_pd = cpu_to_le32(FW_MAX_PD);
-	caps->max_srq = cpu_to_le32(256);
-	caps->max_srq_wr = cpu_to_le32(4096);
-	caps->max_srq_sge = cpu_to_le32(8);
-	caps->max_ah = cpu_to_le32(1024);
-	caps->max_qp_rd_atom = cpu_to_le32(FW_MAX_QP_RD_ATOM);
-	caps->max_qp_init_rd_atom = cpu_to_le32(FW_MAX_QP_INIT_RD_ATOM);
-	caps->max_inline_data = cpu_to_le32(256);
-	caps->max_eq = cpu_to_le32(FW_MAX_EQ);
+		cpu_to_le32(FW_CAP_MAX_TOTAL_MCAST_QP_ATTACH);
+	caps->max_qp = cpu_to_le32(FW_CAP_MAX_QP);
+	caps->max_qp_wr = cpu_to_le32(FW_CAP_MAX_QP_WR);
+	caps->max_send_sge = cpu_to_le32(FW_CAP_MAX_SEND_SGE);
+	caps->max_recv_sge = cpu_to_le32(FW_CAP_MAX_RECV_SGE);
+	caps->max_sge_rd = cpu_to_le32(FW_CAP_MAX_SGE_RD);
+	caps->max_cq = cpu_to_le32(FW_CAP_MAX_CQ);
+	caps->max_cqe = cpu_to_le32(FW_CAP_MAX_CQE);
+	caps->max_mr = cpu_to_le32(FW_CAP_MAX_MR);
+	caps->max_mw = cpu_to_le32(FW_CAP_MAX_MW);
+	caps->max_pd = cpu_to_le32(FW_CAP_MAX_PD);
+	caps->max_srq = cpu_to_le32(FW_CAP_MAX_SRQ);
+	caps->max_srq_wr = cpu_to_le32(FW_CAP_MAX_SRQ_WR);
+	caps->max_srq_sge = cpu_to_le32(FW_CAP_MAX_SRQ_SGE);
+	caps->max_ah = cpu_to_le32(FW_CAP_MAX_AH);
+	caps->max_qp_rd_atom = cpu_to_le32(FW_CAP_MAX_QP_RD_ATOM);
+	caps->max_qp_init_rd_atom = cpu_to_le32(FW_CAP_MAX_QP_INIT_RD_ATOM);
+	caps->max_inline_data = cpu_to_le32(FW_CAP_MAX_INLINE_DATA);
+	caps->max_eq = cpu_to_le32(FW_CAP_MAX_EQ);
 	caps->max_uctx = cpu_to_le32(fw->cfg.num_db_pages - 1);
-	caps->max_msg_size = cpu_to_le32(1U << 31);
-	caps->max_eth_mtu = cpu_to_le32(ORDMA_ETH_MAX_MTU);
-	caps->num_ports = cpu_to_le32(1);
-	caps->gid_table_len = cpu_to_le32(FW_GID_TABLE_LEN);
-	caps->pkey_table_len = cpu_to_le32(1);
-	caps->local_ca_ack_delay = cpu_to_le32(15);
-	caps->max_eth_rings = cpu_to_le32(FW_MAX_ETH_RINGS);
+	caps->max_msg_size = cpu_to_le32(FW_CAP_MAX_MSG_SIZE);
+	caps->max_eth_mtu = cpu_to_le32(FW_CAP_MAX_ETH_MTU);
+	caps->num_ports = cpu_to_le32(FW_CAP_NUM_PORTS);
+	caps->gid_table_len = cpu_to_le32(FW_CAP_GID_TABLE_LEN);
+	caps->pkey_table_len = cpu_to_le32(FW_CAP_PKEY_TABLE_LEN);
+	caps->local_ca_ack_delay = cpu_to_le32(FW_CAP_LOCAL_CA_ACK_DELAY);
+	caps->max_eth_rings = cpu_to_le32(FW_CAP_MAX_ETH_RINGS);
 	memcpy(caps->serial, fw->cfg.serial, sizeof(caps->serial));
 	memcpy(caps->board_id, board_id, sizeof(board_id));
 }

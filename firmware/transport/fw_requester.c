@@ -336,7 +336,7 @@ static uint8_t fw_req_check_nodata(const struct fw_qp *qp,
 	    f->level > ORDMA_FLUSH_LEVEL_MR)
 		return ORDMA_CQE_LOC_QP_OP_ERR;
 	if (f->level == ORDMA_FLUSH_LEVEL_RANGE &&
-	    le32_to_cpu(f->length) > (1u << 31))
+	    le32_to_cpu(f->length) > FW_TP_MAX_MSG_SIZE)
 		return ORDMA_CQE_LOC_LEN_ERR;
 	return ORDMA_CQE_SUCCESS;
 }

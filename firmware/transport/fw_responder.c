@@ -359,7 +359,7 @@ static void fw_resp_read(struct ordma_fw *fw, struct fw_qp *qp,
 	struct fw_tp_rd_res *res;
 
 	if (!(qp->attr.access_flags & ORDMA_ACCESS_REMOTE_READ) ||
-	    len > (1u << 31)) {
+	    len > FW_TP_MAX_MSG_SIZE) {
 		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_INVALID_REQ, 0,
 			      ORDMA_EQE_QP_REQ_ERR, FW_TP_DROP_BAD_REQ);
 		return;
@@ -514,7 +514,7 @@ static void fw_resp_flush(struct ordma_fw *fw, struct fw_qp *qp,
 	if (!need || (plt & ~(FW_FETH_PLT_GLOBAL | FW_FETH_PLT_PERSISTENT)) ||
 	    sel > FW_FETH_SEL_MR ||
 	    (qp->attr.access_flags & need) != need ||
-	    (sel == FW_FETH_SEL_RANGE && len > (1u << 31))) {
+	    (sel == FW_FETH_SEL_RANGE && len > FW_TP_MAX_MSG_SIZE)) {
 		fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_INVALID_REQ, 0,
 			      ORDMA_EQE_QP_REQ_ERR, FW_TP_DROP_BAD_REQ);
 		return;
@@ -687,7 +687,7 @@ static void fw_resp_write(struct ordma_fw *fw, struct fw_qp *qp,
 	if (first) {
 		qp->counters.rx_write_requests++;
 		if (!(qp->attr.access_flags & ORDMA_ACCESS_REMOTE_WRITE) ||
-		    fw_reth_dma_len(pkt->reth) > (1u << 31)) {
+		    fw_reth_dma_len(pkt->reth) > FW_TP_MAX_MSG_SIZE) {
 			fw_resp_fatal(fw, qp, psn, FW_AETH_NAK_INVALID_REQ, 0,
 				      ORDMA_EQE_QP_REQ_ERR, FW_TP_DROP_BAD_REQ);
 			return;
@@ -772,7 +772,7 @@ static void fw_resp_duplicate(struct ordma_fw *fw, struct fw_qp *qp,
 	case FW_ROCE_RC_RDMA_READ_REQUEST:
 		res = fw_resp_find_res(qp, psn, false);
 		if (!res || !fw_resp_read_check(fw, qp, pkt) ||
-		    fw_reth_dma_len(pkt->reth) > (1u << 31)) {
+		    fw_reth_dma_len(pkt->reth) > FW_TP_MAX_MSG_SIZE) {
 			fw_tp_count_rx_drop(fw, FW_TP_DROP_DUP);
 			return;
 		}
@@ -1070,7 +1070,7 @@ static void fw_resp_uc_write(struct ordma_fw *fw, struct fw_qp *qp,
 	if (first) {
 		qp->counters.rx_write_requests++;
 		if (!(qp->attr.access_flags & ORDMA_ACCESS_REMOTE_WRITE) ||
-		    fw_reth_dma_len(pkt->reth) > (1u << 31)) {
+		    fw_reth_dma_len(pkt->reth) > FW_TP_MAX_MSG_SIZE) {
 			fw_resp_uc_drop(fw, qp, FW_TP_DROP_BAD_REQ,
 					ORDMA_CQE_REM_INV_REQ_ERR);
 			return;

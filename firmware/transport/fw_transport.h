@@ -115,6 +115,8 @@ _Static_assert(FW_TP_DEVICE_OUTSTANDING - FW_TP_CTX_OUTSTANDING >=
  * about 7 KiB a QP, 7 MiB for all 1024.
  */
 #define FW_TP_MAX_RD_RES		128
+/* the longest message, as IBTA allows: 2^31 bytes */
+#define FW_TP_MAX_MSG_SIZE		(1u << 31)
 /*
  * READ responses leave in bursts of FW_TP_READ_BURST packets, one burst
  * per FW_TP_READ_GAP_NS: a READ request is small, its response may be

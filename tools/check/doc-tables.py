@@ -365,6 +365,82 @@ def check_cap_flags(tap, tables, defines):
     tap.result(not diag, title, diag)
 
 
+# Firmware headers whose limits QUERY_DEVICE reports (firmware/device/
+# fw_caps.h), in include order
+CAPS_HEADERS = ['firmware/fw_priv.h', 'firmware/objects/fw_verbs.h',
+                'firmware/transport/fw_transport.h', 'firmware/objects/fw_qp.h',
+                'firmware/device/fw_caps.h']
+
+
+def c_expr(expr, defines):
+    """Value of a constant C expression built from defines, or None."""
+    expr = re.sub(r'GENMASK(?:_ULL)?\((\w+),\s*(\w+)\)',
+                  r'((1 << ((\1) + 1)) - (1 << (\2)))', expr)
+    expr = re.sub(r'\b(0x[0-9a-fA-F]+|\d+)[uUlL]+\b', r'\1', expr)
+    for _ in range(8):
+        names = set(re.findall(r'\b[A-Za-z_]\w*\b', expr))
+        if not names:
+            break
+        for name in names:
+            if name not in defines:
+                return None
+            expr = re.sub(r'\b%s\b' % name, '(%s)' % defines[name], expr)
+    if not re.fullmatch(r'[0-9a-fA-Fx()<>+\-*/| ]+', expr):
+        return None
+    try:
+        return int(eval(expr, {'__builtins__': {}}))  # digits and operators only
+    except (SyntaxError, ZeroDivisionError, TypeError):
+        return None
+
+
+def doc_number(cell):
+    """The value a table cell starts with: 1024, 2^31, 0x7ffff000."""
+    m = re.match(r'(\d+)\^(\d+)', cell)
+    if m:
+        return int(m.group(1)) ** int(m.group(2))
+    m = re.match(r'(0x[0-9a-fA-F]+|\d+)\b', cell)
+    if m:
+        return int(m.group(1), 0)
+    m = re.search(r'\b0x[0-9a-fA-F]+\b', cell)    # a mask after its words
+    return int(m.group(0), 16) if m else None
+
+
+def check_device_caps(tap, tables, repo, defines):
+    """The Device capabilities table states what fw_caps.h derives."""
+    title = 'device capabilities: table matches firmware/device/fw_caps.h'
+    header, rows = find_table(tables, section='Device capabilities',
+                              header0='Offset')
+    if rows is None:
+        tap.result(False, title, ['no such table in ' + DOC])
+        return
+    raw = dict(defines)
+    text = '\n'.join(strip_comments(open(os.path.join(repo, p),
+                                          encoding='utf-8').read())
+                     for p in CAPS_HEADERS)
+    text = re.sub(r'\\\n', ' ', text)
+    for m in re.finditer(r'^#define\s+(\w+)\s+(.+)$', text, flags=re.M):
+        value = c_expr(m.group(2), raw)
+        if value is not None:
+            raw[m.group(1)] = value
+    diag, seen = [], 0
+    for row in rows:
+        if len(row) < 4:
+            continue
+        cap = 'FW_CAP_' + row[2].upper()
+        if cap not in raw:
+            continue
+        seen += 1
+        doc = doc_number(row[3])
+        if doc != raw[cap]:
+            diag.append('%s: the document says %s, %s is %s' %
+                        (row[2], row[3][:40], cap, raw[cap]))
+    caps = [n for n in raw if n.startswith('FW_CAP_')]
+    if seen != len(caps):
+        diag.append('%d FW_CAP_ values, %d of them in the table' %
+                    (len(caps), seen))
+    tap.result(not diag, title, diag)
+
+
 def check_struct_sizes(tap, text, structs, defines):
     flat = re.sub(r'\s+', ' ', text)
     claims = []
@@ -472,6 +548,7 @@ def main():
     tables = list_tables(text.splitlines())
     check_enums(tap, tables, enums)
     check_cap_flags(tap, tables, defines)
+    check_device_caps(tap, tables, repo, defines)
     check_struct_sizes(tap, text, structs, defines)
     check_struct_tables(tap, tables, structs, defines)
     check_render(tap, repo)
