@@ -15,6 +15,9 @@
 #   make vm-impair  RDMA between two NICs over impaired cables
 #                   (WIRE=SPEC, see tools/vm/run-vm.sh --wire)
 #   make vm-disturb Bus Master Enable, device_del and quit under traffic
+#   make qtest-asan the device model's qtests on QEMU built with ASan,
+#                   LSan and UBSan (make qemu-asan builds it; not part
+#                   of make check: ~25 min cold build)
 #
 # Caches live under ORDMA_CACHE (default /var/cache/ordma).
 
@@ -35,7 +38,8 @@ KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m CONFIG_ORDMA_DEB
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
 .PHONY: all modules modules_clean diag fw-build fw-check qemu qemu-unit provider lint \
-	vm-check vm-smoke vm-impair vm-disturb check demo clean help install fuzz
+	vm-check vm-smoke vm-impair vm-disturb check demo clean help install fuzz \
+	qemu-asan qtest-asan
 
 all: modules diag fw-build
 
@@ -77,6 +81,16 @@ fuzz:
 # Prints the path of qemu-system-x86_64 with -device ordma on its last line.
 qemu:
 	tools/qemu/build-qemu.sh
+
+# The same QEMU built with AddressSanitizer (and LeakSanitizer) and
+# UndefinedBehaviorSanitizer, from a tree and cache of its own; prints its
+# path on the last line.  qtest-asan runs the qtests on it and fails on
+# any sanitizer report (build/qtest-asan/).
+qemu-asan:
+	SANITIZE=1 tools/qemu/build-qemu.sh
+
+qtest-asan:
+	tools/qemu/qtest-asan.sh
 
 # What the cable's impairments do to a frame (tools/qemu/ordma-wire-frame.c)
 # is plain C: tested here without QEMU, under the sanitizers, TAP output.

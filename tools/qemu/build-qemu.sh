@@ -25,6 +25,17 @@
 #   JOBS          ninja parallelism                  (default 2)
 #   ORDMA_FW_DIR  firmware sources to compile in     (default <repo>/firmware)
 #   SMOKE=0       skip the run-time checks of a new binary
+#   SANITIZE=1    build QEMU under AddressSanitizer (with LeakSanitizer)
+#                 and UndefinedBehaviorSanitizer instead, see below
+#
+# SANITIZE=1 builds from a second copy of the same source package,
+# $ORDMA_CACHE/qemu/src/qemu-7.2+dfsg-asan, with its own lock, so that it
+# neither touches nor waits for the normal tree; its binary is cached as
+#   $ORDMA_CACHE/qemu/bin/<hash>-asan/qemu-system-x86_64
+# and the two kinds of binary are pruned separately.  It is several times
+# slower than the normal one; make qtest-asan (tools/qemu/qtest-asan.sh)
+# runs the qtests under it.  A cold build takes about 25 minutes on 2
+# cores.
 #
 # Each new binary gets a quick run-time check (device listed, BAR sizes and
 # types, PCIe and MSI-X capabilities, VERSION read through BAR0).
@@ -50,6 +61,7 @@ CACHE=${ORDMA_CACHE:-/var/cache/ordma}
 JOBS=${JOBS:-2}
 FW_DIR=${ORDMA_FW_DIR:-$REPO/firmware}
 SMOKE=${SMOKE:-1}
+SANITIZE=${SANITIZE:-0}
 
 QEMU_PKG=qemu/bookworm	# never plain "qemu": with trixie deb-src it is 10.0
 SRC_ROOT=$CACHE/qemu/src
@@ -57,11 +69,24 @@ SRC=$SRC_ROOT/qemu-7.2+dfsg
 BUILD=$SRC/build
 BIN_ROOT=$CACHE/qemu/bin
 KEEP_BINARIES=3
+KIND=		# suffix of the tree, cache key and lock: "" or -asan
 DATADIRS=(-L /usr/share/seabios -L /usr/lib/ipxe/qemu -L /usr/share/qemu)
 CONFIGURE_ARGS=(--target-list=x86_64-softmmu --without-default-features
 	--enable-tcg --enable-fdt=system --enable-slirp --enable-virtfs
 	--enable-attr --enable-cap-ng --disable-docs --disable-werror
 	--enable-debug-info)
+# ASan and UBSan from configure, and UBSan once more by hand: QEMU 7.2's
+# configure drops -fsanitize=undefined without a word, because GCC 12 warns
+# (-Werror=maybe-uninitialized) on its test program.  The binary is checked
+# for both after the build.
+if [ "$SANITIZE" = 1 ]; then
+	KIND=-asan
+	SRC=$SRC_ROOT/qemu-7.2+dfsg$KIND
+	BUILD=$SRC/build
+	CONFIGURE_ARGS+=(--enable-sanitizers
+		"--extra-cflags=-fsanitize=undefined -fno-omit-frame-pointer"
+		--extra-ldflags=-fsanitize=undefined)
+fi
 BUILD_PKGS="build-essential ninja-build meson pkg-config python3 dpkg-dev ccache
 	libglib2.0-dev libpixman-1-dev zlib1g-dev libfdt-dev libslirp-dev
 	libcap-ng-dev seabios ipxe-qemu qemu-system-data"
@@ -134,7 +159,7 @@ input_hash() {
 		done
 	} | sha256sum | cut -c1-16
 }
-HASH=$(input_hash)
+HASH=$(input_hash)$KIND
 OUT=$BIN_ROOT/$HASH/qemu-system-x86_64
 
 # A binary's directory time is its last use: pruning drops the least
@@ -149,7 +174,7 @@ print_cached
 
 # One build at a time: the source tree is shared.
 mkdir -p "$BIN_ROOT"
-exec 9>"$CACHE/qemu/.build.lock"
+exec 9>"$CACHE/qemu/.build$KIND.lock"
 if ! flock -n 9; then
 	log "waiting for another build to finish"
 	flock 9
@@ -157,7 +182,7 @@ fi
 print_cached
 log "building QEMU for inputs $HASH"
 # Staging directories of interrupted runs (only made under the lock)
-rm -rf "$BIN_ROOT"/.stage.*
+rm -rf "$BIN_ROOT"/.stage$KIND.*
 
 # ------------------------------------------------------------------
 # Host packages
@@ -192,7 +217,7 @@ if [ ! -f "$SRC/.ordma-source" ] && [ ! -f "$BUILD/build.ninja" ]; then
 		"$REPO/tools/host-deps.sh" >&2
 	fi
 	log "fetching the source: apt-get source $QEMU_PKG"
-	fetch=$SRC_ROOT/.fetch
+	fetch=$SRC_ROOT/.fetch$KIND
 	rm -rf "$fetch" "$SRC"
 	mkdir -p "$fetch"
 	(cd "$fetch" && apt-get source -q "$QEMU_PKG") >&2 ||
@@ -497,7 +522,20 @@ smoke() {
 		"BAR4 MSI-X x$vectors, VERSION $(printf 0x%08x "$want")"
 }
 
-stage=$(mktemp -d "$BIN_ROOT/.stage.XXXXXX")
+# Both sanitizers are really in: their runtimes' entry points are called.
+check_sanitizers() {
+	local syms
+	syms=$(nm "$1")
+	grep -q '__asan_report' <<<"$syms" || die "no AddressSanitizer in $1"
+	grep -q '__ubsan_handle' <<<"$syms" ||
+		die "no UndefinedBehaviorSanitizer in $1"
+	# Leaks are for make qtest-asan to judge: here a report at exit would
+	# only make the smoke test's QEMU fail to start, as far as it can tell.
+	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+	log "sanitizers ok: ASan and UBSan calls in the binary"
+}
+
+stage=$(mktemp -d "$BIN_ROOT/.stage$KIND.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 cp "$BUILD/qemu-system-x86_64" "$stage/"
 {
@@ -510,6 +548,9 @@ cp "$BUILD/qemu-system-x86_64" "$stage/"
 		echo "$(sha256sum <"$FW_DIR/$f" | cut -c1-16) firmware/$f"
 	done
 } >"$stage/inputs.txt"
+if [ -n "$KIND" ]; then
+	check_sanitizers "$stage/qemu-system-x86_64"
+fi
 if [ "$SMOKE" = 1 ]; then
 	smoke "$stage/qemu-system-x86_64"
 fi
@@ -521,7 +562,15 @@ trap - EXIT
 touch "${OUT%/*}"
 # Keep the few most recently used binaries, and any used in the last
 # minutes: a caller may be about to start the path it was just given.
-ls -1dt "$BIN_ROOT"/*/ | tail -n +$((KEEP_BINARIES + 1)) | while read -r old; do
+# Each kind (normal, -asan) keeps its own few.
+of_kind() {
+	if [ -n "$KIND" ]; then
+		grep -e "$KIND/\$" || true
+	else
+		grep -v -e '-asan/$' || true
+	fi
+}
+ls -1dt "$BIN_ROOT"/*/ | of_kind | tail -n +$((KEEP_BINARIES + 1)) | while read -r old; do
 	[ -z "$(find "${old%/}" -maxdepth 0 -mmin -10)" ] || continue
 	log "dropping old binary ${old%/}"
 	rm -rf "${old%/}"

@@ -21,6 +21,7 @@
 #   -H, --host-requests  carry out what the guests ask of the host (below)
 #   -v           copy the serial console to stderr while running
 #   -V           the same, without the timestamp and VM name prefixes
+#   --asan       QEMU built with ASan, LSan and UBSan (see below)
 #
 # Every NIC is cabled with a UDP socket between two free loopback ports:
 # an ORDMA port owns its socket (cable-local/cable-peer, served by the
@@ -60,6 +61,11 @@
 # the output and in DIR/wire-faults.txt ("VM CABLE LOSS REORDER DUP
 # CORRUPT DELAY" lines).  The settings can be changed while the guest
 # runs with QMP/HMP qom-set on /machine/peripheral/wireN.
+#
+# --asan runs the VMs on the QEMU that SANITIZE=1 tools/qemu/build-qemu.sh
+# builds (about 25 minutes the first time; it is several times slower,
+# so give -t more); QEMU= still overrides it.  Whatever the QEMU, a sanitizer
+# report in a VM's qemu.log fails the run.
 #
 # VM_QMP_DIR=DIR gives each VM a QMP socket, DIR/<vm>.qmp (e.g. for
 # qom-set on the NICs' wire-* properties while the guest runs).
@@ -105,6 +111,7 @@ while [ $# -gt 0 ]; do
 	-H | --host-requests) HOST_REQUESTS=1; shift ;;
 	-v) VERBOSE=1; shift ;;
 	-V) VERBOSE=2; shift ;;
+	--asan) export SANITIZE=1 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}; shift ;;
 	-h | --help) usage ;;
 	-*) usage ;;
 	*) break ;;
@@ -442,6 +449,16 @@ if [ -n "$early" ]; then
 fi
 
 # ---------------------------------------------------------------- verdict
+# A sanitizer report in a VM's qemu.log (QEMU built with them: --asan)
+sanitizer_verdict() {
+	local n report
+	for n in "${NODES[@]}"; do
+		report=$(grep -m1 -E 'ERROR: (Address|Leak)Sanitizer|SUMMARY: [A-Za-z]+Sanitizer|: runtime error: ' \
+			"$OUT/$n/qemu.log" 2>/dev/null) || continue
+		ktap_test_fail "$n: QEMU reported no sanitizer error (see $OUT/$n/qemu.log: $report)"
+	done
+}
+
 # Kernel messages that fail a run wherever they appear.
 BAD_KMSG=$(grep -v '^#' "$SELFTESTS/ordma/kmsg_fail_patterns" | paste -sd '|')
 
@@ -494,6 +511,7 @@ for n in "${NODES[@]}"; do
 		done <"$d/guest/selftests/summary.tap"
 	fi
 done
+sanitizer_verdict
 ktap_set_plan "$KTAP_TESTNUM"
 [ -f "$OUT/kmsg-problems.txt" ] &&
 	ktap_print_msg "kernel log problems:"$'\n'"$(sed 's/^# \{0,1\}//' "$OUT/kmsg-problems.txt")"
