@@ -383,7 +383,7 @@ static int ordma_device_init(struct ordma_core_dev *cdev)
 		goto err_quiesce;
 	pci_set_master(cdev->pdev);
 
-	err = ordma_cmdq_init(cdev);
+	err = ordma_cmdq_init(cdev, ordma_device_fatal);
 	if (err)
 		goto err_quiesce;
 	err = ordma_alloc_irq_vectors(cdev);
