@@ -565,13 +565,104 @@ static_assert(ORDMA_QP_ATTR_DEST_QPN == IB_QP_DEST_QPN);
 static_assert((int)ORDMA_QPS_ERR == (int)IB_QPS_ERR);
 static_assert((int)ORDMA_QPS_SQE == (int)IB_QPS_SQE);
 
+/* @attr's fields named in @attr_mask, in the device's MODIFY_QP layout */
+static int ordma_qp_attr_to_hw(struct ordma_ibdev *dev, struct ordma_qp *qp,
+			       const struct ib_qp_attr *attr, int attr_mask,
+			       struct ordma_qp_attr *hw)
+{
+	int err;
+
+	hw->attr_mask = cpu_to_le32(attr_mask);
+	if (attr_mask & IB_QP_STATE) {
+		if (attr->qp_state > IB_QPS_ERR)
+			return -EINVAL;
+		hw->state = attr->qp_state;
+	}
+	if (attr_mask & IB_QP_CUR_STATE) {
+		if (attr->cur_qp_state > IB_QPS_ERR)
+			return -EINVAL;
+		hw->cur_state = attr->cur_qp_state;
+	}
+	if (attr_mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		hw->en_sqd_async_notify = !!attr->en_sqd_async_notify;
+	if (attr_mask & IB_QP_ACCESS_FLAGS) {
+		u32 access;
+
+		/* an unknown flag is an invalid attribute for modify_qp */
+		if (ordma_access_to_hw(attr->qp_access_flags, &access))
+			return -EINVAL;
+		hw->access_flags = cpu_to_le32(access);
+	}
+	if (attr_mask & IB_QP_PKEY_INDEX)
+		hw->pkey_index = cpu_to_le16(attr->pkey_index);
+	if (attr_mask & IB_QP_PORT)
+		hw->port = attr->port_num;
+	/* QP1 is the port's own: the MAD layer never names the port */
+	if (qp->type == ORDMA_QPT_GSI && (attr_mask & IB_QP_STATE) &&
+	    attr->qp_state == IB_QPS_INIT && !(attr_mask & IB_QP_PORT)) {
+		hw->attr_mask |= cpu_to_le32(ORDMA_QP_ATTR_PORT);
+		hw->port = ORDMA_PORT_NUM;
+	}
+	if (attr_mask & IB_QP_QKEY)
+		hw->qkey = cpu_to_le32(attr->qkey);
+	if (attr_mask & IB_QP_AV) {
+		err = ordma_av_from_ah_attr(dev, &attr->ah_attr, &hw->av);
+		if (err) {
+			ibdev_dbg(&dev->ibdev, "modify_qp %u: bad AV: %d\n",
+				  qp->qpn, err);
+			return err;
+		}
+	}
+	if (attr_mask & IB_QP_PATH_MTU)
+		hw->path_mtu = attr->path_mtu;
+	if (attr_mask & IB_QP_TIMEOUT)
+		hw->timeout = attr->timeout;
+	if (attr_mask & IB_QP_RETRY_CNT)
+		hw->retry_cnt = attr->retry_cnt;
+	if (attr_mask & IB_QP_RNR_RETRY)
+		hw->rnr_retry = attr->rnr_retry;
+	if (attr_mask & IB_QP_RQ_PSN)
+		hw->rq_psn = cpu_to_le32(attr->rq_psn);
+	if (attr_mask & IB_QP_MAX_QP_RD_ATOMIC)
+		hw->max_rd_atomic = attr->max_rd_atomic;
+	if (attr_mask & IB_QP_MIN_RNR_TIMER)
+		hw->min_rnr_timer = attr->min_rnr_timer;
+	if (attr_mask & IB_QP_SQ_PSN)
+		hw->sq_psn = cpu_to_le32(attr->sq_psn);
+	if (attr_mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		hw->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (attr_mask & IB_QP_DEST_QPN)
+		hw->dest_qpn = cpu_to_le32(attr->dest_qp_num);
+	return 0;
+}
+
+/* The device took @state: remember it for posting, which looks at it
+ * under the queue locks.
+ */
+static void ordma_qp_set_state(struct ordma_qp *qp, enum ib_qp_state state)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	spin_lock(&qp->rq.lock);
+	qp->state = state;
+	if (state == IB_QPS_RESET) {
+		/* The device restarts both queues at index 0. */
+		qp->sq.pi = 0;
+		qp->sq.ci = 0;
+		qp->rq.pi = 0;
+		qp->rq.ci = 0;
+	}
+	spin_unlock(&qp->rq.lock);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
 int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		    int attr_mask, struct ib_udata *udata)
 {
 	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
 	struct ordma_qp *qp = to_ordma_qp(ibqp);
 	struct ordma_qp_attr hw = {};
-	unsigned long flags;
 	int err;
 
 	if (udata && udata->inlen &&
@@ -582,68 +673,9 @@ int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			  qp->qpn, attr_mask & ~(int)ORDMA_QP_ATTR_SUPPORTED);
 		return -EOPNOTSUPP;
 	}
-
-	hw.attr_mask = cpu_to_le32(attr_mask);
-	if (attr_mask & IB_QP_STATE) {
-		if (attr->qp_state > IB_QPS_ERR)
-			return -EINVAL;
-		hw.state = attr->qp_state;
-	}
-	if (attr_mask & IB_QP_CUR_STATE) {
-		if (attr->cur_qp_state > IB_QPS_ERR)
-			return -EINVAL;
-		hw.cur_state = attr->cur_qp_state;
-	}
-	if (attr_mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
-		hw.en_sqd_async_notify = !!attr->en_sqd_async_notify;
-	if (attr_mask & IB_QP_ACCESS_FLAGS) {
-		u32 access;
-
-		/* an unknown flag is an invalid attribute for modify_qp */
-		if (ordma_access_to_hw(attr->qp_access_flags, &access))
-			return -EINVAL;
-		hw.access_flags = cpu_to_le32(access);
-	}
-	if (attr_mask & IB_QP_PKEY_INDEX)
-		hw.pkey_index = cpu_to_le16(attr->pkey_index);
-	if (attr_mask & IB_QP_PORT)
-		hw.port = attr->port_num;
-	/* QP1 is the port's own: the MAD layer never names the port */
-	if (qp->type == ORDMA_QPT_GSI && (attr_mask & IB_QP_STATE) &&
-	    attr->qp_state == IB_QPS_INIT && !(attr_mask & IB_QP_PORT)) {
-		hw.attr_mask |= cpu_to_le32(ORDMA_QP_ATTR_PORT);
-		hw.port = ORDMA_PORT_NUM;
-	}
-	if (attr_mask & IB_QP_QKEY)
-		hw.qkey = cpu_to_le32(attr->qkey);
-	if (attr_mask & IB_QP_AV) {
-		err = ordma_av_from_ah_attr(dev, &attr->ah_attr, &hw.av);
-		if (err) {
-			ibdev_dbg(&dev->ibdev, "modify_qp %u: bad AV: %d\n",
-				  qp->qpn, err);
-			return err;
-		}
-	}
-	if (attr_mask & IB_QP_PATH_MTU)
-		hw.path_mtu = attr->path_mtu;
-	if (attr_mask & IB_QP_TIMEOUT)
-		hw.timeout = attr->timeout;
-	if (attr_mask & IB_QP_RETRY_CNT)
-		hw.retry_cnt = attr->retry_cnt;
-	if (attr_mask & IB_QP_RNR_RETRY)
-		hw.rnr_retry = attr->rnr_retry;
-	if (attr_mask & IB_QP_RQ_PSN)
-		hw.rq_psn = cpu_to_le32(attr->rq_psn);
-	if (attr_mask & IB_QP_MAX_QP_RD_ATOMIC)
-		hw.max_rd_atomic = attr->max_rd_atomic;
-	if (attr_mask & IB_QP_MIN_RNR_TIMER)
-		hw.min_rnr_timer = attr->min_rnr_timer;
-	if (attr_mask & IB_QP_SQ_PSN)
-		hw.sq_psn = cpu_to_le32(attr->sq_psn);
-	if (attr_mask & IB_QP_MAX_DEST_RD_ATOMIC)
-		hw.max_dest_rd_atomic = attr->max_dest_rd_atomic;
-	if (attr_mask & IB_QP_DEST_QPN)
-		hw.dest_qpn = cpu_to_le32(attr->dest_qp_num);
+	err = ordma_qp_attr_to_hw(dev, qp, attr, attr_mask, &hw);
+	if (err)
+		return err;
 
 	err = ordma_cmd_modify_qp(dev, qp->qpn, &hw);
 	if (err) {
@@ -651,22 +683,8 @@ int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			  qp->qpn, attr_mask, err);
 		return err;
 	}
-
-	if (attr_mask & IB_QP_STATE) {
-		/* Posting looks at the state under the queue locks. */
-		spin_lock_irqsave(&qp->sq.lock, flags);
-		spin_lock(&qp->rq.lock);
-		qp->state = attr->qp_state;
-		if (attr->qp_state == IB_QPS_RESET) {
-			/* The device restarts both queues at index 0. */
-			qp->sq.pi = 0;
-			qp->sq.ci = 0;
-			qp->rq.pi = 0;
-			qp->rq.ci = 0;
-		}
-		spin_unlock(&qp->rq.lock);
-		spin_unlock_irqrestore(&qp->sq.lock, flags);
-	}
+	if (attr_mask & IB_QP_STATE)
+		ordma_qp_set_state(qp, attr->qp_state);
 	return 0;
 }
 
