@@ -36,7 +36,9 @@ to_ordma_aux_dev(struct auxiliary_device *adev)
  * context).
  */
 struct ordma_event_ops {
-	/* PORT_CHANGE, DB_ERROR and (later) QP/CQ/SRQ async events */
+	/* every event of the async EQ (PORT_CHANGE, DB_ERROR, the QP, CQ
+	 * and SRQ events), after the core's own handling of it
+	 */
 	void (*async_event)(void *priv, const struct ordma_eqe *eqe);
 	/* completion event for CQ cqn */
 	void (*comp_event)(void *priv, u32 cqn);

@@ -490,12 +490,19 @@ void ordma_qp_async_event(struct ordma_ibdev *dev, u32 qpn,
 int ordma_av_from_ah_attr(struct ordma_ibdev *dev,
 			  const struct rdma_ah_attr *ah_attr,
 			  struct ordma_av *av);
+
+/* ordma_wq.c: kernel rings of QPs and SRQs */
 int ordma_kernel_wq_alloc(struct ordma_ibdev *dev, struct ordma_wq *wq,
 			  u32 max_wr, u32 wqe_bytes, u32 min_shift,
 			  struct ordma_page_list *pl);
 /* Bytes of a receive WQE (RQ or SRQ) with @max_sge SGEs (at least one) */
 u32 ordma_recv_wqe_bytes(u32 max_sge);
 u32 ordma_recv_wqe_sges(u32 wqe_shift);
+/* The WQE of free-running index @idx */
+void *ordma_wq_slot(struct ordma_wq *wq, u32 idx);
+bool ordma_wq_full(const struct ordma_wq *wq);
+void ordma_set_sges(struct ordma_sge *dst, const struct ib_sge *src,
+		    int num_sge);
 void ordma_wq_put_recv(struct ordma_wq *wq, const struct ib_recv_wr *wr);
 void ordma_ring_wq_db(struct ordma_ibdev *dev, u32 reg, u32 qn, u32 pi);
 

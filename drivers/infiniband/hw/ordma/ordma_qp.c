@@ -3,15 +3,14 @@
  * ORDMA RDMA driver: queue pairs (RC, UC, UD and the GSI QP).
  *
  * User QPs have their rings in the process (struct ordma_create_qp); the
- * provider posts to them.  Kernel QPs have DMA-coherent rings and are
- * posted to here, with doorbells on the kernel page.  The device owns the
- * QP state; the driver keeps only the last state it set, to refuse
- * posting in RESET, which the device does not check.
+ * provider posts to them.  Kernel QPs have DMA-coherent rings
+ * (ordma_wq.c) and are posted to here, with doorbells on the kernel page.
+ * The device owns the QP state; the driver keeps only the last state it
+ * set, to refuse posting in RESET, which the device does not check.
  */
 
 #include <linux/bitfield.h>
 #include <linux/if_vlan.h>
-#include <linux/io.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
@@ -21,8 +20,6 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "ordma_ib.h"
-
-#define ORDMA_RECV_WQE_HDR_SIZE		sizeof(struct ordma_recv_wqe)
 
 /* Hard IRQ context */
 void ordma_qp_async_event(struct ordma_ibdev *dev, u32 qpn,
@@ -151,18 +148,6 @@ static u32 ordma_send_wqe_data_off(const struct ordma_qp *qp)
 	       (qp->av_inline ? sizeof(struct ordma_av) : 0);
 }
 
-u32 ordma_recv_wqe_sges(u32 wqe_shift)
-{
-	return (BIT(wqe_shift) - ORDMA_RECV_WQE_HDR_SIZE) /
-	       sizeof(struct ordma_sge);
-}
-
-u32 ordma_recv_wqe_bytes(u32 max_sge)
-{
-	return ORDMA_RECV_WQE_HDR_SIZE +
-	       max_t(u32, max_sge, 1) * sizeof(struct ordma_sge);
-}
-
 static int ordma_user_qp_sizes(struct ordma_ibdev *dev, struct ordma_qp *qp,
 			       const struct ib_qp_init_attr *attr,
 			       const struct ordma_create_qp *ucmd)
@@ -271,24 +256,6 @@ static int ordma_create_user_qp(struct ordma_ibdev *dev, struct ordma_qp *qp,
 		p->rq = qp->rq.pbl.hw;
 	}
 	return 0;
-}
-
-int ordma_kernel_wq_alloc(struct ordma_ibdev *dev, struct ordma_wq *wq,
-			  u32 max_wr, u32 wqe_bytes, u32 min_shift,
-			  struct ordma_page_list *pl)
-{
-	wq->log_size = max_t(u32, order_base_2(max_wr), ORDMA_WQ_MIN_LOG_SIZE);
-	wq->wqe_shift = max_t(u32, order_base_2(wqe_bytes), min_shift);
-	if (wq->log_size > ORDMA_WQ_MAX_LOG_SIZE)
-		return -EINVAL;
-
-	wq->wr_id = kcalloc(BIT(wq->log_size), sizeof(*wq->wr_id), GFP_KERNEL);
-	if (!wq->wr_id)
-		return -ENOMEM;
-	wq->pi = 0;
-	wq->ci = 0;
-	return ordma_kbuf_alloc(dev, &wq->kbuf,
-				BIT(wq->log_size + wq->wqe_shift), pl);
 }
 
 static int ordma_create_kernel_qp(struct ordma_ibdev *dev,
@@ -565,13 +532,104 @@ static_assert(ORDMA_QP_ATTR_DEST_QPN == IB_QP_DEST_QPN);
 static_assert((int)ORDMA_QPS_ERR == (int)IB_QPS_ERR);
 static_assert((int)ORDMA_QPS_SQE == (int)IB_QPS_SQE);
 
+/* @attr's fields named in @attr_mask, in the device's MODIFY_QP layout */
+static int ordma_qp_attr_to_hw(struct ordma_ibdev *dev, struct ordma_qp *qp,
+			       const struct ib_qp_attr *attr, int attr_mask,
+			       struct ordma_qp_attr *hw)
+{
+	int err;
+
+	hw->attr_mask = cpu_to_le32(attr_mask);
+	if (attr_mask & IB_QP_STATE) {
+		if (attr->qp_state > IB_QPS_ERR)
+			return -EINVAL;
+		hw->state = attr->qp_state;
+	}
+	if (attr_mask & IB_QP_CUR_STATE) {
+		if (attr->cur_qp_state > IB_QPS_ERR)
+			return -EINVAL;
+		hw->cur_state = attr->cur_qp_state;
+	}
+	if (attr_mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
+		hw->en_sqd_async_notify = !!attr->en_sqd_async_notify;
+	if (attr_mask & IB_QP_ACCESS_FLAGS) {
+		u32 access;
+
+		/* an unknown flag is an invalid attribute for modify_qp */
+		if (ordma_access_to_hw(attr->qp_access_flags, &access))
+			return -EINVAL;
+		hw->access_flags = cpu_to_le32(access);
+	}
+	if (attr_mask & IB_QP_PKEY_INDEX)
+		hw->pkey_index = cpu_to_le16(attr->pkey_index);
+	if (attr_mask & IB_QP_PORT)
+		hw->port = attr->port_num;
+	/* QP1 is the port's own: the MAD layer never names the port */
+	if (qp->type == ORDMA_QPT_GSI && (attr_mask & IB_QP_STATE) &&
+	    attr->qp_state == IB_QPS_INIT && !(attr_mask & IB_QP_PORT)) {
+		hw->attr_mask |= cpu_to_le32(ORDMA_QP_ATTR_PORT);
+		hw->port = ORDMA_PORT_NUM;
+	}
+	if (attr_mask & IB_QP_QKEY)
+		hw->qkey = cpu_to_le32(attr->qkey);
+	if (attr_mask & IB_QP_AV) {
+		err = ordma_av_from_ah_attr(dev, &attr->ah_attr, &hw->av);
+		if (err) {
+			ibdev_dbg(&dev->ibdev, "modify_qp %u: bad AV: %d\n",
+				  qp->qpn, err);
+			return err;
+		}
+	}
+	if (attr_mask & IB_QP_PATH_MTU)
+		hw->path_mtu = attr->path_mtu;
+	if (attr_mask & IB_QP_TIMEOUT)
+		hw->timeout = attr->timeout;
+	if (attr_mask & IB_QP_RETRY_CNT)
+		hw->retry_cnt = attr->retry_cnt;
+	if (attr_mask & IB_QP_RNR_RETRY)
+		hw->rnr_retry = attr->rnr_retry;
+	if (attr_mask & IB_QP_RQ_PSN)
+		hw->rq_psn = cpu_to_le32(attr->rq_psn);
+	if (attr_mask & IB_QP_MAX_QP_RD_ATOMIC)
+		hw->max_rd_atomic = attr->max_rd_atomic;
+	if (attr_mask & IB_QP_MIN_RNR_TIMER)
+		hw->min_rnr_timer = attr->min_rnr_timer;
+	if (attr_mask & IB_QP_SQ_PSN)
+		hw->sq_psn = cpu_to_le32(attr->sq_psn);
+	if (attr_mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		hw->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (attr_mask & IB_QP_DEST_QPN)
+		hw->dest_qpn = cpu_to_le32(attr->dest_qp_num);
+	return 0;
+}
+
+/* The device took @state: remember it for posting, which looks at it
+ * under the queue locks.
+ */
+static void ordma_qp_set_state(struct ordma_qp *qp, enum ib_qp_state state)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	spin_lock(&qp->rq.lock);
+	qp->state = state;
+	if (state == IB_QPS_RESET) {
+		/* The device restarts both queues at index 0. */
+		qp->sq.pi = 0;
+		qp->sq.ci = 0;
+		qp->rq.pi = 0;
+		qp->rq.ci = 0;
+	}
+	spin_unlock(&qp->rq.lock);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+}
+
 int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		    int attr_mask, struct ib_udata *udata)
 {
 	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
 	struct ordma_qp *qp = to_ordma_qp(ibqp);
 	struct ordma_qp_attr hw = {};
-	unsigned long flags;
 	int err;
 
 	if (udata && udata->inlen &&
@@ -582,68 +640,9 @@ int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			  qp->qpn, attr_mask & ~(int)ORDMA_QP_ATTR_SUPPORTED);
 		return -EOPNOTSUPP;
 	}
-
-	hw.attr_mask = cpu_to_le32(attr_mask);
-	if (attr_mask & IB_QP_STATE) {
-		if (attr->qp_state > IB_QPS_ERR)
-			return -EINVAL;
-		hw.state = attr->qp_state;
-	}
-	if (attr_mask & IB_QP_CUR_STATE) {
-		if (attr->cur_qp_state > IB_QPS_ERR)
-			return -EINVAL;
-		hw.cur_state = attr->cur_qp_state;
-	}
-	if (attr_mask & IB_QP_EN_SQD_ASYNC_NOTIFY)
-		hw.en_sqd_async_notify = !!attr->en_sqd_async_notify;
-	if (attr_mask & IB_QP_ACCESS_FLAGS) {
-		u32 access;
-
-		/* an unknown flag is an invalid attribute for modify_qp */
-		if (ordma_access_to_hw(attr->qp_access_flags, &access))
-			return -EINVAL;
-		hw.access_flags = cpu_to_le32(access);
-	}
-	if (attr_mask & IB_QP_PKEY_INDEX)
-		hw.pkey_index = cpu_to_le16(attr->pkey_index);
-	if (attr_mask & IB_QP_PORT)
-		hw.port = attr->port_num;
-	/* QP1 is the port's own: the MAD layer never names the port */
-	if (qp->type == ORDMA_QPT_GSI && (attr_mask & IB_QP_STATE) &&
-	    attr->qp_state == IB_QPS_INIT && !(attr_mask & IB_QP_PORT)) {
-		hw.attr_mask |= cpu_to_le32(ORDMA_QP_ATTR_PORT);
-		hw.port = ORDMA_PORT_NUM;
-	}
-	if (attr_mask & IB_QP_QKEY)
-		hw.qkey = cpu_to_le32(attr->qkey);
-	if (attr_mask & IB_QP_AV) {
-		err = ordma_av_from_ah_attr(dev, &attr->ah_attr, &hw.av);
-		if (err) {
-			ibdev_dbg(&dev->ibdev, "modify_qp %u: bad AV: %d\n",
-				  qp->qpn, err);
-			return err;
-		}
-	}
-	if (attr_mask & IB_QP_PATH_MTU)
-		hw.path_mtu = attr->path_mtu;
-	if (attr_mask & IB_QP_TIMEOUT)
-		hw.timeout = attr->timeout;
-	if (attr_mask & IB_QP_RETRY_CNT)
-		hw.retry_cnt = attr->retry_cnt;
-	if (attr_mask & IB_QP_RNR_RETRY)
-		hw.rnr_retry = attr->rnr_retry;
-	if (attr_mask & IB_QP_RQ_PSN)
-		hw.rq_psn = cpu_to_le32(attr->rq_psn);
-	if (attr_mask & IB_QP_MAX_QP_RD_ATOMIC)
-		hw.max_rd_atomic = attr->max_rd_atomic;
-	if (attr_mask & IB_QP_MIN_RNR_TIMER)
-		hw.min_rnr_timer = attr->min_rnr_timer;
-	if (attr_mask & IB_QP_SQ_PSN)
-		hw.sq_psn = cpu_to_le32(attr->sq_psn);
-	if (attr_mask & IB_QP_MAX_DEST_RD_ATOMIC)
-		hw.max_dest_rd_atomic = attr->max_dest_rd_atomic;
-	if (attr_mask & IB_QP_DEST_QPN)
-		hw.dest_qpn = cpu_to_le32(attr->dest_qp_num);
+	err = ordma_qp_attr_to_hw(dev, qp, attr, attr_mask, &hw);
+	if (err)
+		return err;
 
 	err = ordma_cmd_modify_qp(dev, qp->qpn, &hw);
 	if (err) {
@@ -651,22 +650,8 @@ int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			  qp->qpn, attr_mask, err);
 		return err;
 	}
-
-	if (attr_mask & IB_QP_STATE) {
-		/* Posting looks at the state under the queue locks. */
-		spin_lock_irqsave(&qp->sq.lock, flags);
-		spin_lock(&qp->rq.lock);
-		qp->state = attr->qp_state;
-		if (attr->qp_state == IB_QPS_RESET) {
-			/* The device restarts both queues at index 0. */
-			qp->sq.pi = 0;
-			qp->sq.ci = 0;
-			qp->rq.pi = 0;
-			qp->rq.ci = 0;
-		}
-		spin_unlock(&qp->rq.lock);
-		spin_unlock_irqrestore(&qp->sq.lock, flags);
-	}
+	if (attr_mask & IB_QP_STATE)
+		ordma_qp_set_state(qp, attr->qp_state);
 	return 0;
 }
 
@@ -733,37 +718,6 @@ int ordma_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 /* ---------------------------------------------------------------- */
 /* Kernel posting                                                   */
 /* ---------------------------------------------------------------- */
-
-static void *ordma_wq_slot(struct ordma_wq *wq, u32 idx)
-{
-	return wq->kbuf.va +
-	       ((size_t)(idx & (BIT(wq->log_size) - 1)) << wq->wqe_shift);
-}
-
-static bool ordma_wq_full(const struct ordma_wq *wq)
-{
-	return wq->pi - wq->ci >= BIT(wq->log_size);
-}
-
-void ordma_ring_wq_db(struct ordma_ibdev *dev, u32 reg, u32 qn, u32 pi)
-{
-	/* The WQEs must reach memory before the device hears of them. */
-	wmb();
-	writeq(FIELD_PREP(ORDMA_DB_QN, qn) | FIELD_PREP(ORDMA_DB_IDX, pi),
-	       dev->kdb + reg);
-}
-
-static void ordma_set_sges(struct ordma_sge *dst, const struct ib_sge *src,
-			   int num_sge)
-{
-	int i;
-
-	for (i = 0; i < num_sge; i++) {
-		dst[i].addr = cpu_to_le64(src[i].addr);
-		dst[i].length = cpu_to_le32(src[i].length);
-		dst[i].lkey = cpu_to_le32(src[i].lkey);
-	}
-}
 
 static int ordma_copy_inline(struct ordma_qp *qp, void *dst,
 			     const struct ib_send_wr *wr, u32 *len)
@@ -1025,18 +979,6 @@ int ordma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 out:
 	spin_unlock_irqrestore(&sq->lock, flags);
 	return err;
-}
-
-/* @wr (at most @wq->max_sge SGEs) into the WQE at @wq's producer index */
-void ordma_wq_put_recv(struct ordma_wq *wq, const struct ib_recv_wr *wr)
-{
-	struct ordma_recv_wqe *wqe = ordma_wq_slot(wq, wq->pi);
-
-	memset(wqe, 0, BIT(wq->wqe_shift));
-	wqe->num_sge = cpu_to_le32(wr->num_sge);
-	ordma_set_sges((void *)(wqe + 1), wr->sg_list, wr->num_sge);
-	wq->wr_id[wq->pi & (BIT(wq->log_size) - 1)] = wr->wr_id;
-	wq->pi++;
 }
 
 int ordma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

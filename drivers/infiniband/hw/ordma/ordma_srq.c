@@ -4,9 +4,9 @@
  *
  * A user SRQ's ring lives in the process (struct ordma_create_srq); the
  * provider posts to it and rings the SRQ doorbell.  A kernel SRQ has a
- * DMA-coherent ring, posted to here with the doorbell on the kernel page
- * (ib_post_srq_recv(), nvmet-rdma use_srq=1).  The limit event is armed
- * by CREATE_SRQ/MODIFY_SRQ and fires once per arm.
+ * DMA-coherent ring (ordma_wq.c), posted to here with the doorbell on the
+ * kernel page (ib_post_srq_recv(), nvmet-rdma use_srq=1).  The limit
+ * event is armed by CREATE_SRQ/MODIFY_SRQ and fires once per arm.
  */
 
 #include <linux/bitmap.h>

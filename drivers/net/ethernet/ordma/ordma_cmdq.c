@@ -88,11 +88,14 @@ void ordma_cmd_dma_free(struct ordma_core_dev *cdev, struct ordma_cmd_dma *buf)
 	kfree(buf);
 }
 
-int ordma_cmdq_init(struct ordma_core_dev *cdev)
+/* @device_failed is called when a command finds the device failed. */
+int ordma_cmdq_init(struct ordma_core_dev *cdev,
+		    void (*device_failed)(struct ordma_core_dev *cdev))
 {
 	struct ordma_cmdq *q = &cdev->cmdq;
 	struct device *dev = ordma_dev(cdev);
 
+	q->device_failed = device_failed;
 	q->log_depth = min3(cdev->max_aq_log, (u32)ORDMA_AQ_LOG_DEPTH,
 			    (u32)ORDMA_AQ_MAX_LOG_DEPTH);
 	if (q->log_depth < ORDMA_AQ_MIN_LOG_DEPTH)
@@ -290,7 +293,7 @@ static bool ordma_cmdq_check_fatal(struct ordma_core_dev *cdev)
 
 	if (status != ORDMA_REG_DEAD && !(status & ORDMA_STATUS_FATAL))
 		return false;
-	ordma_device_fatal(cdev);
+	cdev->cmdq.device_failed(cdev);
 	return true;
 }
 

@@ -105,6 +105,11 @@ struct ordma_cmdq {
 	u32 timeouts;
 	u32 late_completions;
 	u32 stray_completions;
+	/* The queue's owner, told when a command finds the device failed
+	 * (fatal status or no longer on the bus); process context.  Set by
+	 * ordma_cmdq_init(), so the queue never calls up into probe code.
+	 */
+	void (*device_failed)(struct ordma_core_dev *cdev);
 };
 
 struct ordma_eq {
@@ -233,7 +238,8 @@ static inline struct device *ordma_dev(struct ordma_core_dev *cdev)
 }
 
 /* ordma_cmdq.c */
-int ordma_cmdq_init(struct ordma_core_dev *cdev);
+int ordma_cmdq_init(struct ordma_core_dev *cdev,
+		    void (*device_failed)(struct ordma_core_dev *cdev));
 void ordma_cmdq_destroy(struct ordma_core_dev *cdev);
 void ordma_cmdq_process(struct ordma_core_dev *cdev);
 void ordma_cmdq_mark_dead(struct ordma_core_dev *cdev);

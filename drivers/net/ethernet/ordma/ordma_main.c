@@ -315,16 +315,15 @@ static void ordma_quiesce_and_free(struct ordma_core_dev *cdev)
 	cdev->num_irq_vectors = 0;
 }
 
-/* PCI enable, regions and mappings are device-managed (pcim_, devm_). */
-static int ordma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+/* The devlink instance whose private area is the core device */
+static struct ordma_core_dev *ordma_cdev_alloc(struct pci_dev *pdev)
 {
 	struct ordma_core_dev *cdev;
 	struct devlink *devlink;
-	int err;
 
 	devlink = ordma_devlink_alloc(&pdev->dev);
 	if (!devlink)
-		return -ENOMEM;
+		return NULL;
 	cdev = devlink_priv(devlink);
 	cdev->pdev = pdev;
 	cdev->devlink = devlink;
@@ -333,21 +332,44 @@ static int ordma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	atomic64_set(&cdev->db_error_events, 0);
 	atomic64_set(&cdev->async_events, 0);
 	pci_set_drvdata(pdev, cdev);
+	return cdev;
+}
+
+static void ordma_cdev_free(struct ordma_core_dev *cdev)
+{
+	mutex_destroy(&cdev->events_lock);
+	devlink_free(cdev->devlink);
+}
+
+/* Enable the function, map its BARs, read what interface it speaks.
+ * Device-managed (pcim_, devm_): nothing to undo on failure.
+ */
+static int ordma_pci_init(struct ordma_core_dev *cdev)
+{
+	struct pci_dev *pdev = cdev->pdev;
+	int err;
 
 	err = pcim_enable_device(pdev);
 	if (err)
-		goto err_free;
+		return err;
 	err = ordma_map_bars(cdev);
 	if (err)
-		goto err_free;
+		return err;
 	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (err) {
 		dev_err(&pdev->dev, "no 64-bit DMA: %d\n", err);
-		goto err_free;
+		return err;
 	}
-	err = ordma_read_hw_version(cdev);
-	if (err)
-		goto err_free;
+	return ordma_read_hw_version(cdev);
+}
+
+/* Reset the device, give it the admin queue and its interrupt, enable
+ * it, read its capabilities and create the event queues.  On failure
+ * the device is reset and everything it was given is freed.
+ */
+static int ordma_device_init(struct ordma_core_dev *cdev)
+{
+	int err;
 
 	/* From here on the device can be reset, and is on every error. */
 	err = ordma_read_hw_limits(cdev);
@@ -359,9 +381,9 @@ static int ordma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = ordma_device_reset(cdev);
 	if (err)
 		goto err_quiesce;
-	pci_set_master(pdev);
+	pci_set_master(cdev->pdev);
 
-	err = ordma_cmdq_init(cdev);
+	err = ordma_cmdq_init(cdev, ordma_device_fatal);
 	if (err)
 		goto err_quiesce;
 	err = ordma_alloc_irq_vectors(cdev);
@@ -379,11 +401,46 @@ static int ordma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = ordma_eqs_create(cdev);
 	if (err)
 		goto err_eqs;
+	return 0;
+
+err_eqs:
+	/* The last admin commands: destroy the EQs while IRQ 0 works. */
+	ordma_eqs_destroy(cdev);
+err_admin_irq:
+	ordma_admin_irq_free(cdev);
+err_quiesce:
+	ordma_quiesce_and_free(cdev);
+	return err;
+}
+
+/* Undo ordma_device_init() */
+static void ordma_device_fini(struct ordma_core_dev *cdev)
+{
+	/* The last admin commands: destroy the EQs while IRQ 0 works. */
+	ordma_eqs_destroy(cdev);
+	ordma_admin_irq_free(cdev);
+	ordma_quiesce_and_free(cdev);
+}
+
+static int ordma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct ordma_core_dev *cdev;
+	int err;
+
+	cdev = ordma_cdev_alloc(pdev);
+	if (!cdev)
+		return -ENOMEM;
+	err = ordma_pci_init(cdev);
+	if (err)
+		goto err_free;
+	err = ordma_device_init(cdev);
+	if (err)
+		goto err_free;
 
 	cdev->wq = alloc_ordered_workqueue("ordma-%s", 0, pci_name(pdev));
 	if (!cdev->wq) {
 		err = -ENOMEM;
-		goto err_eqs;
+		goto err_device;
 	}
 	err = ordma_netdev_create(cdev);
 	if (err)
@@ -393,7 +450,7 @@ static int ordma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = ordma_health_init(cdev);
 	if (err)
 		goto err_debugfs;
-	devlink_register(devlink);
+	devlink_register(cdev->devlink);
 	ordma_health_start(cdev);
 
 	err = ordma_aux_add(cdev);
@@ -406,7 +463,7 @@ static int ordma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 err_health:
 	ordma_health_stop(cdev);
-	devlink_unregister(devlink);
+	devlink_unregister(cdev->devlink);
 	ordma_health_fini(cdev);
 err_debugfs:
 	ordma_debugfs_remove(cdev);
@@ -414,16 +471,10 @@ err_netdev:
 	ordma_netdev_unregister(cdev);
 	destroy_workqueue(cdev->wq);
 	cdev->wq = NULL;
-err_eqs:
-	/* The last admin commands: destroy the EQs while IRQ 0 works. */
-	ordma_eqs_destroy(cdev);
-err_admin_irq:
-	ordma_admin_irq_free(cdev);
-err_quiesce:
-	ordma_quiesce_and_free(cdev);
+err_device:
+	ordma_device_fini(cdev);
 err_free:
-	mutex_destroy(&cdev->events_lock);
-	devlink_free(devlink);
+	ordma_cdev_free(cdev);
 	return err;
 }
 
@@ -440,11 +491,8 @@ static void ordma_remove(struct pci_dev *pdev)
 	ordma_netdev_unregister(cdev);
 	destroy_workqueue(cdev->wq);
 	cdev->wq = NULL;
-	ordma_eqs_destroy(cdev);
-	ordma_admin_irq_free(cdev);
-	ordma_quiesce_and_free(cdev);
-	mutex_destroy(&cdev->events_lock);
-	devlink_free(cdev->devlink);
+	ordma_device_fini(cdev);
+	ordma_cdev_free(cdev);
 }
 
 /* Reboot or kexec: only stop the device; nothing needs to be freed. */
