@@ -1,31 +1,81 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-"""Check that the firmware's #include lines run one way.
+"""Check that the firmware's #include lines and calls run one way.
 
-The firmware lives in four rooms, each allowed to use the ones below it:
+The firmware lives in rooms, each allowed to use the ones below it:
 
-    wire <- objects <- transport <- device
+    wire <- platform <- objects <- transport <- device
 
 wire/ (the RoCEv2 wire format and ICRC) includes nothing but its own
-headers.  The headers at the top of firmware/ (ordma_fw.h, fw_priv.h)
-are shared by every other room and include only each other
-and wire/.  One edge goes against the direction, declared below: struct
+headers.  platform/ holds the services every room uses (the HAL
+wrappers, command helpers, event posting, the port's queries and frame
+queueing).  The headers at the top of firmware/ (ordma_fw.h, fw_priv.h)
+are shared by every other room and include only each other and wire/.
+
+Includes: every quoted #include of every firmware file is resolved as
+the compiler would and must name a file of the same room, a room below
+or the top.  One edge goes against the direction, declared below: struct
 fw_qp embeds the transport engine's per-QP state, and the QP objects call
 the engine's QP hooks (state changes, send queue kicks, multicast
 delivery) through objects/fw_qp.h.
+
+Calls: every .c of a room is compiled (with $CC, default cc, at -O0 so
+that nothing is inlined away) and its undefined symbols (`nm`) are
+matched against the functions the other files define.  A reference to a
+function defined in a higher room is a violation unless it is listed in
+CALL_EXCEPTIONS with its reason; an exception no call needs any more is
+reported too, so that the list only shrinks.
 
 Usage: fw-rooms.py [REPO]; prints one line per violation and exits 1 if
 there are any.
 """
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 
-ROOMS = ["wire", "objects", "transport", "device"]
+ROOMS = ["wire", "platform", "objects", "transport", "device"]
 TOP = "top"
 # (including file, included file), paths relative to firmware/
 DECLARED_EXCEPTIONS = {
     ("objects/fw_qp.h", "transport/fw_transport.h"),
+}
+
+# (calling room, called function): why it still calls up.
+CALL_EXCEPTIONS = {
+    # The send/receive queue walk is shared by the QP objects and the
+    # transport engine: the QP objects drive the engine's per-QP hooks
+    # (state changes, send queue kicks, the RC budget) and multicast
+    # delivery hands a group's packets to the UD receive path.
+    ("objects", "fw_req_progress"): "SQ doorbell kicks the requester",
+    ("objects", "fw_tp_budget_sync"): "QP changes resync the RC budget",
+    ("objects", "fw_tp_qp_stop"): "QP to ERROR/RESET stops the engine",
+    ("objects", "fw_tp_qp_to_rtr"): "QP to RTR starts the responder",
+    ("objects", "fw_tp_qp_to_rts"): "QP to RTS starts the requester",
+    ("objects", "fw_resp_rx_ud"): "multicast delivery to each member QP",
+    ("objects", "fw_tp_count_rx_drop"): "multicast drops, engine counters",
+    ("objects", "fw_tp_state_takes"): "multicast delivery checks QP state",
+    # Platform services still in device/, to move to platform/.
+    ("objects", "fw_log"): "HAL wrapper in device/fw_core.c",
+    ("objects", "fw_dma_read"): "HAL wrapper in device/fw_core.c",
+    ("objects", "fw_dma_write"): "HAL wrapper in device/fw_core.c",
+    ("objects", "fw_range_wraps"): "DMA range check in device/fw_core.c",
+    ("transport", "fw_dma_read"): "HAL wrapper in device/fw_core.c",
+    ("transport", "fw_dma_write"): "HAL wrapper in device/fw_core.c",
+    ("transport", "fw_now"): "HAL wrapper in device/fw_core.c",
+    ("transport", "fw_timer_arm_at"): "HAL timer in device/fw_core.c",
+    ("objects", "fw_cmd_fail"): "command helper in device/fw_admin.c",
+    ("objects", "fw_cmd_bad_param"): "command helper in device/fw_admin.c",
+    ("objects", "fw_async_event"): "event posting in device/fw_eq.c",
+    ("objects", "fw_eq_try_post"): "event posting in device/fw_eq.c",
+    ("objects", "fw_eq_unconsumed"): "event posting in device/fw_eq.c",
+    ("objects", "fw_port_active_ib_mtu"): "port query in device/fw_eth.c",
+    ("transport", "fw_port_active_ib_mtu"): "port query in device/fw_eth.c",
+    ("transport", "fw_port_is_active"): "port query in device/fw_eth.c",
+    ("transport", "fw_port_paused_until"): "port query in device/fw_eth.c",
+    ("transport", "fw_eth_roce_tx"): "frame queueing in device/fw_eth.c",
 }
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
@@ -72,12 +122,8 @@ def firmware_files(fw_dir):
     return sorted(files)
 
 
-def main():
-    repo = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    fw_dir = os.path.join(repo, "firmware")
+def check_includes(fw_dir, files):
     bad = []
-    files = firmware_files(fw_dir)
     for src in files:
         with open(os.path.join(fw_dir, src), encoding="utf-8") as f:
             for lineno, line in enumerate(f, 1):
@@ -92,11 +138,78 @@ def main():
                 elif not allowed(src, dst):
                     bad.append(f"{where}: {room_of(src)} must not include "
                                f"{dst} ({room_of(dst)})")
-    for line in bad:
+    return bad
+
+
+def symbols(fw_dir, repo, sources, tmp):
+    """{source: (defined functions, undefined symbols)} from nm."""
+    cc = os.environ.get("CC", "cc")
+    out = {}
+    for src in sources:
+        obj = os.path.join(tmp, src.replace("/", "_") + ".o")
+        if room_of(src) == "wire":
+            inc = ["-I", os.path.join(fw_dir, "wire")]
+        else:
+            inc = ["-I", os.path.join(repo, "include"), "-I", fw_dir]
+        subprocess.run([cc, "-std=c11", "-D_GNU_SOURCE", "-O0", "-w",
+                        *inc, "-c", os.path.join(fw_dir, src), "-o", obj],
+                       check=True)
+        nm = subprocess.run(["nm", obj], check=True, capture_output=True,
+                            text=True).stdout
+        defined, undefined = set(), set()
+        for line in nm.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] == "T":
+                defined.add(parts[2])
+            elif len(parts) == 2 and parts[0] == "U":
+                undefined.add(parts[1])
+        out[src] = (defined, undefined)
+    return out
+
+
+def check_calls(fw_dir, repo, files):
+    sources = [f for f in files if f.endswith(".c") and room_of(f) != TOP]
+    tmp = tempfile.mkdtemp(prefix="fw-rooms.")
+    try:
+        syms = symbols(fw_dir, repo, sources, tmp)
+    finally:
+        shutil.rmtree(tmp)
+    owner = {}
+    for src, (defined, _) in syms.items():
+        for fn in defined:
+            owner[fn] = src
+    bad, used = [], set()
+    for src in sources:
+        room = room_of(src)
+        for fn in sorted(syms[src][1]):
+            dst = owner.get(fn)
+            if dst is None or ROOMS.index(room_of(dst)) <= ROOMS.index(room):
+                continue
+            if (room, fn) in CALL_EXCEPTIONS:
+                used.add((room, fn))
+                continue
+            bad.append(f"firmware/{src}: {room} must not call {fn}() "
+                       f"of {dst} ({room_of(dst)})")
+    for room, fn in sorted(set(CALL_EXCEPTIONS) - used):
+        bad.append(f"tools/check/fw-rooms.py: exception ({room}, {fn}) "
+                   "is no longer needed")
+    return bad
+
+
+def main():
+    repo = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    fw_dir = os.path.join(repo, "firmware")
+    files = firmware_files(fw_dir)
+    bad_inc = check_includes(fw_dir, files)
+    bad_call = check_calls(fw_dir, repo, files)
+    for line in bad_inc + bad_call:
         print(line)
-    print(f"{len(files)} firmware files, {len(bad)} includes against "
-          "wire <- objects <- transport <- device")
-    return 1 if bad else 0
+    order = " <- ".join(ROOMS)
+    print(f"{len(files)} firmware files, {len(bad_inc)} includes and "
+          f"{len(bad_call)} calls against {order}, "
+          f"{len(CALL_EXCEPTIONS)} calls up declared")
+    return 1 if bad_inc or bad_call else 0
 
 
 if __name__ == "__main__":

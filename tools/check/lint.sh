@@ -6,7 +6,8 @@
 #     include/linux/ordma/, include/uapi/rdma/, and the kernel verbs test
 #     module in selftests/ordma/kverbs/)
 #   - an SPDX-License-Identifier in every source file of the repository
-#   - the firmware's #include lines follow its rooms (tools/check/fw-rooms.py)
+#   - the firmware's #include lines and calls follow its rooms
+#     (tools/check/fw-rooms.py)
 #   - a sparse (C=2) build of the modules that prints no warning
 #   - the tables of hw-reference.rst match ordma_hw.h, and every document
 #     renders without warnings (tools/check/doc-tables.py)
@@ -63,7 +64,7 @@ else
 fi
 
 # ---------------------------------------------------------------- firmware rooms
-out=$(python3 tools/check/fw-rooms.py "$REPO" 2>&1) && ok "firmware includes run wire <- objects <- transport <- device" || { not_ok "firmware includes run wire <- objects <- transport <- device"; echo "$out" | diag; }
+out=$(python3 tools/check/fw-rooms.py "$REPO" 2>&1) && ok "firmware includes and calls run wire <- platform <- objects <- transport <- device" || { not_ok "firmware includes and calls run wire <- platform <- objects <- transport <- device"; echo "$out" | diag; }
 
 # ---------------------------------------------------------------- sparse
 if [ ! -f drivers/net/ethernet/ordma/Makefile ] && [ ! -f drivers/infiniband/hw/ordma/Makefile ]; then
