@@ -284,20 +284,10 @@ struct fw_cmd {
 };
 
 /* fw_core.c */
-void fw_log(struct ordma_fw *fw, enum ordma_fw_log_level level,
-	    const char *fmt, ...) FW_PRINTF(3, 4);
-int fw_dma_read(struct ordma_fw *fw, uint64_t addr, void *buf, size_t len);
-int fw_dma_write(struct ordma_fw *fw, uint64_t addr, const void *buf,
-		 size_t len);
-void fw_raise_vector(struct ordma_fw *fw, unsigned int vector);
-uint64_t fw_now(struct ordma_fw *fw);
 bool fw_ready(const struct ordma_fw *fw);
 void fw_fatal(struct ordma_fw *fw, enum ordma_fatal_code code,
 	      const char *why);
 void fw_heartbeat_catch_up(struct ordma_fw *fw);
-/* Arms the HAL timer for the earlier of the heartbeat and deadline. */
-void fw_timer_arm_at(struct ordma_fw *fw, uint64_t deadline);
-bool fw_range_wraps(uint64_t addr, uint64_t len);
 /* Health counters saturate instead of wrapping back to "healthy". */
 static inline uint32_t fw_count_inc(uint32_t counter)
 {
@@ -315,11 +305,6 @@ static inline bool fw_bytes_zero(const uint8_t *p, size_t len)
 /* fw_admin.c */
 void fw_admin_reset(struct ordma_fw *fw);
 void fw_admin_doorbell(struct ordma_fw *fw, uint32_t val);
-uint8_t fw_cmd_fail(struct fw_cmd *c, uint8_t status, const char *why);
-uint8_t fw_cmd_bad_param(struct fw_cmd *c, size_t offset, const char *why);
-uint8_t fw_cmd_write_query_buf(struct ordma_fw *fw, struct fw_cmd *c,
-			       uint32_t expected_port, const void *data,
-			       size_t size);
 
 /* fw_eq.c */
 void fw_eq_reset(struct ordma_fw *fw);

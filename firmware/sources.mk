@@ -2,13 +2,16 @@
 #
 # The firmware's sources, room by room.  Read by firmware/Makefile and by
 # tools/qemu/build-qemu.sh, which links the same files into the device
-# model.  Dependencies run one way, wire <- objects <- transport <- device
-# (tools/check/fw-rooms.py checks the #include lines); the headers at the
-# top of firmware/ (the public ordma_fw.h and the device state fw_priv.h)
-# are shared by every room but wire, which is built with its
-# own include path only.
+# model.  Dependencies run one way,
+#
+#	wire <- platform <- objects <- transport <- device
+#
+# (tools/check/fw-rooms.py checks the #include lines and the calls); the
+# headers at the top of firmware/ (the public ordma_fw.h and the device
+# state fw_priv.h) are shared by every room but wire, which is built
+# with its own include path only.
 
-FW_ROOMS := device objects transport wire
+FW_ROOMS := device objects platform transport wire
 
 FW_DEVICE_SRCS := device/fw_core.c device/fw_admin.c device/fw_eq.c \
 		  device/fw_doorbell.c device/fw_eth.c
@@ -18,7 +21,8 @@ FW_OBJECTS_SRCS := objects/fw_resources.c objects/fw_pagelist.c \
 		   objects/fw_srq.c
 FW_TRANSPORT_SRCS := transport/fw_transport.c transport/fw_requester.c \
 		     transport/fw_responder.c
+FW_PLATFORM_SRCS := platform/fw_hal.c platform/fw_cmd.c
 FW_WIRE_SRCS := wire/fw_roce_wire.c wire/fw_icrc.c
 
 FW_SRCS := $(FW_DEVICE_SRCS) $(FW_OBJECTS_SRCS) $(FW_TRANSPORT_SRCS) \
-	   $(FW_WIRE_SRCS)
+	   $(FW_PLATFORM_SRCS) $(FW_WIRE_SRCS)

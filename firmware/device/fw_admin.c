@@ -12,6 +12,7 @@
 #include "device/fw_caps.h"
 #include "objects/fw_verbs.h"
 #include "objects/fw_qp.h"
+#include "platform/fw_platform.h"
 
 #define FW_MAX_RESERVED_FIELDS	4
 
@@ -139,52 +140,6 @@ static const struct fw_cmd_desc *fw_cmd_lookup(uint8_t opcode)
 static bool fw_opcode_reserved(uint8_t opcode)
 {
 	return opcode >= ORDMA_CMD_CREATE_CQ && opcode <= ORDMA_CMD_QUERY_CQ;
-}
-
-/* ------------------------------------------------------------------ */
-/* Handler helpers                                                     */
-/* ------------------------------------------------------------------ */
-
-uint8_t fw_cmd_fail(struct fw_cmd *c, uint8_t status, const char *why)
-{
-	c->error = why;
-	return status;
-}
-
-uint8_t fw_cmd_bad_param(struct fw_cmd *c, size_t offset, const char *why)
-{
-	c->out->syndrome = cpu_to_le32((uint32_t)offset);
-	return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_PARAM, why);
-}
-
-/*
- * Shared tail of QUERY_DEVICE/QUERY_PORT/QUERY_STATS: validate the buffer
- * description and copy as much of the answer as the buffer holds.
- */
-uint8_t fw_cmd_write_query_buf(struct ordma_fw *fw, struct fw_cmd *c,
-			       uint32_t expected_port, const void *data,
-			       size_t size)
-{
-	const struct ordma_cmd_query_buf *q = &c->in->query;
-	uint64_t addr = le64_to_cpu(q->buf_addr);
-	uint32_t len = le32_to_cpu(q->buf_len);
-	size_t written;
-
-	if (!addr || addr % 8)
-		return fw_cmd_bad_param(c, FW_CMD_OFF(query.buf_addr),
-					"buffer address zero or not 8-byte aligned");
-	if (!len || len > ORDMA_AQ_MAX_BUF)
-		return fw_cmd_bad_param(c, FW_CMD_OFF(query.buf_len),
-					"buffer length not in 1..4096");
-	if (le32_to_cpu(q->port) != expected_port)
-		return fw_cmd_bad_param(c, FW_CMD_OFF(query.port),
-					"wrong port number");
-	written = len < size ? len : size;
-	if (fw_dma_write(fw, addr, data, written))
-		return fw_cmd_fail(c, ORDMA_CMD_STATUS_DMA_ERROR,
-				   "query buffer not writable");
-	c->out->buf.written = cpu_to_le32((uint32_t)written);
-	return ORDMA_CMD_STATUS_OK;
 }
 
 /* ------------------------------------------------------------------ */

@@ -7,6 +7,7 @@
 #include "fw_priv.h"
 #include "objects/fw_verbs.h"
 #include "objects/fw_qp.h"
+#include "platform/fw_platform.h"
 
 #define FW_DB_WRITE_SIZE	8
 /* bits 29..24 have no meaning yet and must stay zero */

@@ -10,6 +10,7 @@
 
 #include "fw_priv.h"
 #include "objects/fw_verbs.h"
+#include "platform/fw_platform.h"
 
 #define FW_EQ_RING_ALIGN	4096u
 

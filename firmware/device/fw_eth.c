@@ -9,6 +9,7 @@
 #include "fw_priv.h"
 #include "transport/fw_transport.h"
 #include "objects/fw_verbs.h"
+#include "platform/fw_platform.h"
 
 #define FW_ETH_RING_ALIGN	4096u
 #define FW_ETHERTYPE_VLAN	0x8100

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "objects/fw_verbs.h"
+#include "platform/fw_platform.h"
 
 #define FW_FLOW_LABEL_MAX	0xfffffu
 

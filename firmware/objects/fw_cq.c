@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "objects/fw_verbs.h"
+#include "platform/fw_platform.h"
 
 struct fw_cq {
 	bool valid;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "objects/fw_qp.h"
+#include "platform/fw_platform.h"
 
 struct fw_mcast_group {
 	bool valid;

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "objects/fw_verbs.h"
+#include "platform/fw_platform.h"
 
 #define FW_MR_KNOWN_FLAGS	(ORDMA_MR_FAST_REG | ORDMA_MR_DMA)
 /* MR access bits this firmware grants (REG_MR, REG_MR WQE) */

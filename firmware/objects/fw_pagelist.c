@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "objects/fw_verbs.h"
+#include "platform/fw_platform.h"
 
 #define FW_TABLE_PAGE_SIZE	4096u
 #define FW_TABLE_ENTRY_SIZE	8u

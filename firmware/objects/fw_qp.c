@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "objects/fw_qp.h"
+#include "platform/fw_platform.h"
 
 #define FW_QP_BUF_ALIGN		8
 #define FW_QP_MTU_ENUM_MIN	1	/* 256 bytes */

@@ -7,6 +7,7 @@
 
 #include "fw_priv.h"
 #include "objects/fw_verbs.h"
+#include "platform/fw_platform.h"
 
 /* ------------------------------------------------------------------ */
 /* GID table                                                           */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "objects/fw_qp.h"
+#include "platform/fw_platform.h"
 
 void fw_srq_reset(struct ordma_fw *fw)
 {

@@ -34,6 +34,7 @@
 
 #include "objects/fw_qp.h"
 #include "transport/fw_transport.h"
+#include "platform/fw_platform.h"
 
 #define FW_REQ_CTRL_RESERVED	(GENMASK(15, 13) | GENMASK(31, 21))
 #define FW_REQ_INFINITE_RNR	7

@@ -27,6 +27,7 @@
 
 #include "objects/fw_qp.h"
 #include "transport/fw_transport.h"
+#include "platform/fw_platform.h"
 
 struct fw_resp_recv {
 	struct ordma_recv_wqe hdr;

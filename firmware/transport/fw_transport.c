@@ -9,6 +9,7 @@
 
 #include "objects/fw_qp.h"
 #include "transport/fw_transport.h"
+#include "platform/fw_platform.h"
 
 void fw_tp_count_rx_drop(struct ordma_fw *fw, enum fw_tp_drop why)
 {

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * ORDMA firmware platform: the HAL wrappers every room uses (log, DMA
+ * with its range check, MSI-X, clock and the one HAL timer).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "platform/fw_platform.h"
+
+/* ------------------------------------------------------------------ */
+/* HAL wrappers                                                        */
+/* ------------------------------------------------------------------ */
+
+void fw_log(struct ordma_fw *fw, enum ordma_fw_log_level level,
+	    const char *fmt, ...)
+{
+	char msg[FW_LOG_MSG_MAX];
+	va_list ap;
+
+	if (!fw->hal.log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fw->hal.log(fw->hal_ctx, level, msg);
+}
+
+/* True if [addr, addr + len) does not fit in the 64-bit address space. */
+bool fw_range_wraps(uint64_t addr, uint64_t len)
+{
+	return len && addr + (len - 1) < addr;
+}
+
+/* A range that wraps can never be a valid bus address: fail it here so
+ * that no HAL has to handle it.
+ */
+int fw_dma_read(struct ordma_fw *fw, uint64_t addr, void *buf, size_t len)
+{
+	if (!len)
+		return 0;
+	if (fw_range_wraps(addr, len))
+		return -1;
+	return fw->hal.dma_read(fw->hal_ctx, addr, buf, len) ? -1 : 0;
+}
+
+int fw_dma_write(struct ordma_fw *fw, uint64_t addr, const void *buf,
+		 size_t len)
+{
+	if (!len)
+		return 0;
+	if (fw_range_wraps(addr, len))
+		return -1;
+	return fw->hal.dma_write(fw->hal_ctx, addr, buf, len) ? -1 : 0;
+}
+
+void fw_raise_vector(struct ordma_fw *fw, unsigned int vector)
+{
+	fw->hal.msix_notify(fw->hal_ctx, vector);
+}
+
+uint64_t fw_now(struct ordma_fw *fw)
+{
+	return fw->hal.now_ns(fw->hal_ctx);
+}
+
+/*
+ * One HAL timer serves the heartbeat and the transport engine's deadlines
+ * (retransmit and RNR timers).  fw->timer_armed_ns is what the HAL holds;
+ * an engine deadline earlier than it re-arms the timer.  A deadline that
+ * went away leaves the timer as it is: the callback finds nothing due and
+ * arms the next one.
+ */
+void fw_timer_arm_at(struct ordma_fw *fw, uint64_t deadline)
+{
+	if (deadline > fw->next_heartbeat_ns && fw->next_heartbeat_ns)
+		deadline = fw->next_heartbeat_ns;
+	fw->timer_armed_ns = deadline;
+	fw->hal.timer_arm(fw->hal_ctx, deadline);
+}
