@@ -284,7 +284,6 @@ struct fw_cmd {
 };
 
 /* fw_core.c */
-bool fw_ready(const struct ordma_fw *fw);
 void fw_fatal(struct ordma_fw *fw, enum ordma_fatal_code code,
 	      const char *why);
 void fw_heartbeat_catch_up(struct ordma_fw *fw);
@@ -308,28 +307,6 @@ void fw_admin_doorbell(struct ordma_fw *fw, uint32_t val);
 
 /* fw_eq.c */
 void fw_eq_reset(struct ordma_fw *fw);
-bool fw_eq_post(struct ordma_fw *fw, uint32_t eqn, uint8_t type,
-		uint32_t d0, uint32_t d1, uint32_t d2);
-/* fw_eq_post() for an event that may wait: FW_EQ_FULL is not counted,
- * the caller posts again later; *pos gets the entry's producer index.
- */
-enum fw_eq_post_result {
-	FW_EQ_POSTED,
-	FW_EQ_FULL,
-	FW_EQ_LOST,	/* no such EQ, or the ring is not writable (counted) */
-};
-enum fw_eq_post_result fw_eq_try_post(struct ordma_fw *fw, uint32_t eqn,
-				      uint8_t type, uint32_t d0, uint32_t d1,
-				      uint32_t d2, uint32_t *pos);
-/* The entry posted at producer index pos is still unconsumed as far as
- * the driver has reported (EQ doorbell consumer index).
- */
-bool fw_eq_unconsumed(const struct ordma_fw *fw, uint32_t eqn, uint32_t pos);
-/* false if the event could not be written (counted in eq_overruns) */
-bool fw_async_event(struct ordma_fw *fw, uint8_t type,
-		    uint32_t d0, uint32_t d1, uint32_t d2);
-void fw_db_error(struct ordma_fw *fw, uint32_t page, uint32_t reg,
-		 uint32_t qn, const char *why);
 const char *fw_eq_doorbell(struct ordma_fw *fw, uint32_t eqn, uint32_t ci,
 			   bool arm);
 uint8_t fw_cmd_create_eq(struct ordma_fw *fw, struct fw_cmd *c);

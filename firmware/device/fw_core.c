@@ -14,13 +14,6 @@
 #define FW_AQ_BASE_ALIGN	4096u
 #define FW_CTRL_KNOWN_BITS	(ORDMA_CTRL_ENABLE | ORDMA_CTRL_RESET)
 
-/* Enabled and not fatal: the only state in which the device works. */
-bool fw_ready(const struct ordma_fw *fw)
-{
-	return (fw->regs.status & (ORDMA_STATUS_READY | ORDMA_STATUS_FATAL)) ==
-	       ORDMA_STATUS_READY;
-}
-
 /* ------------------------------------------------------------------ */
 /* Heartbeat                                                           */
 /* ------------------------------------------------------------------ */

@@ -34,4 +34,45 @@ uint8_t fw_cmd_write_query_buf(struct ordma_fw *fw, struct fw_cmd *c,
 			       uint32_t expected_port, const void *data,
 			       size_t size);
 
+/* fw_event.c: event posting */
+/* Enabled and not fatal: the only state in which the device works. */
+bool fw_ready(const struct ordma_fw *fw);
+
+static inline uint32_t fw_eq_size(const struct fw_eq *eq)
+{
+	return 1u << eq->log_size;
+}
+
+static inline struct fw_eq *fw_eq_lookup(struct ordma_fw *fw, uint32_t eqn)
+{
+	if (eqn >= FW_MAX_EQ || !fw->eqs[eqn].valid)
+		return NULL;
+	return &fw->eqs[eqn];
+}
+
+bool fw_eq_post(struct ordma_fw *fw, uint32_t eqn, uint8_t type,
+		uint32_t d0, uint32_t d1, uint32_t d2);
+/* fw_eq_post() for an event that may wait: FW_EQ_FULL is not counted,
+ * the caller posts again later; *pos gets the entry's producer index.
+ */
+enum fw_eq_post_result {
+	FW_EQ_POSTED,
+	FW_EQ_FULL,
+	FW_EQ_LOST,	/* no such EQ, or the ring is not writable (counted) */
+};
+enum fw_eq_post_result fw_eq_try_post(struct ordma_fw *fw, uint32_t eqn,
+				      uint8_t type, uint32_t d0, uint32_t d1,
+				      uint32_t d2, uint32_t *pos);
+/* The entry posted at producer index pos is still unconsumed as far as
+ * the driver has reported (EQ doorbell consumer index).
+ */
+bool fw_eq_unconsumed(const struct ordma_fw *fw, uint32_t eqn, uint32_t pos);
+/* false if the event could not be written (counted in eq_overruns) */
+bool fw_async_event(struct ordma_fw *fw, uint8_t type,
+		    uint32_t d0, uint32_t d1, uint32_t d2);
+void fw_db_error(struct ordma_fw *fw, uint32_t page, uint32_t reg,
+		 uint32_t qn, const char *why);
+/* The async EQ, if the driver created one (its number in *eqn) */
+struct fw_eq *fw_async_eq(struct ordma_fw *fw, uint32_t *eqn);
+
 #endif /* ORDMA_FW_PLATFORM_H */

@@ -58,9 +58,6 @@ CALL_EXCEPTIONS = {
     ("objects", "fw_tp_count_rx_drop"): "multicast drops, engine counters",
     ("objects", "fw_tp_state_takes"): "multicast delivery checks QP state",
     # Platform services still in device/, to move to platform/.
-    ("objects", "fw_async_event"): "event posting in device/fw_eq.c",
-    ("objects", "fw_eq_try_post"): "event posting in device/fw_eq.c",
-    ("objects", "fw_eq_unconsumed"): "event posting in device/fw_eq.c",
     ("objects", "fw_port_active_ib_mtu"): "port query in device/fw_eth.c",
     ("transport", "fw_port_active_ib_mtu"): "port query in device/fw_eth.c",
     ("transport", "fw_port_is_active"): "port query in device/fw_eth.c",
