@@ -314,12 +314,6 @@ uint8_t fw_cmd_destroy_eq(struct ordma_fw *fw, struct fw_cmd *c);
 
 /* fw_eth.c */
 void fw_eth_reset(struct ordma_fw *fw);
-/* QUERY_PORT active_ib_mtu in bytes (256..4096); MODIFY_QP's path_mtu limit */
-uint32_t fw_port_active_ib_mtu(const struct ordma_fw *fw);
-/* Port admin up and link up: frames may be sent and received */
-bool fw_port_is_active(const struct ordma_fw *fw);
-/* The end of a PAUSE the link partner asked for, or 0 if none is on. */
-uint64_t fw_port_paused_until(struct ordma_fw *fw);
 /* Puts one frame of the RoCE engine on the wire (counted); false if the
  * port is down or the frame is above the MTU (counted as drops).
  */

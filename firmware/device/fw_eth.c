@@ -20,21 +20,12 @@
 #define FW_IPV6_HDR		40
 #define FW_UDP_HDR		8
 #define FW_VLAN_TAG		4
-/* IPv6 40 + UDP 8 + BTH 12 + extra headers 6 + ICRC 4 */
-#define FW_ROCE_HEADROOM	70
-#define FW_IB_MTU_MIN		256
-#define FW_IB_MTU_MAX		4096
 /* bits of len_flags the driver must leave clear in a posted descriptor */
 #define FW_ETH_DESC_DRIVER_FLAGS	(~(uint32_t)ORDMA_ETH_DESC_LEN)
 
 /* ------------------------------------------------------------------ */
 /* Port                                                                */
 /* ------------------------------------------------------------------ */
-
-bool fw_port_is_active(const struct ordma_fw *fw)
-{
-	return fw->port.admin_up && fw->port.link_up;
-}
 
 static uint8_t fw_port_state(const struct ordma_fw *fw)
 {
@@ -63,17 +54,6 @@ void ordma_fw_set_link(struct ordma_fw *fw, bool up)
 
 	fw->port.link_up = up;
 	fw_port_report_change(fw, old_state);
-}
-
-/* Largest RoCE path MTU whose packets fit into the port's Ethernet MTU. */
-uint32_t fw_port_active_ib_mtu(const struct ordma_fw *fw)
-{
-	uint32_t ib_mtu = FW_IB_MTU_MAX;
-
-	while (ib_mtu > FW_IB_MTU_MIN &&
-	       ib_mtu + FW_ROCE_HEADROOM > fw->port.mtu)
-		ib_mtu /= 2;
-	return ib_mtu;
 }
 
 uint8_t fw_cmd_query_port(struct ordma_fw *fw, struct fw_cmd *c)
@@ -833,13 +813,6 @@ static bool fw_rx_mac_control(struct ordma_fw *fw, const uint8_t *frame,
 			     speed : 0;
 	fw_tp_pause_changed(fw);
 	return true;
-}
-
-uint64_t fw_port_paused_until(struct ordma_fw *fw)
-{
-	if (fw->port.pause_until_ns && fw_now(fw) >= fw->port.pause_until_ns)
-		fw->port.pause_until_ns = 0;
-	return fw->port.pause_until_ns;
 }
 
 void ordma_fw_rx_frame(struct ordma_fw *fw, const void *data, size_t len)

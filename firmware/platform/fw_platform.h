@@ -75,4 +75,16 @@ void fw_db_error(struct ordma_fw *fw, uint32_t page, uint32_t reg,
 /* The async EQ, if the driver created one (its number in *eqn) */
 struct fw_eq *fw_async_eq(struct ordma_fw *fw, uint32_t *eqn);
 
+/* fw_port.c: the port as the rooms above see it */
+/* IPv6 40 + UDP 8 + BTH 12 + extra headers 6 + ICRC 4 */
+#define FW_ROCE_HEADROOM	70
+#define FW_IB_MTU_MIN		256
+#define FW_IB_MTU_MAX		4096
+/* QUERY_PORT active_ib_mtu in bytes (256..4096); MODIFY_QP's path_mtu limit */
+uint32_t fw_port_active_ib_mtu(const struct ordma_fw *fw);
+/* Port admin up and link up: frames may be sent and received */
+bool fw_port_is_active(const struct ordma_fw *fw);
+/* The end of a PAUSE the link partner asked for, or 0 if none is on. */
+uint64_t fw_port_paused_until(struct ordma_fw *fw);
+
 #endif /* ORDMA_FW_PLATFORM_H */

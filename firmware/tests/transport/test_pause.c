@@ -11,6 +11,7 @@
 
 #include "ordma_test.h"
 #include "pair.h"
+#include "platform/fw_platform.h"
 
 static const uint8_t pause_dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
 static const uint8_t partner_mac[6] = { 0x02, 0, 0, 0, 0, 0x77 };
