@@ -7,10 +7,10 @@
 # Prints the path of the binary as the last line of stdout; everything
 # else goes to stderr.  The binary is cached by a content hash of its
 # inputs (tools/qemu/ordma-*.[ch], tools/qemu/trace-events, the patches to
-# QEMU in tools/qemu/patches/, the firmware's
-# sources.mk and every .c and .h of its top directory and rooms (device/,
-# objects/, transport/, wire/), include/linux/ordma/ordma_hw.h and this
-# script) under
+# QEMU in tools/qemu/patches/, the firmware's sources.mk and every .c
+# and .h of its top directory and rooms (the FW_ROOMS of sources.mk:
+# device/, objects/, transport/, platform/, wire/),
+# include/linux/ordma/ordma_hw.h and this script) under
 #   $ORDMA_CACHE/qemu/bin/<hash>/qemu-system-x86_64
 # so an unchanged tree costs one hash and no build.  The source and build
 # tree is $ORDMA_CACHE/qemu/src/qemu-7.2+dfsg (ccache: $ORDMA_CACHE/ccache).
