@@ -26,6 +26,8 @@ PORT=18950
 in_ns() { ip netns exec "$NS" "$@"; }
 tx_frames() { ethtool -S "$nd1" 2>/dev/null | awk '$1 == "tx_frames:" { print $2 }'; }
 tx_beyond() { [ "$(tx_frames)" -ge "$1" ]; }
+roce_tx_frames() { ethtool -S "$nd1" 2>/dev/null | awk '$1 == "roce_tx_frames:" { print $2 }'; }
+roce_tx_beyond() { [ "$(roce_tx_frames)" -ge "$1" ]; }
 ns_listening() { in_ns ss -Hltn "sport = :$1" | grep -q .; }
 nic2_gone() { [ ! -e "/sys/bus/pci/devices/${devs[1]}" ]; }
 
@@ -52,8 +54,12 @@ timeout "$TOOL_TIMEOUT" "$(bin ib_write_bw)" -d "${ib[1]}" -x "${gidx[1]}" -p "$
 cli=$!
 timeout -k 10 120 ping -f -q -w 100 "$IP2" >/dev/null 2>&1 &
 ping_pid=$!
+# ib_write_bw meets its server over TCP before and after its RDMA phase;
+# a peer unplugged during those exchanges would leave it waiting on a
+# socket for ever.  Unplug once its RDMA writes flow.
 wait_for 60 tx_beyond $(($(tx_frames) + 500))
-ktap_print_msg "NIC 1 sending ($(tx_frames) frames); unplugging NIC 2 (${devs[1]})"
+wait_for 60 roce_tx_beyond $(($(roce_tx_frames) + 2000))
+ktap_print_msg "NIC 1 sending ($(tx_frames) Ethernet, $(roce_tx_frames) RoCE frames); unplugging NIC 2 (${devs[1]})"
 reply=$(ordma_host_request device_del wire2)
 ktap_test_result $? "device_del of NIC 2 under traffic: $reply"
 wait_for 60 nic2_gone
