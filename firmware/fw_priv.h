@@ -70,6 +70,7 @@ struct fw_eth_ring {
 	bool armed;		/* one-shot: next completion posts an EQE */
 	bool error;		/* a write-back failed: stopped until destroyed */
 	bool error_posted;	/* ORDMA_EQE_ETH_RING_ERR written to the EQ */
+	bool event_waiting;	/* its ORDMA_EQE_ETH could not be written */
 	uint8_t type;		/* enum ordma_eth_ring_type */
 	uint8_t log_size;
 	uint32_t eqn;
@@ -320,6 +321,8 @@ void fw_eth_reset(struct ordma_fw *fw);
 bool fw_eth_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len);
 /* Receives queued loopback frames; true if some are still queued. */
 bool fw_eth_loopback_run(struct ordma_fw *fw);
+/* Posts the ring events whose EQE could not be written. */
+void fw_eth_retry_events(struct ordma_fw *fw);
 const char *fw_eth_pi_doorbell(struct ordma_fw *fw, uint32_t ring_id,
 			       uint32_t pi);
 const char *fw_eth_arm_doorbell(struct ordma_fw *fw, uint32_t ring_id,

@@ -101,6 +101,12 @@ void ordma_fw_destroy(struct ordma_fw *fw);
 /* Power-on / PCI function level reset: back to the register reset values. */
 void ordma_fw_reset(struct ordma_fw *fw);
 
+/*
+ * Bus Master Enable was set again: post the events whose EQE write
+ * failed while it was clear (COMP, CQ_ERR, ETH, ETH_RING_ERR).
+ */
+void ordma_fw_bus_master_enabled(struct ordma_fw *fw);
+
 /* BAR0 register access; off is the byte offset, size 1, 2, 4 or 8. */
 uint64_t ordma_fw_reg_read(struct ordma_fw *fw, uint64_t off, unsigned int size);
 void ordma_fw_reg_write(struct ordma_fw *fw, uint64_t off, uint64_t val,

@@ -127,6 +127,14 @@ void ordma_fw_reset(struct ordma_fw *fw)
 	fw_reset_state(fw);
 }
 
+void ordma_fw_bus_master_enabled(struct ordma_fw *fw)
+{
+	if (!fw_ready(fw))
+		return;
+	fw_cq_retry_events(fw);
+	fw_eth_retry_events(fw);
+}
+
 static uint64_t fw_reg_pair(uint32_t lo, uint32_t hi)
 {
 	return (uint64_t)hi << 32 | lo;

@@ -309,7 +309,8 @@ bool fw_eq_used_by_eth_ring(const struct ordma_fw *fw, uint32_t eqn)
 static void fw_eth_ring_event(struct ordma_fw *fw, struct fw_eth_ring *ring)
 {
 	ring->armed = false;
-	fw_eq_post(fw, ring->eqn, ORDMA_EQE_ETH, fw_ring_id(fw, ring), 0, 0);
+	ring->event_waiting = !fw_eq_post(fw, ring->eqn, ORDMA_EQE_ETH,
+					  fw_ring_id(fw, ring), 0, 0);
 }
 
 /* Called once per completed descriptor: an armed ring reports it. */
@@ -336,6 +337,21 @@ static void fw_eth_ring_report(struct ordma_fw *fw, struct fw_eth_ring *ring)
 	if (ring->error && !ring->error_posted)
 		ring->error_posted = fw_async_event(fw, ORDMA_EQE_ETH_RING_ERR,
 						    fw_ring_id(fw, ring), 0, 0);
+}
+
+void fw_eth_retry_events(struct ordma_fw *fw)
+{
+	uint32_t i;
+
+	for (i = 0; i < FW_MAX_ETH_RINGS; i++) {
+		struct fw_eth_ring *ring = &fw->eth_rings[i];
+
+		if (!ring->valid)
+			continue;
+		if (ring->event_waiting)
+			fw_eth_ring_event(fw, ring);
+		fw_eth_ring_report(fw, ring);
+	}
 }
 
 /*

@@ -31,6 +31,7 @@ struct fw_cq {
 	bool armed;		/* one-shot: next qualifying CQE posts COMP */
 	bool arm_solicited;	/* armed for solicited/error CQEs only */
 	bool error;		/* overrun or ring write failure: no more CQEs */
+	bool error_reported;	/* its CQ_ERR event was written */
 	bool unannounced;	/* a CQE was written since the last COMP */
 	uint8_t log_size;
 	uint32_t uctx;
@@ -64,7 +65,7 @@ static void fw_cq_set_error(struct ordma_fw *fw, uint32_t cqn,
 	cq->error = true;
 	cq->armed = false;
 	fw_log(fw, ORDMA_FW_LOG_GUEST_ERROR, "cq: CQ %u error: %s", cqn, why);
-	fw_async_event(fw, ORDMA_EQE_CQ_ERR, cqn, 0, 0);
+	cq->error_reported = fw_async_event(fw, ORDMA_EQE_CQ_ERR, cqn, 0, 0);
 }
 
 /* The ring looks full: the consumer may have moved without ringing. */
@@ -113,6 +114,13 @@ static void fw_cq_post_event(struct ordma_fw *fw, uint32_t cqn,
 	case FW_EQ_FULL:
 		/* posted when the driver frees an entry */
 		break;
+	case FW_EQ_UNWRITABLE:
+		/*
+		 * Bus Master Enable clear, say: a dropped event would leave the
+		 * CQ disarmed and its consumer asleep for ever, so it waits
+		 * for the next EQ doorbell or fw_cq_retry_events().
+		 */
+		break;
 	default:
 		/* counted by the EQ */
 		fw_cq_set_waiting(fw, cq, false);
@@ -136,6 +144,23 @@ void fw_cq_eq_consumed(struct ordma_fw *fw, uint32_t eqn)
 		struct fw_cq *cq = &fw->cqs[cqn];
 
 		if (cq->valid && cq->eqn == eqn && cq->event_waiting)
+			fw_cq_post_event(fw, cqn, cq);
+	}
+}
+
+void fw_cq_retry_events(struct ordma_fw *fw)
+{
+	uint32_t cqn;
+
+	for (cqn = 1; fw->cqs && cqn <= FW_MAX_CQ; cqn++) {
+		struct fw_cq *cq = &fw->cqs[cqn];
+
+		if (!cq->valid)
+			continue;
+		if (cq->error && !cq->error_reported)
+			cq->error_reported = fw_async_event(fw, ORDMA_EQE_CQ_ERR,
+							    cqn, 0, 0);
+		if (cq->event_waiting)
 			fw_cq_post_event(fw, cqn, cq);
 	}
 }

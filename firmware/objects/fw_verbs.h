@@ -320,6 +320,10 @@ bool fw_eq_used_by_cq(const struct ordma_fw *fw, uint32_t eqn);
  * waited for that.
  */
 void fw_cq_eq_consumed(struct ordma_fw *fw, uint32_t eqn);
+/* Posts what waits because its EQE could not be written: each CQ's COMP
+ * event and CQ_ERR event.
+ */
+void fw_cq_retry_events(struct ordma_fw *fw);
 bool fw_uctx_owns_cq(const struct ordma_fw *fw, uint32_t uctx);
 
 /* ORDMA_DB_CQ on doorbell page `page`: NULL or why it was rejected. */

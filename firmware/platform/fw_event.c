@@ -50,9 +50,9 @@ enum fw_eq_post_result fw_eq_try_post(struct ordma_fw *fw, uint32_t eqn,
 	if (fw_eq_write_entry(fw, eq, type, d0, d1, d2)) {
 		fw->health.eq_overruns = fw_count_inc(fw->health.eq_overruns);
 		fw_log(fw, ORDMA_FW_LOG_GUEST_ERROR,
-		       "eq: EQ %u ring not writable, event 0x%02x dropped",
+		       "eq: EQ %u ring not writable, event 0x%02x not posted",
 		       eqn, type);
-		return FW_EQ_LOST;
+		return FW_EQ_UNWRITABLE;
 	}
 	*pos = eq->pi++;
 	if (eq->armed) {

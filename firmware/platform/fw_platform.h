@@ -58,7 +58,8 @@ bool fw_eq_post(struct ordma_fw *fw, uint32_t eqn, uint8_t type,
 enum fw_eq_post_result {
 	FW_EQ_POSTED,
 	FW_EQ_FULL,
-	FW_EQ_LOST,	/* no such EQ, or the ring is not writable (counted) */
+	FW_EQ_UNWRITABLE,	/* the EQE write failed (counted) */
+	FW_EQ_LOST,		/* no such EQ */
 };
 enum fw_eq_post_result fw_eq_try_post(struct ordma_fw *fw, uint32_t eqn,
 				      uint8_t type, uint32_t d0, uint32_t d1,

@@ -619,13 +619,22 @@ static void ordma_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
                                int len)
 {
     OrdmaState *s = ORDMA_PCI(pdev);
+    bool was_master = ordma_bus_master(s);
 
     pci_default_write_config(pdev, addr, val, len);
     /* A Function Level Reset resets the device through ordma_reset(). */
     pcie_cap_flr_write_config(pdev, addr, val, len);
-    if (s->msix_held && ordma_bus_master(s)) {
+    if (was_master || !ordma_bus_master(s)) {
+        return;
+    }
+    if (s->msix_held) {
         ordma_raise_vectors(s, s->msix_held);
         s->msix_held = 0;
+    }
+    /* The events whose EQE write failed meanwhile (vCPU: BQL, then fw_lock) */
+    if (ordma_fw_enter(s, "bus master")) {
+        ordma_fw_bus_master_enabled(s->fw);
+        ordma_fw_leave(s);
     }
 }
 

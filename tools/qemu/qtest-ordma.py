@@ -818,6 +818,53 @@ def run_engine_flood(qemu):
             log.close()
 
 
+def run_msix_held(qemu):
+    """An MSI-X message raised while Bus Master Enable is clear is held
+    and sent as soon as it is set again; a function reset discards it.
+    The EQ doorbell raises the vector without any DMA: ARM with entries
+    the driver has not consumed interrupts at once."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as peer:
+        peer.bind(('127.0.0.1', 0))
+        (port,) = free_udp_ports(1)
+        qt = QTest(qemu, [
+            '-device', 'ordma,addr=04.0,id=nic0,mac=52:54:00:4f:52:02,'
+                       'cable-local=127.0.0.1:%d,cable-peer=127.0.0.1:%d'
+                       % (port, peer.getsockname()[1])])
+        try:
+            a = Function(qt, 4, 0xe0000000, 1 << 20)
+            a.map()
+            a.msix_setup(8)
+            a.enable()
+            rx = EthRx(a)
+            rx.post()
+            peer.sendto(eth_frame(1), ('127.0.0.1', port))
+            tap('msix-held: a frame lands and its EQ interrupts (vector 1)',
+                rx.ok and wait_for(lambda: rx.frame_in(eth_frame(1))) and
+                wait_for(lambda: a.msi_seen(1)))
+            a.msi_clear(1)
+            a.cfg(0x04, 2, 0x2)                    # bus master off
+            a.doorbell(0, DB_EQ, rx.eqn, 0, arm=True)
+            held = not a.msi_seen(1)
+            a.cfg(0x04, 2, 0x6)                    # and on again
+            tap('msix-held: raised with Bus Master Enable clear, the message '
+                'waits for it and is sent when it is set', held and a.msi_seen(1),
+                (held, a.msi_seen(1)))
+            a.msi_clear(1)
+            a.cfg(0x04, 2, 0x2)
+            a.doorbell(0, DB_EQ, rx.eqn, 0, arm=True)
+            pcie = a.caps()[0x10]
+            a.cfg(pcie + 8, 2, a.cfg(pcie + 8, 2) | 0x8000)   # FLR
+            a.map(command=0x2)
+            a.msix_setup(8)
+            a.cfg(0x04, 2, 0x6)
+            tap('msix-held: a function level reset discards a held message',
+                not a.msi_seen(1) and a.reg(REG_STATUS) == 0)
+        except (TimeoutError, RuntimeError) as err:
+            tap('msix-held: device model answers', False, err)
+        finally:
+            qt.close()
+
+
 def pause_frame(quanta, src='5254004f5201'):
     """An IEEE 802.3x PAUSE frame asking for quanta * 512 bit times."""
     return (bytes.fromhex('0180c2000001' + src) + b'\x88\x08' +
@@ -1723,7 +1770,7 @@ def main():
         print('1..0 # SKIP no QEMU with the ORDMA device')
         return 4
     for part in (run, run_iommu, run_cable, run_cable_local, run_cable_oversize,
-                 run_engine_sched, run_engine_flood, run_flow_control,
+                 run_engine_sched, run_engine_flood, run_msix_held, run_flow_control,
                  run_wire_props, run_wire_udp, run_wire_icrc, run_iommu_faults):
         try:
             part(qemu)

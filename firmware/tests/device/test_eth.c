@@ -975,6 +975,33 @@ TEST(test_ring_stops_on_failed_write_back)
 	drv_close(&e.d);
 }
 
+/* A ring event whose EQE could not be written waits for Bus Master
+ * Enable; without it the ring would stay disarmed and its frames unseen.
+ */
+TEST(test_ring_event_waits_for_bus_master)
+{
+	uint8_t frame[64];
+	struct eth_env e;
+	size_t len;
+
+	REQUIRE(eth_setup(&e));
+	len = unicast_frame(&e.d, frame, 46);
+	drv_rx_post(&e.d, &e.rx, 4, 2048);
+	drv_ring_arm(&e.d, &e.rx);
+	e.d.hal.fail_lo = e.eq.addr;
+	e.d.hal.fail_hi = e.eq.addr + 0x10000;
+	ordma_fw_rx_frame(e.d.fw, frame, len);
+	e.d.hal.fail_lo = e.d.hal.fail_hi = 0;
+	/* the frame is in, its event is not */
+	CHECK_EQ(drv_desc_flags(&e.d, &e.rx, 0), len | ORDMA_ETH_DESC_DONE);
+	CHECK_EQ(eth_events(&e, e.rx.id), 0);
+	ordma_fw_bus_master_enabled(e.d.fw);
+	CHECK_EQ(eth_events(&e, e.rx.id), 1);
+	ordma_fw_bus_master_enabled(e.d.fw);
+	CHECK_EQ(eth_events(&e, e.rx.id), 0);
+	drv_close(&e.d);
+}
+
 /* With the EQ unwritable too (Bus Master Enable clear) the error event
  * is lost; the ring's next received frame or doorbell posts it.
  */

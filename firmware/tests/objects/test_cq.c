@@ -645,6 +645,50 @@ TEST(test_cq_arm_next)
 	drv_close(&e.d);
 }
 
+/*
+ * Bus Master Enable cleared between a CQE and its COMP event: the event
+ * waits instead of being dropped (a dropped one leaves the CQ disarmed
+ * and its consumer asleep for ever), and so does the CQ_ERR of a CQE
+ * that could not be written.  Setting Bus Master Enable again posts
+ * both, once.
+ */
+TEST(test_cq_events_wait_for_bus_master)
+{
+	struct ordma_cqe cqe;
+	struct drv_cq cq, cq2;
+	struct cq_env e;
+
+	REQUIRE(env_open(&e));
+	REQUIRE(drv_cq_open(&e.d, &cq, 0, e.uctx, e.comp.eqn, 4));
+	REQUIRE(drv_cq_open(&e.d, &cq2, 1, e.uctx, e.comp.eqn, 4));
+	drv_cq_arm(&e.d, &cq, false);
+	/* the CQE is written, its COMP event is not: the EQs fail */
+	e.d.hal.fail_lo = DRV_EQ_ADDR(0);
+	e.d.hal.fail_hi = DRV_EQ_ADDR(2);
+	CHECK_EQ(post(&e.d, cq.cqn, 0, ORDMA_CQE_SUCCESS, false), 0);
+	/* the second CQ's ring fails too: CQ error, its event lost */
+	e.d.hal.fail_lo = DRV_EQ_ADDR(0);
+	e.d.hal.fail_hi = ~0ULL;
+	CHECK_EQ(post(&e.d, cq2.cqn, 0, ORDMA_CQE_SUCCESS, false), -1);
+	e.d.hal.fail_lo = e.d.hal.fail_hi = 0;
+	no_event(&e.d, &e.comp);
+	no_event(&e.d, &e.async);
+	CHECK(drv_cq_next(&e.d, &cq, &cqe));
+	ordma_fw_bus_master_enabled(e.d.fw);
+	next_event(&e.d, &e.comp, ORDMA_EQE_COMP, cq.cqn);
+	next_event(&e.d, &e.async, ORDMA_EQE_CQ_ERR, cq2.cqn);
+	/* posted once: nothing waits any more */
+	ordma_fw_bus_master_enabled(e.d.fw);
+	no_event(&e.d, &e.comp);
+	no_event(&e.d, &e.async);
+	/* the CQ works on: armed again, its next CQE posts an event */
+	drv_cq_arm(&e.d, &cq, false);
+	CHECK_EQ(post(&e.d, cq.cqn, 1, ORDMA_CQE_SUCCESS, false), 0);
+	next_event(&e.d, &e.comp, ORDMA_EQE_COMP, cq.cqn);
+	CHECK(drv_rd(&e.d, ORDMA_REG_STATUS) == ORDMA_STATUS_READY);
+	drv_close(&e.d);
+}
+
 TEST(test_cq_arm_solicited)
 {
 	struct drv_cq cq;

@@ -39,6 +39,54 @@ void ordma_cq_comp_event(struct ordma_ibdev *dev, u32 cqn)
 	ordma_obj_ref_put(&cq->ref);
 }
 
+/* Hands the consumer the completions the driver makes for the device. */
+static void ordma_cq_flush_work(struct work_struct *work)
+{
+	struct ordma_cq *cq = container_of(work, struct ordma_cq, flush_work);
+
+	if (cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+/* Any context: from now on the driver completes what @cq's QPs hold. */
+static void ordma_cq_start_sw_flush(struct ordma_ibdev *dev,
+				    struct ordma_cq *cq)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	WRITE_ONCE(cq->sw_flush, true);
+	spin_unlock_irqrestore(&cq->lock, flags);
+	queue_work(dev->wq, &cq->flush_work);
+}
+
+/*
+ * A work request was posted to a QP whose CQ is flushed by the driver:
+ * have the consumer poll its flush completion.
+ */
+void ordma_cq_kick_sw_flush(struct ordma_ibdev *dev, struct ib_cq *ibcq)
+{
+	if (ordma_cq_sw_flushed(ibcq))
+		queue_work(dev->wq, &to_ordma_cq(ibcq)->flush_work);
+}
+
+/*
+ * The device is fatal: no CQE will come any more.  Called once, before
+ * IB_EVENT_DEVICE_FATAL is dispatched.
+ */
+void ordma_cq_flush_all(struct ordma_ibdev *dev)
+{
+	struct ordma_cq *cq;
+	unsigned long flags;
+	unsigned long cqn;
+
+	xa_lock_irqsave(&dev->cqs, flags);
+	xa_for_each(&dev->cqs, cqn, cq)
+		if (cq->kbuf.va)
+			ordma_cq_start_sw_flush(dev, cq);
+	xa_unlock_irqrestore(&dev->cqs, flags);
+}
+
 /* Hard IRQ context */
 void ordma_cq_async_event(struct ordma_ibdev *dev, u32 cqn,
 			  enum ib_event_type type)
@@ -54,6 +102,8 @@ void ordma_cq_async_event(struct ordma_ibdev *dev, u32 cqn,
 	}
 	ibdev_warn_ratelimited(&dev->ibdev, "CQ %u entered the error state\n",
 			       cqn);
+	if (cq->kbuf.va)
+		ordma_cq_start_sw_flush(dev, cq);
 	if (cq->ibcq.event_handler) {
 		event.device = &dev->ibdev;
 		event.element.cq = &cq->ibcq;
@@ -155,6 +205,7 @@ static int ordma_create_kernel_cq(struct ordma_ibdev *dev, struct ordma_cq *cq,
 	cmd->db_record = cpu_to_le64(cq->kbuf.dma + ring_size);
 	spin_lock_init(&cq->lock);
 	cq->ci = 0;
+	INIT_WORK(&cq->flush_work, ordma_cq_flush_work);
 	return 0;
 }
 
@@ -255,6 +306,8 @@ int ordma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	/* No new handler finds the CQ; wait for those running. */
 	xa_erase_irq(&dev->cqs, cq->cqn);
 	ordma_obj_ref_drain(&cq->ref);
+	if (cq->kbuf.va)
+		cancel_work_sync(&cq->flush_work);
 
 	if (!ordma_device_may_use_memory(ORDMA_MEM_DESTROY, err))
 		ordma_cq_free_bufs(dev, cq);
@@ -384,6 +437,84 @@ static bool ordma_cq_fill_wc(struct ordma_ibdev *dev,
 	return true;
 }
 
+/*
+ * Completes up to @max outstanding work requests of @wq with
+ * IB_WC_WR_FLUSH_ERR, oldest first.  Called with the CQ lock held.
+ */
+static int ordma_wq_flush_sw(struct ordma_qp *qp, struct ordma_wq *wq,
+			     enum ib_wc_opcode opcode, struct ib_wc *wc,
+			     int max)
+{
+	u32 mask = BIT(wq->log_size) - 1;
+	int n = 0;
+
+	spin_lock(&wq->lock);
+	while (n < max && wq->ci != wq->pi) {
+		memset(&wc[n], 0, sizeof(wc[n]));
+		wc[n].wr_id = wq->wr_id[wq->ci & mask];
+		wc[n].status = IB_WC_WR_FLUSH_ERR;
+		wc[n].opcode = opcode;
+		wc[n].qp = &qp->ibqp;
+		wc[n].port_num = 1;
+		wq->ci++;
+		n++;
+	}
+	spin_unlock(&wq->lock);
+	return n;
+}
+
+/*
+ * The device writes no more CQEs to @cq: complete what its kernel QPs
+ * still hold.  The QP array's lock keeps each QP alive meanwhile.
+ */
+static int ordma_cq_flush_sw(struct ordma_ibdev *dev, struct ordma_cq *cq,
+			     struct ib_wc *wc, int max)
+{
+	struct ordma_qp *qp;
+	unsigned long qpn;
+	int n = 0;
+
+	xa_lock(&dev->qps);
+	xa_for_each(&dev->qps, qpn, qp) {
+		if (n == max)
+			break;
+		if (qp->uctx_id != ORDMA_KERNEL_UCTX)
+			continue;
+		if (qp->ibqp.send_cq == &cq->ibcq)
+			n += ordma_wq_flush_sw(qp, &qp->sq, IB_WC_SEND, wc + n,
+					       max - n);
+		if (!qp->ibqp.srq && qp->ibqp.recv_cq == &cq->ibcq)
+			n += ordma_wq_flush_sw(qp, &qp->rq, IB_WC_RECV, wc + n,
+					       max - n);
+	}
+	xa_unlock(&dev->qps);
+	return n;
+}
+
+/* Whether ordma_cq_flush_sw() has work requests to complete */
+static bool ordma_cq_sw_pending(struct ordma_ibdev *dev, struct ordma_cq *cq)
+{
+	bool pending = false;
+	struct ordma_qp *qp;
+	unsigned long qpn;
+
+	xa_lock(&dev->qps);
+	xa_for_each(&dev->qps, qpn, qp) {
+		if (qp->uctx_id != ORDMA_KERNEL_UCTX)
+			continue;
+		if (qp->ibqp.send_cq == &cq->ibcq &&
+		    READ_ONCE(qp->sq.ci) != READ_ONCE(qp->sq.pi))
+			pending = true;
+		if (!qp->ibqp.srq && qp->ibqp.recv_cq == &cq->ibcq &&
+		    READ_ONCE(qp->rq.ci) != READ_ONCE(qp->rq.pi))
+			pending = true;
+		if (pending)
+			break;
+	}
+	xa_unlock(&dev->qps);
+	return pending;
+}
+
 int ordma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	struct ordma_ibdev *dev = to_ordma_ibdev(ibcq->device);
@@ -406,6 +537,9 @@ int ordma_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	}
 	/* Hand the slots back before the device next looks for room. */
 	WRITE_ONCE(*cq->db_record, cpu_to_le32(cq->ci));
+	/* CQEs the device wrote before it stopped come first. */
+	if (unlikely(cq->sw_flush) && n < num_entries)
+		n += ordma_cq_flush_sw(dev, cq, wc + n, num_entries - n);
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
@@ -427,7 +561,9 @@ int ordma_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	if ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED)
 		db |= ORDMA_DB_SOLICITED;
 	writeq(db, dev->kdb + ORDMA_DB_CQ);
-	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && ordma_cq_peek(cq, cq->ci))
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
+	    (ordma_cq_peek(cq, cq->ci) ||
+	     (cq->sw_flush && ordma_cq_sw_pending(dev, cq))))
 		ret = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;

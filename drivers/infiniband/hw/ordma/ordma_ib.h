@@ -177,6 +177,15 @@ struct ordma_cq {
 	__le32 *db_record;
 	spinlock_t lock;	/* kernel CQ: ci and polling */
 	u32 ci;
+	/*
+	 * Kernel CQ the device writes no more CQEs to (CQ error, device
+	 * fatal): the driver completes the outstanding work requests of its
+	 * QPs itself, with IB_WC_WR_FLUSH_ERR, so that their consumers (the
+	 * MAD layer, ULPs draining a QP) are not left waiting for ever.
+	 * flush_work calls the completion handler to have them polled.
+	 */
+	bool sw_flush;
+	struct work_struct flush_work;
 };
 
 struct ordma_wq {
@@ -470,6 +479,14 @@ void ordma_cq_comp_event(struct ordma_ibdev *dev, u32 cqn);
 void ordma_cq_async_event(struct ordma_ibdev *dev, u32 cqn,
 			  enum ib_event_type type);
 void ordma_cq_clean(struct ordma_cq *cq, u32 qpn, struct ordma_srq *srq);
+void ordma_cq_kick_sw_flush(struct ordma_ibdev *dev, struct ib_cq *ibcq);
+void ordma_cq_flush_all(struct ordma_ibdev *dev);
+
+/* Whether the driver completes @ibcq's work requests (kernel CQs only) */
+static inline bool ordma_cq_sw_flushed(struct ib_cq *ibcq)
+{
+	return ibcq && READ_ONCE(to_ordma_cq(ibcq)->sw_flush);
+}
 
 /* ordma_qp.c */
 int ordma_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,

@@ -216,6 +216,7 @@ static void ordma_ib_device_fatal(void *priv)
 		.event = IB_EVENT_DEVICE_FATAL,
 	};
 
+	ordma_cq_flush_all(dev);
 	ib_dispatch_event(&event);
 }
 

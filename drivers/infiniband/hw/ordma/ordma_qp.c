@@ -943,6 +943,7 @@ int ordma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct ordma_qp *qp = to_ordma_qp(ibqp);
 	struct ordma_wq *sq = &qp->sq;
 	struct ordma_send_wqe *wqe;
+	bool posted = false;
 	unsigned long flags;
 	u32 start;
 	int err = 0;
@@ -974,10 +975,14 @@ int ordma_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	if (err)
 		*bad_wr = wr;
-	if (sq->pi != start)
+	posted = sq->pi != start;
+	/* A CQ the driver completes for: the device is not asked at all. */
+	if (posted && !ordma_cq_sw_flushed(ibqp->send_cq))
 		ordma_ring_wq_db(dev, ORDMA_DB_SQ, qp->qpn, sq->pi);
 out:
 	spin_unlock_irqrestore(&sq->lock, flags);
+	if (posted)
+		ordma_cq_kick_sw_flush(dev, ibqp->send_cq);
 	return err;
 }
 
@@ -987,6 +992,7 @@ int ordma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
 	struct ordma_qp *qp = to_ordma_qp(ibqp);
 	struct ordma_wq *rq = &qp->rq;
+	bool posted = false;
 	unsigned long flags;
 	u32 start;
 	int err = 0;
@@ -1016,10 +1022,13 @@ int ordma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	if (err)
 		*bad_wr = wr;
-	if (rq->pi != start)
+	posted = rq->pi != start;
+	if (posted && !ordma_cq_sw_flushed(ibqp->recv_cq))
 		ordma_ring_wq_db(dev, ORDMA_DB_RQ, qp->qpn, rq->pi);
 out:
 	spin_unlock_irqrestore(&rq->lock, flags);
+	if (posted)
+		ordma_cq_kick_sw_flush(dev, ibqp->recv_cq);
 	return err;
 }
 
