@@ -20,8 +20,7 @@ command -v setpci >/dev/null || ktap_skip_all "no setpci"
 bdf=$(ordma_pci_devs | tail -n 1)
 BAD_KMSG=$(grep -v '^#' "$SELFTEST_DIR/kmsg_fail_patterns" | paste -sd '|')
 
-command_reg() { echo $((0x$(setpci -s "$bdf" COMMAND))); }
-bus_master() { [ $(($(command_reg) & 0x4)) -ne 0 ]; }
+bus_master() { ordma_bus_master "$bdf"; }
 no_bus_master() { ! bus_master; }
 has_ibdev() { ordma_ibdev "$bdf" >/dev/null; }
 declared_dead() {
@@ -32,25 +31,9 @@ DBG=/sys/kernel/debug/ordma/$bdf
 [ -r "$DBG/regs" ] || ktap_skip_all "no $DBG/regs (debugfs)"
 ktap_header
 ktap_set_plan 5
-set_bus_master() { # 1 = on, 0 = off
-	local cmd
-	cmd=$(command_reg)
-	cmd=$(($1 ? cmd | 0x4 : cmd & ~0x4))
-	setpci -s "$bdf" COMMAND="$(printf '%x' "$cmd")"
-}
-# STATUS.FATAL (bit 1), read without a command and without a fork
-device_fatal() {
-	local name val
-	while read -r name _ val; do
-		[ "$name" = STATUS ] && return $((!(val & 0x2)))
-	done <"$DBG/regs"
-	return 1
-}
-rebind() {
-	echo "$bdf" >/sys/bus/pci/drivers/ordma_core/unbind
-	echo "$bdf" >/sys/bus/pci/drivers/ordma_core/bind
-	wait_for 60 has_ibdev
-}
+set_bus_master() { ordma_bus_master "$bdf" "$1"; }
+device_fatal() { ordma_dev_fatal "$bdf"; }
+rebind() { ordma_rebind "$bdf"; }
 
 kmsg_first=$(dmesg | wc -l)
 wait_for 60 has_ibdev

@@ -32,8 +32,13 @@ ns_listening() { in_ns ss -Hltn "sport = :$1" | grep -q .; }
 nic2_gone() { [ ! -e "/sys/bus/pci/devices/${devs[1]}" ]; }
 
 ktap_header
-ktap_set_plan 7
+ktap_set_plan 8
 tap_cmd "ib_uverbs loads" modprobe ib_uverbs
+# The host carries out only the requests of its list, for this topology.
+r1=$(ordma_host_request quit peer) rc1=$?
+r2=$(ordma_host_request system_reset) rc2=$?
+[ "$rc1" = 1 ] && [ "$rc2" = 1 ] && [ "${r1#refused}" != "$r1" ] && [ "${r2#refused}" != "$r2" ]
+ktap_test_result $? "the host refuses 'quit peer' without a peer and an unlisted request ($r1 / $r2)"
 ip link set dev lo up
 if ordma_netns_pair_up "$NS" "${devs[0]}" "${devs[1]}" 1500; then
 	ktap_test_pass "${ib[1]} and ${ib[2]} (in namespace $NS) ACTIVE, reaching each other"

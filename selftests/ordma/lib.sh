@@ -425,6 +425,37 @@ ordma_require_rdma_pair() {
 	ktap_test_pass "${ib[1]} (GID ${gidx[1]}) and ${ib[2]} (GID ${gidx[2]}) ACTIVE with IPv4 RoCE v2 GIDs"
 }
 
+# ordma_bus_master BDF [0|1]: whether BDF has Bus Master Enable set;
+# with 0 or 1, clear or set it (setpci, the rest of COMMAND kept)
+ordma_bus_master() {
+	local cmd
+	cmd=$((0x$(setpci -s "$1" COMMAND)))
+	if [ $# -eq 1 ]; then
+		[ $((cmd & 0x4)) -ne 0 ]
+		return
+	fi
+	cmd=$(($2 ? cmd | 0x4 : cmd & ~0x4))
+	setpci -s "$1" COMMAND="$(printf '%x' "$cmd")"
+}
+
+# ordma_dev_fatal BDF: STATUS.FATAL (bit 1) of BDF, from its debugfs
+# register dump: no command, and no fork in a wait_for loop
+ordma_dev_fatal() {
+	local name val
+	while read -r name _ val; do
+		[ "$name" = STATUS ] && return $((!(val & 0x2)))
+	done <"/sys/kernel/debug/ordma/$1/regs"
+	return 1
+}
+
+# ordma_rebind BDF: unbind BDF from ordma_core and bind it again; true
+# once its RDMA device is back
+ordma_rebind() {
+	echo "$1" >/sys/bus/pci/drivers/ordma_core/unbind
+	echo "$1" >/sys/bus/pci/drivers/ordma_core/bind
+	wait_for 60 ordma_ibdev "$1"
+}
+
 # ordma_host_request REQUEST: ask the host to act on this VM's QEMU
 # (tools/vm/run-vm.sh --host-requests): "quit", "quit peer" or
 # "device_del ID".  Prints the host's answer; false if the host refused

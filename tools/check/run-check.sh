@@ -133,10 +133,10 @@ else
 	# no tenant starves another with RNR NAKs: bandwidth alone and beside
 	# an RNR hog, in a VM of its own
 	step vm-fair tools/vm/run-vm.sh -T rnr_fair -o build/vm/check-fair single
-	# a pair VM quits mid-traffic.  bus_master and device_del (make
-	# vm-disturb) stay out until the hang they found is fixed: after
-	# Bus Master Enable toggles, an rping server's rdma_cm teardown on
-	# the NIC can block for ever (about 1 run in 5).
+	# the memory map changes under traffic (Bus Master Enable behind
+	# the IOMMU), a port is unplugged, a pair VM quits, all mid-traffic
+	step vm-bus tools/vm/run-vm.sh --iommu --host-requests -T "bus_master device_del" \
+		-o build/vm/check-bus single
 	step vm-quit tools/vm/run-vm.sh --host-requests -T quit_pair -o build/vm/check-quit pair
 	# six test programs back to back, applications and storage included
 	step vm-pair tools/vm/run-vm.sh -t 1800 -o build/vm/check-pair pair

@@ -528,15 +528,18 @@ def wait_for(cond):
     return True
 
 
+def enabled_function(qt, slot=4, bar_base=0xe0000000):
+    """Function <slot>.0, mapped, with 8 MSI-X vectors, enabled."""
+    f = Function(qt, slot, bar_base, 1 << 20)
+    f.map()
+    f.msix_setup(8)
+    f.enable()
+    return f
+
+
 def enabled_pair(qt):
     """Functions 04.0 and 05.0, mapped, with MSI-X, enabled."""
-    a = Function(qt, 4, 0xe0000000, 1 << 20)
-    b = Function(qt, 5, 0xe4000000, 1 << 20)
-    for f in (a, b):
-        f.map()
-        f.msix_setup(8)
-        f.enable()
-    return a, b
+    return enabled_function(qt, 4, 0xe0000000), enabled_function(qt, 5, 0xe4000000)
 
 
 def run_cable(qemu):
@@ -729,6 +732,18 @@ class EthRx:
         return False
 
 
+def cabled_to(qemu, peer, extra=(), **kwargs):
+    """QEMU with one ORDMA port (04.0) whose UDP cable ends at the socket
+    peer (bound here); returns the QTest and the port's own UDP port."""
+    peer.bind(('127.0.0.1', 0))
+    (port,) = free_udp_ports(1)
+    qt = QTest(qemu, list(extra) + [
+        '-device', 'ordma,addr=04.0,id=nic0,mac=52:54:00:4f:52:02,'
+                   'cable-local=127.0.0.1:%d,cable-peer=127.0.0.1:%d'
+                   % (port, peer.getsockname()[1])], **kwargs)
+    return qt, port
+
+
 def run_engine_flood(qemu):
     """The cable's peer (this test) floods the port while the memory map
     changes under the engine thread: Bus Master Enable off and on, VT-d
@@ -737,14 +752,8 @@ def run_engine_flood(qemu):
     (the engine is joined with the BQL held: it must never wait for it)."""
     vtd, root_table = 0xfed90000, 0x700000
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as peer:
-        peer.bind(('127.0.0.1', 0))
-        (port,) = free_udp_ports(1)
         log = tempfile.TemporaryFile(mode='w+')
-        qt = QTest(qemu, [
-            '-device', 'intel-iommu',
-            '-device', 'ordma,addr=04.0,id=nic0,mac=52:54:00:4f:52:02,'
-                       'cable-local=127.0.0.1:%d,cable-peer=127.0.0.1:%d'
-                       % (port, peer.getsockname()[1])], stderr=log)
+        qt, port = cabled_to(qemu, peer, ['-device', 'intel-iommu'], stderr=log)
         stop = threading.Event()
         sent = [0]
 
@@ -762,10 +771,7 @@ def run_engine_flood(qemu):
 
         flooder = threading.Thread(target=flood, daemon=True)
         try:
-            a = Function(qt, 4, 0xe0000000, 1 << 20)
-            a.map()
-            a.msix_setup(8)
-            a.enable()
+            a = enabled_function(qt)
             rx = EthRx(a)
             rx.post()
             tap('engine: RX ring and EQ up', rx.ok)
@@ -824,17 +830,9 @@ def run_msix_held(qemu):
     The EQ doorbell raises the vector without any DMA: ARM with entries
     the driver has not consumed interrupts at once."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as peer:
-        peer.bind(('127.0.0.1', 0))
-        (port,) = free_udp_ports(1)
-        qt = QTest(qemu, [
-            '-device', 'ordma,addr=04.0,id=nic0,mac=52:54:00:4f:52:02,'
-                       'cable-local=127.0.0.1:%d,cable-peer=127.0.0.1:%d'
-                       % (port, peer.getsockname()[1])])
+        qt, port = cabled_to(qemu, peer)
         try:
-            a = Function(qt, 4, 0xe0000000, 1 << 20)
-            a.map()
-            a.msix_setup(8)
-            a.enable()
+            a = enabled_function(qt)
             rx = EthRx(a)
             rx.post()
             peer.sendto(eth_frame(1), ('127.0.0.1', port))
