@@ -18,7 +18,7 @@ ordma_require_device
 KO=${ORDMA_KVERBS_KO:-$ORDMA_REPO/selftests/ordma/kverbs/ordma_kverbs_test.ko}
 MOD=ordma_kverbs_test
 # Results the module prints (its kv_tests[])
-KV_CASES=25
+KV_CASES=26
 BAD_KMSG=$(grep -v '^#' "$SELFTEST_DIR/kmsg_fail_patterns" | paste -sd '|')
 
 mapfile -t devs < <(ordma_pci_devs)

@@ -85,6 +85,10 @@ MODULE_PARM_DESC(gid_index_b, "GID index on dev_b (-1: first IPv4 RoCE v2 GID)")
 #define KV_SRQ_SEED		0x40
 #define KV_PSN_SRQ		0x9000
 
+/* Signaled WRITEs into a 2-entry CQ nobody polls: the third overruns it */
+#define KV_OVF_WRITES		5
+#define KV_PSN_OVF		0xa000
+
 enum {
 	KV_WRID_SEND = 0x100,
 	KV_WRID_RECV,
@@ -95,6 +99,7 @@ enum {
 	KV_WRID_SEND_INV,
 	KV_WRID_SRQ_SEND = 0x200,	/* + message number */
 	KV_WRID_SRQ_RECV = 0x300,	/* + post number */
+	KV_WRID_OVF = 0x400,		/* + WRITE number */
 };
 
 struct kv_side {
@@ -127,6 +132,10 @@ struct kv_ctx {
 	struct kv_side srq_a[KV_SRQ_QPS], srq_b[KV_SRQ_QPS];
 	u32 srq_posts;
 	struct completion srq_limit;
+	/* a QP on A whose CQ (ovf_cq, 2 entries) overruns, and its peer */
+	struct ib_cq *ovf_cq;
+	struct kv_side ovf_a, ovf_b;
+	struct completion ovf_cq_err;
 	/* A command timed out: the device may still use the buffers */
 	bool leak;
 };
@@ -1363,6 +1372,99 @@ static int kv_t_srq_recv(struct kv_ctx *ctx, char *why)
 }
 
 /* ---------------------------------------------------------------- */
+/* A CQ the device stops writing                                    */
+/* ---------------------------------------------------------------- */
+
+static void kv_ovf_comp(struct ib_cq *cq, void *cq_context)
+{
+}
+
+static void kv_ovf_cq_event(struct ib_event *event, void *context)
+{
+	struct kv_ctx *ctx = context;
+
+	pr_info("# overrun CQ event %s\n", ib_event_msg(event->event));
+	if (event->event == IB_EVENT_CQ_ERR)
+		complete(&ctx->ovf_cq_err);
+}
+
+static int kv_ovf_write(struct kv_ctx *ctx, u32 i, char *why)
+{
+	struct kv_side *a = &ctx->ovf_a, *b = &ctx->ovf_b;
+	struct ib_sge sge = {
+		.addr = a->dma + KV_SRC,
+		.length = KV_SMALL_LEN,
+		.lkey = a->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = KV_WRID_OVF + i,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+		.remote_addr = b->dma + KV_DST,
+		.rkey = b->pd->unsafe_global_rkey,
+	};
+
+	return kv_post_send(a, &wr.wr, why);
+}
+
+/*
+ * The device writes two CQEs, finds the ring full and enters the error
+ * state (IB_EVENT_CQ_ERR); from then on the driver completes what the
+ * QP holds, the WRITEs whose CQEs were lost and any posted later, with
+ * IB_WC_WR_FLUSH_ERR: a consumer never waits for completions the device
+ * will not write.
+ */
+static int kv_t_cq_overrun(struct kv_ctx *ctx, char *why)
+{
+	struct ib_cq_init_attr attr = { .cqe = 1 };
+	struct kv_side *a = &ctx->ovf_a, *b = &ctx->ovf_b;
+	struct ib_cq *cq;
+	u32 i;
+	int err;
+
+	cq = ib_create_cq(ctx->a.dev, kv_ovf_comp, kv_ovf_cq_event, ctx, &attr);
+	if (IS_ERR(cq)) {
+		kv_why(why, "ib_create_cq of 1 entry on %s: %ld", ctx->a.name,
+		       PTR_ERR(cq));
+		return PTR_ERR(cq);
+	}
+	ctx->ovf_cq = cq;
+	kv_side_like(a, &ctx->a, KV_PSN_OVF);
+	a->cq = cq;
+	kv_side_like(b, &ctx->b, KV_PSN_OVF + 0x100);
+	err = kv_create_rc_qp(a, NULL, why);
+	err = err ?: kv_create_rc_qp(b, NULL, why);
+	err = err ?: kv_connect(a, b, why);
+	err = err ?: kv_connect(b, a, why);
+	for (i = 0; !err && i < KV_OVF_WRITES; i++)
+		err = kv_ovf_write(ctx, i, why);
+	if (err)
+		return err;
+	if (!wait_for_completion_timeout(&ctx->ovf_cq_err,
+					 msecs_to_jiffies(KV_TIMEOUT_MS))) {
+		kv_why(why, "no IB_EVENT_CQ_ERR for a CQ of %d entries after %d signaled WRITEs",
+		       cq->cqe, KV_OVF_WRITES);
+		return -ETIMEDOUT;
+	}
+	/* the device wrote as many CQEs as the ring holds */
+	for (i = 0; !err && i < cq->cqe; i++)
+		err = kv_expect(a, KV_WRID_OVF + i, IB_WC_SUCCESS,
+				IB_WC_RDMA_WRITE, -1, why);
+	for (; !err && i < KV_OVF_WRITES; i++)
+		err = kv_expect(a, KV_WRID_OVF + i, IB_WC_WR_FLUSH_ERR, -1, -1,
+				why);
+	/* a WRITE posted now is not run: it completes flushed as well */
+	err = err ?: kv_ovf_write(ctx, KV_OVF_WRITES, why);
+	err = err ?: kv_expect(a, KV_WRID_OVF + KV_OVF_WRITES,
+			       IB_WC_WR_FLUSH_ERR, -1, -1, why);
+	return err ?: kv_expect_none(a, why);
+}
+
+/* ---------------------------------------------------------------- */
 /* Cleanup                                                          */
 /* ---------------------------------------------------------------- */
 
@@ -1389,7 +1491,8 @@ static int kv_destroy_qps(struct kv_ctx *ctx, struct kv_side **sides, int n,
 
 static int kv_t_destroy_qps(struct kv_ctx *ctx, char *why)
 {
-	struct kv_side *sides[] = { &ctx->a, &ctx->b };
+	struct kv_side *sides[] = { &ctx->a, &ctx->b, &ctx->ovf_a,
+				    &ctx->ovf_b };
 
 	return kv_destroy_qps(ctx, sides, ARRAY_SIZE(sides), why);
 }
@@ -1438,6 +1541,14 @@ static int kv_t_free_cqs(struct kv_ctx *ctx, char *why)
 	if (ctx->a.cq)
 		ib_free_cq(ctx->a.cq);
 	ctx->a.cq = NULL;
+	if (ctx->ovf_cq) {
+		err = ib_destroy_cq_user(ctx->ovf_cq, NULL);
+		if (err) {
+			kv_why(why, "ib_destroy_cq of the overrun CQ: %d", err);
+			ctx->leak = true;
+		}
+	}
+	ctx->ovf_cq = NULL;
 	if (ctx->b.cq) {
 		err = ib_destroy_cq_user(ctx->b.cq, NULL);
 		if (err) {
@@ -1532,6 +1643,8 @@ static const struct kv_test kv_tests[] = {
 	  kv_t_write_invalid },
 	{ "A's QP is in the error state after the remote access error",
 	  kv_t_error_state },
+	{ "a 2-entry CQ overruns: CQ_ERR event, 2 CQEs, the rest and later posts flushed",
+	  kv_t_cq_overrun },
 	{ "ib_create_srq on B (kernel ring), two RC QPs on it, each connected to a QP on A",
 	  kv_t_srq },
 	{ "SENDs through two QPs into B's SRQ: wr_ids, QPs, data, limit event, full ring",
@@ -1578,6 +1691,7 @@ static int __init ordma_kverbs_init(void)
 	init_completion(&ctx->a.cq_event);
 	init_completion(&ctx->b.cq_event);
 	init_completion(&ctx->srq_limit);
+	init_completion(&ctx->ovf_cq_err);
 	atomic_set(&ctx->a.qp_events, 0);
 	atomic_set(&ctx->b.qp_events, 0);
 
