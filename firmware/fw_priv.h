@@ -175,6 +175,7 @@ enum fw_tp_tx_drop {
 };
 
 struct fw_tp_timers;
+struct fw_qp_engine_ops;
 
 /* Transport engine counters, reported through QUERY_STATS */
 struct fw_tp_stats {
@@ -244,6 +245,8 @@ struct ordma_fw {
 	struct fw_health health;
 	struct fw_tp_stats tp;		/* transport engine counters */
 	struct fw_tp_timers *tp_timers;	/* QP deadlines (fw_transport.c) */
+	/* the engine's QP hooks (objects/fw_qp.h), set by fw_tp_create() */
+	const struct fw_qp_engine_ops *qp_engine;
 	uint16_t tp_ip_id;		/* IPv4 identification of RoCE frames */
 	/* RC PSNs in flight (fw_requester.c): all QPs, user QPs, per user
 	 * context (num_db_pages entries), user contexts holding any
@@ -315,10 +318,6 @@ uint8_t fw_cmd_destroy_eq(struct ordma_fw *fw, struct fw_cmd *c);
 
 /* fw_eth.c */
 void fw_eth_reset(struct ordma_fw *fw);
-/* Puts one frame of the RoCE engine on the wire (counted); false if the
- * port is down or the frame is above the MTU (counted as drops).
- */
-bool fw_eth_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len);
 /* Receives queued loopback frames; true if some are still queued. */
 bool fw_eth_loopback_run(struct ordma_fw *fw);
 /* Posts the ring events whose EQE could not be written. */

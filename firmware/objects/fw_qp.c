@@ -5,8 +5,8 @@
  * engine interface (fw_qp.h).
  *
  * The transport engine (fw_transport.h) runs send WQEs from
- * fw_qp_sq_kick() and is told of state changes through the fw_tp_qp_*
- * hooks.
+ * fw_qp_sq_kick() and is told of state changes through the hooks it
+ * registers (struct fw_qp_engine_ops in fw_qp.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -234,7 +234,7 @@ void fw_qp_sq_kick(struct ordma_fw *fw, struct fw_qp *qp)
 		/* the transport engine starts WQEs [sq.next, sq.pi) in RTS;
 		 * in SQD it only finishes those in flight
 		 */
-		fw_req_progress(fw, qp);
+		fw->qp_engine->sq_progress(fw, qp);
 		return;
 	default:
 		/* RESET, INIT, RTR: queued until RTS. */
@@ -246,9 +246,9 @@ static void fw_qp_enter_error(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	bool was_error = qp->state == ORDMA_QPS_ERR;
 
-	fw_tp_qp_stop(qp);
+	fw->qp_engine->stop(qp);
 	qp->state = ORDMA_QPS_ERR;
-	fw_tp_budget_sync(fw, qp);
+	fw->qp_engine->budget_sync(fw, qp);
 	qp->sq_draining = false;
 	fw_qp_flush_sq(fw, qp);
 	fw_qp_flush_rq(fw, qp);
@@ -694,7 +694,7 @@ uint8_t fw_cmd_destroy_qp(struct ordma_fw *fw, struct fw_cmd *c)
 		fw_srq_put(fw, qp->srqn);
 	fw_mcast_qp_destroyed(fw, qp->qpn);
 	qp->state = ORDMA_QPS_RESET;
-	fw_tp_budget_sync(fw, qp);
+	fw->qp_engine->budget_sync(fw, qp);
 	fw_qp_retire_counters(fw, qp);
 	memset(qp, 0, sizeof(*qp));
 	return ORDMA_CMD_STATUS_OK;
@@ -936,7 +936,7 @@ static void fw_qp_change_state(struct ordma_fw *fw, struct fw_qp *qp,
 	case ORDMA_QPS_RESET:
 		/* what it held goes back before the requester is cleared */
 		qp->state = ORDMA_QPS_RESET;
-		fw_tp_budget_sync(fw, qp);
+		fw->qp_engine->budget_sync(fw, qp);
 		fw_qp_enter_reset(fw, qp);
 		return;
 	case ORDMA_QPS_ERR:
@@ -956,7 +956,7 @@ static void fw_qp_change_state(struct ordma_fw *fw, struct fw_qp *qp,
 		 * (UD, UC) clears the error that stopped it.  SQD -> RTS resumes.
 		 */
 		if (cur == ORDMA_QPS_RTR || cur == ORDMA_QPS_SQE)
-			fw_tp_qp_to_rts(qp);
+			fw->qp_engine->to_rts(qp);
 		qp->state = ORDMA_QPS_RTS;
 		qp->sq_draining = false;
 		/* WQEs posted before RTS (or while in SQD) may run now */
@@ -965,7 +965,7 @@ static void fw_qp_change_state(struct ordma_fw *fw, struct fw_qp *qp,
 	default:
 		/* INIT -> RTR: the responder starts at RQ_PSN */
 		if (next == ORDMA_QPS_RTR && cur != ORDMA_QPS_RTR)
-			fw_tp_qp_to_rtr(qp);
+			fw->qp_engine->to_rtr(qp);
 		qp->state = next;
 		return;
 	}

@@ -286,6 +286,17 @@ int fw_av_check(struct ordma_fw *fw, const struct ordma_av *av,
 bool fw_gid_is_multicast(const uint8_t gid[16]);
 /* Some QP of this port is attached to gid. */
 bool fw_mcast_joined(struct ordma_fw *fw, const uint8_t gid[16]);
+/* A RoCE packet to gid is this port's: a group it joined (multicast) or
+ * an address of its GID table.
+ */
+bool fw_gid_is_local(struct ordma_fw *fw, const uint8_t gid[16]);
+/*
+ * The QPs attached to group gid, copied into qpns (a receive may complete
+ * and the driver detach while the caller delivers to them): their number,
+ * or -1 if no QP of this port is attached to gid.
+ */
+int fw_mcast_members(struct ordma_fw *fw, const uint8_t gid[16],
+		     uint32_t qpns[FW_MAX_MCAST_QP_ATTACH]);
 /* DESTROY_QP: the QP leaves every group. */
 void fw_mcast_qp_destroyed(struct ordma_fw *fw, uint32_t qpn);
 uint8_t fw_cmd_attach_mcast(struct ordma_fw *fw, struct fw_cmd *c);

@@ -87,5 +87,19 @@ uint32_t fw_port_active_ib_mtu(const struct ordma_fw *fw);
 bool fw_port_is_active(const struct ordma_fw *fw);
 /* The end of a PAUSE the link partner asked for, or 0 if none is on. */
 uint64_t fw_port_paused_until(struct ordma_fw *fw);
+/* The longest frame the port sends or delivers: its MTU plus the
+ * Ethernet header and one VLAN tag
+ */
+uint32_t fw_port_max_frame(const struct ordma_fw *fw);
+/*
+ * Puts one frame of the RoCE engine on the wire (counted); false if the
+ * port is down or the frame is not of a length the port sends (counted
+ * as drops).  A frame to the port's own MAC goes to the internal
+ * loopback (fw_priv.h) instead of the wire; a multicast frame the port
+ * is itself a receiver of (heard_here, the caller's finding) goes to
+ * both, as a switch would deliver it back.
+ */
+bool fw_port_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len,
+		     bool heard_here);
 
 #endif /* ORDMA_FW_PLATFORM_H */

@@ -674,6 +674,67 @@ enum fw_roce_drop fw_roce_parse(const uint8_t *frame, size_t len,
 				  l4_len - FW_ROCE_UDP_HLEN, pkt);
 }
 
+/* Destination IP as a GID (IPv4 as ::ffff:a.b.c.d) if the IPv4 packet
+ * at ip is an unfragmented UDP datagram to the RoCEv2 port.
+ */
+static bool fw_ipv4_roce_dgid(const uint8_t *ip, size_t len, uint8_t gid[16])
+{
+	size_t ihl;
+
+	if (len < FW_ROCE_IPV4_HLEN || ip[0] >> 4 != 4)
+		return false;
+	ihl = (size_t)(ip[0] & 0xf) * 4;
+	if (ihl < FW_ROCE_IPV4_HLEN || len < ihl + FW_ROCE_UDP_HLEN)
+		return false;
+	/* a fragment other than a whole datagram carries no usable UDP port */
+	if (ip[9] != FW_IPPROTO_UDP ||
+	    (fw_wire_get16(ip + 6) & FW_IPV4_FRAG_MASK))
+		return false;
+	if (fw_wire_get16(ip + ihl + 2) != FW_ROCE_UDP_DPORT)
+		return false;
+	memset(gid, 0, 10);
+	gid[10] = 0xff;
+	gid[11] = 0xff;
+	memcpy(gid + 12, ip + 16, 4);
+	return true;
+}
+
+/* Only UDP directly after the fixed header is recognised (RoCEv2 never
+ * uses extension headers).
+ */
+static bool fw_ipv6_roce_dgid(const uint8_t *ip, size_t len, uint8_t gid[16])
+{
+	if (len < FW_ROCE_IPV6_HLEN + FW_ROCE_UDP_HLEN || ip[0] >> 4 != 6)
+		return false;
+	if (ip[6] != FW_IPPROTO_UDP)
+		return false;
+	if (fw_wire_get16(ip + FW_ROCE_IPV6_HLEN + 2) != FW_ROCE_UDP_DPORT)
+		return false;
+	memcpy(gid, ip + 24, 16);
+	return true;
+}
+
+bool fw_roce_frame_dgid(const uint8_t *frame, size_t len, uint8_t gid[16])
+{
+	size_t l3 = FW_ROCE_ETH_HLEN;
+	uint16_t ethertype;
+
+	if (len < FW_ROCE_ETH_HLEN)
+		return false;
+	ethertype = fw_wire_get16(frame + 12);
+	if (ethertype == FW_ETHERTYPE_VLAN) {
+		if (len < FW_ROCE_ETH_HLEN + FW_ROCE_VLAN_HLEN)
+			return false;
+		ethertype = fw_wire_get16(frame + 16);
+		l3 += FW_ROCE_VLAN_HLEN;
+	}
+	if (ethertype == FW_ETHERTYPE_IPV4)
+		return fw_ipv4_roce_dgid(frame + l3, len - l3, gid);
+	if (ethertype == FW_ETHERTYPE_IPV6)
+		return fw_ipv6_roce_dgid(frame + l3, len - l3, gid);
+	return false;
+}
+
 void fw_roce_decode(const struct fw_roce_pkt *pkt, struct fw_roce_hdrs *h)
 {
 	const uint8_t *ip = pkt->ip;

@@ -745,6 +745,15 @@ struct fw_roce_pkt {
 enum fw_roce_drop fw_roce_parse(const uint8_t *frame, size_t len,
 				struct fw_roce_pkt *pkt);
 
+/*
+ * The port's steering, before fw_roce_parse() checks every byte: the
+ * destination IP of an IPv4 (unfragmented) or IPv6 UDP datagram to port
+ * 4791 behind at most one VLAN tag, as a GID (IPv4 as ::ffff:a.b.c.d).
+ * false if the frame is no such datagram.  Reads nothing outside
+ * frame[0, len).
+ */
+bool fw_roce_frame_dgid(const uint8_t *frame, size_t len, uint8_t gid[16]);
+
 /* Every field of a parsed packet; src_qp is 0 (it is not on the wire). */
 void fw_roce_decode(const struct fw_roce_pkt *pkt, struct fw_roce_hdrs *h);
 
