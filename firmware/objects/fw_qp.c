@@ -15,8 +15,6 @@
 #include "platform/fw_platform.h"
 
 #define FW_QP_BUF_ALIGN		8
-#define FW_QP_MTU_ENUM_MIN	1	/* 256 bytes */
-#define FW_QP_MTU_ENUM_MAX	5	/* 4096 bytes */
 #define FW_QP_MAX_ACK_TIMEOUT	31
 #define FW_QP_MAX_RETRY		7
 #define FW_QP_MAX_MIN_RNR_TIMER	31
@@ -131,7 +129,7 @@ int fw_qp_complete(struct ordma_fw *fw, struct fw_qp *qp, bool is_send,
 	return 0;
 }
 
-static uint8_t fw_send_cqe_opcode(uint8_t wqe_opcode)
+uint8_t fw_wqe_cqe_opcode(uint8_t wqe_opcode)
 {
 	switch (wqe_opcode) {
 	case ORDMA_WQE_RDMA_WRITE:
@@ -190,9 +188,9 @@ static void fw_qp_flush_sq(struct ordma_fw *fw, struct fw_qp *qp)
 		 * holds now; one never started is read for its opcode only
 		 */
 		if (started && e->index == sq->ci)
-			opcode = fw_send_cqe_opcode(e->opcode);
+			opcode = fw_wqe_cqe_opcode(e->opcode);
 		else if (!fw_wq_read_wqe(fw, sq, sq->ci, &ctrl, sizeof(ctrl)))
-			opcode = fw_send_cqe_opcode(FIELD_GET(ORDMA_WQE_OPCODE,
+			opcode = fw_wqe_cqe_opcode(FIELD_GET(ORDMA_WQE_OPCODE,
 							      le32_to_cpu(ctrl.ctrl)));
 		if (started)
 			started--;
@@ -477,12 +475,6 @@ static size_t fw_first_nonzero(const void *p, size_t len)
 		if (b[i])
 			return i;
 	return len;
-}
-
-/* IB path MTU enum (1..5) in bytes: 256 << (mtu - 1) */
-static uint32_t fw_qp_mtu_bytes(uint8_t path_mtu)
-{
-	return 128u << path_mtu;
 }
 
 /* ------------------------------------------------------------------ */
@@ -808,9 +800,8 @@ static uint8_t fw_qp_check_values(struct ordma_fw *fw, struct fw_cmd *c,
 			return status;
 	}
 	if ((mask & ORDMA_QP_ATTR_PATH_MTU) &&
-	    (a->path_mtu < FW_QP_MTU_ENUM_MIN ||
-	     a->path_mtu > FW_QP_MTU_ENUM_MAX ||
-	     fw_qp_mtu_bytes(a->path_mtu) > fw_port_active_ib_mtu(fw)))
+	    (!fw_ib_mtu_bytes(a->path_mtu) ||
+	     fw_ib_mtu_bytes(a->path_mtu) > fw_port_active_ib_mtu(fw)))
 		return fw_cmd_bad_param(c, AT_OFF(path_mtu),
 					"path_mtu not 1..5 or above the port's active MTU");
 	if ((mask & ORDMA_QP_ATTR_TIMEOUT) && a->timeout > FW_QP_MAX_ACK_TIMEOUT)

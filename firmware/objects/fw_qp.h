@@ -271,6 +271,13 @@ int fw_wq_read_wqe(struct ordma_fw *fw, const struct fw_wq *wq,
 void fw_qp_sq_kick(struct ordma_fw *fw, struct fw_qp *qp);
 
 /*
+ * The CQE opcode of a send WQE's completion (enum ordma_wqe_opcode to
+ * ORDMA_CQE_OP_*): the requester's completions and the flush of the SQ.
+ * SEND for every SEND variant and for an opcode the device does not know.
+ */
+uint8_t fw_wqe_cqe_opcode(uint8_t wqe_opcode);
+
+/*
  * Posts a completion for qp to its send (is_send) or receive CQ; qpn is
  * filled in.  0, or -1 if the CQ did not take it (counted).
  */

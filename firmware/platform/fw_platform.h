@@ -81,6 +81,8 @@ struct fw_eq *fw_async_eq(struct ordma_fw *fw, uint32_t *eqn);
 #define FW_ROCE_HEADROOM	70
 #define FW_IB_MTU_MIN		256
 #define FW_IB_MTU_MAX		4096
+/* IB path MTU enum (1: 256 .. 5: 4096 bytes) in bytes; 0 for any other */
+uint32_t fw_ib_mtu_bytes(uint8_t path_mtu);
 /* QUERY_PORT active_ib_mtu in bytes (256..4096); MODIFY_QP's path_mtu limit */
 uint32_t fw_port_active_ib_mtu(const struct ordma_fw *fw);
 /* Port admin up and link up: frames may be sent and received */

@@ -16,6 +16,13 @@ bool fw_port_is_active(const struct ordma_fw *fw)
 	return fw->port.admin_up && fw->port.link_up;
 }
 
+uint32_t fw_ib_mtu_bytes(uint8_t path_mtu)
+{
+	if (path_mtu < 1 || path_mtu > 5)
+		return 0;
+	return FW_IB_MTU_MIN << (path_mtu - 1);
+}
+
 /* Largest RoCE path MTU whose packets fit into the port's Ethernet MTU. */
 uint32_t fw_port_active_ib_mtu(const struct ordma_fw *fw)
 {

@@ -339,6 +339,21 @@ uint64_t fw_tp_timer(struct ordma_fw *fw)
 }
 
 /* ------------------------------------------------------------------ */
+/* Path MTU                                                            */
+/* ------------------------------------------------------------------ */
+
+uint32_t fw_tp_qp_mtu(struct ordma_fw *fw, const struct fw_qp *qp)
+{
+	uint32_t mtu;
+
+	if (qp->type == ORDMA_QPT_UD || !qp->attr.path_mtu)
+		return fw_port_active_ib_mtu(fw);
+	/* MODIFY_QP takes 1..5 only: the smallest for anything else */
+	mtu = fw_ib_mtu_bytes(qp->attr.path_mtu);
+	return mtu ? mtu : FW_IB_MTU_MIN;
+}
+
+/* ------------------------------------------------------------------ */
 /* SGEs                                                                */
 /* ------------------------------------------------------------------ */
 

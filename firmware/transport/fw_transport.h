@@ -266,12 +266,6 @@ static inline bool fw_psn_before(uint32_t a, uint32_t b)
 	return fw_psn_diff(a, b) >= FW_TP_PSN_HALF;
 }
 
-/* IB path MTU enum (1..5) in bytes */
-static inline uint32_t fw_tp_mtu_bytes(uint8_t path_mtu)
-{
-	return path_mtu >= 1 && path_mtu <= 5 ? 128u << path_mtu : 256u;
-}
-
 /* ------------------------------------------------------------------ */
 /* fw_transport.c                                                      */
 /* ------------------------------------------------------------------ */
@@ -283,6 +277,8 @@ void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len);
  * are due, not the QPs that exist.
  */
 uint64_t fw_tp_timer(struct ordma_fw *fw);
+/* Path MTU in bytes: RC, UC the QP's path_mtu, UD the port's active MTU */
+uint32_t fw_tp_qp_mtu(struct ordma_fw *fw, const struct fw_qp *qp);
 /* Every QP deadline is armed here: makes sure the device timer fires for
  * qp no later than deadline (0: none).
  */
@@ -362,8 +358,6 @@ uint8_t fw_tp_scatter(struct ordma_fw *fw, const struct fw_qp *qp,
 /* fw_requester.c                                                      */
 /* ------------------------------------------------------------------ */
 
-/* Path MTU in bytes: RC, UC the QP's path_mtu, UD the port's active MTU */
-uint32_t fw_tp_qp_mtu(struct ordma_fw *fw, const struct fw_qp *qp);
 /* IBTA RNR NAK timer encoding (0..31) in nanoseconds */
 uint64_t fw_tp_rnr_ns(unsigned int t);
 /* Starts/continues send WQEs as far as state, window and timers allow. */
