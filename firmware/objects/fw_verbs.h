@@ -164,7 +164,7 @@ int fw_mr_lookup_remote_whole(struct ordma_fw *fw, uint32_t key,
  * DMA address of iova inside the MR and the contiguous bytes from there
  * (e.g. for 8-byte atomics, which must not cross a page); 0 or -1.
  */
-int fw_mr_dma(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
+int fw_mr_dma(struct ordma_fw *fw, const struct fw_mr *mr, uint64_t iova,
 	      uint64_t *dma, uint64_t *contig);
 
 /*

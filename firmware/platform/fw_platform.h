@@ -22,6 +22,22 @@ bool fw_range_wraps(uint64_t addr, uint64_t len);
 int fw_dma_read(struct ordma_fw *fw, uint64_t addr, void *buf, size_t len);
 int fw_dma_write(struct ordma_fw *fw, uint64_t addr, const void *buf,
 		 size_t len);
+/*
+ * An address space the device reaches by DMA (a page list, an MR):
+ * translates byte offset off of space into a DMA address and the bytes
+ * contiguous from there (at least 1).  0, or -1 if it cannot.
+ */
+typedef int (*fw_dma_xlate_fn)(struct ordma_fw *fw, const void *space,
+			       uint64_t off, uint64_t *dma, uint64_t *contig);
+/*
+ * Copy len bytes out of (read) or into (write) space from offset off,
+ * crossing its runs; 0, or -1 if a translation or a DMA access fails.
+ */
+int fw_dma_read_through(struct ordma_fw *fw, fw_dma_xlate_fn xlate,
+			const void *space, uint64_t off, void *buf, size_t len);
+int fw_dma_write_through(struct ordma_fw *fw, fw_dma_xlate_fn xlate,
+			 const void *space, uint64_t off, const void *buf,
+			 size_t len);
 void fw_raise_vector(struct ordma_fw *fw, unsigned int vector);
 uint64_t fw_now(struct ordma_fw *fw);
 /* Arms the HAL timer for the earlier of the heartbeat and deadline. */
