@@ -14,7 +14,6 @@
 #include "objects/fw_qp.h"
 #include "platform/fw_platform.h"
 
-#define FW_QP_BUF_ALIGN		8
 #define FW_QP_MAX_ACK_TIMEOUT	31
 #define FW_QP_MAX_RETRY		7
 #define FW_QP_MAX_MIN_RNR_TIMER	31
@@ -426,45 +425,6 @@ const char *fw_qp_doorbell(struct ordma_fw *fw, uint32_t page, uint32_t reg,
 /* Command helpers                                                     */
 /* ------------------------------------------------------------------ */
 
-/* The host buffer of CREATE_QP/MODIFY_QP/QUERY_*: address and length. */
-uint8_t fw_cmd_check_buf(struct fw_cmd *c, size_t len)
-{
-	const struct ordma_cmd_buf *b = &c->in->buf;
-	uint64_t addr = le64_to_cpu(b->buf_addr);
-
-	if (!addr || addr % FW_QP_BUF_ALIGN || fw_range_wraps(addr, len))
-		return fw_cmd_bad_param(c, FW_CMD_OFF(buf.buf_addr),
-					"buffer address zero, not 8-byte aligned or wrapping");
-	if (le32_to_cpu(b->buf_len) != len)
-		return fw_cmd_bad_param(c, FW_CMD_OFF(buf.buf_len),
-					"buffer length is not the parameter structure's size");
-	return ORDMA_CMD_STATUS_OK;
-}
-
-static uint8_t fw_qp_read_buf(struct ordma_fw *fw, struct fw_cmd *c,
-			      void *buf, size_t len)
-{
-	uint8_t status = fw_cmd_check_buf(c, len);
-
-	if (status != ORDMA_CMD_STATUS_OK)
-		return status;
-	if (fw_dma_read(fw, le64_to_cpu(c->in->buf.buf_addr), buf, len))
-		return fw_cmd_fail(c, ORDMA_CMD_STATUS_DMA_ERROR,
-				   "parameter buffer not readable");
-	return ORDMA_CMD_STATUS_OK;
-}
-
-/* The answer of a query into the host buffer fw_cmd_check_buf() checked. */
-uint8_t fw_cmd_write_buf(struct ordma_fw *fw, struct fw_cmd *c,
-			       const void *buf, size_t len)
-{
-	if (fw_dma_write(fw, le64_to_cpu(c->in->buf.buf_addr), buf, len))
-		return fw_cmd_fail(c, ORDMA_CMD_STATUS_DMA_ERROR,
-				   "query buffer not writable");
-	c->out->buf.written = cpu_to_le32((uint32_t)len);
-	return ORDMA_CMD_STATUS_OK;
-}
-
 /* Offset of the first non-zero byte in [p, p + len), or len. */
 static size_t fw_first_nonzero(const void *p, size_t len)
 {
@@ -610,7 +570,7 @@ uint8_t fw_cmd_create_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	if (c->in->buf.handle)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(buf.handle),
 					"handle must be 0");
-	status = fw_qp_read_buf(fw, c, &p, sizeof(p));
+	status = fw_cmd_read_buf(fw, c, &p, sizeof(p));
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
 	status = fw_qp_check_create(fw, c, &p, &a);
@@ -975,7 +935,7 @@ uint8_t fw_cmd_modify_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	qp = fw_qp_lookup(fw, le32_to_cpu(c->in->buf.handle));
 	if (!qp)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE, "no such QP");
-	status = fw_qp_read_buf(fw, c, &a, sizeof(a));
+	status = fw_cmd_read_buf(fw, c, &a, sizeof(a));
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
 	mask = le32_to_cpu(a.attr_mask);

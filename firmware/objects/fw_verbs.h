@@ -348,13 +348,6 @@ uint8_t fw_cmd_dealloc_mw(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_create_cq(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_destroy_cq(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_query_cq(struct ordma_fw *fw, struct fw_cmd *c);
-/*
- * Commands with a host buffer (struct ordma_cmd_buf): check its address
- * and that its length is @len; write a query's answer to it (fw_qp.c).
- */
-uint8_t fw_cmd_check_buf(struct fw_cmd *c, size_t len);
-uint8_t fw_cmd_write_buf(struct ordma_fw *fw, struct fw_cmd *c,
-			 const void *buf, size_t len);
 uint8_t fw_cmd_create_ah(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_destroy_ah(struct ordma_fw *fw, struct fw_cmd *c);
 

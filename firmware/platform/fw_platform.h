@@ -49,6 +49,17 @@ uint8_t fw_cmd_bad_param(struct fw_cmd *c, size_t offset, const char *why);
 uint8_t fw_cmd_write_query_buf(struct ordma_fw *fw, struct fw_cmd *c,
 			       uint32_t expected_port, const void *data,
 			       size_t size);
+/*
+ * Commands with a host buffer of a fixed structure (struct ordma_cmd_buf:
+ * CREATE_QP, MODIFY_QP, QUERY_QP, QUERY_QP_STATS, QUERY_CQ): check its
+ * address and that its length is len; read the parameters from it; write
+ * a query's answer to it (after fw_cmd_check_buf()).
+ */
+uint8_t fw_cmd_check_buf(struct fw_cmd *c, size_t len);
+uint8_t fw_cmd_read_buf(struct ordma_fw *fw, struct fw_cmd *c, void *buf,
+			size_t len);
+uint8_t fw_cmd_write_buf(struct ordma_fw *fw, struct fw_cmd *c,
+			 const void *buf, size_t len);
 
 /* fw_event.c: event posting */
 /* Enabled and not fatal: the only state in which the device works. */
