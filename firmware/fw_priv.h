@@ -245,6 +245,10 @@ struct ordma_fw {
 	struct fw_health health;
 	struct fw_tp_stats tp;		/* transport engine counters */
 	struct fw_tp_timers *tp_timers;	/* QP deadlines (fw_transport.c) */
+	/* QPs the timer callbacks examined, since the device was created:
+	 * what a callback costs follows the QPs due, not the QPs there are
+	 */
+	uint64_t tp_timer_visits;
 	/* the engine's QP hooks (objects/fw_qp.h), set by fw_tp_create() */
 	const struct fw_qp_engine_ops *qp_engine;
 	uint16_t tp_ip_id;		/* IPv4 identification of RoCE frames */

@@ -145,10 +145,3 @@ int fw_page_list_read(struct ordma_fw *fw, const struct fw_page_list *pl,
 	return fw_dma_read_through(fw, fw_page_list_xlate, pl, offset, buf,
 				   len);
 }
-
-int fw_page_list_write(struct ordma_fw *fw, const struct fw_page_list *pl,
-		       uint64_t offset, const void *buf, size_t len)
-{
-	return fw_dma_write_through(fw, fw_page_list_xlate, pl, offset, buf,
-				    len);
-}

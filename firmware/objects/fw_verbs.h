@@ -73,11 +73,12 @@ int fw_page_list_parse(struct ordma_fw *fw, const struct ordma_page_list *in,
 int fw_page_list_dma(struct ordma_fw *fw, const struct fw_page_list *pl,
 		     uint64_t offset, uint64_t *dma, uint64_t *contig);
 
-/* DMA through a page list, crossing pages; 0 or -1 (as above). */
+/* DMA out of a page list's buffer, crossing pages; 0 or -1 (as above).
+ * fw_page_list_dma() is the translation fw_dma_write_through() takes to
+ * write into one.
+ */
 int fw_page_list_read(struct ordma_fw *fw, const struct fw_page_list *pl,
 		      uint64_t offset, void *buf, size_t len);
-int fw_page_list_write(struct ordma_fw *fw, const struct fw_page_list *pl,
-		       uint64_t offset, const void *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Protection domain references (fw_resources.c)                       */
@@ -249,12 +250,12 @@ int fw_mr_fast_register(struct ordma_fw *fw, uint32_t pdn,
 int fw_cq_post(struct ordma_fw *fw, uint32_t cqn, const struct ordma_cqe *cqe,
 	       bool solicited);
 
-/* CQ cqn exists and is owned by uctx. */
-bool fw_cq_usable(struct ordma_fw *fw, uint32_t cqn, uint32_t uctx);
-/* Same check as a command status: OK, BAD_HANDLE or PERM. */
+/* CQ cqn exists and is owned by uctx, as a command status: OK,
+ * BAD_HANDLE or PERM.
+ */
 int fw_cq_check(struct ordma_fw *fw, uint32_t cqn, uint32_t uctx);
 /* References from QPs/SRQs: DESTROY_CQ answers BUSY while any exist.
- * fw_cq_get() must only be called on a CQ fw_cq_usable() accepted.
+ * fw_cq_get() must only be called on a CQ fw_cq_check() accepted.
  */
 void fw_cq_get(struct ordma_fw *fw, uint32_t cqn);
 void fw_cq_put(struct ordma_fw *fw, uint32_t cqn);

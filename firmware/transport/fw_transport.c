@@ -84,7 +84,6 @@ struct fw_tp_timer_entry {
 
 struct fw_tp_timers {
 	uint32_t count;
-	uint64_t qp_visits;		/* QPs examined by timer callbacks */
 	struct fw_tp_timer_entry heap[FW_MAX_QP];
 	uint16_t slot[FW_MAX_QP];	/* heap index + 1; 0: not queued */
 };
@@ -117,11 +116,6 @@ void fw_tp_reset(struct ordma_fw *fw)
 	       fw->cfg.num_db_pages * sizeof(*fw->tp_ctx_held));
 	/* the engine's port counters start again with the others */
 	memset(&fw->tp, 0, sizeof(fw->tp));
-}
-
-uint64_t fw_tp_timer_qp_visits(const struct ordma_fw *fw)
-{
-	return fw->tp_timers->qp_visits;
 }
 
 static void fw_tp_heap_put(struct fw_tp_timers *t, uint32_t i,
@@ -299,7 +293,7 @@ static uint64_t fw_tp_next_deadline(struct ordma_fw *fw)
 
 		if (due == t->heap[0].due)
 			return due;
-		t->qp_visits++;
+		fw->tp_timer_visits++;
 		if (due == UINT64_MAX) {
 			fw_tp_heap_remove_top(t);
 		} else {
@@ -326,7 +320,7 @@ uint64_t fw_tp_timer(struct ordma_fw *fw)
 		fw_tp_heap_remove_top(t);
 	}
 	for (i = 0; i < n; i++) {
-		t->qp_visits++;
+		fw->tp_timer_visits++;
 		qp = fw_tp_timer_qp(fw, due_qpns[i]);
 		if (!qp)
 			continue;

@@ -289,8 +289,6 @@ void fw_tp_arm(struct ordma_fw *fw, struct fw_qp *qp, uint64_t deadline);
 int fw_tp_create(struct ordma_fw *fw);
 void fw_tp_destroy(struct ordma_fw *fw);
 void fw_tp_reset(struct ordma_fw *fw);
-/* QPs the timer callbacks have examined so far (tests, statistics) */
-uint64_t fw_tp_timer_qp_visits(const struct ordma_fw *fw);
 void fw_tp_count_rx_drop(struct ordma_fw *fw, enum fw_tp_drop why);
 /*
  * Link-level flow control (IEEE 802.3x PAUSE, fw_eth.c): while the link
