@@ -81,8 +81,20 @@ int fw_page_list_read(struct ordma_fw *fw, const struct fw_page_list *pl,
 		      uint64_t offset, void *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
-/* Protection domain references (fw_resources.c)                       */
+/* GID table, user contexts, protection domains (fw_resources.c)       */
 /* ------------------------------------------------------------------ */
+
+void fw_resources_reset(struct ordma_fw *fw);
+/* uctx is the kernel's (0) or an allocated user context */
+bool fw_uctx_valid(const struct ordma_fw *fw, uint32_t uctx);
+/* ip (an IPv4-mapped or IPv6 address) is a GID of the table */
+bool fw_gid_matches_ip(const struct ordma_fw *fw, const uint8_t ip[16]);
+uint8_t fw_cmd_add_gid(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_del_gid(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_alloc_uctx(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_dealloc_uctx(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_alloc_pd(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_dealloc_pd(struct ordma_fw *fw, struct fw_cmd *c);
 
 /*
  * Takes a reference on PD pdn for an object created by uctx.  Returns
@@ -355,6 +367,9 @@ uint8_t fw_cmd_destroy_ah(struct ordma_fw *fw, struct fw_cmd *c);
 /* Objects in use, for QUERY_RESOURCES.  MRs and windows share the
  * FW_MAX_MR key table; windows are also limited to FW_MAX_MW.
  */
+uint32_t fw_uctx_in_use(const struct ordma_fw *fw);
+uint32_t fw_pd_in_use(const struct ordma_fw *fw);
+uint32_t fw_gid_in_use(const struct ordma_fw *fw);
 uint32_t fw_mr_in_use(const struct ordma_fw *fw);
 uint32_t fw_mw_in_use(const struct ordma_fw *fw);
 uint32_t fw_cq_in_use(const struct ordma_fw *fw);

@@ -14,6 +14,21 @@
 
 #include "fw_priv.h"
 
+/* Health counters saturate instead of wrapping back to "healthy". */
+static inline uint32_t fw_count_inc(uint32_t counter)
+{
+	return counter == UINT32_MAX ? counter : counter + 1;
+}
+
+/* Reserved bytes of a command or a structure are all zero */
+static inline bool fw_bytes_zero(const uint8_t *p, size_t len)
+{
+	while (len--)
+		if (*p++)
+			return false;
+	return true;
+}
+
 /* fw_hal.c: HAL wrappers */
 void fw_log(struct ordma_fw *fw, enum ordma_fw_log_level level,
 	    const char *fmt, ...) FW_PRINTF(3, 4);
