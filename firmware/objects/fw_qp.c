@@ -190,7 +190,7 @@ static void fw_qp_flush_sq(struct ordma_fw *fw, struct fw_qp *qp)
 			opcode = fw_wqe_cqe_opcode(e->opcode);
 		else if (!fw_wq_read_wqe(fw, sq, sq->ci, &ctrl, sizeof(ctrl)))
 			opcode = fw_wqe_cqe_opcode(FIELD_GET(ORDMA_WQE_OPCODE,
-							      le32_to_cpu(ctrl.ctrl)));
+							     le32_to_cpu(ctrl.ctrl)));
 		if (started)
 			started--;
 		fw_qp_flush_one(fw, qp, true, sq->ci, opcode);
