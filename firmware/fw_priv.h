@@ -2,7 +2,10 @@
 /*
  * ORDMA firmware internal state, shared by the firmware's own files only.
  * Everything a device owns lives in struct ordma_fw so that any number of
- * devices can run in one process.
+ * devices can run in one process.  Only state and its limits live here:
+ * the functions are declared by the room that defines them
+ * (platform/fw_platform.h, objects/fw_verbs.h, objects/fw_qp.h,
+ * transport/fw_transport.h, device/fw_device.h).
  */
 #ifndef ORDMA_FW_PRIV_H
 #define ORDMA_FW_PRIV_H
@@ -175,6 +178,7 @@ enum fw_tp_tx_drop {
 };
 
 struct fw_tp_timers;
+struct fw_qp_engine_ops;
 
 /* Transport engine counters, reported through QUERY_STATS */
 struct fw_tp_stats {
@@ -244,6 +248,12 @@ struct ordma_fw {
 	struct fw_health health;
 	struct fw_tp_stats tp;		/* transport engine counters */
 	struct fw_tp_timers *tp_timers;	/* QP deadlines (fw_transport.c) */
+	/* QPs the timer callbacks examined, since the device was created:
+	 * what a callback costs follows the QPs due, not the QPs there are
+	 */
+	uint64_t tp_timer_visits;
+	/* the engine's QP hooks (objects/fw_qp.h), set by fw_tp_create() */
+	const struct fw_qp_engine_ops *qp_engine;
 	uint16_t tp_ip_id;		/* IPv4 identification of RoCE frames */
 	/* RC PSNs in flight (fw_requester.c): all QPs, user QPs, per user
 	 * context (num_db_pages entries), user contexts holding any
@@ -283,74 +293,5 @@ struct fw_cmd {
 	struct ordma_aq_comp *out;
 	const char *error;	/* why it failed, for the log */
 };
-
-/* fw_core.c */
-void fw_fatal(struct ordma_fw *fw, enum ordma_fatal_code code,
-	      const char *why);
-void fw_heartbeat_catch_up(struct ordma_fw *fw);
-/* Health counters saturate instead of wrapping back to "healthy". */
-static inline uint32_t fw_count_inc(uint32_t counter)
-{
-	return counter == UINT32_MAX ? counter : counter + 1;
-}
-
-static inline bool fw_bytes_zero(const uint8_t *p, size_t len)
-{
-	while (len--)
-		if (*p++)
-			return false;
-	return true;
-}
-
-/* fw_admin.c */
-void fw_admin_reset(struct ordma_fw *fw);
-void fw_admin_doorbell(struct ordma_fw *fw, uint32_t val);
-
-/* fw_eq.c */
-void fw_eq_reset(struct ordma_fw *fw);
-const char *fw_eq_doorbell(struct ordma_fw *fw, uint32_t eqn, uint32_t ci,
-			   bool arm);
-uint8_t fw_cmd_create_eq(struct ordma_fw *fw, struct fw_cmd *c);
-uint8_t fw_cmd_destroy_eq(struct ordma_fw *fw, struct fw_cmd *c);
-
-/* fw_eth.c */
-void fw_eth_reset(struct ordma_fw *fw);
-/* Puts one frame of the RoCE engine on the wire (counted); false if the
- * port is down or the frame is above the MTU (counted as drops).
- */
-bool fw_eth_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len);
-/* Receives queued loopback frames; true if some are still queued. */
-bool fw_eth_loopback_run(struct ordma_fw *fw);
-/* Posts the ring events whose EQE could not be written. */
-void fw_eth_retry_events(struct ordma_fw *fw);
-const char *fw_eth_pi_doorbell(struct ordma_fw *fw, uint32_t ring_id,
-			       uint32_t pi);
-const char *fw_eth_arm_doorbell(struct ordma_fw *fw, uint32_t ring_id,
-				uint32_t ci, bool arm);
-bool fw_eq_used_by_eth_ring(const struct ordma_fw *fw, uint32_t eqn);
-uint8_t fw_cmd_query_port(struct ordma_fw *fw, struct fw_cmd *c);
-uint8_t fw_cmd_set_port(struct ordma_fw *fw, struct fw_cmd *c);
-uint8_t fw_cmd_query_stats(struct ordma_fw *fw, struct fw_cmd *c);
-uint8_t fw_cmd_create_eth_ring(struct ordma_fw *fw, struct fw_cmd *c);
-uint8_t fw_cmd_destroy_eth_ring(struct ordma_fw *fw, struct fw_cmd *c);
-
-/* fw_resources.c */
-void fw_resources_reset(struct ordma_fw *fw);
-/* uctx is the kernel's (0) or an allocated user context */
-bool fw_uctx_valid(const struct ordma_fw *fw, uint32_t uctx);
-bool fw_gid_matches_ip(const struct ordma_fw *fw, const uint8_t ip[16]);
-uint8_t fw_cmd_add_gid(struct ordma_fw *fw, struct fw_cmd *c);
-uint8_t fw_cmd_del_gid(struct ordma_fw *fw, struct fw_cmd *c);
-uint8_t fw_cmd_alloc_uctx(struct ordma_fw *fw, struct fw_cmd *c);
-uint8_t fw_cmd_dealloc_uctx(struct ordma_fw *fw, struct fw_cmd *c);
-uint8_t fw_cmd_alloc_pd(struct ordma_fw *fw, struct fw_cmd *c);
-uint8_t fw_cmd_dealloc_pd(struct ordma_fw *fw, struct fw_cmd *c);
-
-/* Objects in use, for QUERY_RESOURCES (fw_resources.c, fw_eq.c, fw_eth.c) */
-uint32_t fw_uctx_in_use(const struct ordma_fw *fw);
-uint32_t fw_pd_in_use(const struct ordma_fw *fw);
-uint32_t fw_gid_in_use(const struct ordma_fw *fw);
-uint32_t fw_eq_in_use(const struct ordma_fw *fw);
-uint32_t fw_eth_rings_in_use(const struct ordma_fw *fw);
 
 #endif /* ORDMA_FW_PRIV_H */

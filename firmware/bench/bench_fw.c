@@ -17,6 +17,7 @@
 #include "drv.h"
 #include "objects/fw_qp.h"
 #include "wire/fw_roce_wire.h"
+#include "roce_codec.h"
 
 static double now_ns(void)
 {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fw_priv.h"
+#include "device/fw_device.h"
 #include "device/fw_caps.h"
 #include "objects/fw_verbs.h"
 #include "objects/fw_qp.h"

@@ -5,6 +5,7 @@
  * names.  Every rejection is a counted DB error with an async event.
  */
 #include "fw_priv.h"
+#include "device/fw_device.h"
 #include "objects/fw_verbs.h"
 #include "objects/fw_qp.h"
 #include "platform/fw_platform.h"

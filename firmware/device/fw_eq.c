@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fw_priv.h"
+#include "device/fw_device.h"
 #include "objects/fw_verbs.h"
 #include "platform/fw_platform.h"
 

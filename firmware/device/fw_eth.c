@@ -7,19 +7,12 @@
 #include <string.h>
 
 #include "fw_priv.h"
+#include "device/fw_device.h"
 #include "transport/fw_transport.h"
 #include "objects/fw_verbs.h"
 #include "platform/fw_platform.h"
 
 #define FW_ETH_RING_ALIGN	4096u
-#define FW_ETHERTYPE_VLAN	0x8100
-#define FW_ETHERTYPE_IPV4	0x0800
-#define FW_ETHERTYPE_IPV6	0x86dd
-#define FW_IPPROTO_UDP		17
-#define FW_IPV4_MIN_HDR		20
-#define FW_IPV6_HDR		40
-#define FW_UDP_HDR		8
-#define FW_VLAN_TAG		4
 /* bits of len_flags the driver must leave clear in a posted descriptor */
 #define FW_ETH_DESC_DRIVER_FLAGS	(~(uint32_t)ORDMA_ETH_DESC_LEN)
 
@@ -383,11 +376,6 @@ static void fw_desc_write_back(struct ordma_fw *fw, struct fw_eth_ring *ring,
 		fw_eth_ring_fail(fw, ring, "write-back failed");
 }
 
-static uint32_t fw_max_frame_len(const struct ordma_fw *fw)
-{
-	return fw->port.mtu + ORDMA_ETH_OVERHEAD;
-}
-
 /* A descriptor the driver filled wrongly or that cannot be used: counted,
  * logged and handed back with ERR.
  */
@@ -406,7 +394,7 @@ static bool fw_tx_desc_valid(const struct ordma_fw *fw,
 {
 	return !(le32_to_cpu(desc->len_flags) & FW_ETH_DESC_DRIVER_FLAGS) &&
 	       !desc->reserved_12 && len >= FW_ROCE_ETH_HLEN &&
-	       len <= fw_max_frame_len(fw);
+	       len <= fw_port_max_frame(fw);
 }
 
 /* Transmit (or reject) the descriptor at the ring's consumer index. */
@@ -443,48 +431,6 @@ static void fw_eth_tx_one(struct ordma_fw *fw, struct fw_eth_ring *ring)
 	fw->stats.tx_frames++;
 	fw->stats.tx_bytes += wire_len;
 	fw_desc_write_back(fw, ring, len | ORDMA_ETH_DESC_DONE);
-}
-
-static bool fw_rx_is_roce_for_us(struct ordma_fw *fw, const uint8_t *frame,
-				 size_t len);
-
-static void fw_eth_loopback_queue(struct ordma_fw *fw, const uint8_t *frame,
-				  size_t len)
-{
-	struct fw_loopback *lb = &fw->loopback;
-	uint32_t slot = lb->tail % FW_LOOPBACK_SLOTS;
-
-	if (!lb->frames || lb->tail - lb->head >= FW_LOOPBACK_SLOTS) {
-		lb->drop_full++;
-		return;
-	}
-	memcpy(lb->frames[slot], frame, len);
-	lb->len[slot] = (uint32_t)len;
-	lb->tail++;
-	lb->frames_looped++;
-	fw_timer_arm_at(fw, fw_now(fw));
-}
-
-bool fw_eth_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
-{
-	if (!fw_port_is_active(fw)) {
-		fw->stats.tx_drop_link_down++;
-		return false;
-	}
-	if (len > fw_max_frame_len(fw) || len < ORDMA_ETH_MIN_FRAME)
-		return false;
-	fw->stats.roce_tx_frames++;
-	if (!memcmp(frame, fw->port.mac, 6)) {
-		fw_eth_loopback_queue(fw, frame, len);
-		return true;
-	}
-	/* a group this port joined hears its own port's multicast too */
-	if ((frame[0] & 1) && fw_rx_is_roce_for_us(fw, frame, len))
-		fw_eth_loopback_queue(fw, frame, len);
-	fw->hal.tx_frame(fw->hal_ctx, frame, len);
-	fw->stats.tx_frames++;
-	fw->stats.tx_bytes += len;
-	return true;
 }
 
 bool fw_eth_loopback_run(struct ordma_fw *fw)
@@ -648,69 +594,12 @@ static uint16_t fw_get_be16(const uint8_t *p)
 	return (uint16_t)(p[0] << 8 | p[1]);
 }
 
-/* Destination IP as a GID (IPv4 as ::ffff:a.b.c.d) if the IPv4 packet
- * at ip is an unfragmented UDP datagram to the RoCEv2 port.
- */
-static bool fw_ipv4_roce_dst(const uint8_t *ip, size_t len, uint8_t gid[16])
-{
-	size_t ihl;
-
-	if (len < FW_IPV4_MIN_HDR || ip[0] >> 4 != 4)
-		return false;
-	ihl = (size_t)(ip[0] & 0xf) * 4;
-	if (ihl < FW_IPV4_MIN_HDR || len < ihl + FW_UDP_HDR)
-		return false;
-	/* a fragment other than a whole datagram carries no usable UDP port */
-	if (ip[9] != FW_IPPROTO_UDP || (fw_get_be16(ip + 6) & 0x3fff))
-		return false;
-	if (fw_get_be16(ip + ihl + 2) != FW_ROCE_UDP_DPORT)
-		return false;
-	memset(gid, 0, 10);
-	gid[10] = 0xff;
-	gid[11] = 0xff;
-	memcpy(gid + 12, ip + 16, 4);
-	return true;
-}
-
-/* Only UDP directly after the fixed header is recognised (RoCEv2 never
- * uses extension headers).
- */
-static bool fw_ipv6_roce_dst(const uint8_t *ip, size_t len, uint8_t gid[16])
-{
-	if (len < FW_IPV6_HDR + FW_UDP_HDR || ip[0] >> 4 != 6)
-		return false;
-	if (ip[6] != FW_IPPROTO_UDP)
-		return false;
-	if (fw_get_be16(ip + FW_IPV6_HDR + 2) != FW_ROCE_UDP_DPORT)
-		return false;
-	memcpy(gid, ip + 24, 16);
-	return true;
-}
-
 static bool fw_rx_is_roce_for_us(struct ordma_fw *fw, const uint8_t *frame,
 				 size_t len)
 {
-	size_t l3 = FW_ROCE_ETH_HLEN;
-	uint16_t ethertype = fw_get_be16(frame + 12);
 	uint8_t gid[16];
-	bool roce;
 
-	if (ethertype == FW_ETHERTYPE_VLAN) {
-		if (len < FW_ROCE_ETH_HLEN + FW_VLAN_TAG)
-			return false;
-		ethertype = fw_get_be16(frame + 16);
-		l3 += FW_VLAN_TAG;
-	}
-	if (ethertype == FW_ETHERTYPE_IPV4)
-		roce = fw_ipv4_roce_dst(frame + l3, len - l3, gid);
-	else if (ethertype == FW_ETHERTYPE_IPV6)
-		roce = fw_ipv6_roce_dst(frame + l3, len - l3, gid);
-	else
-		roce = false;
-	if (!roce)
-		return false;
-	return fw_gid_is_multicast(gid) ? fw_mcast_joined(fw, gid) :
-					  fw_gid_matches_ip(fw, gid);
+	return fw_roce_frame_dgid(frame, len, gid) && fw_gid_is_local(fw, gid);
 }
 
 static struct fw_eth_ring *fw_rx_ring(struct ordma_fw *fw)
@@ -853,7 +742,7 @@ void ordma_fw_rx_frame(struct ordma_fw *fw, const void *data, size_t len)
 		fw_tp_rx(fw, frame, len);
 		return;
 	}
-	if (len > fw_max_frame_len(fw)) {
+	if (len > fw_port_max_frame(fw)) {
 		fw->stats.rx_drop_too_long++;
 		return;
 	}

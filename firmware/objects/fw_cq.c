@@ -230,11 +230,6 @@ int fw_cq_check(struct ordma_fw *fw, uint32_t cqn, uint32_t uctx)
 	return ORDMA_CMD_STATUS_OK;
 }
 
-bool fw_cq_usable(struct ordma_fw *fw, uint32_t cqn, uint32_t uctx)
-{
-	return fw_cq_check(fw, cqn, uctx) == ORDMA_CMD_STATUS_OK;
-}
-
 void fw_cq_get(struct ordma_fw *fw, uint32_t cqn)
 {
 	struct fw_cq *cq = fw_cq_lookup(fw, cqn);

@@ -4,9 +4,10 @@
  *
  * A group exists while at least one QP is attached.  A RoCEv2 packet to
  * destination QP 0xffffff whose destination IP is a group's GID is given
- * to every QP of the group, each checking its own Q_Key; a packet this
- * port sends to a group it has joined is also received here (multicast
- * loopback), as a switch would deliver it to every member port.
+ * to every QP of the group, each checking its own Q_Key (the engine's
+ * UD receive path, fw_transport.c, delivers it); a packet this port
+ * sends to a group it has joined is also received (multicast loopback),
+ * as a switch would deliver it to every member port.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,12 @@ static struct fw_mcast_group *fw_mcast_find(struct ordma_fw *fw,
 bool fw_mcast_joined(struct ordma_fw *fw, const uint8_t gid[16])
 {
 	return fw_mcast_find(fw, gid) != NULL;
+}
+
+bool fw_gid_is_local(struct ordma_fw *fw, const uint8_t gid[16])
+{
+	return fw_gid_is_multicast(gid) ? fw_mcast_joined(fw, gid) :
+					  fw_gid_matches_ip(fw, gid);
 }
 
 static unsigned int fw_mcast_total(const struct ordma_fw *fw)
@@ -166,30 +173,15 @@ void fw_mcast_qp_destroyed(struct ordma_fw *fw, uint32_t qpn)
 	}
 }
 
-void fw_mcast_rx(struct ordma_fw *fw, const struct fw_roce_pkt *pkt,
-		 const uint8_t dgid[16])
+int fw_mcast_members(struct ordma_fw *fw, const uint8_t gid[16],
+		     uint32_t qpns[FW_MAX_MCAST_QP_ATTACH])
 {
-	struct fw_mcast_group *g = fw_mcast_find(fw, dgid);
-	uint32_t qpns[FW_MAX_MCAST_QP_ATTACH];
-	uint32_t i, n;
+	struct fw_mcast_group *g = fw_mcast_find(fw, gid);
 
-	if (!g) {
-		fw_tp_count_rx_drop(fw, FW_TP_DROP_NO_QP);
-		return;
-	}
-	/* a receive may complete and the driver detach: work on a copy */
-	n = g->nqp;
-	memcpy(qpns, g->qpn, n * sizeof(qpns[0]));
-	for (i = 0; i < n; i++) {
-		struct fw_qp *qp = fw_qp_lookup(fw, qpns[i]);
-
-		if (!qp || !fw_tp_state_takes(qp, true)) {
-			fw_tp_count_rx_drop(fw, FW_TP_DROP_STATE);
-			continue;
-		}
-		qp->counters.rx_packets++;
-		fw_resp_rx_ud(fw, qp, pkt);
-	}
+	if (!g)
+		return -1;
+	memcpy(qpns, g->qpn, g->nqp * sizeof(qpns[0]));
+	return (int)g->nqp;
 }
 
 void fw_mcast_reset(struct ordma_fw *fw)

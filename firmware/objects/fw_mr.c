@@ -132,7 +132,7 @@ int fw_mr_lookup(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
 	return FW_MR_OK;
 }
 
-int fw_mr_dma(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
+int fw_mr_dma(struct ordma_fw *fw, const struct fw_mr *mr, uint64_t iova,
 	      uint64_t *dma, uint64_t *contig)
 {
 	uint64_t left, off, page_size, in_page, index, page, run;
@@ -144,7 +144,7 @@ int fw_mr_dma(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
 	off = mr->page_offset + (iova - mr->iova);
 
 	if (mr->mw_type) {
-		struct fw_mr *base = &fw->mrs[mr->mw_mr];
+		const struct fw_mr *base = &fw->mrs[mr->mw_mr];
 
 		/* binding checked the window lies inside its MR */
 		if (base->mw_type ||
@@ -177,50 +177,26 @@ int fw_mr_dma(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
 	return 0;
 }
 
+static int fw_mr_xlate(struct ordma_fw *fw, const void *mr, uint64_t iova,
+		       uint64_t *dma, uint64_t *contig)
+{
+	return fw_mr_dma(fw, mr, iova, dma, contig);
+}
+
 int fw_mr_copy_to(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
 		  const void *buf, size_t len)
 {
-	const uint8_t *p = buf;
-	uint64_t dma, contig;
-
 	if (!fw_mr_covers(mr, iova, len))
 		return -1;
-	while (len) {
-		size_t chunk;
-
-		if (fw_mr_dma(fw, mr, iova, &dma, &contig))
-			return -1;
-		chunk = contig < len ? (size_t)contig : len;
-		if (fw_dma_write(fw, dma, p, chunk))
-			return -1;
-		p += chunk;
-		iova += chunk;
-		len -= chunk;
-	}
-	return 0;
+	return fw_dma_write_through(fw, fw_mr_xlate, mr, iova, buf, len);
 }
 
 int fw_mr_copy_from(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
 		    void *buf, size_t len)
 {
-	uint8_t *p = buf;
-	uint64_t dma, contig;
-
 	if (!fw_mr_covers(mr, iova, len))
 		return -1;
-	while (len) {
-		size_t chunk;
-
-		if (fw_mr_dma(fw, mr, iova, &dma, &contig))
-			return -1;
-		chunk = contig < len ? (size_t)contig : len;
-		if (fw_dma_read(fw, dma, p, chunk))
-			return -1;
-		p += chunk;
-		iova += chunk;
-		len -= chunk;
-	}
-	return 0;
+	return fw_dma_read_through(fw, fw_mr_xlate, mr, iova, buf, len);
 }
 
 int fw_mr_invalidate(struct ordma_fw *fw, uint32_t key, uint32_t pdn)

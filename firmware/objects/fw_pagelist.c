@@ -133,44 +133,15 @@ int fw_page_list_dma(struct ordma_fw *fw, const struct fw_page_list *pl,
 	return 0;
 }
 
+static int fw_page_list_xlate(struct ordma_fw *fw, const void *pl,
+			      uint64_t offset, uint64_t *dma, uint64_t *contig)
+{
+	return fw_page_list_dma(fw, pl, offset, dma, contig);
+}
+
 int fw_page_list_read(struct ordma_fw *fw, const struct fw_page_list *pl,
 		      uint64_t offset, void *buf, size_t len)
 {
-	uint8_t *p = buf;
-	uint64_t dma, contig;
-
-	while (len) {
-		size_t chunk;
-
-		if (fw_page_list_dma(fw, pl, offset, &dma, &contig))
-			return -1;
-		chunk = contig < len ? (size_t)contig : len;
-		if (fw_dma_read(fw, dma, p, chunk))
-			return -1;
-		p += chunk;
-		offset += chunk;
-		len -= chunk;
-	}
-	return 0;
-}
-
-int fw_page_list_write(struct ordma_fw *fw, const struct fw_page_list *pl,
-		       uint64_t offset, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-	uint64_t dma, contig;
-
-	while (len) {
-		size_t chunk;
-
-		if (fw_page_list_dma(fw, pl, offset, &dma, &contig))
-			return -1;
-		chunk = contig < len ? (size_t)contig : len;
-		if (fw_dma_write(fw, dma, p, chunk))
-			return -1;
-		p += chunk;
-		offset += chunk;
-		len -= chunk;
-	}
-	return 0;
+	return fw_dma_read_through(fw, fw_page_list_xlate, pl, offset, buf,
+				   len);
 }

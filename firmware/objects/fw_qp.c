@@ -5,8 +5,8 @@
  * engine interface (fw_qp.h).
  *
  * The transport engine (fw_transport.h) runs send WQEs from
- * fw_qp_sq_kick() and is told of state changes through the fw_tp_qp_*
- * hooks.
+ * fw_qp_sq_kick() and is told of state changes through the hooks it
+ * registers (struct fw_qp_engine_ops in fw_qp.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +14,6 @@
 #include "objects/fw_qp.h"
 #include "platform/fw_platform.h"
 
-#define FW_QP_BUF_ALIGN		8
-#define FW_QP_MTU_ENUM_MIN	1	/* 256 bytes */
-#define FW_QP_MTU_ENUM_MAX	5	/* 4096 bytes */
 #define FW_QP_MAX_ACK_TIMEOUT	31
 #define FW_QP_MAX_RETRY		7
 #define FW_QP_MAX_MIN_RNR_TIMER	31
@@ -131,7 +128,7 @@ int fw_qp_complete(struct ordma_fw *fw, struct fw_qp *qp, bool is_send,
 	return 0;
 }
 
-static uint8_t fw_send_cqe_opcode(uint8_t wqe_opcode)
+uint8_t fw_wqe_cqe_opcode(uint8_t wqe_opcode)
 {
 	switch (wqe_opcode) {
 	case ORDMA_WQE_RDMA_WRITE:
@@ -190,10 +187,10 @@ static void fw_qp_flush_sq(struct ordma_fw *fw, struct fw_qp *qp)
 		 * holds now; one never started is read for its opcode only
 		 */
 		if (started && e->index == sq->ci)
-			opcode = fw_send_cqe_opcode(e->opcode);
+			opcode = fw_wqe_cqe_opcode(e->opcode);
 		else if (!fw_wq_read_wqe(fw, sq, sq->ci, &ctrl, sizeof(ctrl)))
-			opcode = fw_send_cqe_opcode(FIELD_GET(ORDMA_WQE_OPCODE,
-							      le32_to_cpu(ctrl.ctrl)));
+			opcode = fw_wqe_cqe_opcode(FIELD_GET(ORDMA_WQE_OPCODE,
+							     le32_to_cpu(ctrl.ctrl)));
 		if (started)
 			started--;
 		fw_qp_flush_one(fw, qp, true, sq->ci, opcode);
@@ -234,7 +231,7 @@ void fw_qp_sq_kick(struct ordma_fw *fw, struct fw_qp *qp)
 		/* the transport engine starts WQEs [sq.next, sq.pi) in RTS;
 		 * in SQD it only finishes those in flight
 		 */
-		fw_req_progress(fw, qp);
+		fw->qp_engine->sq_progress(fw, qp);
 		return;
 	default:
 		/* RESET, INIT, RTR: queued until RTS. */
@@ -246,9 +243,9 @@ static void fw_qp_enter_error(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	bool was_error = qp->state == ORDMA_QPS_ERR;
 
-	fw_tp_qp_stop(qp);
+	fw->qp_engine->stop(qp);
 	qp->state = ORDMA_QPS_ERR;
-	fw_tp_budget_sync(fw, qp);
+	fw->qp_engine->budget_sync(fw, qp);
 	qp->sq_draining = false;
 	fw_qp_flush_sq(fw, qp);
 	fw_qp_flush_rq(fw, qp);
@@ -428,45 +425,6 @@ const char *fw_qp_doorbell(struct ordma_fw *fw, uint32_t page, uint32_t reg,
 /* Command helpers                                                     */
 /* ------------------------------------------------------------------ */
 
-/* The host buffer of CREATE_QP/MODIFY_QP/QUERY_*: address and length. */
-uint8_t fw_cmd_check_buf(struct fw_cmd *c, size_t len)
-{
-	const struct ordma_cmd_buf *b = &c->in->buf;
-	uint64_t addr = le64_to_cpu(b->buf_addr);
-
-	if (!addr || addr % FW_QP_BUF_ALIGN || fw_range_wraps(addr, len))
-		return fw_cmd_bad_param(c, FW_CMD_OFF(buf.buf_addr),
-					"buffer address zero, not 8-byte aligned or wrapping");
-	if (le32_to_cpu(b->buf_len) != len)
-		return fw_cmd_bad_param(c, FW_CMD_OFF(buf.buf_len),
-					"buffer length is not the parameter structure's size");
-	return ORDMA_CMD_STATUS_OK;
-}
-
-static uint8_t fw_qp_read_buf(struct ordma_fw *fw, struct fw_cmd *c,
-			      void *buf, size_t len)
-{
-	uint8_t status = fw_cmd_check_buf(c, len);
-
-	if (status != ORDMA_CMD_STATUS_OK)
-		return status;
-	if (fw_dma_read(fw, le64_to_cpu(c->in->buf.buf_addr), buf, len))
-		return fw_cmd_fail(c, ORDMA_CMD_STATUS_DMA_ERROR,
-				   "parameter buffer not readable");
-	return ORDMA_CMD_STATUS_OK;
-}
-
-/* The answer of a query into the host buffer fw_cmd_check_buf() checked. */
-uint8_t fw_cmd_write_buf(struct ordma_fw *fw, struct fw_cmd *c,
-			       const void *buf, size_t len)
-{
-	if (fw_dma_write(fw, le64_to_cpu(c->in->buf.buf_addr), buf, len))
-		return fw_cmd_fail(c, ORDMA_CMD_STATUS_DMA_ERROR,
-				   "query buffer not writable");
-	c->out->buf.written = cpu_to_le32((uint32_t)len);
-	return ORDMA_CMD_STATUS_OK;
-}
-
 /* Offset of the first non-zero byte in [p, p + len), or len. */
 static size_t fw_first_nonzero(const void *p, size_t len)
 {
@@ -477,12 +435,6 @@ static size_t fw_first_nonzero(const void *p, size_t len)
 		if (b[i])
 			return i;
 	return len;
-}
-
-/* IB path MTU enum (1..5) in bytes: 256 << (mtu - 1) */
-static uint32_t fw_qp_mtu_bytes(uint8_t path_mtu)
-{
-	return 128u << path_mtu;
 }
 
 /* ------------------------------------------------------------------ */
@@ -618,7 +570,7 @@ uint8_t fw_cmd_create_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	if (c->in->buf.handle)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(buf.handle),
 					"handle must be 0");
-	status = fw_qp_read_buf(fw, c, &p, sizeof(p));
+	status = fw_cmd_read_buf(fw, c, &p, sizeof(p));
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
 	status = fw_qp_check_create(fw, c, &p, &a);
@@ -694,7 +646,7 @@ uint8_t fw_cmd_destroy_qp(struct ordma_fw *fw, struct fw_cmd *c)
 		fw_srq_put(fw, qp->srqn);
 	fw_mcast_qp_destroyed(fw, qp->qpn);
 	qp->state = ORDMA_QPS_RESET;
-	fw_tp_budget_sync(fw, qp);
+	fw->qp_engine->budget_sync(fw, qp);
 	fw_qp_retire_counters(fw, qp);
 	memset(qp, 0, sizeof(*qp));
 	return ORDMA_CMD_STATUS_OK;
@@ -808,9 +760,8 @@ static uint8_t fw_qp_check_values(struct ordma_fw *fw, struct fw_cmd *c,
 			return status;
 	}
 	if ((mask & ORDMA_QP_ATTR_PATH_MTU) &&
-	    (a->path_mtu < FW_QP_MTU_ENUM_MIN ||
-	     a->path_mtu > FW_QP_MTU_ENUM_MAX ||
-	     fw_qp_mtu_bytes(a->path_mtu) > fw_port_active_ib_mtu(fw)))
+	    (!fw_ib_mtu_bytes(a->path_mtu) ||
+	     fw_ib_mtu_bytes(a->path_mtu) > fw_port_active_ib_mtu(fw)))
 		return fw_cmd_bad_param(c, AT_OFF(path_mtu),
 					"path_mtu not 1..5 or above the port's active MTU");
 	if ((mask & ORDMA_QP_ATTR_TIMEOUT) && a->timeout > FW_QP_MAX_ACK_TIMEOUT)
@@ -936,7 +887,7 @@ static void fw_qp_change_state(struct ordma_fw *fw, struct fw_qp *qp,
 	case ORDMA_QPS_RESET:
 		/* what it held goes back before the requester is cleared */
 		qp->state = ORDMA_QPS_RESET;
-		fw_tp_budget_sync(fw, qp);
+		fw->qp_engine->budget_sync(fw, qp);
 		fw_qp_enter_reset(fw, qp);
 		return;
 	case ORDMA_QPS_ERR:
@@ -956,7 +907,7 @@ static void fw_qp_change_state(struct ordma_fw *fw, struct fw_qp *qp,
 		 * (UD, UC) clears the error that stopped it.  SQD -> RTS resumes.
 		 */
 		if (cur == ORDMA_QPS_RTR || cur == ORDMA_QPS_SQE)
-			fw_tp_qp_to_rts(qp);
+			fw->qp_engine->to_rts(qp);
 		qp->state = ORDMA_QPS_RTS;
 		qp->sq_draining = false;
 		/* WQEs posted before RTS (or while in SQD) may run now */
@@ -965,7 +916,7 @@ static void fw_qp_change_state(struct ordma_fw *fw, struct fw_qp *qp,
 	default:
 		/* INIT -> RTR: the responder starts at RQ_PSN */
 		if (next == ORDMA_QPS_RTR && cur != ORDMA_QPS_RTR)
-			fw_tp_qp_to_rtr(qp);
+			fw->qp_engine->to_rtr(qp);
 		qp->state = next;
 		return;
 	}
@@ -984,7 +935,7 @@ uint8_t fw_cmd_modify_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	qp = fw_qp_lookup(fw, le32_to_cpu(c->in->buf.handle));
 	if (!qp)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE, "no such QP");
-	status = fw_qp_read_buf(fw, c, &a, sizeof(a));
+	status = fw_cmd_read_buf(fw, c, &a, sizeof(a));
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
 	mask = le32_to_cpu(a.attr_mask);

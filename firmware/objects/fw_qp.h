@@ -207,6 +207,29 @@ enum fw_qp_check fw_qp_check_transition(uint8_t type, uint8_t cur,
 const char *fw_qp_state_name(uint8_t state);
 
 /* ------------------------------------------------------------------ */
+/* The engine's QP hooks                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * What the QP objects ask of the transport engine, the room above them:
+ * the engine fills these in and registers them when the device is
+ * created (fw_tp_create()), and the QP objects reach it only through
+ * them.
+ */
+struct fw_qp_engine_ops {
+	/* INIT -> RTR: the responder starts at RQ_PSN */
+	void (*to_rtr)(struct fw_qp *qp);
+	/* RTR or SQE -> RTS: the requester starts at SQ_PSN */
+	void (*to_rts)(struct fw_qp *qp);
+	/* ERR, RESET, destroy: the QP's deadlines and queued work stop */
+	void (*stop)(struct fw_qp *qp);
+	/* the QP's state changed: its share of the RC budget follows */
+	void (*budget_sync)(struct ordma_fw *fw, struct fw_qp *qp);
+	/* RTS, SQD: starts or continues send WQEs [sq.next, sq.pi) */
+	void (*sq_progress)(struct ordma_fw *fw, struct fw_qp *qp);
+};
+
+/* ------------------------------------------------------------------ */
 /* Engine interface (fw_qp.c, fw_srq.c)                                */
 /* ------------------------------------------------------------------ */
 
@@ -246,6 +269,13 @@ int fw_wq_read_wqe(struct ordma_fw *fw, const struct fw_wq *wq,
  * INIT, RTR: posted WQEs wait for RTS.  SQD: no new WQE starts.
  */
 void fw_qp_sq_kick(struct ordma_fw *fw, struct fw_qp *qp);
+
+/*
+ * The CQE opcode of a send WQE's completion (enum ordma_wqe_opcode to
+ * ORDMA_CQE_OP_*): the requester's completions and the flush of the SQ.
+ * SEND for every SEND variant and for an opcode the device does not know.
+ */
+uint8_t fw_wqe_cqe_opcode(uint8_t wqe_opcode);
 
 /*
  * Posts a completion for qp to its send (is_send) or receive CQ; qpn is

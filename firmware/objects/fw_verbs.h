@@ -73,15 +73,28 @@ int fw_page_list_parse(struct ordma_fw *fw, const struct ordma_page_list *in,
 int fw_page_list_dma(struct ordma_fw *fw, const struct fw_page_list *pl,
 		     uint64_t offset, uint64_t *dma, uint64_t *contig);
 
-/* DMA through a page list, crossing pages; 0 or -1 (as above). */
+/* DMA out of a page list's buffer, crossing pages; 0 or -1 (as above).
+ * fw_page_list_dma() is the translation fw_dma_write_through() takes to
+ * write into one.
+ */
 int fw_page_list_read(struct ordma_fw *fw, const struct fw_page_list *pl,
 		      uint64_t offset, void *buf, size_t len);
-int fw_page_list_write(struct ordma_fw *fw, const struct fw_page_list *pl,
-		       uint64_t offset, const void *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
-/* Protection domain references (fw_resources.c)                       */
+/* GID table, user contexts, protection domains (fw_resources.c)       */
 /* ------------------------------------------------------------------ */
+
+void fw_resources_reset(struct ordma_fw *fw);
+/* uctx is the kernel's (0) or an allocated user context */
+bool fw_uctx_valid(const struct ordma_fw *fw, uint32_t uctx);
+/* ip (an IPv4-mapped or IPv6 address) is a GID of the table */
+bool fw_gid_matches_ip(const struct ordma_fw *fw, const uint8_t ip[16]);
+uint8_t fw_cmd_add_gid(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_del_gid(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_alloc_uctx(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_dealloc_uctx(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_alloc_pd(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_dealloc_pd(struct ordma_fw *fw, struct fw_cmd *c);
 
 /*
  * Takes a reference on PD pdn for an object created by uctx.  Returns
@@ -164,7 +177,7 @@ int fw_mr_lookup_remote_whole(struct ordma_fw *fw, uint32_t key,
  * DMA address of iova inside the MR and the contiguous bytes from there
  * (e.g. for 8-byte atomics, which must not cross a page); 0 or -1.
  */
-int fw_mr_dma(struct ordma_fw *fw, struct fw_mr *mr, uint64_t iova,
+int fw_mr_dma(struct ordma_fw *fw, const struct fw_mr *mr, uint64_t iova,
 	      uint64_t *dma, uint64_t *contig);
 
 /*
@@ -249,12 +262,12 @@ int fw_mr_fast_register(struct ordma_fw *fw, uint32_t pdn,
 int fw_cq_post(struct ordma_fw *fw, uint32_t cqn, const struct ordma_cqe *cqe,
 	       bool solicited);
 
-/* CQ cqn exists and is owned by uctx. */
-bool fw_cq_usable(struct ordma_fw *fw, uint32_t cqn, uint32_t uctx);
-/* Same check as a command status: OK, BAD_HANDLE or PERM. */
+/* CQ cqn exists and is owned by uctx, as a command status: OK,
+ * BAD_HANDLE or PERM.
+ */
 int fw_cq_check(struct ordma_fw *fw, uint32_t cqn, uint32_t uctx);
 /* References from QPs/SRQs: DESTROY_CQ answers BUSY while any exist.
- * fw_cq_get() must only be called on a CQ fw_cq_usable() accepted.
+ * fw_cq_get() must only be called on a CQ fw_cq_check() accepted.
  */
 void fw_cq_get(struct ordma_fw *fw, uint32_t cqn);
 void fw_cq_put(struct ordma_fw *fw, uint32_t cqn);
@@ -286,6 +299,17 @@ int fw_av_check(struct ordma_fw *fw, const struct ordma_av *av,
 bool fw_gid_is_multicast(const uint8_t gid[16]);
 /* Some QP of this port is attached to gid. */
 bool fw_mcast_joined(struct ordma_fw *fw, const uint8_t gid[16]);
+/* A RoCE packet to gid is this port's: a group it joined (multicast) or
+ * an address of its GID table.
+ */
+bool fw_gid_is_local(struct ordma_fw *fw, const uint8_t gid[16]);
+/*
+ * The QPs attached to group gid, copied into qpns (a receive may complete
+ * and the driver detach while the caller delivers to them): their number,
+ * or -1 if no QP of this port is attached to gid.
+ */
+int fw_mcast_members(struct ordma_fw *fw, const uint8_t gid[16],
+		     uint32_t qpns[FW_MAX_MCAST_QP_ATTACH]);
 /* DESTROY_QP: the QP leaves every group. */
 void fw_mcast_qp_destroyed(struct ordma_fw *fw, uint32_t qpn);
 uint8_t fw_cmd_attach_mcast(struct ordma_fw *fw, struct fw_cmd *c);
@@ -337,19 +361,15 @@ uint8_t fw_cmd_dealloc_mw(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_create_cq(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_destroy_cq(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_query_cq(struct ordma_fw *fw, struct fw_cmd *c);
-/*
- * Commands with a host buffer (struct ordma_cmd_buf): check its address
- * and that its length is @len; write a query's answer to it (fw_qp.c).
- */
-uint8_t fw_cmd_check_buf(struct fw_cmd *c, size_t len);
-uint8_t fw_cmd_write_buf(struct ordma_fw *fw, struct fw_cmd *c,
-			 const void *buf, size_t len);
 uint8_t fw_cmd_create_ah(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_destroy_ah(struct ordma_fw *fw, struct fw_cmd *c);
 
 /* Objects in use, for QUERY_RESOURCES.  MRs and windows share the
  * FW_MAX_MR key table; windows are also limited to FW_MAX_MW.
  */
+uint32_t fw_uctx_in_use(const struct ordma_fw *fw);
+uint32_t fw_pd_in_use(const struct ordma_fw *fw);
+uint32_t fw_gid_in_use(const struct ordma_fw *fw);
 uint32_t fw_mr_in_use(const struct ordma_fw *fw);
 uint32_t fw_mw_in_use(const struct ordma_fw *fw);
 uint32_t fw_cq_in_use(const struct ordma_fw *fw);

@@ -2,9 +2,12 @@
 /*
  * ORDMA firmware platform: the helpers every command handler answers
  * with (failure and its reason, a bad parameter's offset, the answer of
- * a query written to the driver's buffer).
+ * a query written to the driver's buffer) and the host buffer of the
+ * commands whose parameters do not fit the 64-byte entry.
  */
 #include "platform/fw_platform.h"
+
+#define FW_CMD_BUF_ALIGN	8
 
 uint8_t fw_cmd_fail(struct fw_cmd *c, uint8_t status, const char *why)
 {
@@ -45,5 +48,42 @@ uint8_t fw_cmd_write_query_buf(struct ordma_fw *fw, struct fw_cmd *c,
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_DMA_ERROR,
 				   "query buffer not writable");
 	c->out->buf.written = cpu_to_le32((uint32_t)written);
+	return ORDMA_CMD_STATUS_OK;
+}
+
+uint8_t fw_cmd_check_buf(struct fw_cmd *c, size_t len)
+{
+	const struct ordma_cmd_buf *b = &c->in->buf;
+	uint64_t addr = le64_to_cpu(b->buf_addr);
+
+	if (!addr || addr % FW_CMD_BUF_ALIGN || fw_range_wraps(addr, len))
+		return fw_cmd_bad_param(c, FW_CMD_OFF(buf.buf_addr),
+					"buffer address zero, not 8-byte aligned or wrapping");
+	if (le32_to_cpu(b->buf_len) != len)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(buf.buf_len),
+					"buffer length is not the parameter structure's size");
+	return ORDMA_CMD_STATUS_OK;
+}
+
+uint8_t fw_cmd_read_buf(struct ordma_fw *fw, struct fw_cmd *c, void *buf,
+			size_t len)
+{
+	uint8_t status = fw_cmd_check_buf(c, len);
+
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	if (fw_dma_read(fw, le64_to_cpu(c->in->buf.buf_addr), buf, len))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_DMA_ERROR,
+				   "parameter buffer not readable");
+	return ORDMA_CMD_STATUS_OK;
+}
+
+uint8_t fw_cmd_write_buf(struct ordma_fw *fw, struct fw_cmd *c,
+			 const void *buf, size_t len)
+{
+	if (fw_dma_write(fw, le64_to_cpu(c->in->buf.buf_addr), buf, len))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_DMA_ERROR,
+				   "query buffer not writable");
+	c->out->buf.written = cpu_to_le32((uint32_t)len);
 	return ORDMA_CMD_STATUS_OK;
 }

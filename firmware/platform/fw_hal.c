@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * ORDMA firmware platform: the HAL wrappers every room uses (log, DMA
- * with its range check, MSI-X, clock and the one HAL timer).
+ * with its range check, DMA through an address translation, MSI-X, clock
+ * and the one HAL timer).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,6 +53,44 @@ int fw_dma_write(struct ordma_fw *fw, uint64_t addr, const void *buf,
 	if (fw_range_wraps(addr, len))
 		return -1;
 	return fw->hal.dma_write(fw->hal_ctx, addr, buf, len) ? -1 : 0;
+}
+
+/* One DMA access per contiguous run of the space, in order */
+static int fw_dma_through(struct ordma_fw *fw, fw_dma_xlate_fn xlate,
+			  const void *space, uint64_t off, uint8_t *buf,
+			  size_t len, bool to_host)
+{
+	uint64_t dma, contig;
+
+	while (len) {
+		size_t chunk;
+
+		if (xlate(fw, space, off, &dma, &contig))
+			return -1;
+		chunk = contig < len ? (size_t)contig : len;
+		if (to_host ? fw_dma_write(fw, dma, buf, chunk) :
+			      fw_dma_read(fw, dma, buf, chunk))
+			return -1;
+		buf += chunk;
+		off += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+int fw_dma_read_through(struct ordma_fw *fw, fw_dma_xlate_fn xlate,
+			const void *space, uint64_t off, void *buf, size_t len)
+{
+	return fw_dma_through(fw, xlate, space, off, buf, len, false);
+}
+
+int fw_dma_write_through(struct ordma_fw *fw, fw_dma_xlate_fn xlate,
+			 const void *space, uint64_t off, const void *buf,
+			 size_t len)
+{
+	/* the write direction never writes through buf */
+	return fw_dma_through(fw, xlate, space, off,
+			      (uint8_t *)(uintptr_t)buf, len, true);
 }
 
 void fw_raise_vector(struct ordma_fw *fw, unsigned int vector)

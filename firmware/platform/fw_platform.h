@@ -14,6 +14,21 @@
 
 #include "fw_priv.h"
 
+/* Health counters saturate instead of wrapping back to "healthy". */
+static inline uint32_t fw_count_inc(uint32_t counter)
+{
+	return counter == UINT32_MAX ? counter : counter + 1;
+}
+
+/* Reserved bytes of a command or a structure are all zero */
+static inline bool fw_bytes_zero(const uint8_t *p, size_t len)
+{
+	while (len--)
+		if (*p++)
+			return false;
+	return true;
+}
+
 /* fw_hal.c: HAL wrappers */
 void fw_log(struct ordma_fw *fw, enum ordma_fw_log_level level,
 	    const char *fmt, ...) FW_PRINTF(3, 4);
@@ -22,6 +37,22 @@ bool fw_range_wraps(uint64_t addr, uint64_t len);
 int fw_dma_read(struct ordma_fw *fw, uint64_t addr, void *buf, size_t len);
 int fw_dma_write(struct ordma_fw *fw, uint64_t addr, const void *buf,
 		 size_t len);
+/*
+ * An address space the device reaches by DMA (a page list, an MR):
+ * translates byte offset off of space into a DMA address and the bytes
+ * contiguous from there (at least 1).  0, or -1 if it cannot.
+ */
+typedef int (*fw_dma_xlate_fn)(struct ordma_fw *fw, const void *space,
+			       uint64_t off, uint64_t *dma, uint64_t *contig);
+/*
+ * Copy len bytes out of (read) or into (write) space from offset off,
+ * crossing its runs; 0, or -1 if a translation or a DMA access fails.
+ */
+int fw_dma_read_through(struct ordma_fw *fw, fw_dma_xlate_fn xlate,
+			const void *space, uint64_t off, void *buf, size_t len);
+int fw_dma_write_through(struct ordma_fw *fw, fw_dma_xlate_fn xlate,
+			 const void *space, uint64_t off, const void *buf,
+			 size_t len);
 void fw_raise_vector(struct ordma_fw *fw, unsigned int vector);
 uint64_t fw_now(struct ordma_fw *fw);
 /* Arms the HAL timer for the earlier of the heartbeat and deadline. */
@@ -33,6 +64,17 @@ uint8_t fw_cmd_bad_param(struct fw_cmd *c, size_t offset, const char *why);
 uint8_t fw_cmd_write_query_buf(struct ordma_fw *fw, struct fw_cmd *c,
 			       uint32_t expected_port, const void *data,
 			       size_t size);
+/*
+ * Commands with a host buffer of a fixed structure (struct ordma_cmd_buf:
+ * CREATE_QP, MODIFY_QP, QUERY_QP, QUERY_QP_STATS, QUERY_CQ): check its
+ * address and that its length is len; read the parameters from it; write
+ * a query's answer to it (after fw_cmd_check_buf()).
+ */
+uint8_t fw_cmd_check_buf(struct fw_cmd *c, size_t len);
+uint8_t fw_cmd_read_buf(struct ordma_fw *fw, struct fw_cmd *c, void *buf,
+			size_t len);
+uint8_t fw_cmd_write_buf(struct ordma_fw *fw, struct fw_cmd *c,
+			 const void *buf, size_t len);
 
 /* fw_event.c: event posting */
 /* Enabled and not fatal: the only state in which the device works. */
@@ -81,11 +123,27 @@ struct fw_eq *fw_async_eq(struct ordma_fw *fw, uint32_t *eqn);
 #define FW_ROCE_HEADROOM	70
 #define FW_IB_MTU_MIN		256
 #define FW_IB_MTU_MAX		4096
+/* IB path MTU enum (1: 256 .. 5: 4096 bytes) in bytes; 0 for any other */
+uint32_t fw_ib_mtu_bytes(uint8_t path_mtu);
 /* QUERY_PORT active_ib_mtu in bytes (256..4096); MODIFY_QP's path_mtu limit */
 uint32_t fw_port_active_ib_mtu(const struct ordma_fw *fw);
 /* Port admin up and link up: frames may be sent and received */
 bool fw_port_is_active(const struct ordma_fw *fw);
 /* The end of a PAUSE the link partner asked for, or 0 if none is on. */
 uint64_t fw_port_paused_until(struct ordma_fw *fw);
+/* The longest frame the port sends or delivers: its MTU plus the
+ * Ethernet header and one VLAN tag
+ */
+uint32_t fw_port_max_frame(const struct ordma_fw *fw);
+/*
+ * Puts one frame of the RoCE engine on the wire (counted); false if the
+ * port is down or the frame is not of a length the port sends (counted
+ * as drops).  A frame to the port's own MAC goes to the internal
+ * loopback (fw_priv.h) instead of the wire; a multicast frame the port
+ * is itself a receiver of (heard_here, the caller's finding) goes to
+ * both, as a switch would deliver it back.
+ */
+bool fw_port_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len,
+		     bool heard_here);
 
 #endif /* ORDMA_FW_PLATFORM_H */

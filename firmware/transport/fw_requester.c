@@ -59,13 +59,6 @@ static struct fw_tp_swqe *fw_req_entry(struct fw_qp *qp, uint32_t index)
 	return &qp->req.w[index % FW_TP_MAX_WQE];
 }
 
-uint32_t fw_tp_qp_mtu(struct ordma_fw *fw, const struct fw_qp *qp)
-{
-	if (qp->type == ORDMA_QPT_UD || !qp->attr.path_mtu)
-		return fw_port_active_ib_mtu(fw);
-	return fw_tp_mtu_bytes(qp->attr.path_mtu);
-}
-
 /* Answered by an empty READ Response Only (IBTA 1.5) */
 static bool fw_req_is_empty_read(uint8_t opcode)
 {
@@ -84,33 +77,6 @@ static bool fw_req_is_atomic(uint8_t opcode)
 {
 	return opcode == ORDMA_WQE_ATOMIC_CMP_SWP ||
 	       opcode == ORDMA_WQE_ATOMIC_FETCH_ADD;
-}
-
-static uint8_t fw_req_cqe_opcode(uint8_t opcode)
-{
-	switch (opcode) {
-	case ORDMA_WQE_RDMA_WRITE:
-	case ORDMA_WQE_RDMA_WRITE_IMM:
-		return ORDMA_CQE_OP_RDMA_WRITE;
-	case ORDMA_WQE_RDMA_READ:
-		return ORDMA_CQE_OP_RDMA_READ;
-	case ORDMA_WQE_ATOMIC_CMP_SWP:
-		return ORDMA_CQE_OP_CMP_SWP;
-	case ORDMA_WQE_ATOMIC_FETCH_ADD:
-		return ORDMA_CQE_OP_FETCH_ADD;
-	case ORDMA_WQE_LOCAL_INV:
-		return ORDMA_CQE_OP_LOCAL_INV;
-	case ORDMA_WQE_REG_MR:
-		return ORDMA_CQE_OP_REG_MR;
-	case ORDMA_WQE_FLUSH:
-		return ORDMA_CQE_OP_FLUSH;
-	case ORDMA_WQE_ATOMIC_WRITE:
-		return ORDMA_CQE_OP_ATOMIC_WRITE;
-	case ORDMA_WQE_BIND_MW:
-		return ORDMA_CQE_OP_BIND_MW;
-	default:
-		return ORDMA_CQE_OP_SEND;
-	}
 }
 
 static int fw_req_read(struct ordma_fw *fw, struct fw_qp *qp, uint32_t index,
@@ -283,7 +249,7 @@ static bool fw_req_complete_walk(struct ordma_fw *fw, struct fw_qp *qp)
 			cqe.wqe_idx = cpu_to_le32(fw_wq_slot(sq, sq->ci));
 			cqe.byte_len = cpu_to_le32(status == ORDMA_CQE_SUCCESS ?
 						   e->length : 0);
-			cqe.opcode = fw_req_cqe_opcode(e->opcode);
+			cqe.opcode = fw_wqe_cqe_opcode(e->opcode);
 			cqe.status = status;
 			fw_qp_complete(fw, qp, true, &cqe, false);
 		}

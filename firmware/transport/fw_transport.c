@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * ORDMA firmware RoCEv2 transport engine, common part: RX dispatch of the
- * frames fw_eth.c steers here, TX of the engine's frames, SGE access
- * through the MR layer, the engine's timers and the QP lifecycle hooks.
+ * frames fw_eth.c steers here (multicast delivery included), TX of the
+ * engine's frames, SGE access through the MR layer, the engine's timers
+ * and the QP lifecycle hooks the QP objects call.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,50 @@ void fw_tp_count_rx_drop(struct ordma_fw *fw, enum fw_tp_drop why)
 	fw->tp.rx_drop[why]++;
 	fw->stats.roce_rx_drop++;
 }
+
+/* ------------------------------------------------------------------ */
+/* Lifecycle                                                           */
+/* ------------------------------------------------------------------ */
+
+static void fw_tp_qp_to_rtr(struct fw_qp *qp)
+{
+	memset(&qp->resp, 0, sizeof(qp->resp));
+	qp->msn = 0;
+}
+
+static void fw_tp_qp_to_rts(struct fw_qp *qp)
+{
+	struct fw_tp_req *r = &qp->req;
+
+	memset(r, 0, sizeof(*r));
+	r->una_psn = qp->next_psn & FW_ROCE_PSN_MASK;
+	r->sent_psn = r->una_psn;
+	r->cur = qp->sq.next;
+	r->retry_left = qp->attr.retry_cnt;
+	r->rnr_left = qp->attr.rnr_retry;
+}
+
+static void fw_tp_qp_stop(struct fw_qp *qp)
+{
+	qp->req.rexmit_deadline = 0;
+	qp->req.rnr_deadline = 0;
+	qp->req.pace_deadline = 0;
+	qp->req.pause_held = false;
+	qp->resp.recv_valid = false;
+	qp->resp.seq = FW_TP_SEQ_NONE;
+	qp->resp.read_head = qp->resp.read_tail = 0;
+	qp->resp.read_deadline = 0;
+	qp->resp.read_paused = false;
+}
+
+/* Registered by fw_tp_create(): how the QP objects drive the engine */
+static const struct fw_qp_engine_ops fw_tp_qp_engine = {
+	.to_rtr = fw_tp_qp_to_rtr,
+	.to_rts = fw_tp_qp_to_rts,
+	.stop = fw_tp_qp_stop,
+	.budget_sync = fw_tp_budget_sync,
+	.sq_progress = fw_req_progress,
+};
 
 /* ------------------------------------------------------------------ */
 /* Timers                                                              */
@@ -39,7 +84,6 @@ struct fw_tp_timer_entry {
 
 struct fw_tp_timers {
 	uint32_t count;
-	uint64_t qp_visits;		/* QPs examined by timer callbacks */
 	struct fw_tp_timer_entry heap[FW_MAX_QP];
 	uint16_t slot[FW_MAX_QP];	/* heap index + 1; 0: not queued */
 };
@@ -48,6 +92,7 @@ _Static_assert(FW_MAX_QP <= UINT16_MAX, "heap slots fit 16 bits");
 
 int fw_tp_create(struct ordma_fw *fw)
 {
+	fw->qp_engine = &fw_tp_qp_engine;
 	fw->tp_timers = calloc(1, sizeof(*fw->tp_timers));
 	return fw->tp_timers ? 0 : -1;
 }
@@ -71,11 +116,6 @@ void fw_tp_reset(struct ordma_fw *fw)
 	       fw->cfg.num_db_pages * sizeof(*fw->tp_ctx_held));
 	/* the engine's port counters start again with the others */
 	memset(&fw->tp, 0, sizeof(fw->tp));
-}
-
-uint64_t fw_tp_timer_qp_visits(const struct ordma_fw *fw)
-{
-	return fw->tp_timers->qp_visits;
 }
 
 static void fw_tp_heap_put(struct fw_tp_timers *t, uint32_t i,
@@ -253,7 +293,7 @@ static uint64_t fw_tp_next_deadline(struct ordma_fw *fw)
 
 		if (due == t->heap[0].due)
 			return due;
-		t->qp_visits++;
+		fw->tp_timer_visits++;
 		if (due == UINT64_MAX) {
 			fw_tp_heap_remove_top(t);
 		} else {
@@ -280,7 +320,7 @@ uint64_t fw_tp_timer(struct ordma_fw *fw)
 		fw_tp_heap_remove_top(t);
 	}
 	for (i = 0; i < n; i++) {
-		t->qp_visits++;
+		fw->tp_timer_visits++;
 		qp = fw_tp_timer_qp(fw, due_qpns[i]);
 		if (!qp)
 			continue;
@@ -293,38 +333,18 @@ uint64_t fw_tp_timer(struct ordma_fw *fw)
 }
 
 /* ------------------------------------------------------------------ */
-/* Lifecycle                                                           */
+/* Path MTU                                                            */
 /* ------------------------------------------------------------------ */
 
-void fw_tp_qp_to_rtr(struct fw_qp *qp)
+uint32_t fw_tp_qp_mtu(struct ordma_fw *fw, const struct fw_qp *qp)
 {
-	memset(&qp->resp, 0, sizeof(qp->resp));
-	qp->msn = 0;
-}
+	uint32_t mtu;
 
-void fw_tp_qp_to_rts(struct fw_qp *qp)
-{
-	struct fw_tp_req *r = &qp->req;
-
-	memset(r, 0, sizeof(*r));
-	r->una_psn = qp->next_psn & FW_ROCE_PSN_MASK;
-	r->sent_psn = r->una_psn;
-	r->cur = qp->sq.next;
-	r->retry_left = qp->attr.retry_cnt;
-	r->rnr_left = qp->attr.rnr_retry;
-}
-
-void fw_tp_qp_stop(struct fw_qp *qp)
-{
-	qp->req.rexmit_deadline = 0;
-	qp->req.rnr_deadline = 0;
-	qp->req.pace_deadline = 0;
-	qp->req.pause_held = false;
-	qp->resp.recv_valid = false;
-	qp->resp.seq = FW_TP_SEQ_NONE;
-	qp->resp.read_head = qp->resp.read_tail = 0;
-	qp->resp.read_deadline = 0;
-	qp->resp.read_paused = false;
+	if (qp->type == ORDMA_QPT_UD || !qp->attr.path_mtu)
+		return fw_port_active_ib_mtu(fw);
+	/* MODIFY_QP takes 1..5 only: the smallest for anything else */
+	mtu = fw_ib_mtu_bytes(qp->attr.path_mtu);
+	return mtu ? mtu : FW_IB_MTU_MIN;
 }
 
 /* ------------------------------------------------------------------ */
@@ -409,6 +429,20 @@ uint8_t fw_tp_scatter(struct ordma_fw *fw, const struct fw_qp *qp,
 /* TX                                                                  */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A multicast frame this port sends is heard by the port itself too when
+ * it is addressed to a group the port joined (or to one of its own GIDs),
+ * as a switch would deliver it to every member port.
+ */
+static bool fw_tp_tx_heard_here(struct ordma_fw *fw, const uint8_t *frame,
+				size_t len)
+{
+	uint8_t gid[16];
+
+	return (frame[0] & 1) && fw_roce_frame_dgid(frame, len, gid) &&
+	       fw_gid_is_local(fw, gid);
+}
+
 int fw_tp_send(struct ordma_fw *fw, struct fw_qp *qp,
 	       const struct ordma_av *av, struct fw_roce_hdrs *h,
 	       const struct fw_tp_payload *pl, uint8_t *status)
@@ -448,7 +482,7 @@ int fw_tp_send(struct ordma_fw *fw, struct fw_qp *qp,
 		fw->tp.tx_drop[FW_TP_TX_BUILD]++;
 		return -1;
 	}
-	if (f.len > fw->port.mtu + ORDMA_ETH_OVERHEAD) {
+	if (f.len > fw_port_max_frame(fw)) {
 		fw->tp.tx_drop[FW_TP_TX_TOO_LONG]++;
 		return -1;
 	}
@@ -487,7 +521,8 @@ int fw_tp_send(struct ordma_fw *fw, struct fw_qp *qp,
 		       (const uint8_t *)pl->data + pl->off, len);
 	}
 	fw_roce_frame_seal(&f);
-	if (!fw_eth_roce_tx(fw, fw->frame_buf, f.len)) {
+	if (!fw_port_roce_tx(fw, fw->frame_buf, f.len,
+			     fw_tp_tx_heard_here(fw, fw->frame_buf, f.len))) {
 		fw->tp.tx_drop[FW_TP_TX_TOO_LONG]++;
 		return -1;
 	}
@@ -541,6 +576,29 @@ static uint8_t fw_tp_transport(const struct fw_qp *qp)
 	}
 }
 
+/* A UD packet to ORDMA_MCAST_QPN and dgid: to every QP of the group */
+static void fw_tp_rx_mcast(struct ordma_fw *fw, const struct fw_roce_pkt *pkt,
+			   const uint8_t dgid[16])
+{
+	uint32_t qpns[FW_MAX_MCAST_QP_ATTACH];
+	int i, n = fw_mcast_members(fw, dgid, qpns);
+
+	if (n < 0) {
+		fw_tp_count_rx_drop(fw, FW_TP_DROP_NO_QP);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		struct fw_qp *qp = fw_qp_lookup(fw, qpns[i]);
+
+		if (!qp || !fw_tp_state_takes(qp, true)) {
+			fw_tp_count_rx_drop(fw, FW_TP_DROP_STATE);
+			continue;
+		}
+		qp->counters.rx_packets++;
+		fw_resp_rx_ud(fw, qp, pkt);
+	}
+}
+
 void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 {
 	struct fw_roce_pkt pkt;
@@ -566,7 +624,7 @@ void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 			fw_tp_count_rx_drop(fw, FW_TP_DROP_PKEY);
 			return;
 		}
-		fw_mcast_rx(fw, &pkt, dgid);
+		fw_tp_rx_mcast(fw, &pkt, dgid);
 		return;
 	}
 	qp = fw_qp_lookup(fw, fw_bth_dest_qp(pkt.bth));

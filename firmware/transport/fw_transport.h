@@ -3,9 +3,11 @@
  * ORDMA firmware RoCEv2 transport engine: the engine-internal interface
  * between its three files and the rest of the firmware.
  *
- *   fw_transport.c   RX dispatch, TX frame building from a QP's address
+ *   fw_transport.c   RX dispatch (multicast delivery to the member QPs
+ *                    included), TX frame building from a QP's address
  *                    vector and the GID table, SGE gather/scatter, the
- *                    engine's timers, QP lifecycle hooks.
+ *                    engine's timers, the QP hooks it registers with the
+ *                    QP objects (struct fw_qp_engine_ops).
  *   fw_requester.c   send queue execution: RC segmentation, PSNs, the
  *                    send window, ACK/NAK/response processing,
  *                    retransmission, completions; UC sends (segmented,
@@ -264,12 +266,6 @@ static inline bool fw_psn_before(uint32_t a, uint32_t b)
 	return fw_psn_diff(a, b) >= FW_TP_PSN_HALF;
 }
 
-/* IB path MTU enum (1..5) in bytes */
-static inline uint32_t fw_tp_mtu_bytes(uint8_t path_mtu)
-{
-	return path_mtu >= 1 && path_mtu <= 5 ? 128u << path_mtu : 256u;
-}
-
 /* ------------------------------------------------------------------ */
 /* fw_transport.c                                                      */
 /* ------------------------------------------------------------------ */
@@ -281,16 +277,18 @@ void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len);
  * are due, not the QPs that exist.
  */
 uint64_t fw_tp_timer(struct ordma_fw *fw);
+/* Path MTU in bytes: RC, UC the QP's path_mtu, UD the port's active MTU */
+uint32_t fw_tp_qp_mtu(struct ordma_fw *fw, const struct fw_qp *qp);
 /* Every QP deadline is armed here: makes sure the device timer fires for
  * qp no later than deadline (0: none).
  */
 void fw_tp_arm(struct ordma_fw *fw, struct fw_qp *qp, uint64_t deadline);
-/* The engine's timer state: device create, destroy and reset */
+/* The engine's timer state: device create, destroy and reset; create
+ * also registers the engine's QP hooks (struct fw_qp_engine_ops).
+ */
 int fw_tp_create(struct ordma_fw *fw);
 void fw_tp_destroy(struct ordma_fw *fw);
 void fw_tp_reset(struct ordma_fw *fw);
-/* QPs the timer callbacks have examined so far (tests, statistics) */
-uint64_t fw_tp_timer_qp_visits(const struct ordma_fw *fw);
 void fw_tp_count_rx_drop(struct ordma_fw *fw, enum fw_tp_drop why);
 /*
  * Link-level flow control (IEEE 802.3x PAUSE, fw_eth.c): while the link
@@ -306,10 +304,7 @@ void fw_tp_pause_changed(struct ordma_fw *fw);
 /* Whether a QP in its state takes a request (or response) packet. */
 bool fw_tp_state_takes(const struct fw_qp *qp, bool request);
 
-/* Lifecycle hooks (fw_qp.c) */
-void fw_tp_qp_to_rtr(struct fw_qp *qp);
-void fw_tp_qp_to_rts(struct fw_qp *qp);
-void fw_tp_qp_stop(struct fw_qp *qp);	/* ERR, RESET, destroy */
+/* The QP's share of the RC budget follows its state (fw_requester.c) */
 void fw_tp_budget_sync(struct ordma_fw *fw, struct fw_qp *qp);
 
 /*
@@ -361,8 +356,6 @@ uint8_t fw_tp_scatter(struct ordma_fw *fw, const struct fw_qp *qp,
 /* fw_requester.c                                                      */
 /* ------------------------------------------------------------------ */
 
-/* Path MTU in bytes: RC, UC the QP's path_mtu, UD the port's active MTU */
-uint32_t fw_tp_qp_mtu(struct ordma_fw *fw, const struct fw_qp *qp);
 /* IBTA RNR NAK timer encoding (0..31) in nanoseconds */
 uint64_t fw_tp_rnr_ns(unsigned int t);
 /* Starts/continues send WQEs as far as state, window and timers allow. */
@@ -385,9 +378,5 @@ void fw_resp_rx_ud(struct ordma_fw *fw, struct fw_qp *qp,
 		   const struct fw_roce_pkt *pkt);
 void fw_resp_rx_uc(struct ordma_fw *fw, struct fw_qp *qp,
 		   const struct fw_roce_pkt *pkt);
-
-/* Multicast (fw_mcast.c): a UD packet to ORDMA_MCAST_QPN and dgid. */
-void fw_mcast_rx(struct ordma_fw *fw, const struct fw_roce_pkt *pkt,
-		 const uint8_t dgid[16]);
 
 #endif /* ORDMA_FW_TRANSPORT_H */

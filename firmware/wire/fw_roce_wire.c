@@ -28,9 +28,6 @@
 #define FW_IPPROTO_UDP		17
 #define FW_IPV4_DF		0x4000
 #define FW_IPV4_FRAG_MASK	0x3fff	/* MF and the fragment offset */
-#define FW_VLAN_VID_MASK	0x0fff
-#define FW_VLAN_PRIO_SHIFT	13
-#define FW_VLAN_MAX_PRIO	7
 #define FW_IP_MAX_LEN		0xffff
 
 /* ------------------------------------------------------------------ */
@@ -245,14 +242,14 @@ static void fw_roce_point_ext(uint16_t flag, const uint8_t *p,
 /* Addresses, checksums                                                */
 /* ------------------------------------------------------------------ */
 
-static const uint8_t fw_ipv4_mapped_prefix[12] = {
+const uint8_t fw_roce_ipv4_prefix[12] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
 };
 
 bool fw_roce_gid_is_ipv4(const uint8_t gid[16])
 {
-	return !memcmp(gid, fw_ipv4_mapped_prefix,
-		       sizeof(fw_ipv4_mapped_prefix));
+	return !memcmp(gid, fw_roce_ipv4_prefix,
+		       sizeof(fw_roce_ipv4_prefix));
 }
 
 uint16_t fw_roce_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
@@ -473,55 +470,9 @@ void fw_roce_frame_seal(struct fw_roce_frame *f)
 	memset(f->buf + end, 0, f->len - end);
 }
 
-size_t fw_roce_build(uint8_t *frame, size_t cap, const struct fw_roce_hdrs *h,
-		     const void *payload, size_t len)
-{
-	struct fw_roce_frame f;
-
-	if (fw_roce_frame_init(&f, frame, cap, h, len))
-		return 0;
-	if (len)
-		memcpy(frame + f.payload_off, payload, len);
-	fw_roce_frame_seal(&f);
-	return f.len;
-}
-
 /* ------------------------------------------------------------------ */
 /* Parser                                                              */
 /* ------------------------------------------------------------------ */
-
-static const char *const fw_roce_drop_names[FW_ROCE_DROP_NUM] = {
-	[FW_ROCE_OK] = "ok",
-	[FW_ROCE_DROP_ETH_SHORT] = "eth_short",
-	[FW_ROCE_DROP_ETHERTYPE] = "ethertype",
-	[FW_ROCE_DROP_IPV4_SHORT] = "ipv4_short",
-	[FW_ROCE_DROP_IPV4_VERSION] = "ipv4_version",
-	[FW_ROCE_DROP_IPV4_IHL] = "ipv4_ihl",
-	[FW_ROCE_DROP_IPV4_LENGTH] = "ipv4_length",
-	[FW_ROCE_DROP_IPV4_CHECKSUM] = "ipv4_checksum",
-	[FW_ROCE_DROP_IPV4_FRAGMENT] = "ipv4_fragment",
-	[FW_ROCE_DROP_IPV6_SHORT] = "ipv6_short",
-	[FW_ROCE_DROP_IPV6_VERSION] = "ipv6_version",
-	[FW_ROCE_DROP_IPV6_LENGTH] = "ipv6_length",
-	[FW_ROCE_DROP_IP_PROTO] = "ip_proto",
-	[FW_ROCE_DROP_UDP_SHORT] = "udp_short",
-	[FW_ROCE_DROP_UDP_PORT] = "udp_port",
-	[FW_ROCE_DROP_UDP_LENGTH] = "udp_length",
-	[FW_ROCE_DROP_UDP_CHECKSUM] = "udp_checksum",
-	[FW_ROCE_DROP_BTH_SHORT] = "bth_short",
-	[FW_ROCE_DROP_TVER] = "tver",
-	[FW_ROCE_DROP_OPCODE] = "opcode",
-	[FW_ROCE_DROP_EXT_SHORT] = "ext_short",
-	[FW_ROCE_DROP_PAD] = "pad",
-	[FW_ROCE_DROP_ICRC] = "icrc",
-};
-
-const char *fw_roce_drop_name(enum fw_roce_drop reason)
-{
-	if ((unsigned int)reason >= FW_ROCE_DROP_NUM)
-		return "unknown";
-	return fw_roce_drop_names[reason];
-}
 
 /* On success *l4_len is the IP payload length. */
 static enum fw_roce_drop fw_parse_ipv4(const uint8_t *ip, size_t avail,
@@ -674,77 +625,62 @@ enum fw_roce_drop fw_roce_parse(const uint8_t *frame, size_t len,
 				  l4_len - FW_ROCE_UDP_HLEN, pkt);
 }
 
-void fw_roce_decode(const struct fw_roce_pkt *pkt, struct fw_roce_hdrs *h)
+/* Destination IP as a GID (IPv4 as ::ffff:a.b.c.d) if the IPv4 packet
+ * at ip is an unfragmented UDP datagram to the RoCEv2 port.
+ */
+static bool fw_ipv4_roce_dgid(const uint8_t *ip, size_t len, uint8_t gid[16])
 {
-	const uint8_t *ip = pkt->ip;
-	const struct fw_roce_bth *bth = pkt->bth;
-	uint32_t vtf;
+	size_t ihl;
 
-	memset(h, 0, sizeof(*h));
-	memcpy(h->dmac, pkt->frame, 6);
-	memcpy(h->smac, pkt->frame + 6, 6);
-	h->vlan_id = FW_ROCE_VLAN_NONE;
-	if (pkt->vlan) {
-		h->vlan_id = pkt->vlan_tci & FW_VLAN_VID_MASK;
-		h->vlan_prio = (uint8_t)(pkt->vlan_tci >> FW_VLAN_PRIO_SHIFT);
-	}
-
-	if (pkt->ipv6) {
-		vtf = fw_wire_get32(ip);
-		h->traffic_class = (uint8_t)(vtf >> 20);
-		h->flow_label = vtf & FW_ROCE_FLOW_LABEL_MASK;
-		h->hop_limit = ip[7];
-		memcpy(h->sgid, ip + 8, 16);
-		memcpy(h->dgid, ip + 24, 16);
-		h->udp6_zero_csum = !fw_wire_get16(pkt->udp + 6);
-	} else {
-		h->traffic_class = ip[1];
-		h->ip_id = fw_wire_get16(ip + 4);
-		h->hop_limit = ip[8];
-		memcpy(h->sgid, fw_ipv4_mapped_prefix, 12);
-		memcpy(h->sgid + 12, ip + 12, 4);
-		memcpy(h->dgid, fw_ipv4_mapped_prefix, 12);
-		memcpy(h->dgid + 12, ip + 16, 4);
-	}
-	h->udp_sport = fw_wire_get16(pkt->udp);
-
-	h->opcode = fw_bth_opcode(bth);
-	h->se = fw_bth_se(bth);
-	h->mig = fw_bth_mig(bth);
-	h->fecn = fw_bth_fecn(bth);
-	h->becn = fw_bth_becn(bth);
-	h->ack_req = fw_bth_ack_req(bth);
-	h->pkey = fw_bth_pkey(bth);
-	h->dest_qp = fw_bth_dest_qp(bth);
-	h->psn = fw_bth_psn(bth);
-
-	if (pkt->deth) {
-		h->deth.qkey = fw_deth_qkey(pkt->deth);
-		h->deth.src_qp = fw_deth_src_qp(pkt->deth);
-	}
-	if (pkt->reth) {
-		h->reth.va = fw_reth_va(pkt->reth);
-		h->reth.rkey = fw_reth_rkey(pkt->reth);
-		h->reth.dma_len = fw_reth_dma_len(pkt->reth);
-	}
-	if (pkt->atomic_eth) {
-		h->atomic.va = fw_atomic_eth_va(pkt->atomic_eth);
-		h->atomic.rkey = fw_atomic_eth_rkey(pkt->atomic_eth);
-		h->atomic.swap_add = fw_atomic_eth_swap_add(pkt->atomic_eth);
-		h->atomic.compare = fw_atomic_eth_compare(pkt->atomic_eth);
-	}
-	if (pkt->aeth) {
-		h->aeth.syndrome = fw_aeth_syndrome(pkt->aeth);
-		h->aeth.msn = fw_aeth_msn(pkt->aeth);
-	}
-	if (pkt->atomic_ack_eth)
-		h->atomic_orig = fw_atomic_ack_eth_orig(pkt->atomic_ack_eth);
-	if (pkt->immdt)
-		h->imm = fw_immdt_get(pkt->immdt);
-	if (pkt->ieth)
-		h->inv_rkey = fw_ieth_rkey(pkt->ieth);
-	if (pkt->feth) {
-		h->feth.placement = (uint8_t)fw_feth_placement(pkt->feth);
-		h->feth.level = (uint8_t)fw_feth_level(pkt->feth);
-	}
+	if (len < FW_ROCE_IPV4_HLEN || ip[0] >> 4 != 4)
+		return false;
+	ihl = (size_t)(ip[0] & 0xf) * 4;
+	if (ihl < FW_ROCE_IPV4_HLEN || len < ihl + FW_ROCE_UDP_HLEN)
+		return false;
+	/* a fragment other than a whole datagram carries no usable UDP port */
+	if (ip[9] != FW_IPPROTO_UDP ||
+	    (fw_wire_get16(ip + 6) & FW_IPV4_FRAG_MASK))
+		return false;
+	if (fw_wire_get16(ip + ihl + 2) != FW_ROCE_UDP_DPORT)
+		return false;
+	memcpy(gid, fw_roce_ipv4_prefix, sizeof(fw_roce_ipv4_prefix));
+	memcpy(gid + 12, ip + 16, 4);
+	return true;
 }
+
+/* Only UDP directly after the fixed header is recognised (RoCEv2 never
+ * uses extension headers).
+ */
+static bool fw_ipv6_roce_dgid(const uint8_t *ip, size_t len, uint8_t gid[16])
+{
+	if (len < FW_ROCE_IPV6_HLEN + FW_ROCE_UDP_HLEN || ip[0] >> 4 != 6)
+		return false;
+	if (ip[6] != FW_IPPROTO_UDP)
+		return false;
+	if (fw_wire_get16(ip + FW_ROCE_IPV6_HLEN + 2) != FW_ROCE_UDP_DPORT)
+		return false;
+	memcpy(gid, ip + 24, 16);
+	return true;
+}
+
+bool fw_roce_frame_dgid(const uint8_t *frame, size_t len, uint8_t gid[16])
+{
+	size_t l3 = FW_ROCE_ETH_HLEN;
+	uint16_t ethertype;
+
+	if (len < FW_ROCE_ETH_HLEN)
+		return false;
+	ethertype = fw_wire_get16(frame + 12);
+	if (ethertype == FW_ETHERTYPE_VLAN) {
+		if (len < FW_ROCE_ETH_HLEN + FW_ROCE_VLAN_HLEN)
+			return false;
+		ethertype = fw_wire_get16(frame + 16);
+		l3 += FW_ROCE_VLAN_HLEN;
+	}
+	if (ethertype == FW_ETHERTYPE_IPV4)
+		return fw_ipv4_roce_dgid(frame + l3, len - l3, gid);
+	if (ethertype == FW_ETHERTYPE_IPV6)
+		return fw_ipv6_roce_dgid(frame + l3, len - l3, gid);
+	return false;
+}
+

@@ -9,13 +9,16 @@
  *
  * Every wire field is big endian; the header structs below are byte
  * arrays with accessors, so they have no alignment or padding and can be
- * laid over any byte of a frame.  fw_roce_build() writes a frame from a
- * struct fw_roce_hdrs, fw_roce_parse() validates every byte of a received
- * frame and either describes it or names why it is dropped.  Both are
- * driven by one opcode table (which extension headers an opcode carries).
+ * laid over any byte of a frame.  fw_roce_frame_init() and
+ * fw_roce_frame_seal() write a frame from a struct fw_roce_hdrs,
+ * fw_roce_parse() validates every byte of a received frame and either
+ * describes it or names why it is dropped.  Both are driven by one
+ * opcode table (which extension headers an opcode carries).
  *
  * Self-contained: no device state, no HAL, so it is tested on its own and
- * against frames captured from Linux rdma_rxe (tests/vectors/).
+ * against frames captured from Linux rdma_rxe (tests/vectors/).  What
+ * only the tests and tools need of it (a frame in one call, every field
+ * of a parsed packet, drop reason names) is in tests/roce_codec.h.
  */
 #ifndef FW_ROCE_WIRE_H
 #define FW_ROCE_WIRE_H
@@ -59,6 +62,10 @@
 #define FW_ROCE_FLOW_LABEL_MASK		0xfffffu
 #define FW_ROCE_DEFAULT_PKEY		0xffff
 #define FW_ROCE_VLAN_NONE		0xffff
+/* 802.1Q tag control: priority above the VLAN ID */
+#define FW_VLAN_VID_MASK		0x0fff
+#define FW_VLAN_PRIO_SHIFT		13
+#define FW_VLAN_MAX_PRIO		7
 
 /* ------------------------------------------------------------------ */
 /* Big-endian field access                                             */
@@ -650,6 +657,8 @@ struct fw_roce_hdrs {
  */
 uint16_t fw_roce_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn);
 
+/* An IPv4 address as a GID: these 12 bytes, then the address */
+extern const uint8_t fw_roce_ipv4_prefix[12];
 bool fw_roce_gid_is_ipv4(const uint8_t gid[16]);
 
 /*
@@ -680,10 +689,6 @@ int fw_roce_frame_init(struct fw_roce_frame *f, uint8_t *buf, size_t cap,
 		       const struct fw_roce_hdrs *h, size_t payload_len);
 void fw_roce_frame_seal(struct fw_roce_frame *f);
 
-/* The whole frame in one call: its length, or 0 as for frame_init. */
-size_t fw_roce_build(uint8_t *frame, size_t cap, const struct fw_roce_hdrs *h,
-		     const void *payload, size_t len);
-
 /* Why a received frame is not a RoCEv2 packet for the transport */
 enum fw_roce_drop {
 	FW_ROCE_OK = 0,
@@ -711,8 +716,6 @@ enum fw_roce_drop {
 	FW_ROCE_DROP_ICRC,
 	FW_ROCE_DROP_NUM
 };
-
-const char *fw_roce_drop_name(enum fw_roce_drop reason);
 
 /* A validated frame; the pointers point into the frame, NULL when the
  * opcode does not carry that header.
@@ -745,8 +748,14 @@ struct fw_roce_pkt {
 enum fw_roce_drop fw_roce_parse(const uint8_t *frame, size_t len,
 				struct fw_roce_pkt *pkt);
 
-/* Every field of a parsed packet; src_qp is 0 (it is not on the wire). */
-void fw_roce_decode(const struct fw_roce_pkt *pkt, struct fw_roce_hdrs *h);
+/*
+ * The port's steering, before fw_roce_parse() checks every byte: the
+ * destination IP of an IPv4 (unfragmented) or IPv6 UDP datagram to port
+ * 4791 behind at most one VLAN tag, as a GID (IPv4 as ::ffff:a.b.c.d).
+ * false if the frame is no such datagram.  Reads nothing outside
+ * frame[0, len).
+ */
+bool fw_roce_frame_dgid(const uint8_t *frame, size_t len, uint8_t gid[16]);
 
 /* ------------------------------------------------------------------ */
 /* CRCs (fw_icrc.c)                                                    */

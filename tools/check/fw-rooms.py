@@ -15,9 +15,9 @@ are shared by every other room and include only each other and wire/.
 Includes: every quoted #include of every firmware file is resolved as
 the compiler would and must name a file of the same room, a room below
 or the top.  One edge goes against the direction, declared below: struct
-fw_qp embeds the transport engine's per-QP state, and the QP objects call
-the engine's QP hooks (state changes, send queue kicks, multicast
-delivery) through objects/fw_qp.h.
+fw_qp (objects/fw_qp.h) embeds the transport engine's per-QP state.  The
+QP objects call the engine only through the hooks it registers (struct
+fw_qp_engine_ops), never by name.
 
 Calls: every .c of a room is compiled (with $CC, default cc, at -O0 so
 that nothing is inlined away) and its undefined symbols (`nm`) are
@@ -43,26 +43,11 @@ DECLARED_EXCEPTIONS = {
     ("objects/fw_qp.h", "transport/fw_transport.h"),
 }
 
-# (calling room, called function): why it still calls up.
-CALL_EXCEPTIONS = {
-    # The send/receive queue walk is shared by the QP objects and the
-    # transport engine: the QP objects drive the engine's per-QP hooks
-    # (state changes, send queue kicks, the RC budget) and multicast
-    # delivery hands a group's packets to the UD receive path.
-    ("objects", "fw_req_progress"): "SQ doorbell kicks the requester",
-    ("objects", "fw_tp_budget_sync"): "QP changes resync the RC budget",
-    ("objects", "fw_tp_qp_stop"): "QP to ERROR/RESET stops the engine",
-    ("objects", "fw_tp_qp_to_rtr"): "QP to RTR starts the responder",
-    ("objects", "fw_tp_qp_to_rts"): "QP to RTS starts the requester",
-    ("objects", "fw_resp_rx_ud"): "multicast delivery to each member QP",
-    ("objects", "fw_tp_count_rx_drop"): "multicast drops, engine counters",
-    ("objects", "fw_tp_state_takes"): "multicast delivery checks QP state",
-    # The RoCE transmit path: it decides whether a multicast frame is
-    # looped back by parsing it against the joined groups and the GID
-    # table (fw_mcast_joined, fw_gid_matches_ip in objects/), which
-    # platform/ may not call; it moves down once that check is split off.
-    ("transport", "fw_eth_roce_tx"): "RoCE TX in device/fw_eth.c",
-}
+# (calling room, called function): why it still calls up.  Empty: the
+# QP objects reach the transport engine through the hooks it registers
+# (struct fw_qp_engine_ops, objects/fw_qp.h), multicast delivery is the
+# engine's, and the RoCE engine's frames are queued by platform/.
+CALL_EXCEPTIONS = {}
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 

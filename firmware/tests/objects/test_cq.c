@@ -337,14 +337,11 @@ TEST(test_destroy_cq_and_references)
 		 ORDMA_CMD_STATUS_PERM);
 
 	/* ownership as the QP engine sees it */
-	CHECK(fw_cq_usable(e.d.fw, ucq.cqn, e.uctx));
-	CHECK(!fw_cq_usable(e.d.fw, ucq.cqn, 0));
-	CHECK(fw_cq_usable(e.d.fw, kcq.cqn, 0));
-	CHECK(!fw_cq_usable(e.d.fw, 0, 0));
-	CHECK(!fw_cq_usable(e.d.fw, 77, 0));
+	CHECK_EQ(fw_cq_check(e.d.fw, ucq.cqn, e.uctx), ORDMA_CMD_STATUS_OK);
 	CHECK_EQ(fw_cq_check(e.d.fw, ucq.cqn, 0), ORDMA_CMD_STATUS_PERM);
-	CHECK_EQ(fw_cq_check(e.d.fw, 77, 0), ORDMA_CMD_STATUS_BAD_HANDLE);
 	CHECK_EQ(fw_cq_check(e.d.fw, kcq.cqn, 0), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(fw_cq_check(e.d.fw, 0, 0), ORDMA_CMD_STATUS_BAD_HANDLE);
+	CHECK_EQ(fw_cq_check(e.d.fw, 77, 0), ORDMA_CMD_STATUS_BAD_HANDLE);
 
 	/* two references: BUSY until both are dropped */
 	fw_cq_get(e.d.fw, ucq.cqn);
@@ -1024,7 +1021,8 @@ TEST(test_reset_frees_verbs_objects)
 		REQUIRE(drv_enable(&e.d, 5));
 		/* everything is gone, nothing is referenced */
 		CHECK(fw_ah_get(e.d.fw, ah, pdn) == NULL);
-		CHECK(!fw_cq_usable(e.d.fw, cq.cqn, 0));
+		CHECK_EQ(fw_cq_check(e.d.fw, cq.cqn, 0),
+			 ORDMA_CMD_STATUS_BAD_HANDLE);
 		CHECK_EQ(post(&e.d, cq.cqn, 1, ORDMA_CQE_SUCCESS, false), -1);
 		{
 			struct fw_mr *mr;

@@ -8,6 +8,7 @@
 
 #include "ordma_test.h"
 #include "pair.h"
+#include "roce_codec.h"
 
 /* ------------------------------------------------------------------ */
 /* FLUSH and ATOMIC WRITE                                              */

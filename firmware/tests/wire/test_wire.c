@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "wire/fw_roce_wire.h"
+#include "roce_codec.h"
 #include "ordma_test.h"
 #include "vectors/rxe_frames.h"
 

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "wire/fw_roce_wire.h"
+#include "roce_codec.h"
 
 #define MAX_FRAME	9100
 #define MAX_FRAMES	4096

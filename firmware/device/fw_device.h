@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * ORDMA firmware device room: what its files (fw_core.c, fw_admin.c,
+ * fw_eq.c, fw_eth.c, fw_doorbell.c) call of each other.  No room below
+ * includes this; the device state itself is in fw_priv.h.
+ */
+#ifndef ORDMA_FW_DEVICE_H
+#define ORDMA_FW_DEVICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fw_priv.h"
+
+/* fw_core.c */
+void fw_fatal(struct ordma_fw *fw, enum ordma_fatal_code code,
+	      const char *why);
+void fw_heartbeat_catch_up(struct ordma_fw *fw);
+
+/* fw_admin.c */
+void fw_admin_reset(struct ordma_fw *fw);
+void fw_admin_doorbell(struct ordma_fw *fw, uint32_t val);
+
+/* fw_eq.c */
+void fw_eq_reset(struct ordma_fw *fw);
+const char *fw_eq_doorbell(struct ordma_fw *fw, uint32_t eqn, uint32_t ci,
+			   bool arm);
+uint8_t fw_cmd_create_eq(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_destroy_eq(struct ordma_fw *fw, struct fw_cmd *c);
+
+/* fw_eth.c */
+void fw_eth_reset(struct ordma_fw *fw);
+/* Receives queued loopback frames; true if some are still queued. */
+bool fw_eth_loopback_run(struct ordma_fw *fw);
+/* Posts the ring events whose EQE could not be written. */
+void fw_eth_retry_events(struct ordma_fw *fw);
+const char *fw_eth_pi_doorbell(struct ordma_fw *fw, uint32_t ring_id,
+			       uint32_t pi);
+const char *fw_eth_arm_doorbell(struct ordma_fw *fw, uint32_t ring_id,
+				uint32_t ci, bool arm);
+bool fw_eq_used_by_eth_ring(const struct ordma_fw *fw, uint32_t eqn);
+uint8_t fw_cmd_query_port(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_set_port(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_query_stats(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_create_eth_ring(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_destroy_eth_ring(struct ordma_fw *fw, struct fw_cmd *c);
+
+/* Objects in use, for QUERY_RESOURCES */
+uint32_t fw_eq_in_use(const struct ordma_fw *fw);
+uint32_t fw_eth_rings_in_use(const struct ordma_fw *fw);
+
+#endif /* ORDMA_FW_DEVICE_H */
