@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Record and replay: two devices record an RC exchange (a SEND whose
+ * last packet is lost and goes again on the retry timer, then a READ),
+ * and each log replays without divergence; the same log against the
+ * firmware with its planted bug armed, or tampered with, diverges at the
+ * event where the output first differs.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ordma_test.h"
+#include "transport/pair.h"
+#include "replay/ordma_replay.h"
+#include "replay/replay.h"
+#include "planted_bug.h"
+
+#define SEND_LEN	3000
+#define READ_LEN	6000
+/* the receive CQ ring of each side (side_open: CQ area 1) */
+#define RCQ_LO		DRV_CQ_ADDR(1)
+#define RCQ_HI		DRV_CQ_ADDR(2)
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The session; true if both operations completed as they should. */
+static bool rc_session(void)
+{
+	struct side *a, *b;
+	struct tcfg c;
+	struct env e;
+	struct wr w;
+	bool ok;
+
+	default_cfg(&c);
+	if (!env_open(&e, &c))
+		return false;
+	a = &e.s[0];
+	b = &e.s[1];
+	pattern(mem(a, MR1_ADDR, SEND_LEN), SEND_LEN, 2);
+	post_recv(b, MR1_ADDR + 0x40000, SEND_LEN);
+	e.l[0].drop_nth = 3;		/* the last of three packets */
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, SEND_LEN, a->key1);
+	post(a, &w);
+	pump(&e);
+	ok = no_cqe(a, true);
+	/* past the local ACK timeout (4.2 ms): go-back-N */
+	advance(&e, (4096ULL << 10) + 1000);
+	ok &= fwqp(a)->counters.retransmits == 1;
+	ok &= expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_SUCCESS,
+			 SEND_LEN, 0);
+	ok &= expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS,
+			 SEND_LEN, 0);
+	ok &= !memcmp(mem(b, MR1_ADDR + 0x40000, SEND_LEN),
+		      mem(a, MR1_ADDR, SEND_LEN), SEND_LEN);
+
+	pattern(mem(b, MR1_ADDR + 0x80000, READ_LEN), READ_LEN, 5);
+	wr_init(&w, ORDMA_WQE_RDMA_READ, MR1_ADDR + 0x90000, READ_LEN,
+		a->key1);
+	w.remote_addr = MR1_ADDR + 0x80000;
+	w.rkey = b->key1;
+	post(a, &w);
+	pump(&e);
+	ok &= expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_SUCCESS,
+			 READ_LEN, 1);
+	ok &= !memcmp(mem(a, MR1_ADDR + 0x90000, READ_LEN),
+		      mem(b, MR1_ADDR + 0x80000, READ_LEN), READ_LEN);
+	env_close(&e);
+	return ok;
+}
+
+/* Records the session on both devices with opts; false if it failed. */
+static bool record_session(const struct ordma_rec_opts *opts)
+{
+	bool ok;
+
+	rec_test_opts = *opts;
+	rec_test_record = true;
+	ok = rc_session();
+	rec_test_record = false;
+	return ok;
+}
+
+static bool parse(unsigned int dev, struct ordma_replay_log *log)
+{
+	const uint8_t *buf;
+	char err[256];
+	size_t len;
+
+	buf = rec_test_log(dev, &len);
+	if (!buf)
+		return false;
+	if (!ordma_replay_parse(buf, len, log, err, sizeof(err))) {
+		NOTE("device %u: %s", dev, err);
+		return false;
+	}
+	return true;
+}
+
+/* Event number of the first event of kind at an address in [lo, hi) */
+static uint64_t first_event(const struct ordma_replay_log *log,
+			    unsigned int kind, uint64_t lo, uint64_t hi)
+{
+	size_t i;
+
+	for (i = 0; i < log->n; i++)
+		if (log->ev[i].kind == kind && log->ev[i].a >= lo &&
+		    log->ev[i].a < hi)
+			return i + 1;
+	return 0;
+}
+
+static void note_sizes(const struct ordma_replay_log *log, size_t len)
+{
+	char line[200];
+	FILE *f;
+
+	NOTE("log of %zu records, %zu bytes:", log->n, len);
+	f = fmemopen(NULL, 4096, "w+");
+	if (!f)
+		return;
+	ordma_replay_print_stats(log, f);
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		NOTE("  %s", line);
+	}
+	fclose(f);
+}
+
+TEST(replay_rc_session_no_divergence)
+{
+	struct ordma_rec_opts opts = { 0 };
+	unsigned int dev;
+
+	REQUIRE(record_session(&opts));
+	for (dev = 0; dev < 2; dev++) {
+		struct ordma_replay_result res;
+		struct ordma_replay_log log;
+		size_t len;
+		double t;
+
+		REQUIRE(parse(dev, &log));
+		rec_test_log(dev, &len);
+		CHECK(log.has_trailer);
+		CHECK_EQ(log.stop_reason, ORDMA_REPLAY_STOP_DESTROYED);
+		CHECK_EQ(log.ev[0].kind, ORDMA_REPLAY_CREATE);
+		CHECK(first_event(&log, ORDMA_REPLAY_RX_FRAME, 0, 1));
+		/* A's retry timer sent the lost packet again */
+		if (dev == 0)
+			CHECK(first_event(&log, ORDMA_REPLAY_TIMER_EXPIRED,
+					  0, 1));
+		t = now_s();
+		CHECK_EQ(ordma_replay_run(&log, &res), ORDMA_REPLAY_SAME);
+		t = now_s() - t;
+		if (res.what[0])
+			NOTE("device %u: event %" PRIu64 ": %s", dev,
+			     res.event, res.what);
+		/* every event but the trailer */
+		CHECK_EQ(res.replayed, log.n - 1);
+		NOTE("device %u: %" PRIu64 " events replayed in %.1f ms", dev,
+		     res.replayed, t * 1e3);
+		if (dev == 0)
+			note_sizes(&log, len);
+		ordma_replay_log_free(&log);
+	}
+	rec_test_free();
+}
+
+/*
+ * The firmware with its bug armed corrupts the first completion it
+ * writes into B's receive CQ: the replay of B's log must stop exactly at
+ * that DMA write, having matched every event before it.
+ */
+TEST(replay_planted_bug_diverges_at_its_write)
+{
+	struct ordma_rec_opts opts = { 0 };
+	struct ordma_replay_result res;
+	struct ordma_replay_log log;
+	uint64_t want;
+
+	REQUIRE(record_session(&opts));
+	REQUIRE(parse(1, &log));
+	want = first_event(&log, ORDMA_REPLAY_DMA_WRITE, RCQ_LO, RCQ_HI);
+	REQUIRE(want > 0);
+	replay_planted_bug = (struct replay_planted_bug){
+		.lo = RCQ_LO, .hi = RCQ_HI, .byte = 4,
+	};
+	CHECK_EQ(ordma_replay_run(&log, &res), ORDMA_REPLAY_DIVERGED);
+	CHECK(replay_planted_bug.fired);
+	CHECK_EQ(res.event, want);
+	CHECK_EQ(res.replayed, want - 1);
+	CHECK(strstr(res.what, "byte 4 is") != NULL);
+	NOTE("event %" PRIu64 " of %zu: %s", res.event, log.n, res.what);
+
+	/* disarmed, the same firmware replays the log to its end */
+	replay_planted_bug = (struct replay_planted_bug){ 0 };
+	CHECK_EQ(ordma_replay_run(&log, &res), ORDMA_REPLAY_SAME);
+	ordma_replay_log_free(&log);
+	rec_test_free();
+}
+
+/* A byte flipped in the log's copy of an output is found at its event. */
+TEST(replay_tampered_output_diverges_there)
+{
+	struct ordma_rec_opts opts = { 0 };
+	struct ordma_replay_result res;
+	struct ordma_replay_log log;
+	const uint8_t *buf;
+	uint8_t *copy;
+	uint64_t want = 0;
+	size_t len, i, seen = 0;
+	char err[256];
+
+	REQUIRE(record_session(&opts));
+	buf = rec_test_log(0, &len);
+	REQUIRE(buf);
+	copy = malloc(len);
+	REQUIRE(copy);
+	memcpy(copy, buf, len);
+	REQUIRE(ordma_replay_parse(copy, len, &log, err, sizeof(err)));
+	/* the fourth frame A sent: past the first packets of the SEND */
+	for (i = 0; i < log.n && !want; i++)
+		if (log.ev[i].kind == ORDMA_REPLAY_TX_FRAME && ++seen == 4)
+			want = i + 1;
+	REQUIRE(want > 0);
+	((uint8_t *)log.ev[want - 1].data)[20] ^= 0x80;
+	CHECK_EQ(ordma_replay_run(&log, &res), ORDMA_REPLAY_DIVERGED);
+	CHECK_EQ(res.event, want);
+	CHECK(strstr(res.what, "tx_frame") != NULL);
+	CHECK(strstr(res.what, "byte 20 is") != NULL);
+	NOTE("event %" PRIu64 ": %s", res.event, res.what);
+	ordma_replay_log_free(&log);
+
+	/* and a register value the device returned */
+	memcpy(copy, buf, len);
+	REQUIRE(ordma_replay_parse(copy, len, &log, err, sizeof(err)));
+	want = 0;
+	for (i = 1; i < log.n && !want; i++)
+		if (log.ev[i].kind == ORDMA_REPLAY_RETURN &&
+		    log.ev[i - 1].kind == ORDMA_REPLAY_REG_READ)
+			want = i + 1;
+	REQUIRE(want > 0);
+	/* the value is the record body's first field */
+	copy[log.ev[want - 1].offset + ORDMA_REPLAY_REC_HDR_SIZE] ^= 1;
+	ordma_replay_log_free(&log);
+	REQUIRE(ordma_replay_parse(copy, len, &log, err, sizeof(err)));
+	CHECK_EQ(ordma_replay_run(&log, &res), ORDMA_REPLAY_DIVERGED);
+	CHECK_EQ(res.event, want);
+	CHECK(strstr(res.what, "got return") != NULL);
+	NOTE("event %" PRIu64 ": %s", res.event, res.what);
+	ordma_replay_log_free(&log);
+	free(copy);
+	rec_test_free();
+}
+
+/* At the size cap the recording stops, says so, and replays as far. */
+TEST(replay_size_cap_stops_recording)
+{
+	struct ordma_rec_opts opts = { .max_bytes = 16 << 10 };
+	struct ordma_replay_result res;
+	struct ordma_replay_log log;
+	size_t len;
+
+	REQUIRE(record_session(&opts));
+	REQUIRE(parse(0, &log));
+	rec_test_log(0, &len);
+	CHECK(len <= opts.max_bytes);
+	CHECK(len > opts.max_bytes - 2000);
+	CHECK(log.has_trailer);
+	CHECK_EQ(log.stop_reason, ORDMA_REPLAY_STOP_SIZE_CAP);
+	CHECK_EQ(log.max_bytes, opts.max_bytes);
+	CHECK_EQ(ordma_replay_run(&log, &res), ORDMA_REPLAY_SAME);
+	NOTE("cap %" PRIu64 ": %zu bytes, %" PRIu64 " events replayed",
+	     (uint64_t)opts.max_bytes, len, res.replayed);
+	ordma_replay_log_free(&log);
+	rec_test_free();
+}
+
+/* De-duplicated payloads replay the same, in a smaller log. */
+TEST(replay_dedup_same_replay_smaller_log)
+{
+	struct ordma_rec_opts plain = { 0 }, dedup = { .dedup_bytes = 1 << 20 };
+	struct ordma_replay_result res;
+	struct ordma_replay_log log;
+	size_t plain_len[2], len;
+	uint64_t saved = 0;
+	unsigned int dev;
+
+	REQUIRE(record_session(&plain));
+	rec_test_log(0, &plain_len[0]);
+	rec_test_log(1, &plain_len[1]);
+	rec_test_free();
+	REQUIRE(record_session(&dedup));
+	for (dev = 0; dev < 2; dev++) {
+		REQUIRE(parse(dev, &log));
+		rec_test_log(dev, &len);
+		saved += log.dedup_saved;
+		CHECK_EQ(len + log.dedup_saved, plain_len[dev]);
+		CHECK_EQ(ordma_replay_run(&log, &res), ORDMA_REPLAY_SAME);
+		CHECK_EQ(res.replayed, log.n - 1);
+		NOTE("device %u: %zu bytes, %zu without de-duplication "
+		     "(%" PRIu64 " payload bytes as references)", dev, len,
+		     plain_len[dev], log.dedup_saved);
+		ordma_replay_log_free(&log);
+	}
+	/* A reads the SEND's payload again for the retransmission */
+	CHECK(saved >= SEND_LEN);
+	rec_test_free();
+}
+
+/* What recording costs the session (the simulated host's own work
+ * included): figures only.
+ */
+TEST(replay_recording_overhead)
+{
+	struct ordma_rec_opts opts = { 0 };
+	double plain = 1e9, rec = 1e9, t;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		t = now_s();
+		REQUIRE(rc_session());
+		t = now_s() - t;
+		plain = t < plain ? t : plain;
+		t = now_s();
+		REQUIRE(record_session(&opts));
+		t = now_s() - t;
+		rec = t < rec ? t : rec;
+		rec_test_free();
+	}
+	NOTE("session %.1f ms, recorded %.1f ms (best of 3, ASan build)",
+	     plain * 1e3, rec * 1e3);
+}
+
+/* ------------------------------------------------------------------ */
+/* An entry point called from inside a HAL call                        */
+/* ------------------------------------------------------------------ */
+
+static struct ordma_rec *nested_rec;
+static bool nested_done;
+
+static void nested_log(void *ctx, enum ordma_fw_log_level level,
+		       const char *msg)
+{
+	if (nested_rec && !nested_done) {
+		nested_done = true;
+		ordma_rec_can_receive(nested_rec);
+	}
+	fake_hal_ops.log(ctx, level, msg);
+}
+
+static size_t count_sink(void *arg, const void *data, size_t len)
+{
+	(void)data;
+	*(size_t *)arg += len;
+	return len;
+}
+
+TEST(replay_nested_entry_stops_recording)
+{
+	struct ordma_hal_ops ops = fake_hal_ops;
+	struct ordma_rec_opts opts = { .write = count_sink };
+	struct ordma_fw_config cfg;
+	struct ordma_rec_stats st;
+	struct fake_hal h;
+	size_t bytes = 0;
+
+	opts.write_arg = &bytes;
+	ops.log = nested_log;
+	drv_default_config(&cfg);
+	REQUIRE(fake_hal_init(&h));
+	nested_rec = ordma_rec_create(&ops, &h, &cfg, &opts);
+	REQUIRE(nested_rec);
+	/* a guest error: the firmware logs it */
+	ordma_rec_reg_read(nested_rec, 0xfff0, 4);
+	CHECK(nested_done);
+	ordma_rec_get_stats(nested_rec, &st);
+	CHECK(!st.recording);
+	CHECK_EQ(st.stop_reason, ORDMA_REPLAY_STOP_NESTED);
+	CHECK_EQ(st.bytes, bytes);
+	/* the device goes on, unrecorded */
+	ordma_rec_reg_read(nested_rec, 0xfff0, 4);
+	ordma_rec_get_stats(nested_rec, &st);
+	CHECK_EQ(st.bytes, bytes);
+	ordma_rec_destroy(nested_rec);
+	nested_rec = NULL;
+	fake_hal_fini(&h);
+}
+
+/* ------------------------------------------------------------------ */
+/* The tool                                                            */
+/* ------------------------------------------------------------------ */
+
+TEST(replay_tool_replays_a_log_file)
+{
+	const char *tool = getenv("ORDMA_REPLAY_TOOL");
+	char path[] = "/tmp/ordma-replay-test.XXXXXX";
+	struct ordma_rec_opts opts = { 0 };
+	char cmd[512], line[512];
+	bool said = false;
+	const uint8_t *buf;
+	size_t len;
+	FILE *f, *p;
+	int fd;
+
+	if (!tool)
+		SKIP("ORDMA_REPLAY_TOOL not set");
+	REQUIRE(record_session(&opts));
+	buf = rec_test_log(1, &len);
+	REQUIRE(buf);
+	fd = mkstemp(path);
+	REQUIRE(fd >= 0);
+	f = fdopen(fd, "wb");
+	REQUIRE(f);
+	CHECK_EQ(fwrite(buf, 1, len, f), len);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", tool, path);
+	p = popen(cmd, "r");
+	REQUIRE(p);
+	while (fgets(line, sizeof(line), p)) {
+		line[strcspn(line, "\n")] = 0;
+		NOTE("%s", line);
+		if (strstr(line, "events replayed, no divergence"))
+			said = true;
+	}
+	CHECK_EQ(pclose(p), 0);
+	CHECK(said);
+	unlink(path);
+	rec_test_free();
+}
