@@ -15,6 +15,7 @@
 /* Payloads shorter than this are cheaper inline than looked up */
 #define REC_DEDUP_MIN		64
 #define REC_DEDUP_SLOTS		1024
+#define REC_FILE_BUFFER		(1 << 20)
 /* the largest fixed part of a record body (WIRE_FAULTS) */
 #define REC_FIXED_MAX		(8 + 8 * ORDMA_REPLAY_MAX_WIRE_FAULTS)
 
@@ -26,6 +27,7 @@ struct rec_blob {
 	uint32_t id;		/* blob number in the log, 0: empty slot */
 	uint32_t len;
 	uint8_t *copy;
+	size_t cap;		/* bytes allocated at copy */
 };
 
 struct ordma_rec {
@@ -171,19 +173,22 @@ static void rec_dedup_keep(struct ordma_rec *rec, const void *data,
 	if (!rec->dedup || len < REC_DEDUP_MIN || len > UINT32_MAX)
 		return;
 	b = &rec->dedup[hash % REC_DEDUP_SLOTS];
-	if (b->copy) {
-		rec->dedup_budget += b->len;
+	b->id = 0;
+	/* a slot keeps its buffer: payloads come in a few sizes */
+	if (len > b->cap) {
+		rec->dedup_budget += b->cap;
 		free(b->copy);
 		b->copy = NULL;
-		b->id = 0;
+		b->cap = 0;
+		if (len > rec->dedup_budget)
+			return;
+		b->copy = malloc(len);
+		if (!b->copy)
+			return;
+		b->cap = len;
+		rec->dedup_budget -= len;
 	}
-	if (len > rec->dedup_budget)
-		return;
-	b->copy = malloc(len);
-	if (!b->copy)
-		return;
 	memcpy(b->copy, data, len);
-	rec->dedup_budget -= len;
 	b->hash = hash;
 	b->len = (uint32_t)len;
 	b->id = id;
@@ -407,6 +412,8 @@ static bool rec_open(struct ordma_rec *rec, const struct ordma_fw_config *cfg,
 		rec->file = fopen(opts->path, "wb");
 		if (!rec->file)
 			return false;
+		/* fewer, larger writes: a DMA payload alone exceeds BUFSIZ */
+		setvbuf(rec->file, NULL, _IOFBF, REC_FILE_BUFFER);
 	} else if (opts->write) {
 		rec->write = opts->write;
 		rec->write_arg = opts->write_arg;

@@ -11,9 +11,9 @@
  * use this API whether or not recording was asked for.
  *
  * Memory is bounded: the recorder itself, the copies kept for payload
- * de-duplication (dedup_bytes) and, for a file, stdio's buffer.  The log
- * never grows past max_bytes: when the next record would not fit, the
- * recording stops, the trailer says so and calls pass through.
+ * de-duplication (dedup_bytes) and, for a file, a 1 MiB stdio buffer.
+ * The log never grows past max_bytes: when the next record would not
+ * fit, the recording stops, the trailer says so and calls pass through.
  *
  * The same lock rule as ordma_fw.h holds: every ordma_rec_* call with
  * the host's lock for this device held.  An entry point called from

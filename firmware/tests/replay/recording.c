@@ -86,9 +86,10 @@ struct ordma_fw *rec_test_fw_create(const struct ordma_hal_ops *ops,
 	if (!rec_test_record || rec_test_ndevs == REC_TEST_DEVICES)
 		return ordma_fw_create(ops, ctx, cfg);
 	dev = &rec_test_devs[rec_test_ndevs];
-	opts.path = NULL;
-	opts.write = rec_test_sink;
-	opts.write_arg = dev;
+	if (!opts.path && !opts.write) {
+		opts.write = rec_test_sink;
+		opts.write_arg = dev;
+	}
 	dev->rec = ordma_rec_create(ops, ctx, cfg, &opts);
 	if (!dev->rec)
 		return NULL;

@@ -19,8 +19,8 @@
 
 #define REC_TEST_DEVICES	4
 
-/* Record the devices created from now on, with these options (the sink
- * is filled in: each device's log goes to memory).
+/* Record the devices created from now on, with these options; without
+ * a path or a write callback in them, each device's log goes to memory.
  */
 extern bool rec_test_record;
 extern struct ordma_rec_opts rec_test_opts;
