@@ -284,6 +284,14 @@ bool ordma_replay_parse(const void *buf, size_t len,
 			return false;
 		}
 		if (e->kind == ORDMA_REPLAY_TRAILER) {
+			if (e->b != log->n) {
+				free(ps.blobs);
+				ordma_replay_log_free(log);
+				snprintf(err, errlen, "the trailer counts %" PRIu64
+					 " records, the log has %zu", e->b,
+					 log->n);
+				return false;
+			}
 			log->has_trailer = true;
 			log->stop_reason = (uint32_t)e->a;
 			log->dedup_saved = get64(b + off + 8 + 16);

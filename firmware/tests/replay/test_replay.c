@@ -319,30 +319,6 @@ TEST(replay_dedup_same_replay_smaller_log)
 	rec_test_free();
 }
 
-/* What recording costs the session (the simulated host's own work
- * included): figures only.
- */
-TEST(replay_recording_overhead)
-{
-	struct ordma_rec_opts opts = { 0 };
-	double plain = 1e9, rec = 1e9, t;
-	unsigned int i;
-
-	for (i = 0; i < 3; i++) {
-		t = now_s();
-		REQUIRE(rc_session());
-		t = now_s() - t;
-		plain = t < plain ? t : plain;
-		t = now_s();
-		REQUIRE(record_session(&opts));
-		t = now_s() - t;
-		rec = t < rec ? t : rec;
-		rec_test_free();
-	}
-	NOTE("session %.1f ms, recorded %.1f ms (best of 3, ASan build)",
-	     plain * 1e3, rec * 1e3);
-}
-
 /* ------------------------------------------------------------------ */
 /* An entry point called from inside a HAL call                        */
 /* ------------------------------------------------------------------ */
@@ -358,6 +334,124 @@ static void nested_log(void *ctx, enum ordma_fw_log_level level,
 		ordma_rec_can_receive(nested_rec);
 	}
 	fake_hal_ops.log(ctx, level, msg);
+}
+
+static bool has_kind(const struct ordma_replay_log *log, unsigned int kind)
+{
+	size_t i;
+
+	for (i = 0; i < log->n; i++)
+		if (log->ev[i].kind == kind)
+			return true;
+	return false;
+}
+
+/* One device through every entry point of ordma_fw.h */
+TEST(replay_every_entry_point)
+{
+	static const uint8_t peer[6] = { 0x02, 0, 0, 0, 0, 0x99 };
+	struct ordma_replay_result res;
+	struct ordma_replay_log log;
+	struct drv_ring tx, rx;
+	struct drv_eq eq;
+	uint8_t frame[200];
+	unsigned int kind;
+	struct drv d;
+	size_t len;
+
+	rec_test_opts = (struct ordma_rec_opts){ 0 };
+	rec_test_record = true;
+	REQUIRE(drv_open(&d, 4));
+	rec_test_record = false;
+	REQUIRE(drv_eq_open(&d, &eq, ORDMA_EQ_TYPE_COMP, 1, 6));
+	REQUIRE(drv_ring_open(&d, &tx, ORDMA_ETH_RING_TX, 4, eq.eqn));
+	REQUIRE(drv_ring_open(&d, &rx, ORDMA_ETH_RING_RX, 4, eq.eqn));
+	REQUIRE_EQ(drv_port_up(&d), OK);
+	drv_rx_post(&d, &rx, 4, 2048);
+	len = drv_build_frame(frame, d.cfg.mac, peer, 0x0800, 186);
+	CHECK(ordma_fw_can_receive(d.fw));
+	ordma_fw_rx_frame(d.fw, frame, len);
+	CHECK_EQ(drv_desc_flags(&d, &rx, 0), len | ORDMA_ETH_DESC_DONE);
+	drv_tx(&d, &tx, frame, len);
+	CHECK_EQ(d.hal.tx_count, 1);
+	fake_advance(&d.hal, 1000000000ULL);	/* heartbeats */
+	CHECK(d.hal.timer_fired > 0);
+	ordma_fw_set_link(d.fw, false);
+	ordma_fw_set_link(d.fw, true);
+	ordma_fw_bus_master_enabled(d.fw);
+	ordma_fw_reset(d.fw);
+	drv_close(&d);
+
+	REQUIRE(parse(0, &log));
+	for (kind = ORDMA_REPLAY_CREATE; kind <= ORDMA_REPLAY_TIMER_EXPIRED;
+	     kind++)
+		if (!CHECK(has_kind(&log, kind)))
+			NOTE("no %s in the log", ordma_replay_kind_name(kind));
+	CHECK(has_kind(&log, ORDMA_REPLAY_TX_FRAME));
+	CHECK(has_kind(&log, ORDMA_REPLAY_MSIX));
+	CHECK_EQ(ordma_replay_run(&log, &res), ORDMA_REPLAY_SAME);
+	if (res.what[0])
+		NOTE("event %" PRIu64 ": %s", res.event, res.what);
+	CHECK_EQ(res.replayed, log.n - 1);
+	ordma_replay_log_free(&log);
+	rec_test_free();
+}
+
+/*
+ * Any prefix of a log (a host that died) replays as far as it goes; a
+ * damaged log is refused or diverges, and never takes the replay down.
+ */
+TEST(replay_cut_or_damaged_logs)
+{
+	struct ordma_rec_opts opts = { 0 };
+	struct ordma_replay_result res;
+	struct ordma_replay_log log;
+	unsigned int k, outcome[3] = { 0 };
+	const uint8_t *buf;
+	uint8_t *copy;
+	char err[256];
+	size_t len;
+
+	REQUIRE(record_session(&opts));
+	buf = rec_test_log(1, &len);
+	REQUIRE(buf);
+	copy = malloc(len);
+	REQUIRE(copy);
+	memcpy(copy, buf, len);
+	for (k = 1; k < 8; k++) {
+		size_t cut = len * k / 8;
+
+		REQUIRE(ordma_replay_parse(copy, cut, &log, err, sizeof(err)));
+		CHECK(!log.has_trailer);
+		CHECK_EQ(ordma_replay_run(&log, &res), ORDMA_REPLAY_SAME);
+		ordma_replay_log_free(&log);
+	}
+
+	copy[3] ^= 1;
+	CHECK(!ordma_replay_parse(copy, len, &log, err, sizeof(err)));
+	copy[3] ^= 1;
+	copy[8] = ORDMA_REPLAY_VERSION + 1;
+	CHECK(!ordma_replay_parse(copy, len, &log, err, sizeof(err)));
+	CHECK(strstr(err, "version") != NULL);
+	copy[8] = ORDMA_REPLAY_VERSION;
+
+	for (k = 0; k < 8; k++) {
+		size_t pos = ORDMA_REPLAY_HEADER_SIZE +
+			     (len - ORDMA_REPLAY_HEADER_SIZE) * k / 8 + 3;
+
+		memcpy(copy, buf, len);
+		copy[pos] ^= 0x5a;
+		if (!ordma_replay_parse(copy, len, &log, err, sizeof(err))) {
+			outcome[ORDMA_REPLAY_BAD_LOG]++;
+			continue;
+		}
+		outcome[ordma_replay_run(&log, &res)]++;
+		ordma_replay_log_free(&log);
+	}
+	NOTE("8 damaged logs: %u replayed, %u diverged, %u refused",
+	     outcome[0], outcome[1], outcome[2]);
+	free(copy);
+	rec_test_free();
 }
 
 static size_t count_sink(void *arg, const void *data, size_t len)
