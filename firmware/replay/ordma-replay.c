@@ -57,7 +57,8 @@ static void dump(const struct ordma_replay_log *log)
 	       log->cfg.speed_mbps, log->max_bytes);
 	for (i = 0; i < log->n; i++) {
 		ordma_replay_describe(&log->ev[i], d, sizeof(d));
-		printf("%zu %s%s\n", i + 1, d, log->ev[i].ref ? " (dedup)" : "");
+		printf("%zu %s%s\n", i + 1, d,
+		       log->ev[i].ref ? " (dedup)" : "");
 	}
 }
 

@@ -210,7 +210,9 @@ static void rec_emit(struct ordma_rec *rec, enum ordma_replay_kind kind,
 
 	if (!rec->recording)
 		return;
-	if (has_payload && len > UINT32_MAX) {
+	/* body_len is 32 bits */
+	if (has_payload && len > UINT32_MAX - REC_FIXED_MAX -
+				 ORDMA_REPLAY_PAYLOAD_HDR_SIZE) {
 		rec_finish(rec, ORDMA_REPLAY_STOP_SIZE_CAP);
 		return;
 	}

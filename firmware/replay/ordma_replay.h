@@ -117,12 +117,12 @@ enum ordma_replay_kind {
 
 /* Why the recording ended (TRAILER reason) */
 enum ordma_replay_stop {
-	ORDMA_REPLAY_STOP_DESTROYED	= 0,	/* ordma_fw_destroy: complete */
-	ORDMA_REPLAY_STOP_SIZE_CAP	= 1,	/* the next record did not fit */
+	ORDMA_REPLAY_STOP_DESTROYED	= 0,	/* the log is complete */
+	ORDMA_REPLAY_STOP_SIZE_CAP	= 1,	/* next record did not fit */
 	ORDMA_REPLAY_STOP_WRITE_ERROR	= 2,	/* the sink refused bytes */
-	ORDMA_REPLAY_STOP_NESTED	= 3,	/* entry from inside a HAL call */
-	ORDMA_REPLAY_STOP_CREATE_FAILED	= 4,	/* ordma_fw_create gave NULL */
-	ORDMA_REPLAY_STOP_FINISHED	= 5,	/* host ended it, device lives */
+	ORDMA_REPLAY_STOP_NESTED	= 3,	/* entry inside a HAL call */
+	ORDMA_REPLAY_STOP_CREATE_FAILED	= 4,	/* ordma_fw_create: NULL */
+	ORDMA_REPLAY_STOP_FINISHED	= 5,	/* host ended it early */
 };
 
 #endif /* ORDMA_REPLAY_H */

@@ -129,9 +129,11 @@ static bool parse_payload(struct parser *ps, struct ordma_replay_event *e,
 	e->len = len;
 	if (ref) {
 		if (left)
-			return parse_fail(ps, e->offset, "bytes after a reference");
+			return parse_fail(ps, e->offset,
+					  "bytes after a reference");
 		if (ref > ps->nblobs || ps->blobs[ref - 1].len != len)
-			return parse_fail(ps, e->offset, "bad payload reference");
+			return parse_fail(ps, e->offset,
+					  "bad payload reference");
 		e->data = ps->blobs[ref - 1].data;
 		e->ref = true;
 		return true;
@@ -287,9 +289,10 @@ bool ordma_replay_parse(const void *buf, size_t len,
 			if (e->b != log->n) {
 				free(ps.blobs);
 				ordma_replay_log_free(log);
-				snprintf(err, errlen, "the trailer counts %" PRIu64
-					 " records, the log has %zu", e->b,
-					 log->n);
+				snprintf(err, errlen,
+					 "the trailer counts %" PRIu64
+					 " records, the log has %zu",
+					 e->b, log->n);
 				return false;
 			}
 			log->has_trailer = true;
@@ -349,7 +352,7 @@ const char *ordma_replay_stop_name(uint32_t reason)
 	case ORDMA_REPLAY_STOP_DESTROYED: return "device destroyed";
 	case ORDMA_REPLAY_STOP_SIZE_CAP: return "size cap reached";
 	case ORDMA_REPLAY_STOP_WRITE_ERROR: return "write error";
-	case ORDMA_REPLAY_STOP_NESTED: return "entry point called from a HAL call";
+	case ORDMA_REPLAY_STOP_NESTED: return "entry point inside a HAL call";
 	case ORDMA_REPLAY_STOP_CREATE_FAILED: return "create failed";
 	case ORDMA_REPLAY_STOP_FINISHED: return "stopped by the host";
 	}
@@ -407,9 +410,14 @@ void ordma_replay_describe(const struct ordma_replay_event *e, char *buf,
 	}
 }
 
+/* Slots of the statistics: every kind up to WIRE_FAULTS, then the trailer */
+#define STATS_TRAILER	(ORDMA_REPLAY_WIRE_FAULTS + 1)
+#define STATS_SLOTS	(STATS_TRAILER + 1)
+
 void ordma_replay_print_stats(const struct ordma_replay_log *log, FILE *out)
 {
-	uint64_t count[0x42] = { 0 }, bytes[0x42] = { 0 }, saved[0x42] = { 0 };
+	uint64_t count[STATS_SLOTS] = { 0 }, bytes[STATS_SLOTS] = { 0 };
+	uint64_t saved[STATS_SLOTS] = { 0 };
 	uint64_t total = ORDMA_REPLAY_HEADER_SIZE;
 	unsigned int k;
 	size_t i;
@@ -417,9 +425,8 @@ void ordma_replay_print_stats(const struct ordma_replay_log *log, FILE *out)
 	for (i = 0; i < log->n; i++) {
 		const struct ordma_replay_event *e = &log->ev[i];
 
-		k = e->kind == ORDMA_REPLAY_TRAILER ? 0x41 : e->kind;
-		if (k > 0x41)
-			continue;
+		/* the parser let through no other kind */
+		k = e->kind == ORDMA_REPLAY_TRAILER ? STATS_TRAILER : e->kind;
 		count[k]++;
 		bytes[k] += e->rec_bytes;
 		if (e->ref)
@@ -428,12 +435,13 @@ void ordma_replay_print_stats(const struct ordma_replay_log *log, FILE *out)
 	}
 	fprintf(out, "%-20s %10s %12s %10s %12s\n", "kind", "records", "bytes",
 		"bytes/rec", "dedup saved");
-	for (k = 0; k <= 0x41; k++) {
+	for (k = 0; k < STATS_SLOTS; k++) {
 		if (!count[k])
 			continue;
-		fprintf(out, "%-20s %10" PRIu64 " %12" PRIu64 " %10.1f %12" PRIu64
-			"\n", ordma_replay_kind_name(k == 0x41 ?
-						     ORDMA_REPLAY_TRAILER : k),
+		fprintf(out, "%-20s %10" PRIu64 " %12" PRIu64 " %10.1f %12"
+			PRIu64 "\n",
+			ordma_replay_kind_name(k == STATS_TRAILER ?
+					       ORDMA_REPLAY_TRAILER : k),
 			count[k], bytes[k], (double)bytes[k] / (double)count[k],
 			saved[k]);
 	}
@@ -464,7 +472,8 @@ static bool is_hal_kind(unsigned int kind)
 
 static bool is_entry_kind(unsigned int kind)
 {
-	return kind >= ORDMA_REPLAY_CREATE && kind <= ORDMA_REPLAY_TIMER_EXPIRED;
+	return kind >= ORDMA_REPLAY_CREATE &&
+	       kind <= ORDMA_REPLAY_TIMER_EXPIRED;
 }
 
 static void rp_diverge(struct rp *r, const struct ordma_replay_event *want,
@@ -492,8 +501,9 @@ static bool bytes_differ(const uint8_t *want, size_t want_len,
 
 	for (i = 0; i < n; i++)
 		if (want[i] != got[i]) {
-			snprintf(buf, len, "byte %zu is 0x%02x, recorded 0x%02x",
-				 i, got[i], want[i]);
+			snprintf(buf, len,
+				 "byte %zu is 0x%02x, recorded 0x%02x", i,
+				 got[i], want[i]);
 			return true;
 		}
 	if (want_len != got_len) {
@@ -550,8 +560,8 @@ rp_match(struct rp *r, const struct ordma_replay_event *got)
 		case ORDMA_REPLAY_WIRE_FAULTS:
 			same = want->b == got->b;
 			if (!same)
-				snprintf(detail, sizeof(detail),
-					 "%" PRIu64 " counters, recorded %" PRIu64,
+				snprintf(detail, sizeof(detail), "%" PRIu64
+					 " counters, recorded %" PRIu64,
 					 got->b, want->b);
 			break;
 		}
