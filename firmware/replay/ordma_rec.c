@@ -210,6 +210,14 @@ static void rec_emit(struct ordma_rec *rec, enum ordma_replay_kind kind,
 
 	if (!rec->recording)
 		return;
+	/* The firmware calls the HAL only from its entry points, unless its
+	 * internals are called directly: what that did is not in the log.
+	 */
+	if (kind >= ORDMA_REPLAY_NOW_NS && kind <= ORDMA_REPLAY_WIRE_FAULTS &&
+	    !rec->depth) {
+		rec_finish(rec, ORDMA_REPLAY_STOP_OUTSIDE_ENTRY);
+		return;
+	}
 	/* body_len is 32 bits */
 	if (has_payload && len > UINT32_MAX - REC_FIXED_MAX -
 				 ORDMA_REPLAY_PAYLOAD_HDR_SIZE) {
@@ -359,8 +367,7 @@ static void rec_log(void *ctx, enum ordma_fw_log_level level,
 
 	put32(f, level);
 	rec_emit(rec, ORDMA_REPLAY_LOG, f, sizeof(f), true, msg, strlen(msg));
-	if (rec->host_ops->log)
-		rec->host_ops->log(rec->host_ctx, level, msg);
+	rec->host_ops->log(rec->host_ctx, level, msg);
 }
 
 static void rec_wire_drops(void *ctx, uint64_t *tx, uint64_t *rx)
@@ -393,11 +400,24 @@ static void rec_wire_faults(void *ctx, uint64_t *faults)
 /* Creation                                                            */
 /* ------------------------------------------------------------------ */
 
+static uint32_t rec_hal_mask(const struct ordma_hal_ops *ops)
+{
+	return (ops->dma_read ? ORDMA_REPLAY_HAL_DMA_READ : 0) |
+	       (ops->dma_write ? ORDMA_REPLAY_HAL_DMA_WRITE : 0) |
+	       (ops->msix_notify ? ORDMA_REPLAY_HAL_MSIX_NOTIFY : 0) |
+	       (ops->tx_frame ? ORDMA_REPLAY_HAL_TX_FRAME : 0) |
+	       (ops->now_ns ? ORDMA_REPLAY_HAL_NOW_NS : 0) |
+	       (ops->timer_arm ? ORDMA_REPLAY_HAL_TIMER_ARM : 0) |
+	       (ops->log ? ORDMA_REPLAY_HAL_LOG : 0) |
+	       (ops->wire_drops ? ORDMA_REPLAY_HAL_WIRE_DROPS : 0) |
+	       (ops->wire_faults ? ORDMA_REPLAY_HAL_WIRE_FAULTS : 0);
+}
+
 static bool rec_open(struct ordma_rec *rec, const struct ordma_fw_config *cfg,
 		     const struct ordma_rec_opts *opts)
 {
 	uint8_t h[ORDMA_REPLAY_HEADER_SIZE] = { 0 }, *p;
-	uint32_t flags = 0;
+	uint32_t flags;
 
 	rec->max_bytes = opts->max_bytes ? opts->max_bytes :
 			 ORDMA_REC_DEFAULT_MAX_BYTES;
@@ -423,10 +443,7 @@ static bool rec_open(struct ordma_rec *rec, const struct ordma_fw_config *cfg,
 		return false;
 	}
 
-	if (rec->host_ops->wire_drops)
-		flags |= ORDMA_REPLAY_F_WIRE_DROPS;
-	if (rec->host_ops->wire_faults)
-		flags |= ORDMA_REPLAY_F_WIRE_FAULTS;
+	flags = rec_hal_mask(rec->host_ops);
 	memcpy(h, ORDMA_REPLAY_MAGIC, 8);
 	p = put16(h + 8, ORDMA_REPLAY_VERSION);
 	p = put16(p, ORDMA_REPLAY_HEADER_SIZE);
@@ -448,21 +465,25 @@ struct ordma_rec *ordma_rec_create(const struct ordma_hal_ops *ops, void *ctx,
 				   const struct ordma_fw_config *cfg,
 				   const struct ordma_rec_opts *opts)
 {
-	struct ordma_rec *rec = calloc(1, sizeof(*rec));
+	struct ordma_rec *rec;
 
+	/* as ordma_fw_create(): no device without a HAL and a config */
+	if (!ops || !cfg)
+		return NULL;
+	rec = calloc(1, sizeof(*rec));
 	if (!rec)
 		return NULL;
 	rec->host_ops = ops;
 	rec->host_ctx = ctx;
 	rec->ops = (struct ordma_hal_ops) {
-		.dma_read = rec_dma_read,
-		.dma_write = rec_dma_write,
-		.msix_notify = rec_msix_notify,
-		.tx_frame = rec_tx_frame,
-		.now_ns = rec_now_ns,
-		.timer_arm = rec_timer_arm,
-		.log = rec_log,
-		/* the firmware sees the optional calls the host has */
+		/* the firmware sees the calls the host has, and no others */
+		.dma_read = ops->dma_read ? rec_dma_read : NULL,
+		.dma_write = ops->dma_write ? rec_dma_write : NULL,
+		.msix_notify = ops->msix_notify ? rec_msix_notify : NULL,
+		.tx_frame = ops->tx_frame ? rec_tx_frame : NULL,
+		.now_ns = ops->now_ns ? rec_now_ns : NULL,
+		.timer_arm = ops->timer_arm ? rec_timer_arm : NULL,
+		.log = ops->log ? rec_log : NULL,
 		.wire_drops = ops->wire_drops ? rec_wire_drops : NULL,
 		.wire_faults = ops->wire_faults ? rec_wire_faults : NULL,
 	};

@@ -63,7 +63,8 @@ struct ordma_rec_stats {
 /*
  * Creates the firmware as ordma_fw_create() does.  opts NULL: no log.
  * Returns NULL if the firmware could not be created (the log, if any,
- * says so) or the log could not be opened or allocated.
+ * says so; without ops or cfg there is none) or the log could not be
+ * opened or allocated.
  */
 struct ordma_rec *ordma_rec_create(const struct ordma_hal_ops *ops, void *ctx,
 				   const struct ordma_fw_config *cfg,

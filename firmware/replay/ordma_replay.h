@@ -75,7 +75,7 @@
  *	 0 char magic[8]		ORDMA_REPLAY_MAGIC
  *	 8 u16 version			ORDMA_REPLAY_VERSION
  *	10 u16 header_size		ORDMA_REPLAY_HEADER_SIZE
- *	12 u32 flags			ORDMA_REPLAY_F_*
+ *	12 u32 hal			ORDMA_REPLAY_HAL_*
  *	16 u8 mac[6], 2 bytes 0
  *	24 char serial[16]		NUL padded, as in ordma_fw_config
  *	40 u32 num_vectors
@@ -84,8 +84,19 @@
  *	52 u32 wire_faults		ORDMA_WIRE_FAULTS of the recorder
  *	56 u64 max_bytes		the size cap of the log
  */
-#define ORDMA_REPLAY_F_WIRE_DROPS	0x1	/* the host had wire_drops */
-#define ORDMA_REPLAY_F_WIRE_FAULTS	0x2	/* the host had wire_faults */
+/* The HAL operations the host had (the others were NULL): the replay
+ * offers the firmware the same, as some are optional and the firmware
+ * refuses a HAL without the others.
+ */
+#define ORDMA_REPLAY_HAL_DMA_READ	0x001
+#define ORDMA_REPLAY_HAL_DMA_WRITE	0x002
+#define ORDMA_REPLAY_HAL_MSIX_NOTIFY	0x004
+#define ORDMA_REPLAY_HAL_TX_FRAME	0x008
+#define ORDMA_REPLAY_HAL_NOW_NS		0x010
+#define ORDMA_REPLAY_HAL_TIMER_ARM	0x020
+#define ORDMA_REPLAY_HAL_LOG		0x040
+#define ORDMA_REPLAY_HAL_WIRE_DROPS	0x080
+#define ORDMA_REPLAY_HAL_WIRE_FAULTS	0x100
 
 enum ordma_replay_kind {
 	/* entry points (inputs) */
@@ -123,6 +134,7 @@ enum ordma_replay_stop {
 	ORDMA_REPLAY_STOP_NESTED	= 3,	/* entry inside a HAL call */
 	ORDMA_REPLAY_STOP_CREATE_FAILED	= 4,	/* ordma_fw_create: NULL */
 	ORDMA_REPLAY_STOP_FINISHED	= 5,	/* host ended it early */
+	ORDMA_REPLAY_STOP_OUTSIDE_ENTRY	= 6,	/* HAL call, no entry point */
 };
 
 #endif /* ORDMA_REPLAY_H */

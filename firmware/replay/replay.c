@@ -242,7 +242,7 @@ static bool parse_header(const uint8_t *h, size_t len,
 			 log->version, ORDMA_REPLAY_VERSION);
 		return false;
 	}
-	log->flags = get32(h + 12);
+	log->hal = get32(h + 12);
 	memcpy(log->cfg.mac, h + 16, 6);
 	memcpy(log->cfg.serial, h + 24, 16);
 	log->cfg.num_vectors = get32(h + 40);
@@ -355,6 +355,8 @@ const char *ordma_replay_stop_name(uint32_t reason)
 	case ORDMA_REPLAY_STOP_NESTED: return "entry point inside a HAL call";
 	case ORDMA_REPLAY_STOP_CREATE_FAILED: return "create failed";
 	case ORDMA_REPLAY_STOP_FINISHED: return "stopped by the host";
+	case ORDMA_REPLAY_STOP_OUTSIDE_ENTRY:
+		return "HAL call outside an entry point";
 	}
 	return "unknown reason";
 }
@@ -714,6 +716,10 @@ static bool rp_call(struct rp *r, struct ordma_fw **fw,
 	return false;
 }
 
+/* The replay's HAL has the operations the recording host had */
+#define HAL_OP(log, name, fn) \
+	((log)->hal & ORDMA_REPLAY_HAL_##name ? (fn) : NULL)
+
 static enum ordma_replay_outcome bad_log(struct ordma_replay_result *res,
 					 size_t i, const char *why)
 {
@@ -731,17 +737,15 @@ enum ordma_replay_outcome ordma_replay_run(const struct ordma_replay_log *log,
 
 	memset(res, 0, sizeof(*res));
 	r.ops = (struct ordma_hal_ops) {
-		.dma_read = rp_dma_read,
-		.dma_write = rp_dma_write,
-		.msix_notify = rp_msix_notify,
-		.tx_frame = rp_tx_frame,
-		.now_ns = rp_now_ns,
-		.timer_arm = rp_timer_arm,
-		.log = rp_log,
-		.wire_drops = log->flags & ORDMA_REPLAY_F_WIRE_DROPS ?
-			      rp_wire_drops : NULL,
-		.wire_faults = log->flags & ORDMA_REPLAY_F_WIRE_FAULTS ?
-			       rp_wire_faults : NULL,
+		.dma_read = HAL_OP(log, DMA_READ, rp_dma_read),
+		.dma_write = HAL_OP(log, DMA_WRITE, rp_dma_write),
+		.msix_notify = HAL_OP(log, MSIX_NOTIFY, rp_msix_notify),
+		.tx_frame = HAL_OP(log, TX_FRAME, rp_tx_frame),
+		.now_ns = HAL_OP(log, NOW_NS, rp_now_ns),
+		.timer_arm = HAL_OP(log, TIMER_ARM, rp_timer_arm),
+		.log = HAL_OP(log, LOG, rp_log),
+		.wire_drops = HAL_OP(log, WIRE_DROPS, rp_wire_drops),
+		.wire_faults = HAL_OP(log, WIRE_FAULTS, rp_wire_faults),
 	};
 	while (r.next < log->n && !r.diverged && !r.ended) {
 		const struct ordma_replay_event *e = &log->ev[r.next];

@@ -30,7 +30,7 @@ struct ordma_replay_event {
 
 struct ordma_replay_log {
 	uint16_t version;
-	uint32_t flags;			/* ORDMA_REPLAY_F_* */
+	uint32_t hal;			/* ORDMA_REPLAY_HAL_* */
 	struct ordma_fw_config cfg;
 	uint32_t wire_faults;
 	uint64_t max_bytes;

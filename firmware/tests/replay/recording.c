@@ -19,6 +19,7 @@ struct rec_test_dev {
 
 bool rec_test_record;
 struct ordma_rec_opts rec_test_opts;
+void (*rec_test_on_destroy)(unsigned int n);
 static struct rec_test_dev rec_test_devs[REC_TEST_DEVICES];
 static unsigned int rec_test_ndevs;
 
@@ -107,6 +108,8 @@ void rec_test_fw_destroy(struct ordma_fw *fw)
 			ordma_rec_destroy(rec_test_devs[i].rec);
 			rec_test_devs[i].fw = NULL;
 			rec_test_devs[i].rec = NULL;
+			if (rec_test_on_destroy)
+				rec_test_on_destroy(i);
 			return;
 		}
 	ordma_fw_destroy(fw);

@@ -24,6 +24,8 @@
  */
 extern bool rec_test_record;
 extern struct ordma_rec_opts rec_test_opts;
+/* Called when the log of the n-th recorded device is complete */
+extern void (*rec_test_on_destroy)(unsigned int n);
 
 /* The log of the n-th recorded device (complete once it is destroyed) */
 const uint8_t *rec_test_log(unsigned int n, size_t *len);
