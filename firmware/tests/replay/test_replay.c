@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ordma_test.h"
+#include "platform/fw_platform.h"
 #include "transport/pair.h"
 #include "replay/ordma_replay.h"
 #include "replay/replay.h"
@@ -461,6 +462,23 @@ static size_t count_sink(void *arg, const void *data, size_t len)
 	return len;
 }
 
+/* A log in a fixed buffer: what does not fit is refused */
+struct mem_log {
+	uint8_t buf[4096];
+	size_t len;
+};
+
+static size_t mem_sink(void *arg, const void *data, size_t len)
+{
+	struct mem_log *out = arg;
+
+	if (len > sizeof(out->buf) - out->len)
+		return 0;
+	memcpy(out->buf + out->len, data, len);
+	out->len += len;
+	return len;
+}
+
 TEST(replay_nested_entry_stops_recording)
 {
 	struct ordma_hal_ops ops = fake_hal_ops;
@@ -490,6 +508,62 @@ TEST(replay_nested_entry_stops_recording)
 	ordma_rec_destroy(nested_rec);
 	nested_rec = NULL;
 	fake_hal_fini(&h);
+}
+
+/*
+ * The firmware sees the host's HAL as it is: without log() it formats no
+ * log line, without dma_read it refuses to be created; a HAL call from
+ * outside any entry point (firmware internals called directly) ends the
+ * log, which still replays.
+ */
+TEST(replay_recorder_mirrors_the_host_hal)
+{
+	struct ordma_hal_ops ops = fake_hal_ops;
+	struct ordma_replay_result res;
+	struct ordma_replay_log log;
+	struct ordma_fw_config cfg;
+	struct ordma_rec_stats st;
+	struct ordma_rec *rec;
+	struct fake_hal h;
+	struct mem_log out = { .len = 0 };
+	char err[256];
+	size_t counted = 0;
+	struct ordma_rec_opts opts = {
+		.write = count_sink, .write_arg = &counted,
+	};
+
+	drv_default_config(&cfg);
+	REQUIRE(fake_hal_init(&h));
+	CHECK(!ordma_rec_create(NULL, &h, &cfg, &opts));
+	CHECK(!ordma_rec_create(&ops, &h, NULL, &opts));
+	ops.dma_read = NULL;
+	CHECK(!ordma_rec_create(&ops, &h, &cfg, &opts));
+	CHECK(counted > 0);		/* the log of a failed create */
+
+	ops = fake_hal_ops;
+	ops.log = NULL;
+	opts.write = mem_sink;
+	opts.write_arg = &out;
+	rec = ordma_rec_create(&ops, &h, &cfg, &opts);
+	REQUIRE(rec);
+	ordma_rec_reg_read(rec, 0xfff0, 4);	/* a guest error, unlogged */
+	/* firmware internals: the clock, read outside any entry point */
+	fw_now(ordma_rec_fw(rec));
+	ordma_rec_get_stats(rec, &st);
+	CHECK(!st.recording);
+	CHECK_EQ(st.stop_reason, ORDMA_REPLAY_STOP_OUTSIDE_ENTRY);
+	ordma_rec_destroy(rec);
+	fake_hal_fini(&h);
+
+	REQUIRE(out.len < sizeof(out.buf));
+	REQUIRE(ordma_replay_parse(out.buf, out.len, &log, err, sizeof(err)));
+	CHECK(!(log.hal & ORDMA_REPLAY_HAL_LOG));
+	CHECK(log.hal & ORDMA_REPLAY_HAL_DMA_READ);
+	CHECK(!has_kind(&log, ORDMA_REPLAY_LOG));
+	CHECK(has_kind(&log, ORDMA_REPLAY_REG_READ));
+	CHECK_EQ(log.stop_reason, ORDMA_REPLAY_STOP_OUTSIDE_ENTRY);
+	CHECK_EQ(ordma_replay_run(&log, &res), ORDMA_REPLAY_SAME);
+	ordma_replay_log_free(&log);
 }
 
 /* ------------------------------------------------------------------ */
