@@ -287,12 +287,12 @@ bool ordma_replay_parse(const void *buf, size_t len,
 		}
 		if (e->kind == ORDMA_REPLAY_TRAILER) {
 			if (e->b != log->n) {
-				free(ps.blobs);
-				ordma_replay_log_free(log);
 				snprintf(err, errlen,
 					 "the trailer counts %" PRIu64
 					 " records, the log has %zu",
 					 e->b, log->n);
+				free(ps.blobs);
+				ordma_replay_log_free(log);
 				return false;
 			}
 			log->has_trailer = true;

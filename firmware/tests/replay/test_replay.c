@@ -435,6 +435,10 @@ TEST(replay_cut_or_damaged_logs)
 	CHECK(!ordma_replay_parse(copy, len, &log, err, sizeof(err)));
 	CHECK(strstr(err, "version") != NULL);
 	copy[8] = ORDMA_REPLAY_VERSION;
+	/* the trailer's record count, 8 bytes into its body */
+	copy[len - ORDMA_REPLAY_TRAILER_SIZE + ORDMA_REPLAY_REC_HDR_SIZE + 8]++;
+	CHECK(!ordma_replay_parse(copy, len, &log, err, sizeof(err)));
+	CHECK(strstr(err, "the trailer counts") != NULL);
 
 	for (k = 0; k < 8; k++) {
 		size_t pos = ORDMA_REPLAY_HEADER_SIZE +
