@@ -39,8 +39,8 @@ static void die(const char *why)
 	exit(1);
 }
 
-/* The session; returns the ns per operation of its data phase. */
-static double session(void)
+/* The run; returns the ns per operation of its data phase. */
+static double run_ops(void)
 {
 	struct ordma_cqe cqe;
 	struct side *a, *b;
@@ -104,7 +104,7 @@ static double best_of(const struct ordma_rec_opts *opts, size_t len[2])
 		if (opts)
 			rec_test_opts = *opts;
 		rec_test_record = opts != NULL;
-		t = session();
+		t = run_ops();
 		rec_test_record = false;
 		if (!r || t < best)
 			best = t;

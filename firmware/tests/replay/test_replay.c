@@ -34,8 +34,8 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The session; true if both operations completed as they should. */
-static bool rc_session(void)
+/* The exchange; true if both operations completed as they should. */
+static bool rc_exchange(void)
 {
 	struct side *a, *b;
 	struct tcfg c;
@@ -80,14 +80,14 @@ static bool rc_session(void)
 	return ok;
 }
 
-/* Records the session on both devices with opts; false if it failed. */
-static bool record_session(const struct ordma_rec_opts *opts)
+/* Records the exchange on both devices with opts; false if it failed. */
+static bool record_exchange(const struct ordma_rec_opts *opts)
 {
 	bool ok;
 
 	rec_test_opts = *opts;
 	rec_test_record = true;
-	ok = rc_session();
+	ok = rc_exchange();
 	rec_test_record = false;
 	return ok;
 }
@@ -139,12 +139,12 @@ static void note_sizes(const struct ordma_replay_log *log, size_t len)
 	fclose(f);
 }
 
-TEST(replay_rc_session_no_divergence)
+TEST(replay_rc_exchange_no_divergence)
 {
 	struct ordma_rec_opts opts = { 0 };
 	unsigned int dev;
 
-	REQUIRE(record_session(&opts));
+	REQUIRE(record_exchange(&opts));
 	for (dev = 0; dev < 2; dev++) {
 		struct ordma_replay_result res;
 		struct ordma_replay_log log;
@@ -190,7 +190,7 @@ TEST(replay_planted_bug_diverges_at_its_write)
 	struct ordma_replay_log log;
 	uint64_t want;
 
-	REQUIRE(record_session(&opts));
+	REQUIRE(record_exchange(&opts));
 	REQUIRE(parse(1, &log));
 	want = first_event(&log, ORDMA_REPLAY_DMA_WRITE, RCQ_LO, RCQ_HI);
 	REQUIRE(want > 0);
@@ -223,7 +223,7 @@ TEST(replay_tampered_output_diverges_there)
 	size_t len, i, seen = 0;
 	char err[256];
 
-	REQUIRE(record_session(&opts));
+	REQUIRE(record_exchange(&opts));
 	buf = rec_test_log(0, &len);
 	REQUIRE(buf);
 	copy = malloc(len);
@@ -273,7 +273,7 @@ TEST(replay_size_cap_stops_recording)
 	struct ordma_replay_log log;
 	size_t len;
 
-	REQUIRE(record_session(&opts));
+	REQUIRE(record_exchange(&opts));
 	REQUIRE(parse(0, &log));
 	rec_test_log(0, &len);
 	CHECK(len <= opts.max_bytes);
@@ -298,11 +298,11 @@ TEST(replay_dedup_same_replay_smaller_log)
 	uint64_t saved = 0;
 	unsigned int dev;
 
-	REQUIRE(record_session(&plain));
+	REQUIRE(record_exchange(&plain));
 	rec_test_log(0, &plain_len[0]);
 	rec_test_log(1, &plain_len[1]);
 	rec_test_free();
-	REQUIRE(record_session(&dedup));
+	REQUIRE(record_exchange(&dedup));
 	for (dev = 0; dev < 2; dev++) {
 		REQUIRE(parse(dev, &log));
 		rec_test_log(dev, &len);
@@ -413,7 +413,7 @@ TEST(replay_cut_or_damaged_logs)
 	char err[256];
 	size_t len;
 
-	REQUIRE(record_session(&opts));
+	REQUIRE(record_exchange(&opts));
 	buf = rec_test_log(1, &len);
 	REQUIRE(buf);
 	copy = malloc(len);
@@ -588,7 +588,7 @@ TEST(replay_tool_replays_a_log_file)
 
 	if (!tool)
 		SKIP("ORDMA_REPLAY_TOOL not set");
-	REQUIRE(record_session(&opts));
+	REQUIRE(record_exchange(&opts));
 	buf = rec_test_log(1, &len);
 	REQUIRE(buf);
 	fd = mkstemp(path);
