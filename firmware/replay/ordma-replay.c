@@ -4,7 +4,8 @@
  * a recording host wrote (replay/ordma_replay.h).
  *
  *	ordma-replay LOG		replay; exit 0 if no divergence, 1 at
- *					the first one, 2 for a bad log
+ *					the first one (with the events of the
+ *					log up to it), 2 for a bad log
  *	ordma-replay --dump LOG		the events, one a line
  *	ordma-replay --stats LOG	records and bytes by kind
  */
@@ -62,6 +63,19 @@ static void dump(const struct ordma_replay_log *log)
 	}
 }
 
+/* The recorded events before a divergence and the one it happened at */
+static void print_context(const struct ordma_replay_log *log,
+			  uint64_t event)
+{
+	uint64_t first = event > 5 ? event - 5 : 1, i;
+	char d[300];
+
+	for (i = first; i <= event && i <= log->n; i++) {
+		ordma_replay_describe(&log->ev[i - 1], d, sizeof(d));
+		printf("  %s %" PRIu64 " %s\n", i == event ? ">" : " ", i, d);
+	}
+}
+
 /* How the recording ended, if not with the device */
 static const char *end_note(const struct ordma_replay_log *log)
 {
@@ -115,10 +129,13 @@ int main(int argc, char **argv)
 		if (out == ORDMA_REPLAY_SAME)
 			printf("%s: %" PRIu64 " events replayed, no divergence"
 			       "%s\n", path, res.replayed, end_note(&log));
-		else if (out == ORDMA_REPLAY_DIVERGED)
+		else if (out == ORDMA_REPLAY_DIVERGED) {
 			printf("%s: divergence at event %" PRIu64 ": %s\n"
-			       "%s: %" PRIu64 " events replayed before it\n",
-			       path, res.event, res.what, path, res.replayed);
+			       "%s: %" PRIu64 " events replayed before it; "
+			       "the log there:\n", path, res.event, res.what,
+			       path, res.replayed);
+			print_context(&log, res.event);
+		}
 		else
 			printf("%s: bad log: %s\n", path, res.what);
 	}

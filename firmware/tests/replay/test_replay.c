@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "ordma_test.h"
 #include "platform/fw_platform.h"
@@ -574,40 +575,89 @@ TEST(replay_recorder_mirrors_the_host_hal)
 /* The tool                                                            */
 /* ------------------------------------------------------------------ */
 
+/* Runs the tool on a log; its exit status, or -1.  *found counts the
+ * lines of its output that contain one of the n strings of want.
+ */
+static int run_tool(const char *tool, const uint8_t *buf, size_t len,
+		    const char *const *want, unsigned int n,
+		    unsigned int *found)
+{
+	char path[] = "/tmp/ordma-replay-test.XXXXXX";
+	char cmd[512], line[512];
+	unsigned int i;
+	int fd, status;
+	FILE *f, *p;
+
+	*found = 0;
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "wb");
+	if (!f || fwrite(buf, 1, len, f) != len) {
+		if (f)
+			fclose(f);
+		unlink(path);
+		return -1;
+	}
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", tool, path);
+	p = popen(cmd, "r");
+	if (!p) {
+		unlink(path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), p)) {
+		line[strcspn(line, "\n")] = 0;
+		NOTE("%s", line);
+		for (i = 0; i < n; i++)
+			if (strstr(line, want[i]))
+				(*found)++;
+	}
+	status = pclose(p);
+	unlink(path);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 TEST(replay_tool_replays_a_log_file)
 {
 	const char *tool = getenv("ORDMA_REPLAY_TOOL");
-	char path[] = "/tmp/ordma-replay-test.XXXXXX";
 	struct ordma_rec_opts opts = { 0 };
-	char cmd[512], line[512];
-	bool said = false;
+	struct ordma_replay_log log;
+	const char *ok = "events replayed, no divergence";
+	char diverged[64], marked[64], err[256];
+	const char *want[] = { diverged, marked };
+	unsigned int found;
 	const uint8_t *buf;
-	size_t len;
-	FILE *f, *p;
-	int fd;
+	uint64_t event = 0;
+	uint8_t *copy;
+	size_t len, i;
 
 	if (!tool)
 		SKIP("ORDMA_REPLAY_TOOL not set");
 	REQUIRE(record_exchange(&opts));
 	buf = rec_test_log(1, &len);
 	REQUIRE(buf);
-	fd = mkstemp(path);
-	REQUIRE(fd >= 0);
-	f = fdopen(fd, "wb");
-	REQUIRE(f);
-	CHECK_EQ(fwrite(buf, 1, len, f), len);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", tool, path);
-	p = popen(cmd, "r");
-	REQUIRE(p);
-	while (fgets(line, sizeof(line), p)) {
-		line[strcspn(line, "\n")] = 0;
-		NOTE("%s", line);
-		if (strstr(line, "events replayed, no divergence"))
-			said = true;
-	}
-	CHECK_EQ(pclose(p), 0);
-	CHECK(said);
-	unlink(path);
+	CHECK_EQ(run_tool(tool, buf, len, &ok, 1, &found), 0);
+	CHECK_EQ(found, 1);
+
+	/* the first frame B sent, one bit off: exit status 1, the event
+	 * named and marked in the events shown
+	 */
+	copy = malloc(len);
+	REQUIRE(copy);
+	memcpy(copy, buf, len);
+	REQUIRE(ordma_replay_parse(copy, len, &log, err, sizeof(err)));
+	for (i = 0; i < log.n && !event; i++)
+		if (log.ev[i].kind == ORDMA_REPLAY_TX_FRAME && !log.ev[i].ref)
+			event = i + 1;
+	REQUIRE(event > 0);
+	((uint8_t *)log.ev[event - 1].data)[30] ^= 4;
+	ordma_replay_log_free(&log);
+	snprintf(diverged, sizeof(diverged), "divergence at event %" PRIu64
+		 ":", event);
+	snprintf(marked, sizeof(marked), "> %" PRIu64 " tx_frame", event);
+	CHECK_EQ(run_tool(tool, copy, len, want, 2, &found), 1);
+	CHECK_EQ(found, 2);
+	free(copy);
 	rec_test_free();
 }
