@@ -17,9 +17,8 @@
  *	TRAILER record			(missing if the host died)
  *
  * Record header: u16 kind (enum ordma_replay_kind), u16 flags (0),
- * u32 body_len.  A reader skips the body of a kind it does not know
- * only if the version tells it that this is allowed: version 1 has no
- * optional kinds, so an unknown kind is a malformed log.
+ * u32 body_len.  Version 1 has no optional kinds: a kind the reader
+ * does not know makes the log malformed.
  *
  * Bodies (offsets in bytes):
  *
@@ -41,7 +40,7 @@
  *	TIMER_ARM	0 u64 expire_ns
  *	LOG		0 u32 level, 4 payload: the message, no NUL
  *	WIRE_DROPS	0 u64 tx, 8 u64 rx
- *	WIRE_FAULTS	0 u32 n, then n u64 counters
+ *	WIRE_FAULTS	0 u32 n, 4 u32 0, 8 n u64 counters
  *	TRAILER		0 u32 reason (enum ordma_replay_stop), 4 u32 0,
  *			8 u64 records before the trailer,
  *			16 u64 payload bytes saved by de-duplication
