@@ -11,6 +11,7 @@
 #include "objects/fw_verbs.h"
 #include "objects/fw_qp.h"
 #include "platform/fw_platform.h"
+#include "transport/fw_transport.h"
 
 #define FW_AQ_BASE_ALIGN	4096u
 #define FW_CTRL_KNOWN_BITS	(ORDMA_CTRL_ENABLE | ORDMA_CTRL_RESET)

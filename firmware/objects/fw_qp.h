@@ -30,8 +30,8 @@
 #include <stdint.h>
 
 #include "fw_priv.h"
+#include "objects/fw_qp_tp_state.h"
 #include "objects/fw_verbs.h"
-#include "transport/fw_transport.h"
 
 /* Device limits; QUERY_DEVICE reports the same numbers. */
 #define FW_MAX_QP			1024	/* QP numbers 0..1023 */
@@ -144,8 +144,9 @@ struct fw_qp {
 	struct fw_wq rq;
 	struct fw_qp_attr attr;
 
-	/* Transport state, owned by the engine.  MODIFY_QP loads the PSNs
-	 * from SQ_PSN / RQ_PSN; QUERY_QP reports them as they are now.
+	/* Transport state, owned by the engine (types: fw_qp_tp_state.h).
+	 * MODIFY_QP loads the PSNs from SQ_PSN / RQ_PSN; QUERY_QP reports
+	 * them as they are now.
 	 */
 	uint32_t next_psn;		/* requester: PSN of the next packet */
 	uint32_t expected_psn;		/* responder: PSN expected next */

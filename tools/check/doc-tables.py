@@ -368,6 +368,7 @@ def check_cap_flags(tap, tables, defines):
 # Firmware headers whose limits QUERY_DEVICE reports (firmware/device/
 # fw_caps.h), in include order
 CAPS_HEADERS = ['firmware/fw_priv.h', 'firmware/objects/fw_verbs.h',
+                'firmware/objects/fw_qp_tp_state.h',
                 'firmware/transport/fw_transport.h', 'firmware/objects/fw_qp.h',
                 'firmware/device/fw_caps.h']
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "objects/fw_qp.h"
+#include "transport/fw_transport.h"
 #include "drv.h"
 #include "link.h"
 
