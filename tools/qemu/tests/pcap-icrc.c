@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * pcap-icrc: checks the ICRC of every RoCEv2 frame of a pcapng capture
+ * of an ORDMA port (-device ordma,pcap=FILE) with the firmware's own
+ * ICRC code (firmware/wire/fw_icrc.c), and holds the result against the
+ * frame's comment: a frame the wire corrupted ("corrupt bit N") must
+ * fail its ICRC, every other one must pass.  Wireshark shows the ICRC
+ * of a RoCE frame but does not check it.
+ *
+ * Usage: pcap-icrc [-v] FILE...
+ *   -v   one line per RoCEv2 frame: number, direction, length, the ICRC
+ *        in the frame and as computed, good/bad, the comment
+ * The last line sums up every file:
+ *   "N frames, N RoCEv2: N ICRC good, N bad (N of them marked corrupt),
+ *    N marked corrupt with a good ICRC, N not checked (cut by the snap
+ *    length)"
+ * Exit status: 0 when the ICRCs agree with the comments, 1 when they do
+ * not, 2 for a file that cannot be read or is not well formed pcapng.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ordma-pcap-format.h"
+#include "fw_roce_wire.h"
+
+#define ETH_HLEN        14
+#define ETH_VLAN        0x8100
+#define ETH_IPV4        0x0800
+#define ETH_IPV6        0x86dd
+#define IPV6_HLEN       40
+#define UDP_HLEN        8
+#define BTH_LEN         12
+#define ICRC_LEN        4
+#define ROCE_PORT       4791
+
+typedef struct Totals {
+    unsigned long frames, roce, good, bad, bad_marked, good_marked, cut;
+} Totals;
+
+static uint16_t get16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+/*
+ * A RoCEv2 frame: the offset of its IP header, the IP header's length
+ * and the length from the IP header to the end of the UDP datagram.
+ */
+static bool roce_packet(const uint8_t *f, size_t len, size_t *l3,
+                        size_t *ip_hlen, size_t *pkt_len)
+{
+    size_t off = ETH_HLEN, hl, udp, ip_end;
+    uint16_t type;
+
+    if (len < ETH_HLEN) {
+        return false;
+    }
+    type = get16(f + 12);
+    if (type == ETH_VLAN) {
+        if (len < ETH_HLEN + 4) {
+            return false;
+        }
+        type = get16(f + 16);
+        off += 4;
+    }
+    if (type == ETH_IPV4) {
+        if (len - off < 20 || f[off] >> 4 != 4 || f[off + 9] != 17) {
+            return false;
+        }
+        hl = (size_t)(f[off] & 0xf) * 4;
+        ip_end = off + get16(f + off + 2);
+    } else if (type == ETH_IPV6) {
+        if (len - off < IPV6_HLEN || f[off] >> 4 != 6 || f[off + 6] != 17) {
+            return false;
+        }
+        hl = IPV6_HLEN;
+        ip_end = off + IPV6_HLEN + get16(f + off + 4);
+    } else {
+        return false;
+    }
+    udp = off + hl;
+    if (hl < 20 || ip_end > len || ip_end < udp + UDP_HLEN ||
+        get16(f + udp + 2) != ROCE_PORT ||
+        get16(f + udp + 4) < UDP_HLEN + BTH_LEN + ICRC_LEN ||
+        udp + get16(f + udp + 4) > ip_end) {
+        return false;
+    }
+    *l3 = off;
+    *ip_hlen = hl;
+    *pkt_len = udp + get16(f + udp + 4) - off;
+    return true;
+}
+
+static bool marked_corrupt(const OrdmaPcapBlock *b)
+{
+    static const char mark[] = "corrupt";
+    size_t i;
+
+    for (i = 0; b->comment && i + sizeof(mark) - 1 <= b->comment_len; i++) {
+        if (!memcmp(b->comment + i, mark, sizeof(mark) - 1)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Reads a whole file; NULL (errno) on failure */
+static uint8_t *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf = NULL;
+    size_t cap = 0, n = 0, got;
+
+    if (!f) {
+        return NULL;
+    }
+    do {
+        if (n == cap) {
+            uint8_t *nb;
+
+            cap = cap ? cap * 2 : 1 << 20;
+            nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                errno = ENOMEM;
+                return NULL;
+            }
+            buf = nb;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+    } while (got);
+    if (ferror(f)) {
+        free(buf);
+        fclose(f);
+        errno = EIO;
+        return NULL;
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static int check_file(const char *path, bool verbose, Totals *t)
+{
+    OrdmaPcapReader r;
+    OrdmaPcapBlock b;
+    unsigned long n = 0;
+    size_t len = 0;
+    uint8_t *buf = read_file(path, &len);
+    int ret;
+
+    if (!buf) {
+        fprintf(stderr, "pcap-icrc: %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    ordma_pcap_reader_init(&r, buf, len);
+    while ((ret = ordma_pcap_read(&r, &b)) == 1) {
+        size_t l3, ip_hlen, pkt_len;
+        uint32_t want, got;
+        bool corrupt, good;
+
+        if (b.type != ORDMA_PCAP_BT_EPB) {
+            continue;
+        }
+        n++;
+        t->frames++;
+        if (!roce_packet(b.data, b.caplen, &l3, &ip_hlen, &pkt_len)) {
+            /* cut by the snap length: an IP frame may have been RoCE */
+            if (b.caplen < b.origlen && b.caplen >= ETH_HLEN &&
+                (get16(b.data + 12) == ETH_IPV4 ||
+                 get16(b.data + 12) == ETH_IPV6 ||
+                 get16(b.data + 12) == ETH_VLAN)) {
+                t->cut++;
+            }
+            continue;
+        }
+        t->roce++;
+        corrupt = marked_corrupt(&b);
+        want = fw_roce_icrc(b.data + l3, ip_hlen, pkt_len);
+        got = (uint32_t)b.data[l3 + pkt_len - 4] |
+              (uint32_t)b.data[l3 + pkt_len - 3] << 8 |
+              (uint32_t)b.data[l3 + pkt_len - 2] << 16 |
+              (uint32_t)b.data[l3 + pkt_len - 1] << 24;
+        good = want == got;
+        if (good) {
+            t->good++;
+            t->good_marked += corrupt;
+        } else {
+            t->bad++;
+            t->bad_marked += corrupt;
+        }
+        if (verbose || good == corrupt) {
+            printf("%s: frame %lu %s %u bytes: ICRC %08x, computed %08x: "
+                   "%s%s%.*s%s\n", path, n,
+                   b.has_flags && (b.flags & 3) == ORDMA_PCAP_DIR_IN ? "in" :
+                   "out", b.origlen, got, want, good ? "good" : "bad",
+                   b.comment ? " (" : "", (int)b.comment_len,
+                   b.comment ? b.comment : "", b.comment ? ")" : "");
+        }
+    }
+    free(buf);
+    if (ret < 0) {
+        fprintf(stderr, "pcap-icrc: %s: not well formed pcapng at byte %zu: "
+                "%s\n", path, r.off, r.error);
+        return 2;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    Totals t = { 0 };
+    bool verbose = false;
+    int i = 1, rc = 0;
+
+    if (i < argc && !strcmp(argv[i], "-v")) {
+        verbose = true;
+        i++;
+    }
+    if (i >= argc) {
+        fprintf(stderr, "usage: pcap-icrc [-v] FILE...\n");
+        return 2;
+    }
+    for (; i < argc; i++) {
+        int r = check_file(argv[i], verbose, &t);
+
+        rc = r > rc ? r : rc;
+    }
+    printf("%lu frames, %lu RoCEv2: %lu ICRC good, %lu bad (%lu of them "
+           "marked corrupt), %lu marked corrupt with a good ICRC, %lu not "
+           "checked (cut by the snap length)\n", t.frames, t.roce, t.good,
+           t.bad, t.bad_marked, t.good_marked, t.cut);
+    if (!rc && (t.bad != t.bad_marked || t.good_marked)) {
+        rc = 1;
+    }
+    return rc;
+}
