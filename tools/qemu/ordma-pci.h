@@ -35,8 +35,14 @@
  *   cable.wire.lock     the impairments' settings, generator and frames
  *                       in hand (ordma-wire.h); a leaf, dropped before a
  *                       frame leaves.
+ *   pcap.lock           the capture file, its block buffer and counters
+ *                       (ordma-pcap.h); a leaf, taken by any thread
+ *                       that sends or receives a frame (with or without
+ *                       fw_lock or the BQL, never with wire.lock or
+ *                       inbox_lock), held for one write to the file.
  * Without a lock (atomics): msix_async, cable.rx_stalled, cable.stop,
- * cable.link_up, cable.local_peer, the cable's and wire's counters.
+ * cable.link_up, cable.local_peer, the cable's and wire's counters,
+ * pcap.on and pcap.frames.
  *
  * What must never wait for what:
  *   - A holder of fw_lock never waits for the BQL: DMA reaches RAM only
@@ -55,6 +61,11 @@
  *     lost as in a full fault log), and a pass-through context entry is
  *     used without switching the address space to its fast path.
  *   - No thread waits for another device's fw_lock while holding one.
+ *   - The capture's pcap.lock is held for one write(2) of one block to
+ *     the capture file and nothing else: a thread inside the firmware
+ *     or the engine waits at most for another frame's write, never for
+ *     the BQL.  Opening, switching and closing the file (qom-set) take
+ *     it under the BQL, after the new file was created.
  *   - Frames leave only from inside the firmware, and PAUSE frames from
  *     the engine or from inside a firmware: once the engine was joined
  *     and the cable marked dead under fw_lock, no thread sends on it.
@@ -68,6 +79,7 @@
 #include "hw/pci/pci.h"
 #include "net/net.h"
 #include "ordma-wire.h"
+#include "ordma-pcap.h"
 
 #define TYPE_ORDMA_PCI "ordma"
 OBJECT_DECLARE_SIMPLE_TYPE(OrdmaState, ORDMA_PCI)
@@ -171,6 +183,7 @@ struct OrdmaState {
     bool link_pending;
 
     OrdmaCable cable;
+    OrdmaPcap pcap;                 /* pcap=: the port's capture */
 
     /* properties */
     char *serial;

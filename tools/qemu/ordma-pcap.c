@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ORDMA device model: the port's capture.
+ *
+ * With pcap=FILE the port writes every frame it sends and receives to
+ * FILE as pcapng (ordma-pcap-format.h): one interface, named after the
+ * device's id, nanosecond host (wall clock) timestamps, each frame with
+ * its direction, and each frame the wire impaired with a comment that
+ * says how (loss, corrupt bit N, dup, reorder, late N us, delay N us).
+ * What is written is what a tap on the cable would see, plus the
+ * frames the wire dropped (marked "loss"):
+ *
+ *   outbound  every frame as it leaves the port, after the wire's
+ *             impairments (a corrupted frame with its bit flipped, both
+ *             copies of a duplicate, a delayed or reordered frame when
+ *             it actually leaves), and the MAC's PAUSE frames;
+ *   inbound   every frame handed to the port's firmware (frames the
+ *             cable dropped before the port -- a full socket buffer or
+ *             inbox, the link down, another sender -- never reach it
+ *             and are not written).
+ *
+ * pcap-snaplen keeps at most that many bytes of each frame (0, the
+ * default: whole frames).  Both are QOM properties, set at start or with
+ * qom-set while the guest runs: setting pcap opens the new file (empty)
+ * before the old one is closed, "" stops the capture; setting
+ * pcap-snaplen during a capture starts a new interface description in
+ * the same file.  pcap-frames (read only) counts the frames written to
+ * the current file.
+ *
+ * Threads (the table is in ordma-pci.h): frames are written by whichever
+ * thread sends or receives them -- a vCPU, the main loop, the engine --
+ * most of them inside the port's firmware.  pcap.lock is a leaf: its
+ * holder formats one block and writes it to the file with one system
+ * call, and waits for nothing else; the settings change under the BQL.
+ * One write per frame means a capture is whole up to its last frame
+ * whenever QEMU stops, and can be read while it runs.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/error-report.h"
+#include "qemu/timer.h"
+#include "qapi/error.h"
+#include "qapi/visitor.h"
+#include "hw/qdev-core.h"
+
+#include "ordma-pci.h"
+
+/* What the section header names as the application that wrote the file */
+#define ORDMA_PCAP_APPL         "QEMU ordma device model"
+
+static const char *ordma_pcap_ifname(OrdmaState *s)
+{
+    return DEVICE(s)->id ? DEVICE(s)->id : s->ident;
+}
+
+/* Writes a whole block; false if the file did not take all of it */
+static bool ordma_pcap_put(int fd, const uint8_t *buf, size_t len)
+{
+    return len && qemu_write_full(fd, buf, len) == (ssize_t)len;
+}
+
+/*
+ * Creates path with its section header and interface description;
+ * returns the file descriptor, or -1 with errp set.
+ */
+static int ordma_pcap_create(OrdmaState *s, const char *path,
+                             uint32_t snaplen, Error **errp)
+{
+    uint8_t hdr[512];
+    size_t n;
+    int fd;
+
+    fd = qemu_create(path, O_WRONLY | O_TRUNC | O_CLOEXEC, 0644, errp);
+    if (fd < 0) {
+        return -1;
+    }
+    n = ordma_pcap_shb(hdr, sizeof(hdr), ORDMA_PCAP_APPL);
+    if (!ordma_pcap_put(fd, hdr, n)) {
+        goto err;
+    }
+    n = ordma_pcap_idb(hdr, sizeof(hdr), ordma_pcap_ifname(s), snaplen);
+    if (!ordma_pcap_put(fd, hdr, n)) {
+        goto err;
+    }
+    return fd;
+err:
+    error_setg_errno(errp, errno, "cannot write the capture file %s", path);
+    close(fd);
+    return -1;
+}
+
+/* Under the BQL: from now on frames go to fd (-1: none) */
+static void ordma_pcap_switch(OrdmaState *s, int fd)
+{
+    OrdmaPcap *p = &s->pcap;
+    int old;
+
+    qemu_mutex_lock(&p->lock);
+    old = p->fd;
+    if (old >= 0 && p->errors) {
+        warn_report("%s: capture %s: %" PRIu64 " frames could not be "
+                    "written", s->ident, p->path, p->errors);
+    }
+    p->fd = fd;
+    p->ifid = 0;
+    p->errors = 0;
+    qatomic_set(&p->frames, 0);
+    qatomic_set(&p->on, fd >= 0);
+    qemu_mutex_unlock(&p->lock);
+    if (old >= 0) {
+        close(old);
+    }
+}
+
+static void ordma_pcap_write(OrdmaState *s, unsigned int dir,
+                             const void *frame, size_t len,
+                             const OrdmaPcapMarks *marks)
+{
+    OrdmaPcap *p = &s->pcap;
+    char comment[ORDMA_PCAP_COMMENT_MAX];
+    size_t need, n;
+
+    ordma_pcap_comment(marks, comment, sizeof(comment));
+    qemu_mutex_lock(&p->lock);
+    if (p->fd < 0) {
+        goto out;
+    }
+    need = ordma_pcap_epb_size(len, p->snaplen, comment);
+    if (need > p->buf_size) {
+        p->buf = g_realloc(p->buf, need);
+        p->buf_size = need;
+    }
+    /* taken under the lock: the file's timestamps never go back */
+    n = ordma_pcap_epb(p->buf, p->buf_size, p->ifid,
+                       qemu_clock_get_ns(QEMU_CLOCK_HOST), dir, frame, len,
+                       p->snaplen, comment);
+    if (ordma_pcap_put(p->fd, p->buf, n)) {
+        qatomic_set(&p->frames, p->frames + 1);
+    } else {
+        p->errors++;
+    }
+out:
+    qemu_mutex_unlock(&p->lock);
+}
+
+void ordma_pcap_tx(OrdmaState *s, const void *frame, size_t len,
+                   const OrdmaPcapMarks *marks)
+{
+    if (qatomic_read(&s->pcap.on)) {
+        ordma_pcap_write(s, ORDMA_PCAP_DIR_OUT, frame, len, marks);
+    }
+}
+
+void ordma_pcap_rx(OrdmaState *s, const void *frame, size_t len)
+{
+    if (qatomic_read(&s->pcap.on)) {
+        ordma_pcap_write(s, ORDMA_PCAP_DIR_IN, frame, len, NULL);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Life cycle                                                          */
+/* ------------------------------------------------------------------ */
+
+void ordma_pcap_instance_init(OrdmaState *s)
+{
+    s->pcap.fd = -1;
+}
+
+/* At realize, before any frame can be sent or received */
+bool ordma_pcap_open(OrdmaState *s, Error **errp)
+{
+    OrdmaPcap *p = &s->pcap;
+    int fd = -1;
+
+    if (p->path) {
+        fd = ordma_pcap_create(s, p->path, p->snaplen, errp);
+        if (fd < 0) {
+            return false;
+        }
+    }
+    qemu_mutex_init(&p->lock);
+    p->ready = true;
+    ordma_pcap_switch(s, fd);
+    return true;
+}
+
+/* Once no thread sends or receives any more */
+void ordma_pcap_close(OrdmaState *s)
+{
+    OrdmaPcap *p = &s->pcap;
+
+    if (!p->ready) {
+        return;
+    }
+    ordma_pcap_switch(s, -1);
+    p->ready = false;
+    qemu_mutex_destroy(&p->lock);
+    g_free(p->buf);
+    p->buf = NULL;
+    p->buf_size = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Properties                                                          */
+/* ------------------------------------------------------------------ */
+
+static char *ordma_pcap_get_path(Object *obj, Error **errp)
+{
+    return g_strdup(ORDMA_PCI(obj)->pcap.path ?: "");
+}
+
+static void ordma_pcap_set_path(Object *obj, const char *value, Error **errp)
+{
+    OrdmaState *s = ORDMA_PCI(obj);
+    OrdmaPcap *p = &s->pcap;
+    int fd = -1;
+
+    if (p->ready) {
+        if (*value) {
+            fd = ordma_pcap_create(s, value, p->snaplen, errp);
+            if (fd < 0) {
+                return;             /* the capture goes on as it was */
+            }
+        }
+        ordma_pcap_switch(s, fd);
+    }
+    g_free(p->path);
+    p->path = *value ? g_strdup(value) : NULL;
+}
+
+static void ordma_pcap_get_snaplen(Object *obj, Visitor *v, const char *name,
+                                   void *opaque, Error **errp)
+{
+    uint32_t val = qatomic_read(&ORDMA_PCI(obj)->pcap.snaplen);
+
+    visit_type_uint32(v, name, &val, errp);
+}
+
+static void ordma_pcap_set_snaplen(Object *obj, Visitor *v, const char *name,
+                                   void *opaque, Error **errp)
+{
+    OrdmaState *s = ORDMA_PCI(obj);
+    OrdmaPcap *p = &s->pcap;
+    uint8_t idb[512];
+    uint32_t val;
+    size_t n;
+
+    if (!visit_type_uint32(v, name, &val, errp)) {
+        return;
+    }
+    if (!p->ready) {
+        p->snaplen = val;
+        return;
+    }
+    qemu_mutex_lock(&p->lock);
+    if (p->fd >= 0 && val != p->snaplen) {
+        /* the frames from here on belong to a new interface */
+        n = ordma_pcap_idb(idb, sizeof(idb), ordma_pcap_ifname(s), val);
+        if (!ordma_pcap_put(p->fd, idb, n)) {
+            qemu_mutex_unlock(&p->lock);
+            error_setg_errno(errp, errno, "cannot write the capture file %s",
+                             p->path);
+            return;
+        }
+        p->ifid++;
+    }
+    qatomic_set(&p->snaplen, val);
+    qemu_mutex_unlock(&p->lock);
+}
+
+static void ordma_pcap_get_frames(Object *obj, Visitor *v, const char *name,
+                                  void *opaque, Error **errp)
+{
+    uint64_t val = qatomic_read(&ORDMA_PCI(obj)->pcap.frames);
+
+    visit_type_uint64(v, name, &val, errp);
+}
+
+void ordma_pcap_class_init(ObjectClass *klass)
+{
+    ObjectProperty *op;
+
+    object_class_property_add_str(klass, "pcap", ordma_pcap_get_path,
+                                  ordma_pcap_set_path);
+    object_class_property_set_description(klass, "pcap",
+        "pcapng file of the frames the port sends and receives "
+        "(\"\": no capture); can be switched at run time");
+    op = object_class_property_add(klass, "pcap-snaplen", "uint32",
+                                   ordma_pcap_get_snaplen,
+                                   ordma_pcap_set_snaplen, NULL, NULL);
+    object_property_set_default_uint(op, 0);
+    object_class_property_set_description(klass, "pcap-snaplen",
+        "bytes of each frame the capture keeps (0: the whole frame)");
+    object_class_property_add(klass, "pcap-frames", "uint64",
+                              ordma_pcap_get_frames, NULL, NULL, NULL);
+    object_class_property_set_description(klass, "pcap-frames",
+        "frames written to the current capture file (read only)");
+}
