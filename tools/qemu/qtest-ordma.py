@@ -1441,6 +1441,8 @@ def run_pcap(qemu):
             tap('pcap: delay: marked "delay 20000 us"',
                 seqs(got) == [500] and [f[1] for f in new] == ['delay 20000 us'],
                 new)
+            tx.send([roce_frame(0x123, 6, bytes(range(64)))])
+            recv_frames(peer, 1)
             clean = roce_frame(0x123, 7, bytes(range(64)))
             got, new = burst({'wire-corrupt-ppm': 1000000}, [clean], 1)
             m = re.match(r'corrupt bit (\d+)$', new[0][1]) if len(new) == 1 else None
@@ -1471,9 +1473,12 @@ def run_pcap(qemu):
                 ts is None or (ts[0] == len(frames) and ts[1] == 0 and ts[2] == 0),
                 ts if ts is not None else 'no tshark')
             rc, line = pcap_icrc(cap1)
-            tap('pcap: pcap-icrc: the one RoCEv2 frame marked corrupt has a bad '
-                'ICRC, the clean one sent before a good one',
-                rc == 0 and '1 bad (1 of them marked corrupt)' in line, (rc, line))
+            tap('pcap: pcap-icrc: of 2 RoCEv2 frames the one marked corrupt has '
+                'a bad ICRC, the other a good one; it counts the marks',
+                rc == 0 and '2 RoCEv2: 1 ICRC good, 1 bad (1 of them marked '
+                'corrupt), 0 marked corrupt with a good ICRC' in line and
+                line.endswith('marks: 3 loss, 1 reorder, 2 dup, 1 corrupt, '
+                              '1 delay'), (rc, line))
 
             # ---- run time: snap length, another file, none
             out = qt.qom_set('nic0', 'pcap-snaplen', 20)

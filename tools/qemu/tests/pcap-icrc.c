@@ -11,9 +11,12 @@
  *   -v   one line per RoCEv2 frame: number, direction, length, the ICRC
  *        in the frame and as computed, good/bad, the comment
  * The last line sums up every file:
- *   "N frames, N RoCEv2: N ICRC good, N bad (N of them marked corrupt),
- *    N marked corrupt with a good ICRC, N not checked (cut by the snap
- *    length)"
+ *   "N frames (N out, N in), N RoCEv2: N ICRC good, N bad (N of them
+ *    marked corrupt), N marked corrupt with a good ICRC, N not checked
+ *    (cut by the snap length); marks: N loss, N reorder, N dup,
+ *    N corrupt, N delay"
+ * (frames a mark names, as the port's wire-injected-* counters and its
+ * exit report count them).
  * Exit status: 0 when the ICRCs agree with the comments, 1 when they do
  * not, 2 for a file that cannot be read or is not well formed pcapng.
  */
@@ -37,8 +40,15 @@
 #define ICRC_LEN        4
 #define ROCE_PORT       4791
 
+/* the marks counted, in the order of the port's wire fault report */
+static const char *const mark_names[] = {
+    "loss", "reorder", "dup", "corrupt", "delay",
+};
+#define MARKS (sizeof(mark_names) / sizeof(mark_names[0]))
+
 typedef struct Totals {
-    unsigned long frames, roce, good, bad, bad_marked, good_marked, cut;
+    unsigned long frames, out, in, roce, good, bad, bad_marked, good_marked;
+    unsigned long cut, marks[MARKS];
 } Totals;
 
 static uint16_t get16(const uint8_t *p)
@@ -95,17 +105,37 @@ static bool roce_packet(const uint8_t *f, size_t len, size_t *l3,
     return true;
 }
 
-static bool marked_corrupt(const OrdmaPcapBlock *b)
+/*
+ * Counts the marks of a frame's comment ("corrupt bit 12, dup": each
+ * mark's first word); returns whether it says corrupt.
+ */
+static bool count_marks(const OrdmaPcapBlock *b, Totals *t)
 {
-    static const char mark[] = "corrupt";
-    size_t i;
+    const char *c = b->comment, *end = c + b->comment_len;
+    bool corrupt = false;
 
-    for (i = 0; b->comment && i + sizeof(mark) - 1 <= b->comment_len; i++) {
-        if (!memcmp(b->comment + i, mark, sizeof(mark) - 1)) {
-            return true;
+    while (c && c < end) {
+        size_t word = 0, m;
+
+        while (c + word < end && c[word] != ' ' && c[word] != ',') {
+            word++;
+        }
+        for (m = 0; m < MARKS; m++) {
+            if (word == strlen(mark_names[m]) &&
+                !memcmp(c, mark_names[m], word)) {
+                t->marks[m]++;
+                corrupt |= !strcmp(mark_names[m], "corrupt");
+            }
+        }
+        /* on to the next mark, after ", " */
+        while (c < end && *c != ',') {
+            c++;
+        }
+        while (c < end && (*c == ',' || *c == ' ')) {
+            c++;
         }
     }
-    return false;
+    return corrupt;
 }
 
 /* Reads a whole file; NULL (errno) on failure */
@@ -170,6 +200,12 @@ static int check_file(const char *path, bool verbose, Totals *t)
         }
         n++;
         t->frames++;
+        if (b.has_flags && (b.flags & 3) == ORDMA_PCAP_DIR_IN) {
+            t->in++;
+        } else if (b.has_flags && (b.flags & 3) == ORDMA_PCAP_DIR_OUT) {
+            t->out++;
+        }
+        corrupt = count_marks(&b, t);
         if (!roce_packet(b.data, b.caplen, &l3, &ip_hlen, &pkt_len)) {
             /* cut by the snap length: an IP frame may have been RoCE */
             if (b.caplen < b.origlen && b.caplen >= ETH_HLEN &&
@@ -181,7 +217,6 @@ static int check_file(const char *path, bool verbose, Totals *t)
             continue;
         }
         t->roce++;
-        corrupt = marked_corrupt(&b);
         want = fw_roce_icrc(b.data + l3, ip_hlen, pkt_len);
         got = (uint32_t)b.data[l3 + pkt_len - 4] |
               (uint32_t)b.data[l3 + pkt_len - 3] << 8 |
@@ -232,10 +267,12 @@ int main(int argc, char **argv)
 
         rc = r > rc ? r : rc;
     }
-    printf("%lu frames, %lu RoCEv2: %lu ICRC good, %lu bad (%lu of them "
-           "marked corrupt), %lu marked corrupt with a good ICRC, %lu not "
-           "checked (cut by the snap length)\n", t.frames, t.roce, t.good,
-           t.bad, t.bad_marked, t.good_marked, t.cut);
+    printf("%lu frames (%lu out, %lu in), %lu RoCEv2: %lu ICRC good, %lu "
+           "bad (%lu of them marked corrupt), %lu marked corrupt with a good "
+           "ICRC, %lu not checked (cut by the snap length); marks: %lu loss, "
+           "%lu reorder, %lu dup, %lu corrupt, %lu delay\n", t.frames, t.out,
+           t.in, t.roce, t.good, t.bad, t.bad_marked, t.good_marked, t.cut,
+           t.marks[0], t.marks[1], t.marks[2], t.marks[3], t.marks[4]);
     if (!rc && (t.bad != t.bad_marked || t.good_marked)) {
         rc = 1;
     }
