@@ -25,7 +25,9 @@
  * before the old one is closed, "" stops the capture; setting
  * pcap-snaplen during a capture starts a new interface description in
  * the same file.  pcap-frames (read only) counts the frames written to
- * the current file.
+ * the current file; writing pcap-mark puts a marker frame with a
+ * comment into it (tools/vm/run-vm.sh --pcap marks where each selftest
+ * begins and ends).
  *
  * Threads (the table is in ordma-pci.h): frames are written by whichever
  * thread sends or receives them -- a vCPU, the main loop, the engine --
@@ -44,6 +46,9 @@
 #include "hw/qdev-core.h"
 
 #include "ordma-pci.h"
+
+/* A marker frame (pcap-mark): the minimum Ethernet frame */
+#define ORDMA_PCAP_MARK_LEN     60
 
 /* What the section header names as the application that wrote the file */
 #define ORDMA_PCAP_APPL         "QEMU ordma device model"
@@ -269,6 +274,46 @@ static void ordma_pcap_set_snaplen(Object *obj, Visitor *v, const char *name,
     qemu_mutex_unlock(&p->lock);
 }
 
+/*
+ * pcap-mark: a marker in the capture, e.g. between two tests: a
+ * broadcast frame of the local experimental EtherType 0x88b5 from the
+ * port's MAC, carrying the text, with no direction and the comment
+ * "mark: TEXT".  Not counted in pcap-frames.
+ */
+static void ordma_pcap_set_mark(Object *obj, const char *value, Error **errp)
+{
+    OrdmaState *s = ORDMA_PCI(obj);
+    OrdmaPcap *p = &s->pcap;
+    g_autofree char *comment = g_strdup_printf("mark: %s", value);
+    uint8_t frame[ORDMA_PCAP_MARK_LEN] = { 0 };
+    size_t need, n;
+
+    if (!p->ready) {
+        error_setg(errp, "pcap-mark: the device is not realized");
+        return;
+    }
+    memset(frame, 0xff, 6);
+    memcpy(frame + 6, s->conf.macaddr.a, 6);
+    frame[12] = 0x88;
+    frame[13] = 0xb5;
+    memcpy(frame + 14, value, MIN(strlen(value), sizeof(frame) - 14));
+    qemu_mutex_lock(&p->lock);
+    if (p->fd >= 0) {
+        need = ordma_pcap_epb_size(sizeof(frame), 0, comment);
+        if (need > p->buf_size) {
+            p->buf = g_realloc(p->buf, need);
+            p->buf_size = need;
+        }
+        n = ordma_pcap_epb(p->buf, p->buf_size, p->ifid,
+                           qemu_clock_get_ns(QEMU_CLOCK_HOST), 0, frame,
+                           sizeof(frame), 0, comment);
+        if (!ordma_pcap_put(p->fd, p->buf, n)) {
+            p->errors++;
+        }
+    }
+    qemu_mutex_unlock(&p->lock);
+}
+
 static void ordma_pcap_get_frames(Object *obj, Visitor *v, const char *name,
                                   void *opaque, Error **errp)
 {
@@ -292,6 +337,10 @@ void ordma_pcap_class_init(ObjectClass *klass)
     object_property_set_default_uint(op, 0);
     object_class_property_set_description(klass, "pcap-snaplen",
         "bytes of each frame the capture keeps (0: the whole frame)");
+    object_class_property_add_str(klass, "pcap-mark", NULL,
+                                  ordma_pcap_set_mark);
+    object_class_property_set_description(klass, "pcap-mark",
+        "writes a marker frame with this text to the capture (write only)");
     object_class_property_add(klass, "pcap-frames", "uint64",
                               ordma_pcap_get_frames, NULL, NULL, NULL);
     object_class_property_set_description(klass, "pcap-frames",

@@ -1467,6 +1467,19 @@ def run_pcap(qemu):
                 st and len(sent_frames) == st[0] + n['dup'] - n['loss'],
                 (n, st and st[0], len(sent_frames)))
 
+            # ---- a marker: no direction, a comment, not counted as a frame
+            nframes = qt.qom_get('nic0', 'pcap-frames')
+            out = qt.qom_set('nic0', 'pcap-mark', 'selftest_x')
+            blocks = pcapng_read(cap1)
+            last = blocks[-1]
+            tap('pcap: pcap-mark writes a marker frame with no direction, '
+                'commented "mark: selftest_x"',
+                out == '' and last['type'] == 'epb' and last['dir'] == 0 and
+                last['comment'] == 'mark: selftest_x' and
+                last['data'][12:24] == b'\x88\xb5selftest_x' and
+                qt.qom_get('nic0', 'pcap-frames') == nframes, (out, last))
+            frames = pcap_frames(cap1)
+
             # ---- the file reads back in tshark; the ICRC checker agrees
             ts = tshark_check(cap1)
             tap('pcap: tshark reads every frame, none malformed',

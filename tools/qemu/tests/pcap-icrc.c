@@ -200,12 +200,15 @@ static int check_file(const char *path, bool verbose, Totals *t)
         }
         n++;
         t->frames++;
+        /* a marker (pcap-mark) has no direction, and is no frame's mark */
+        corrupt = false;
         if (b.has_flags && (b.flags & 3) == ORDMA_PCAP_DIR_IN) {
             t->in++;
+            corrupt = count_marks(&b, t);
         } else if (b.has_flags && (b.flags & 3) == ORDMA_PCAP_DIR_OUT) {
             t->out++;
+            corrupt = count_marks(&b, t);
         }
-        corrupt = count_marks(&b, t);
         if (!roce_packet(b.data, b.caplen, &l3, &ip_hlen, &pkt_len)) {
             /* cut by the snap length: an IP frame may have been RoCE */
             if (b.caplen < b.origlen && b.caplen >= ETH_HLEN &&
