@@ -1488,8 +1488,8 @@ def run_pcap(qemu):
             rc, line = pcap_icrc(cap1)
             tap('pcap: pcap-icrc: of 2 RoCEv2 frames the one marked corrupt has '
                 'a bad ICRC, the other a good one; it counts the marks',
-                rc == 0 and '2 RoCEv2: 1 ICRC good, 1 bad (1 of them marked '
-                'corrupt), 0 marked corrupt with a good ICRC' in line and
+                rc == 0 and 'RoCEv2 out 2: ICRC 1 good, 1 bad, 0 bad not '
+                'marked corrupt, 0 marked corrupt but good' in line and
                 line.endswith('marks: 3 loss, 1 reorder, 2 dup, 1 corrupt, '
                               '1 delay'), (rc, line))
 

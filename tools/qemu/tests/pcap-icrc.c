@@ -2,30 +2,40 @@
 /*
  * pcap-icrc: checks the ICRC of every RoCEv2 frame of a pcapng capture
  * of an ORDMA port (-device ordma,pcap=FILE) with the firmware's own
- * ICRC code (firmware/wire/fw_icrc.c), and holds the result against the
- * frame's comment: a frame the wire corrupted ("corrupt bit N") must
- * fail its ICRC, every other one must pass.  Wireshark shows the ICRC
- * of a RoCE frame but does not check it.
+ * ICRC code (firmware/wire/fw_icrc.c), and holds the result of each
+ * frame the port sent against its comment: a frame the wire corrupted
+ * ("corrupt bit N") must fail its ICRC, every other one must pass.  The
+ * frames the port received carry no comment (their sender's capture
+ * has it): their bad ICRCs are counted, to be compared with what the
+ * other end of the cable corrupted.  Wireshark shows the ICRC of a RoCE
+ * frame but does not check it.
  *
  * Usage: pcap-icrc [-v] FILE...
  *   -v   one line per RoCEv2 frame: number, direction, length, the ICRC
  *        in the frame and as computed, good/bad, the comment
  * The last line sums up every file:
- *   "N frames (N out, N in), N RoCEv2: N ICRC good, N bad (N of them
- *    marked corrupt), N marked corrupt with a good ICRC, N not checked
- *    (cut by the snap length); marks: N loss, N reorder, N dup,
- *    N corrupt, N delay"
- * (frames a mark names, as the port's wire-injected-* counters and its
- * exit report count them).
- * Exit status: 0 when the ICRCs agree with the comments, 1 when they do
- * not, 2 for a file that cannot be read or is not well formed pcapng.
+ *   "N frames: N out (N lost), N in; RoCEv2 out N: ICRC N good, N bad,
+ *    N bad not marked corrupt, N marked corrupt but good; RoCEv2 in N:
+ *    ICRC N good, N bad; N cut by the snap length; marks: N loss,
+ *    N reorder, N dup, N corrupt, N delay"
+ * where "lost" are the frames marked loss, and the marks are counted as
+ * the port's wire-injected-* counters and its exit report count the
+ * faults: the second copy of a corrupted frame that was duplicated is
+ * corrupted too (and marked so), but is one corruption.
+ * Exit status: 0 when the ICRCs of the frames sent agree with their
+ * comments, 1 when they do not, 2 for a file that cannot be read or is
+ * not well formed pcapng.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ordma-pcap-format.h"
 #include "fw_roce_wire.h"
@@ -45,10 +55,16 @@ static const char *const mark_names[] = {
     "loss", "reorder", "dup", "corrupt", "delay",
 };
 #define MARKS (sizeof(mark_names) / sizeof(mark_names[0]))
+#define MARK_LOSS       0
+#define MARK_DUP        2
+#define MARK_CORRUPT    3
+
+enum { OUT, IN };
 
 typedef struct Totals {
-    unsigned long frames, out, in, roce, good, bad, bad_marked, good_marked;
-    unsigned long cut, marks[MARKS];
+    unsigned long frames, dir[2], lost, cut, marks[MARKS];
+    unsigned long roce[2], good[2], bad[2];     /* RoCEv2 frames */
+    unsigned long bad_marked, good_marked;      /* out: marked corrupt */
 } Totals;
 
 static uint16_t get16(const uint8_t *p)
@@ -106,16 +122,17 @@ static bool roce_packet(const uint8_t *f, size_t len, size_t *l3,
 }
 
 /*
- * Counts the marks of a frame's comment ("corrupt bit 12, dup": each
- * mark's first word); returns whether it says corrupt.
+ * Counts the marks of the comment of a frame sent ("corrupt bit 12,
+ * dup": each mark's first word); returns whether it says corrupt.
  */
 static bool count_marks(const OrdmaPcapBlock *b, Totals *t)
 {
     const char *c = b->comment, *end = c + b->comment_len;
-    bool corrupt = false;
+    bool seen[MARKS] = { false };
+    size_t m;
 
     while (c && c < end) {
-        size_t word = 0, m;
+        size_t word = 0;
 
         while (c + word < end && c[word] != ' ' && c[word] != ',') {
             word++;
@@ -123,8 +140,7 @@ static bool count_marks(const OrdmaPcapBlock *b, Totals *t)
         for (m = 0; m < MARKS; m++) {
             if (word == strlen(mark_names[m]) &&
                 !memcmp(c, mark_names[m], word)) {
-                t->marks[m]++;
-                corrupt |= !strcmp(mark_names[m], "corrupt");
+                seen[m] = true;
             }
         }
         /* on to the next mark, after ", " */
@@ -135,45 +151,38 @@ static bool count_marks(const OrdmaPcapBlock *b, Totals *t)
             c++;
         }
     }
-    return corrupt;
+    for (m = 0; m < MARKS; m++) {
+        /* a corrupted frame's duplicate: the same corruption again */
+        if (seen[m] && !(m == MARK_CORRUPT && seen[MARK_DUP])) {
+            t->marks[m]++;
+        }
+    }
+    t->lost += seen[MARK_LOSS];
+    return seen[MARK_CORRUPT];
 }
 
-/* Reads a whole file; NULL (errno) on failure */
-static uint8_t *read_file(const char *path, size_t *len)
+/* Maps a whole file; NULL (errno) on failure, or for an empty file */
+static uint8_t *map_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    uint8_t *buf = NULL;
-    size_t cap = 0, n = 0, got;
+    struct stat st;
+    void *p;
+    int fd = open(path, O_RDONLY);
 
-    if (!f) {
+    if (fd < 0) {
         return NULL;
     }
-    do {
-        if (n == cap) {
-            uint8_t *nb;
-
-            cap = cap ? cap * 2 : 1 << 20;
-            nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                errno = ENOMEM;
-                return NULL;
-            }
-            buf = nb;
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        n += got;
-    } while (got);
-    if (ferror(f)) {
-        free(buf);
-        fclose(f);
-        errno = EIO;
+    if (fstat(fd, &st) || !st.st_size) {
+        errno = errno ? errno : ENODATA;
+        close(fd);
         return NULL;
     }
-    fclose(f);
-    *len = n;
-    return buf;
+    p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        return NULL;
+    }
+    *len = (size_t)st.st_size;
+    return p;
 }
 
 static int check_file(const char *path, bool verbose, Totals *t)
@@ -182,7 +191,7 @@ static int check_file(const char *path, bool verbose, Totals *t)
     OrdmaPcapBlock b;
     unsigned long n = 0;
     size_t len = 0;
-    uint8_t *buf = read_file(path, &len);
+    uint8_t *buf = map_file(path, &len);
     int ret;
 
     if (!buf) {
@@ -194,6 +203,7 @@ static int check_file(const char *path, bool verbose, Totals *t)
         size_t l3, ip_hlen, pkt_len;
         uint32_t want, got;
         bool corrupt, good;
+        int dir;
 
         if (b.type != ORDMA_PCAP_BT_EPB) {
             continue;
@@ -203,12 +213,14 @@ static int check_file(const char *path, bool verbose, Totals *t)
         /* a marker (pcap-mark) has no direction, and is no frame's mark */
         corrupt = false;
         if (b.has_flags && (b.flags & 3) == ORDMA_PCAP_DIR_IN) {
-            t->in++;
-            corrupt = count_marks(&b, t);
+            dir = IN;
         } else if (b.has_flags && (b.flags & 3) == ORDMA_PCAP_DIR_OUT) {
-            t->out++;
+            dir = OUT;
             corrupt = count_marks(&b, t);
+        } else {
+            continue;
         }
+        t->dir[dir]++;
         if (!roce_packet(b.data, b.caplen, &l3, &ip_hlen, &pkt_len)) {
             /* cut by the snap length: an IP frame may have been RoCE */
             if (b.caplen < b.origlen && b.caplen >= ETH_HLEN &&
@@ -219,7 +231,7 @@ static int check_file(const char *path, bool verbose, Totals *t)
             }
             continue;
         }
-        t->roce++;
+        t->roce[dir]++;
         want = fw_roce_icrc(b.data + l3, ip_hlen, pkt_len);
         got = (uint32_t)b.data[l3 + pkt_len - 4] |
               (uint32_t)b.data[l3 + pkt_len - 3] << 8 |
@@ -227,22 +239,21 @@ static int check_file(const char *path, bool verbose, Totals *t)
               (uint32_t)b.data[l3 + pkt_len - 1] << 24;
         good = want == got;
         if (good) {
-            t->good++;
+            t->good[dir]++;
             t->good_marked += corrupt;
         } else {
-            t->bad++;
+            t->bad[dir]++;
             t->bad_marked += corrupt;
         }
-        if (verbose || good == corrupt) {
+        if (verbose || (dir == OUT && good == corrupt)) {
             printf("%s: frame %lu %s %u bytes: ICRC %08x, computed %08x: "
                    "%s%s%.*s%s\n", path, n,
-                   b.has_flags && (b.flags & 3) == ORDMA_PCAP_DIR_IN ? "in" :
-                   "out", b.origlen, got, want, good ? "good" : "bad",
+                   dir == IN ? "in" : "out", b.origlen, got, want, good ? "good" : "bad",
                    b.comment ? " (" : "", (int)b.comment_len,
                    b.comment ? b.comment : "", b.comment ? ")" : "");
         }
     }
-    free(buf);
+    munmap(buf, len);
     if (ret < 0) {
         fprintf(stderr, "pcap-icrc: %s: not well formed pcapng at byte %zu: "
                 "%s\n", path, r.off, r.error);
@@ -270,13 +281,15 @@ int main(int argc, char **argv)
 
         rc = r > rc ? r : rc;
     }
-    printf("%lu frames (%lu out, %lu in), %lu RoCEv2: %lu ICRC good, %lu "
-           "bad (%lu of them marked corrupt), %lu marked corrupt with a good "
-           "ICRC, %lu not checked (cut by the snap length); marks: %lu loss, "
-           "%lu reorder, %lu dup, %lu corrupt, %lu delay\n", t.frames, t.out,
-           t.in, t.roce, t.good, t.bad, t.bad_marked, t.good_marked, t.cut,
+    printf("%lu frames: %lu out (%lu lost), %lu in; RoCEv2 out %lu: ICRC "
+           "%lu good, %lu bad, %lu bad not marked corrupt, %lu marked "
+           "corrupt but good; RoCEv2 in %lu: ICRC %lu good, %lu bad; %lu cut "
+           "by the snap length; marks: %lu loss, %lu reorder, %lu dup, %lu "
+           "corrupt, %lu delay\n", t.frames, t.dir[OUT], t.lost, t.dir[IN],
+           t.roce[OUT], t.good[OUT], t.bad[OUT], t.bad[OUT] - t.bad_marked,
+           t.good_marked, t.roce[IN], t.good[IN], t.bad[IN], t.cut,
            t.marks[0], t.marks[1], t.marks[2], t.marks[3], t.marks[4]);
-    if (!rc && (t.bad != t.bad_marked || t.good_marked)) {
+    if (!rc && (t.bad[OUT] != t.bad_marked || t.good_marked)) {
         rc = 1;
     }
     return rc;
