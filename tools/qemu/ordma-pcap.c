@@ -172,6 +172,12 @@ void ordma_pcap_instance_init(OrdmaState *s)
     s->pcap.fd = -1;
 }
 
+void ordma_pcap_instance_finalize(OrdmaState *s)
+{
+    g_free(s->pcap.path);
+    s->pcap.path = NULL;
+}
+
 /* At realize, before any frame can be sent or received */
 bool ordma_pcap_open(OrdmaState *s, Error **errp)
 {

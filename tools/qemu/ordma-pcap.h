@@ -38,6 +38,7 @@ struct OrdmaState;
 
 void ordma_pcap_class_init(ObjectClass *klass);
 void ordma_pcap_instance_init(struct OrdmaState *s);
+void ordma_pcap_instance_finalize(struct OrdmaState *s);
 bool ordma_pcap_open(struct OrdmaState *s, Error **errp);
 void ordma_pcap_close(struct OrdmaState *s);
 /* A frame as it leaves the port (marks: what the wire did, or NULL) */

@@ -907,6 +907,11 @@ static void ordma_instance_init(Object *obj)
     ordma_pcap_instance_init(s);
 }
 
+static void ordma_instance_finalize(Object *obj)
+{
+    ordma_pcap_instance_finalize(ORDMA_PCI(obj));
+}
+
 static void ordma_class_init(ObjectClass *klass, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
@@ -937,6 +942,7 @@ static const TypeInfo ordma_info = {
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(OrdmaState),
     .instance_init = ordma_instance_init,
+    .instance_finalize = ordma_instance_finalize,
     .class_init = ordma_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },
