@@ -6,6 +6,8 @@ Usage: qmp-request.py SOCKET REQUEST...
   quit            end QEMU as its monitor's "quit" does
   device_del ID   unplug device ID and wait until QEMU reports it gone
                   (the guest's driver must release it first)
+  pcap-mark TEXT  a marker with TEXT in the capture of every ORDMA port
+                  (the device's pcap-mark property)
 
 Prints what QEMU answered; exits 0 when the request was carried out.
 """
@@ -76,6 +78,16 @@ def main():
         qmp.wait_event('DEVICE_DELETED', lambda d: d.get('device') == dev,
                        UNPLUG_TIMEOUT)
         print('device %s deleted' % dev)
+    elif len(req) >= 2 and req[0] == 'pcap-mark':
+        text = ' '.join(req[1:])
+        marked = []
+        for dev in qmp.execute('qom-list', path='/machine/peripheral'):
+            if dev.get('type') != 'child<ordma>':
+                continue
+            qmp.execute('qom-set', path='/machine/peripheral/' + dev['name'],
+                        property='pcap-mark', value=text)
+            marked.append(dev['name'])
+        print('marked %s' % ' '.join(marked) if marked else 'no ordma device')
     else:
         sys.exit('unknown request: %s' % ' '.join(req))
 
