@@ -248,7 +248,8 @@ static int check_file(const char *path, bool verbose, Totals *t)
         if (verbose || (dir == OUT && good == corrupt)) {
             printf("%s: frame %lu %s %u bytes: ICRC %08x, computed %08x: "
                    "%s%s%.*s%s\n", path, n,
-                   dir == IN ? "in" : "out", b.origlen, got, want, good ? "good" : "bad",
+                   dir == IN ? "in" : "out", b.origlen, got, want,
+                   good ? "good" : "bad",
                    b.comment ? " (" : "", (int)b.comment_len,
                    b.comment ? b.comment : "", b.comment ? ")" : "");
         }
