@@ -32,10 +32,11 @@
  * Threads (the table is in ordma-pci.h): frames are written by whichever
  * thread sends or receives them -- a vCPU, the main loop, the engine --
  * most of them inside the port's firmware.  pcap.lock is a leaf: its
- * holder formats one block and writes it to the file with one system
- * call, and waits for nothing else; the settings change under the BQL.
- * One write per frame means a capture is whole up to its last frame
- * whenever QEMU stops, and can be read while it runs.
+ * holder formats one block into the capture's buffer, or writes the
+ * buffer to the file, and waits for nothing else; the settings change,
+ * and the flush timer runs, under the BQL.  Blocks reach the file in
+ * batches (see ORDMA_PCAP_BUF): at least every 100 ms, whenever
+ * pcap-frames is read, and when QEMU exits.
  */
 
 #include "qemu/osdep.h"
@@ -43,9 +44,21 @@
 #include "qemu/timer.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
+#include "sysemu/sysemu.h"
 #include "hw/qdev-core.h"
 
 #include "ordma-pci.h"
+
+/*
+ * Blocks gather in a buffer of ORDMA_PCAP_BUF bytes, written out once
+ * ORDMA_PCAP_FLUSH_BYTES wait, every ORDMA_PCAP_FLUSH_MS (a timer of
+ * the main loop), whenever pcap-frames is read, and when the file is
+ * switched or closed or QEMU exits.  One write(2) per frame cost as
+ * much as the frame's whole way through the device model.
+ */
+#define ORDMA_PCAP_BUF          (256 * 1024)
+#define ORDMA_PCAP_FLUSH_BYTES  (64 * 1024)
+#define ORDMA_PCAP_FLUSH_MS     100
 
 /* A marker frame (pcap-mark): the minimum Ethernet frame */
 #define ORDMA_PCAP_MARK_LEN     60
@@ -94,6 +107,71 @@ err:
     return -1;
 }
 
+/* Under lock: writes out what the buffer holds */
+static void ordma_pcap_flush_locked(OrdmaPcap *p)
+{
+    if (!p->len) {
+        return;
+    }
+    if (p->fd >= 0 && ordma_pcap_put(p->fd, p->buf, p->len)) {
+        qatomic_set(&p->frames, p->frames + p->len_frames);
+    } else {
+        p->errors += p->len_frames;
+    }
+    p->len = 0;
+    p->len_frames = 0;
+}
+
+/*
+ * Under lock: room for a block of need bytes at the end of the buffer
+ * (written out first if it is too full), or NULL for a block larger
+ * than the buffer.
+ */
+static uint8_t *ordma_pcap_room(OrdmaPcap *p, size_t need)
+{
+    if (need > ORDMA_PCAP_BUF) {
+        return NULL;
+    }
+    if (p->len + need > ORDMA_PCAP_BUF) {
+        ordma_pcap_flush_locked(p);
+    }
+    return p->buf + p->len;
+}
+
+/* Under lock: n bytes of frames (nframes of them) appended */
+static void ordma_pcap_appended(OrdmaPcap *p, size_t n, unsigned int nframes)
+{
+    p->len += n;
+    p->len_frames += nframes;
+    if (p->len >= ORDMA_PCAP_FLUSH_BYTES) {
+        ordma_pcap_flush_locked(p);
+    }
+}
+
+static void ordma_pcap_flush(OrdmaPcap *p)
+{
+    qemu_mutex_lock(&p->lock);
+    ordma_pcap_flush_locked(p);
+    qemu_mutex_unlock(&p->lock);
+}
+
+static void ordma_pcap_timer(void *opaque)
+{
+    OrdmaPcap *p = opaque;
+
+    ordma_pcap_flush(p);
+    if (qatomic_read(&p->on)) {
+        timer_mod(p->flush_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+                  ORDMA_PCAP_FLUSH_MS);
+    }
+}
+
+/* QEMU exits without unrealizing the device: what is buffered goes out */
+static void ordma_pcap_exit_notify(Notifier *notifier, void *data)
+{
+    ordma_pcap_flush(container_of(notifier, OrdmaPcap, exit_notifier));
+}
+
 /* Under the BQL: from now on frames go to fd (-1: none) */
 static void ordma_pcap_switch(OrdmaState *s, int fd)
 {
@@ -101,6 +179,7 @@ static void ordma_pcap_switch(OrdmaState *s, int fd)
     int old;
 
     qemu_mutex_lock(&p->lock);
+    ordma_pcap_flush_locked(p);
     old = p->fd;
     if (old >= 0 && p->errors) {
         warn_report("%s: capture %s: %" PRIu64 " frames could not be "
@@ -115,6 +194,38 @@ static void ordma_pcap_switch(OrdmaState *s, int fd)
     if (old >= 0) {
         close(old);
     }
+    if (fd >= 0) {
+        timer_mod(p->flush_timer, qemu_clock_get_ms(QEMU_CLOCK_REALTIME) +
+                  ORDMA_PCAP_FLUSH_MS);
+    } else {
+        timer_del(p->flush_timer);
+    }
+}
+
+/* Under lock: one block; false if it could not be written */
+static bool ordma_pcap_block(OrdmaPcap *p, unsigned int dir,
+                             const void *frame, size_t len, uint32_t snaplen,
+                             const char *comment)
+{
+    size_t need = ordma_pcap_epb_size(len, snaplen, comment), n;
+    uint8_t *room = ordma_pcap_room(p, need);
+    g_autofree uint8_t *big = NULL;
+
+    if (!room) {
+        /* larger than the buffer: on its own, after what is buffered */
+        ordma_pcap_flush_locked(p);
+        big = g_malloc(need);
+        n = ordma_pcap_epb(big, need, p->ifid,
+                           qemu_clock_get_ns(QEMU_CLOCK_HOST), dir, frame, len,
+                           snaplen, comment);
+        return ordma_pcap_put(p->fd, big, n);
+    }
+    /* taken under the lock: the file's timestamps never go back */
+    n = ordma_pcap_epb(room, ORDMA_PCAP_BUF - p->len, p->ifid,
+                       qemu_clock_get_ns(QEMU_CLOCK_HOST), dir, frame, len,
+                       snaplen, comment);
+    ordma_pcap_appended(p, n, dir ? 1 : 0);
+    return n != 0;
 }
 
 static void ordma_pcap_write(OrdmaState *s, unsigned int dir,
@@ -123,28 +234,18 @@ static void ordma_pcap_write(OrdmaState *s, unsigned int dir,
 {
     OrdmaPcap *p = &s->pcap;
     char comment[ORDMA_PCAP_COMMENT_MAX];
-    size_t need, n;
+    bool big;
 
     ordma_pcap_comment(marks, comment, sizeof(comment));
     qemu_mutex_lock(&p->lock);
-    if (p->fd < 0) {
-        goto out;
+    if (p->fd >= 0) {
+        big = ordma_pcap_epb_size(len, p->snaplen, comment) > ORDMA_PCAP_BUF;
+        if (!ordma_pcap_block(p, dir, frame, len, p->snaplen, comment)) {
+            p->errors++;
+        } else if (big) {
+            qatomic_set(&p->frames, p->frames + 1);
+        }
     }
-    need = ordma_pcap_epb_size(len, p->snaplen, comment);
-    if (need > p->buf_size) {
-        p->buf = g_realloc(p->buf, need);
-        p->buf_size = need;
-    }
-    /* taken under the lock: the file's timestamps never go back */
-    n = ordma_pcap_epb(p->buf, p->buf_size, p->ifid,
-                       qemu_clock_get_ns(QEMU_CLOCK_HOST), dir, frame, len,
-                       p->snaplen, comment);
-    if (ordma_pcap_put(p->fd, p->buf, n)) {
-        qatomic_set(&p->frames, p->frames + 1);
-    } else {
-        p->errors++;
-    }
-out:
     qemu_mutex_unlock(&p->lock);
 }
 
@@ -191,6 +292,10 @@ bool ordma_pcap_open(OrdmaState *s, Error **errp)
         }
     }
     qemu_mutex_init(&p->lock);
+    p->buf = g_malloc(ORDMA_PCAP_BUF);
+    p->flush_timer = timer_new_ms(QEMU_CLOCK_REALTIME, ordma_pcap_timer, p);
+    p->exit_notifier.notify = ordma_pcap_exit_notify;
+    qemu_add_exit_notifier(&p->exit_notifier);
     p->ready = true;
     ordma_pcap_switch(s, fd);
     return true;
@@ -205,11 +310,13 @@ void ordma_pcap_close(OrdmaState *s)
         return;
     }
     ordma_pcap_switch(s, -1);
+    qemu_remove_exit_notifier(&p->exit_notifier);
+    timer_free(p->flush_timer);
+    p->flush_timer = NULL;
     p->ready = false;
     qemu_mutex_destroy(&p->lock);
     g_free(p->buf);
     p->buf = NULL;
-    p->buf_size = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -267,6 +374,7 @@ static void ordma_pcap_set_snaplen(Object *obj, Visitor *v, const char *name,
     qemu_mutex_lock(&p->lock);
     if (p->fd >= 0 && val != p->snaplen) {
         /* the frames from here on belong to a new interface */
+        ordma_pcap_flush_locked(p);
         n = ordma_pcap_idb(idb, sizeof(idb), ordma_pcap_ifname(s), val);
         if (!ordma_pcap_put(p->fd, idb, n)) {
             qemu_mutex_unlock(&p->lock);
@@ -292,7 +400,6 @@ static void ordma_pcap_set_mark(Object *obj, const char *value, Error **errp)
     OrdmaPcap *p = &s->pcap;
     g_autofree char *comment = g_strdup_printf("mark: %s", value);
     uint8_t frame[ORDMA_PCAP_MARK_LEN] = { 0 };
-    size_t need, n;
 
     if (!p->ready) {
         error_setg(errp, "pcap-mark: the device is not realized");
@@ -304,26 +411,25 @@ static void ordma_pcap_set_mark(Object *obj, const char *value, Error **errp)
     frame[13] = 0xb5;
     memcpy(frame + 14, value, MIN(strlen(value), sizeof(frame) - 14));
     qemu_mutex_lock(&p->lock);
-    if (p->fd >= 0) {
-        need = ordma_pcap_epb_size(sizeof(frame), 0, comment);
-        if (need > p->buf_size) {
-            p->buf = g_realloc(p->buf, need);
-            p->buf_size = need;
-        }
-        n = ordma_pcap_epb(p->buf, p->buf_size, p->ifid,
-                           qemu_clock_get_ns(QEMU_CLOCK_HOST), 0, frame,
-                           sizeof(frame), 0, comment);
-        if (!ordma_pcap_put(p->fd, p->buf, n)) {
-            p->errors++;
-        }
+    /* no direction: not one of the frames pcap-frames counts */
+    if (p->fd >= 0 && !ordma_pcap_block(p, 0, frame, sizeof(frame), 0,
+                                        comment)) {
+        p->errors++;
     }
     qemu_mutex_unlock(&p->lock);
 }
 
+/* What is buffered is written out first: the file has them all */
 static void ordma_pcap_get_frames(Object *obj, Visitor *v, const char *name,
                                   void *opaque, Error **errp)
 {
-    uint64_t val = qatomic_read(&ORDMA_PCI(obj)->pcap.frames);
+    OrdmaPcap *p = &ORDMA_PCI(obj)->pcap;
+    uint64_t val;
+
+    if (p->ready) {
+        ordma_pcap_flush(p);
+    }
+    val = qatomic_read(&p->frames);
 
     visit_type_uint64(v, name, &val, errp);
 }

@@ -7,7 +7,9 @@
 #ifndef HW_NET_ORDMA_PCAP_H
 #define HW_NET_ORDMA_PCAP_H
 
+#include "qemu/notify.h"
 #include "qemu/thread.h"
+#include "qemu/timer.h"
 #include "qom/object.h"
 
 #include "ordma-pcap-format.h"
@@ -15,8 +17,8 @@
 /*
  * The properties pcap (the file; "" for none) and pcap-snaplen are set
  * on the command line or with qom-set under the BQL.  lock is a leaf
- * (the lock table is in ordma-pci.h): its holder writes one block to
- * the file and waits for nothing else.
+ * (the lock table is in ordma-pci.h): its holder adds one block to the
+ * buffer or writes the buffer to the file, and waits for nothing else.
  */
 typedef struct OrdmaPcap {
     QemuMutex lock;                 /* everything below but the settings */
@@ -24,10 +26,13 @@ typedef struct OrdmaPcap {
     bool on;                        /* a file is open (atomic) */
     int fd;
     uint32_t ifid;                  /* the newest interface of the file */
-    uint8_t *buf;                   /* one block */
-    size_t buf_size;
+    uint8_t *buf;                   /* blocks not yet written */
+    size_t len;
+    unsigned int len_frames;        /* frames among them */
     uint64_t frames;                /* written to this file (atomic) */
-    uint64_t errors;                /* blocks the file did not take */
+    uint64_t errors;                /* frames the file did not take */
+    QEMUTimer *flush_timer;         /* main loop: writes the buffer out */
+    Notifier exit_notifier;
 
     /* settings, under the BQL */
     char *path;

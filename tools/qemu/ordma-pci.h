@@ -35,11 +35,11 @@
  *   cable.wire.lock     the impairments' settings, generator and frames
  *                       in hand (ordma-wire.h); a leaf, dropped before a
  *                       frame leaves.
- *   pcap.lock           the capture file, its block buffer and counters
+ *   pcap.lock           the capture file, its buffer and counters
  *                       (ordma-pcap.h); a leaf, taken by any thread
  *                       that sends or receives a frame (with or without
  *                       fw_lock or the BQL, never with wire.lock or
- *                       inbox_lock), held for one write to the file.
+ *                       inbox_lock) and by the capture's flush timer.
  * Without a lock (atomics): msix_async, cable.rx_stalled, cable.stop,
  * cable.link_up, cable.local_peer, the cable's and wire's counters,
  * pcap.on and pcap.frames.
@@ -61,11 +61,12 @@
  *     lost as in a full fault log), and a pass-through context entry is
  *     used without switching the address space to its fast path.
  *   - No thread waits for another device's fw_lock while holding one.
- *   - The capture's pcap.lock is held for one write(2) of one block to
- *     the capture file and nothing else: a thread inside the firmware
- *     or the engine waits at most for another frame's write, never for
- *     the BQL.  Opening, switching and closing the file (qom-set) take
- *     it under the BQL, after the new file was created.
+ *   - The capture's pcap.lock is held to add one frame to its buffer
+ *     or to write the buffer (at most 256 KiB) to the file, nothing
+ *     else: a thread inside the firmware or the engine waits at most
+ *     for that, never for the BQL.  Opening, switching and closing the
+ *     file (qom-set) and the flush timer take it under the BQL; a new
+ *     file is created before.
  *   - Frames leave only from inside the firmware, and PAUSE frames from
  *     the engine or from inside a firmware: once the engine was joined
  *     and the cable marked dead under fw_lock, no thread sends on it.

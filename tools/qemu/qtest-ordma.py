@@ -1280,10 +1280,13 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PCAP_ICRC = os.path.join(REPO, 'build', 'qemu-unit', 'pcap-icrc')
 
 
-def pcapng_read(path):
+def pcapng_read(path, qt=None, dev='nic0'):
     """The blocks of a little-endian pcapng file: a list of dicts (type
     'idb': snaplen, tsresol, name; 'epb': ifid, ts, caplen, origlen,
-    data, dir (1 in, 2 out), comment)."""
+    data, dir (1 in, 2 out), comment).  With qt, dev's capture is
+    written out first (reading pcap-frames does that)."""
+    if qt:
+        qt.qom_get(dev, 'pcap-frames')
     with open(path, 'rb') as f:
         buf = f.read()
     out, off = [], 0
@@ -1326,10 +1329,11 @@ def pcapng_read(path):
     return out
 
 
-def pcap_frames(path):
+def pcap_frames(path, qt=None, dev='nic0'):
     """(direction 'in'/'out', comment, data, origlen) of every frame."""
     return [({1: 'in', 2: 'out'}.get(b['dir'], '?'), b['comment'], b['data'],
-             b['origlen']) for b in pcapng_read(path) if b['type'] == 'epb']
+             b['origlen']) for b in pcapng_read(path, qt, dev)
+            if b['type'] == 'epb']
 
 
 def tshark_check(path):
@@ -1385,7 +1389,7 @@ def run_pcap(qemu):
             outbound = [eth_frame(i) for i in range(6)]
             tx.send(outbound)
             got = recv_frames(peer, 6)
-            frames = pcap_frames(cap1)
+            frames = pcap_frames(cap1, qt)
             tap('pcap: 5 frames received, 6 sent: the file holds the 11',
                 got_in and got == outbound and len(frames) == 11 and
                 qt.qom_get('nic0', 'pcap-frames') == '11',
@@ -1394,7 +1398,7 @@ def run_pcap(qemu):
                 [f[2] for f in frames if f[0] == 'in'] == inbound and
                 [f[2] for f in frames if f[0] == 'out'] == outbound and
                 not any(f[1] for f in frames), [f[:2] for f in frames])
-            blocks = pcapng_read(cap1)
+            blocks = pcapng_read(cap1, qt)
             idb = [b for b in blocks if b['type'] == 'idb']
             tap('pcap: one Ethernet interface named nic0, ns timestamps, no '
                 'snap length', blocks[0]['type'] == 'shb' and len(idb) == 1 and
@@ -1412,12 +1416,12 @@ def run_pcap(qemu):
             def burst(props, frames, expect):
                 for k, v in props.items():
                     qt.qom_set('nic0', k, v)
-                before = len(pcap_frames(cap1))
+                before = len(pcap_frames(cap1, qt))
                 tx.send(frames)
                 got = recv_frames(peer, expect)
                 for k in props:
                     qt.qom_set('nic0', k, 0)
-                return got, pcap_frames(cap1)[before:]
+                return got, pcap_frames(cap1, qt)[before:]
 
             got, new = burst({'wire-loss-ppm': 1000000},
                              [eth_frame(200 + i) for i in range(3)], 0)
@@ -1452,7 +1456,7 @@ def run_pcap(qemu):
                 'bit N is the one flipped',
                 ok and got[0][bit // 8] ^ clean[bit // 8] == 1 << (bit % 8) and
                 bit >= 8 * (14 + 20 + 8 + 12), (new, bit))
-            frames = pcap_frames(cap1)
+            frames = pcap_frames(cap1, qt)
             marks = [f[1] for f in frames]
             n = injected(qt, 'nic0')
             st = port_stats(a)
@@ -1470,7 +1474,7 @@ def run_pcap(qemu):
             # ---- a marker: no direction, a comment, not counted as a frame
             nframes = qt.qom_get('nic0', 'pcap-frames')
             out = qt.qom_set('nic0', 'pcap-mark', 'selftest_x')
-            blocks = pcapng_read(cap1)
+            blocks = pcapng_read(cap1, qt)
             last = blocks[-1]
             tap('pcap: pcap-mark writes a marker frame with no direction, '
                 'commented "mark: selftest_x"',
@@ -1478,7 +1482,7 @@ def run_pcap(qemu):
                 last['comment'] == 'mark: selftest_x' and
                 last['data'][12:24] == b'\x88\xb5selftest_x' and
                 qt.qom_get('nic0', 'pcap-frames') == nframes, (out, last))
-            frames = pcap_frames(cap1)
+            frames = pcap_frames(cap1, qt)
 
             # ---- the file reads back in tshark; the ICRC checker agrees
             ts = tshark_check(cap1)
@@ -1497,7 +1501,7 @@ def run_pcap(qemu):
             out = qt.qom_set('nic0', 'pcap-snaplen', 20)
             tx.send([eth_frame(600)])
             recv_frames(peer, 1)
-            blocks = pcapng_read(cap1)
+            blocks = pcapng_read(cap1, qt)
             idb = [b for b in blocks if b['type'] == 'idb']
             last = blocks[-1]
             tap('pcap: qom-set pcap-snaplen 20: a new interface with snaplen 20, '
@@ -1519,7 +1523,7 @@ def run_pcap(qemu):
             tap('pcap: qom-set pcap to another file: the first is closed, the '
                 'second gets the next frames',
                 out == '' and os.path.getsize(cap1) == size1 and
-                [seqs([f[2]])[0] for f in pcap_frames(cap2)] == [700, 701] and
+                [seqs([f[2]])[0] for f in pcap_frames(cap2, qt)] == [700, 701] and
                 qt.qom_get('nic0', 'pcap-frames') == '2', out)
             out = qt.hmp_reply('qom-set -j /machine/peripheral/nic0 pcap ""')
             size2 = os.path.getsize(cap2)
@@ -1556,7 +1560,12 @@ def run_pcap_local(qemu):
         frames = [eth_frame(i) for i in range(8)]
         tx.send(frames)
         ok = wait_for(lambda: rx.frame_in(frames[-1]))
-        fa, fb = pcap_frames(ca), pcap_frames(cb)
+        t0 = time.time()
+        tap('pcap local: the buffered frames reach the file on their own '
+            '(flush timer, 100 ms)',
+            wait_for(lambda: len(pcap_frames(ca)) == 8 and len(pcap_frames(cb)) == 8),
+            time.time() - t0)
+        fa, fb = pcap_frames(ca, qt, 'nic0'), pcap_frames(cb, qt, 'nic1')
         tap('pcap local: a\'s file: 8 out; b\'s file: the same 8 in',
             ok and [(f[0], f[2]) for f in fa] == [('out', x) for x in frames] and
             [(f[0], f[2]) for f in fb] == [('in', x) for x in frames],
@@ -1565,6 +1574,14 @@ def run_pcap_local(qemu):
         tap('pcap local: b\'s rx_frames = frames in its file',
             st and st[2] == len(fb) and
             qt.qom_get('nic1', 'pcap-frames') == str(len(fb)), st and st[:4])
+        more = [eth_frame(100 + i) for i in range(4)]
+        rx.post()
+        tx.send(more)
+        qt.hmp('quit')
+        qt.proc.wait(timeout=REPLY_TIMEOUT)
+        fa = pcap_frames(ca)
+        tap('pcap local: QEMU quits: what was buffered is in the file',
+            [f[2] for f in fa] == frames + more, len(fa))
     except (TimeoutError, RuntimeError, ValueError) as err:
         tap('pcap local: device model captures a cable in memory', False, err)
     finally:
