@@ -8,6 +8,7 @@
 #define HW_NET_ORDMA_PCAP_H
 
 #include "qemu/notify.h"
+#include "qemu/queue.h"
 #include "qemu/thread.h"
 #include "qemu/timer.h"
 #include "qom/object.h"
@@ -18,17 +19,30 @@
  * The properties pcap (the file; "" for none) and pcap-snaplen are set
  * on the command line or with qom-set under the BQL.  lock is a leaf
  * (the lock table is in ordma-pci.h): its holder adds one block to the
- * buffer or writes the buffer to the file, and waits for nothing else.
+ * current buffer and waits, if at all, only for the writer thread,
+ * which writes full buffers to the file without it.
  */
+typedef struct OrdmaPcapBuf {
+    QSIMPLEQ_ENTRY(OrdmaPcapBuf) next;
+    size_t len;
+    unsigned int frames;            /* frames among the blocks */
+    uint8_t data[];
+} OrdmaPcapBuf;
+
 typedef struct OrdmaPcap {
     QemuMutex lock;                 /* everything below but the settings */
     bool ready;                     /* realized: lock exists */
     bool on;                        /* a file is open (atomic) */
     int fd;
     uint32_t ifid;                  /* the newest interface of the file */
-    uint8_t *buf;                   /* blocks not yet written */
-    size_t len;
-    unsigned int len_frames;        /* frames among them */
+    OrdmaPcapBuf *cur;              /* blocks being gathered */
+    QSIMPLEQ_HEAD(, OrdmaPcapBuf) full;     /* for the writer, in order */
+    QSIMPLEQ_HEAD(, OrdmaPcapBuf) free;
+    bool writing;                   /* the writer holds a buffer */
+    bool stop;
+    QemuCond work;                  /* to the writer: a buffer, or stop */
+    QemuCond done;                  /* from the writer: a buffer is free */
+    QemuThread writer;
     uint64_t frames;                /* written to this file (atomic) */
     uint64_t errors;                /* frames the file did not take */
     QEMUTimer *flush_timer;         /* main loop: writes the buffer out */
