@@ -81,7 +81,9 @@
 # captures of a run that passed (make check).  The selftest runner asks
 # the host (as with --host-requests, for this only) to put a marker into
 # every capture before and after each test: a frame with no direction,
-# commented "mark: selftest NAME begins" or "... ends: PASS".
+# commented "mark: selftest NAME begins" or "... ends: PASS".  A guest
+# may also ask for "pcap off" and "pcap on" (a new file) on every port
+# (tools/bench/pcap-cost.sh measures the capture that way).
 #
 # --asan runs the VMs on the QEMU that SANITIZE=1 tools/qemu/build-qemu.sh
 # builds (about 25 minutes the first time; it is several times slower,
@@ -328,6 +330,9 @@ serve_host_requests() {
 		case $req in
 		quit | "device_del wire"[12]) [ "$HOST_REQUESTS" = 1 ] || target= ;;
 		"pcap-mark "*) [ -n "$PCAP" ] || target= ;;
+		# the captures switched (tools/bench/pcap-cost.sh)
+		"pcap on") [ -n "$PCAP" ] && req="pcap-set $OUT/$name" || target= ;;
+		"pcap off") [ -n "$PCAP" ] && req="pcap-set off" || target= ;;
 		*) target= ;;
 		esac
 		if [ -z "$target" ]; then
