@@ -11,7 +11,8 @@
 #   make fuzz       the firmware's libFuzzer harnesses, FUZZ_TIME seconds
 #                   each (FUZZ=name for one; clang only)
 #   make qemu-unit  the device model's frame logic (the cable's
-#                   impairments) on the host, under ASan/UBSan
+#                   impairments, the capture's pcapng blocks) on the
+#                   host, under ASan/UBSan; builds pcap-icrc
 #   make vm-impair  RDMA between two NICs over impaired cables
 #                   (WIRE=SPEC, see tools/vm/run-vm.sh --wire)
 #   make vm-disturb Bus Master Enable, device_del and quit under traffic
@@ -102,8 +103,10 @@ QEMU_UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Wshadow -Wundef \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 
-qemu-unit: $(QEMU_UNIT)/test-wire-frame
-	$<
+qemu-unit: $(QEMU_UNIT)/test-wire-frame $(QEMU_UNIT)/test-pcap-format \
+		$(QEMU_UNIT)/pcap-icrc
+	$(QEMU_UNIT)/test-wire-frame
+	$(QEMU_UNIT)/test-pcap-format
 
 # Plain C11 and libc: no _GNU_SOURCE, no extension
 $(QEMU_UNIT)/ordma-wire-frame.o: tools/qemu/ordma-wire-frame.c \
@@ -116,6 +119,28 @@ $(QEMU_UNIT)/test-wire-frame: tools/qemu/tests/test-wire-frame.c \
 		$(QEMU_UNIT)/ordma-wire-frame.o tools/qemu/ordma-wire-frame.h \
 		tools/testing/ordma_test.c tools/testing/ordma_test.h
 	$(CC) $(QEMU_UNIT_CFLAGS) -D_GNU_SOURCE -Itools/qemu -Itools/testing \
+		-o $@ $(filter %.c %.o,$^)
+
+# The capture's pcapng blocks (tools/qemu/ordma-pcap-format.c), the same way
+$(QEMU_UNIT)/ordma-pcap-format.o: tools/qemu/ordma-pcap-format.c \
+		tools/qemu/ordma-pcap-format.h
+	@mkdir -p $(dir $@)
+	$(CC) $(QEMU_UNIT_CFLAGS) -pedantic-errors -DORDMA_WIRE_FRAME_HOST \
+		-c $< -o $@
+
+$(QEMU_UNIT)/test-pcap-format: tools/qemu/tests/test-pcap-format.c \
+		$(QEMU_UNIT)/ordma-pcap-format.o tools/qemu/ordma-pcap-format.h \
+		tools/testing/ordma_test.c tools/testing/ordma_test.h
+	$(CC) $(QEMU_UNIT_CFLAGS) -D_GNU_SOURCE -Itools/qemu -Itools/testing \
+		-o $@ $(filter %.c %.o,$^)
+
+# pcap-icrc: checks the ICRC of every RoCEv2 frame of a capture with the
+# firmware's own ICRC code (firmware/wire/fw_icrc.c); also under ASan,
+# since it reads files from anywhere.
+$(QEMU_UNIT)/pcap-icrc: tools/qemu/tests/pcap-icrc.c \
+		$(QEMU_UNIT)/ordma-pcap-format.o tools/qemu/ordma-pcap-format.h \
+		firmware/wire/fw_icrc.c firmware/wire/fw_roce_wire.h
+	$(CC) $(QEMU_UNIT_CFLAGS) -D_GNU_SOURCE -Itools/qemu -Ifirmware/wire \
 		-o $@ $(filter %.c %.o,$^)
 
 provider:

@@ -83,6 +83,21 @@ flatten() {
 : >"$OUTDIR/summary.txt"
 : >"$OUTDIR/kselftest.tap"
 KTAP_TEE=$OUTDIR/kselftest.tap
+# pcap_mark TEXT: with the NICs captured (run-vm.sh --pcap), ask the
+# host to put a marker into every capture, and wait until it is there
+pcap_mark() {
+	local dir=${ORDMA_RESULTS:-/mnt/results} i
+	[ -n "${ORDMA_PCAP:-}" ] || return 0
+	rm -f "$dir/host-request.done"
+	echo "pcap-mark $*" >"$dir/host-request.tmp" &&
+		mv "$dir/host-request.tmp" "$dir/host-request" || return 0
+	for ((i = 0; i < 300; i++)); do
+		[ -e "$dir/host-request.done" ] && break
+		sleep 0.1
+	done
+	rm -f "$dir/host-request.done"
+}
+
 ktap_header
 ktap_set_plan $#
 for t in "$@"; do
@@ -90,6 +105,7 @@ for t in "$@"; do
 	name=$(basename "$path" .sh)
 	ktap_print_msg "selftests: ordma: $name"
 	kmsg "start $name"
+	pcap_mark "selftest $name begins"
 	start=$SECONDS
 	if [ -x "$path" ]; then
 		(cd "$(dirname "$path")" && timeout -k 5 "$TIMEOUT" "$path") \
@@ -111,6 +127,7 @@ for t in "$@"; do
 	*) ktap_test_fail "selftests: ordma: $name # exit=$rc"; verdict=FAIL ;;
 	esac
 	printf '%-12s %s %4ss\n' "$name" "$verdict" "$secs" >>"$OUTDIR/summary.txt"
+	pcap_mark "selftest $name ends: $verdict"
 done
 ktap_print_msg "summary:"$'\n'"$(sed 's/^/  /' "$OUTDIR/summary.txt")"
 ktap_print_totals

@@ -37,6 +37,10 @@
  * looks at the other port's inbox as it fills it, and the receiver
  * ends the pause as it empties it.  PAUSE frames are not impaired.
  *
+ * What the port sends and receives can be captured to a pcapng file
+ * (pcap=FILE, ordma-pcap.c): frames as they leave, after the wire's
+ * impairments, and as they are handed to the firmware.
+ *
  * The engine's place among the device's threads and locks is in the
  * table at the top of ordma-pci.h.
  */
@@ -349,6 +353,7 @@ static void ordma_cable_local_send(OrdmaState *s, const void *frame,
          */
         ordma_wire_pause_frame(pf, p->conf.macaddr.a,
                                ORDMA_PAUSE_QUANTA_MAX);
+        ordma_pcap_tx(p, pf, sizeof(pf), NULL);
         ordma_cable_local_put(s, pf, sizeof(pf), NULL);
     }
     ordma_cable_local_kick(p);
@@ -364,6 +369,7 @@ static void ordma_cable_local_resume(OrdmaState *s)
         return;
     }
     ordma_wire_pause_frame(pf, s->conf.macaddr.a, 0);
+    ordma_pcap_tx(s, pf, sizeof(pf), NULL);
     ordma_cable_local_put(p, pf, sizeof(pf), NULL);
     ordma_cable_local_kick(p);
 }
@@ -398,6 +404,7 @@ void ordma_cable_inbox_run(OrdmaState *s)
         }
         if (ordma_link_up(s)) {
             trace_ordma_rx(s->ident, f->len);
+            ordma_pcap_rx(s, f->data, f->len);
             ordma_fw_rx_frame(s->fw, f->data, f->len);
         } else {
             c->rx_link_down++;
@@ -434,7 +441,7 @@ void ordma_cable_send(OrdmaState *s, const void *frame, size_t len)
         ordma_wire_send(s, frame, len);
         return;
     }
-    ordma_cable_xmit(s, frame, len);
+    ordma_cable_xmit(s, frame, len, NULL);
 }
 
 static void ordma_cable_udp_send(OrdmaState *s, const void *frame,
@@ -453,9 +460,14 @@ static void ordma_cable_udp_send(OrdmaState *s, const void *frame,
     }
 }
 
-/* A frame onto the cable as it is; inside the port's firmware */
-void ordma_cable_xmit(OrdmaState *s, const void *frame, size_t len)
+/*
+ * A frame onto the cable as it is, and into the capture with what the
+ * wire did to it (marks, or NULL); inside the port's firmware.
+ */
+void ordma_cable_xmit(OrdmaState *s, const void *frame, size_t len,
+                      const OrdmaPcapMarks *marks)
 {
+    ordma_pcap_tx(s, frame, len, marks);
     if (s->cable.kind == ORDMA_CABLE_LOCAL) {
         ordma_cable_local_send(s, frame, len);
         return;
@@ -559,12 +571,14 @@ static void ordma_cable_flow_udp(OrdmaState *s)
         if (ordma_cable_pause_due(s)) {
             ordma_wire_pause_frame(pf, s->conf.macaddr.a,
                                    ORDMA_PAUSE_QUANTA_MAX);
+            ordma_pcap_tx(s, pf, sizeof(pf), NULL);
             ordma_cable_udp_send(s, pf, sizeof(pf));
         }
     } else if (c->pausing) {
         c->pausing = false;
         c->resumes_sent++;
         ordma_wire_pause_frame(pf, s->conf.macaddr.a, 0);
+        ordma_pcap_tx(s, pf, sizeof(pf), NULL);
         ordma_cable_udp_send(s, pf, sizeof(pf));
     }
 }
@@ -637,9 +651,12 @@ static bool ordma_cable_deliver(OrdmaState *s)
         size_t len = c->rx_len[c->rx_held_first];
 
         if (len) {
+            const uint8_t *f = c->rx_buf + c->rx_held_first *
+                               ORDMA_CABLE_FRAME_MAX;
+
             trace_ordma_rx(s->ident, len);
-            ordma_fw_rx_frame(s->fw, c->rx_buf + c->rx_held_first *
-                              ORDMA_CABLE_FRAME_MAX, len);
+            ordma_pcap_rx(s, f, len);
+            ordma_fw_rx_frame(s->fw, f, len);
         }
     }
     c->rx_held = c->rx_held_first = 0;

@@ -352,6 +352,7 @@ static void ordma_hal_tx_frame(void *ctx, const void *frame, size_t len)
     if (ordma_has_cable(s)) {
         ordma_cable_send(s, frame, len);
     } else if (s->nic) {
+        ordma_pcap_tx(s, frame, len, NULL);
         /* the net layer needs the BQL, which a netdev port's callers hold */
         qemu_send_packet(ordma_nc(s), frame, len);
     }
@@ -558,6 +559,7 @@ static ssize_t ordma_nc_receive(NetClientState *nc, const uint8_t *buf,
         return 0;
     }
     trace_ordma_rx(s->ident, len);
+    ordma_pcap_rx(s, buf, len);
     ordma_fw_rx_frame(s->fw, buf, len);
     ordma_fw_leave(s);
     /* The firmware counts its drops; the frame is consumed either way. */
@@ -792,6 +794,9 @@ static void ordma_realize(PCIDevice *pdev, Error **errp)
     s->msix_bh = qemu_bh_new_guarded(ordma_msix_bh, s,
                                      &dev->mem_reentrancy_guard);
 
+    if (!ordma_pcap_open(s, errp)) {
+        goto err_pcap;
+    }
     if (!ordma_cable_open(s, errp)) {
         goto err_cable;
     }
@@ -816,6 +821,8 @@ err_fw:
     ordma_cable_close(s);
     qemu_mutex_destroy(&s->fw_lock);
 err_cable:
+    ordma_pcap_close(s);
+err_pcap:
     qemu_bh_delete(s->msix_bh);
     qemu_bh_delete(s->rx_flush_bh);
     timer_free(s->timer);
@@ -834,6 +841,8 @@ static void ordma_exit(PCIDevice *pdev)
         qemu_del_nic(s->nic);
         s->nic = NULL;
     }
+    /* no thread sends or receives any more */
+    ordma_pcap_close(s);
     /* the firmware stops its timers through the HAL: the timer must live */
     ordma_fw_destroy(s->fw);
     s->fw = NULL;
@@ -895,6 +904,12 @@ static void ordma_instance_init(Object *obj)
 
     s->cable.fd = -1;
     s->cable.link_up = true;
+    ordma_pcap_instance_init(s);
+}
+
+static void ordma_instance_finalize(Object *obj)
+{
+    ordma_pcap_instance_finalize(ORDMA_PCI(obj));
 }
 
 static void ordma_class_init(ObjectClass *klass, void *data)
@@ -918,6 +933,7 @@ static void ordma_class_init(ObjectClass *klass, void *data)
     object_class_property_add_bool(klass, "link", ordma_get_link,
                                    ordma_set_link);
     ordma_wire_class_init(klass);
+    ordma_pcap_class_init(klass);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 
@@ -926,6 +942,7 @@ static const TypeInfo ordma_info = {
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(OrdmaState),
     .instance_init = ordma_instance_init,
+    .instance_finalize = ordma_instance_finalize,
     .class_init = ordma_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },

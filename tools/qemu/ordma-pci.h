@@ -19,6 +19,10 @@
  *   any thread inside port A's firmware that sends over a cable in memory
  *              runs port B's firmware too, if B's fw_lock is free.
  *
+ * Threads that do not run the firmware:
+ *   pcap writer  one per device (ordma-pcap.c): writes the capture's
+ *              full buffers to its file; takes only pcap.lock.
+ *
  * Locks, in the order they may be taken:
  *   BQL                 QEMU's: MSI-X (msix_notify), msix_held, timers,
  *                       the net layer, QOM properties.
@@ -35,8 +39,15 @@
  *   cable.wire.lock     the impairments' settings, generator and frames
  *                       in hand (ordma-wire.h); a leaf, dropped before a
  *                       frame leaves.
+ *   pcap.lock           the capture file, its buffers and counters
+ *                       (ordma-pcap.h); a leaf, taken by any thread
+ *                       that sends or receives a frame (with or without
+ *                       fw_lock or the BQL, never with wire.lock or
+ *                       inbox_lock), by the capture's flush timer and
+ *                       by its writer thread.
  * Without a lock (atomics): msix_async, cable.rx_stalled, cable.stop,
- * cable.link_up, cable.local_peer, the cable's and wire's counters.
+ * cable.link_up, cable.local_peer, the cable's and wire's counters,
+ * pcap.on and pcap.frames.
  *
  * What must never wait for what:
  *   - A holder of fw_lock never waits for the BQL: DMA reaches RAM only
@@ -55,6 +66,13 @@
  *     lost as in a full fault log), and a pass-through context entry is
  *     used without switching the address space to its fast path.
  *   - No thread waits for another device's fw_lock while holding one.
+ *   - The capture's pcap.lock is held to add one frame to a buffer;
+ *     its holder waits for nothing but, when all its buffers are full,
+ *     for the writer thread to give one back, and the writer waits for
+ *     nothing but the file (it writes without the lock).  A thread
+ *     inside the firmware or the engine thus never waits for the BQL.
+ *     Opening, switching and closing the file (qom-set) and the flush
+ *     timer take it under the BQL; a new file is created before.
  *   - Frames leave only from inside the firmware, and PAUSE frames from
  *     the engine or from inside a firmware: once the engine was joined
  *     and the cable marked dead under fw_lock, no thread sends on it.
@@ -68,6 +86,7 @@
 #include "hw/pci/pci.h"
 #include "net/net.h"
 #include "ordma-wire.h"
+#include "ordma-pcap.h"
 
 #define TYPE_ORDMA_PCI "ordma"
 OBJECT_DECLARE_SIMPLE_TYPE(OrdmaState, ORDMA_PCI)
@@ -171,6 +190,7 @@ struct OrdmaState {
     bool link_pending;
 
     OrdmaCable cable;
+    OrdmaPcap pcap;                 /* pcap=: the port's capture */
 
     /* properties */
     char *serial;

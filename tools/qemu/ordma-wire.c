@@ -40,6 +40,11 @@
  * corruption) is ordma-wire-frame.c, which builds without QEMU and is
  * unit-tested on the host (tools/qemu/tests/test-wire-frame.c).
  *
+ * A capture of the port (pcap=, ordma-pcap.c) sees each frame as it
+ * actually leaves, marked with what the wire did to it, and the frames
+ * the wire dropped, marked "loss": the marks travel with a frame held
+ * back or delayed.
+ *
  * Threads (the table is in ordma-pci.h): frames are sent from inside the
  * port's firmware, the delayed and held ones by the engine thread, which
  * enters the firmware for that; the settings change under the BQL
@@ -50,6 +55,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/error-report.h"
+#include "qemu/host-utils.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
@@ -109,17 +115,41 @@ typedef struct OrdmaWireOut {
         const void *data;
         size_t len;
         OrdmaWireFrame *owned;      /* freed once sent */
+        OrdmaPcapMarks marks;
     } f[4];
 } OrdmaWireOut;
 
-static OrdmaWireFrame *ordma_wire_frame_new(const void *data, size_t len)
+static OrdmaWireFrame *ordma_wire_frame_new(const void *data, size_t len,
+                                            const OrdmaPcapMarks *marks)
 {
     OrdmaWireFrame *f = g_malloc(sizeof(*f) + len);
 
     f->len = len;
     f->due_ns = 0;
+    f->marks = *marks;
     memcpy(f->data, data, len);
     return f;
+}
+
+/*
+ * The bit of frame that differs in corrupted (the one flipped, after
+ * the BTH: the UDP checksum before it changed too), as the capture
+ * numbers it: 8 * byte + bit, bit 0 the least significant.
+ */
+static uint32_t ordma_wire_flipped_bit(const uint8_t *frame,
+                                       const uint8_t *corrupted, size_t len)
+{
+    size_t udp, end, i;
+
+    if (!ordma_wire_roce(frame, len, &udp, &end)) {
+        return 0;
+    }
+    for (i = udp + 8 + 12; i < end; i++) {
+        if (frame[i] != corrupted[i]) {
+            return i * 8 + ctz32(frame[i] ^ corrupted[i]);
+        }
+    }
+    return 0;
 }
 
 /*
@@ -130,7 +160,8 @@ static OrdmaWireFrame *ordma_wire_frame_new(const void *data, size_t len)
  */
 static bool ordma_wire_stage(OrdmaState *s, OrdmaWireOut *out,
                              const void *data, size_t len,
-                             OrdmaWireFrame *owned, int64_t now)
+                             OrdmaWireFrame *owned,
+                             const OrdmaPcapMarks *marks, int64_t now)
 {
     OrdmaWire *w = &s->cable.wire;
     bool was_empty = QSIMPLEQ_EMPTY(&w->line);
@@ -140,6 +171,7 @@ static bool ordma_wire_stage(OrdmaState *s, OrdmaWireOut *out,
         out->f[out->n].data = owned ? owned->data : data;
         out->f[out->n].len = len;
         out->f[out->n].owned = owned;
+        out->f[out->n].marks = *marks;
         out->n++;
         return false;
     }
@@ -150,12 +182,15 @@ static bool ordma_wire_stage(OrdmaState *s, OrdmaWireOut *out,
         return false;
     }
     if (!owned) {
-        owned = ordma_wire_frame_new(data, len);
+        owned = ordma_wire_frame_new(data, len, marks);
+    } else {
+        owned->marks = *marks;
     }
     owned->due_ns = now + (int64_t)w->delay_us * SCALE_US;
     QSIMPLEQ_INSERT_TAIL(&w->line, owned, next);
     w->line_len++;
     if (w->delay_us) {
+        owned->marks.delay_us = w->delay_us;
         ordma_wire_count(s, ORDMA_WIRE_FAULT_DELAY, len);
     }
     return was_empty;
@@ -166,7 +201,7 @@ static void ordma_wire_emit(OrdmaState *s, OrdmaWireOut *out)
     unsigned int i;
 
     for (i = 0; i < out->n; i++) {
-        ordma_cable_xmit(s, out->f[i].data, out->f[i].len);
+        ordma_cable_xmit(s, out->f[i].data, out->f[i].len, &out->f[i].marks);
         g_free(out->f[i].owned);
     }
 }
@@ -179,20 +214,24 @@ void ordma_wire_send(OrdmaState *s, const void *frame, size_t len)
     g_autofree uint8_t *corrupted = NULL;
     OrdmaWireOut out = { 0 };
     OrdmaWireFrame *held = NULL;
+    OrdmaPcapMarks marks = { 0 }, copy;
     OrdmaWireDraw d;
-    unsigned int copies, i;
+    unsigned int copies, first, i;
     bool wake = false;
 
     qemu_mutex_lock(&w->lock);
     ordma_wire_draw(&w->rng, &w->rates, &d);
     if (d.loss) {
         ordma_wire_count(s, ORDMA_WIRE_FAULT_LOSS, len);
+        marks.loss = true;
         goto unlock;
     }
     if (d.corrupt) {
         corrupted = g_malloc(len);
         if (ordma_wire_corrupt(frame, len, d.bit, corrupted)) {
             ordma_wire_count(s, ORDMA_WIRE_FAULT_CORRUPT, len);
+            marks.corrupt = true;
+            marks.corrupt_bit = ordma_wire_flipped_bit(frame, corrupted, len);
             frame = corrupted;
         }
     }
@@ -204,23 +243,33 @@ void ordma_wire_send(OrdmaState *s, const void *frame, size_t len)
     /* one frame waits at a time; the one waiting follows this one */
     held = w->held;
     w->held = NULL;
+    first = 0;
     if (!held && d.reorder) {
-        w->held = ordma_wire_frame_new(frame, len);
+        w->held = ordma_wire_frame_new(frame, len, &marks);
         w->held_until = now + ORDMA_WIRE_HOLD_US * SCALE_US;
-        copies--;
+        first = 1;
         wake = true;
     }
-    for (i = 0; i < copies; i++) {
-        wake |= ordma_wire_stage(s, &out, frame, len, NULL, now);
+    /* the copy after the first (held or not) is the duplicate */
+    for (i = first; i < copies; i++) {
+        copy = marks;
+        copy.dup = i > 0;
+        wake |= ordma_wire_stage(s, &out, frame, len, NULL, &copy, now);
     }
     if (held) {
         ordma_wire_count(s, ORDMA_WIRE_FAULT_REORDER, held->len);
-        wake |= ordma_wire_stage(s, &out, NULL, held->len, held, now);
+        copy = held->marks;
+        copy.reorder = true;
+        wake |= ordma_wire_stage(s, &out, NULL, held->len, held, &copy, now);
     }
 unlock:
     ordma_wire_update_active(w);
     qemu_mutex_unlock(&w->lock);
 
+    if (marks.loss) {
+        /* what the capture sees of a frame the wire dropped */
+        ordma_pcap_tx(s, frame, len, &marks);
+    }
     ordma_wire_emit(s, &out);
     if (wake) {
         event_notifier_set(&s->cable.wake);
@@ -261,10 +310,14 @@ void ordma_wire_run(OrdmaState *s, int64_t now)
 
     qemu_mutex_lock(&w->lock);
     if (w->held && w->held_until <= now) {
+        OrdmaPcapMarks late;
+
         f = w->held;
         w->held = NULL;
         /* overtaken by nothing: late, not reordered */
-        ordma_wire_stage(s, &out, NULL, f->len, f, now);
+        late = f->marks;
+        late.late_us = ORDMA_WIRE_HOLD_US;
+        ordma_wire_stage(s, &out, NULL, f->len, f, &late, now);
     }
     while ((f = QSIMPLEQ_FIRST(&w->line)) && f->due_ns <= now) {
         QSIMPLEQ_REMOVE_HEAD(&w->line, next);
@@ -285,7 +338,7 @@ void ordma_wire_run(OrdmaState *s, int64_t now)
         QSIMPLEQ_REMOVE_HEAD(&due, next);
         /* a cable pulled meanwhile took the frames in flight with it */
         if (up) {
-            ordma_cable_xmit(s, f->data, f->len);
+            ordma_cable_xmit(s, f->data, f->len, &f->marks);
         }
         g_free(f);
     }

@@ -15,10 +15,12 @@
 #include <linux/ordma/ordma_hw.h>
 
 #include "ordma-wire-frame.h"
+#include "ordma-pcap-format.h"
 
 typedef struct OrdmaWireFrame {
     QSIMPLEQ_ENTRY(OrdmaWireFrame) next;
     int64_t due_ns;                 /* delay line: when it leaves */
+    OrdmaPcapMarks marks;           /* what the wire did, for the capture */
     size_t len;
     uint8_t data[];
 } OrdmaWireFrame;
@@ -57,7 +59,8 @@ int64_t ordma_wire_next_ns(struct OrdmaState *s);
 void ordma_wire_run(struct OrdmaState *s, int64_t now);
 void ordma_wire_report(struct OrdmaState *s, const char *name);
 void ordma_wire_faults(void *ctx, uint64_t *faults);
-/* ordma-cable.c: puts a frame on the cable as it is */
-void ordma_cable_xmit(struct OrdmaState *s, const void *frame, size_t len);
+/* ordma-cable.c: puts a frame on the cable as it is (marks: for the capture) */
+void ordma_cable_xmit(struct OrdmaState *s, const void *frame, size_t len,
+                      const OrdmaPcapMarks *marks);
 
 #endif

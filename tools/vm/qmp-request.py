@@ -6,6 +6,10 @@ Usage: qmp-request.py SOCKET REQUEST...
   quit            end QEMU as its monitor's "quit" does
   device_del ID   unplug device ID and wait until QEMU reports it gone
                   (the guest's driver must release it first)
+  pcap-mark TEXT  a marker with TEXT in the capture of every ORDMA port
+                  (the device's pcap-mark property)
+  pcap-set DIR    every ORDMA port captures to DIR/<id>.pcapng (a new
+                  file); "pcap-set off" ends every capture
 
 Prints what QEMU answered; exits 0 when the request was carried out.
 """
@@ -76,6 +80,22 @@ def main():
         qmp.wait_event('DEVICE_DELETED', lambda d: d.get('device') == dev,
                        UNPLUG_TIMEOUT)
         print('device %s deleted' % dev)
+    elif len(req) >= 2 and req[0] in ('pcap-mark', 'pcap-set'):
+        arg = ' '.join(req[1:])
+        done = []
+        for dev in qmp.execute('qom-list', path='/machine/peripheral'):
+            if dev.get('type') != 'child<ordma>':
+                continue
+            path = '/machine/peripheral/' + dev['name']
+            if req[0] == 'pcap-mark':
+                qmp.execute('qom-set', path=path, property='pcap-mark', value=arg)
+            else:
+                qmp.execute('qom-set', path=path, property='pcap',
+                            value='' if arg == 'off' else
+                            '%s/%s.pcapng' % (arg, dev['name']))
+            done.append(dev['name'])
+        print('%s %s' % ('marked' if req[0] == 'pcap-mark' else 'capture ' + arg,
+                         ' '.join(done)) if done else 'no ordma device')
     else:
         sys.exit('unknown request: %s' % ' '.join(req))
 

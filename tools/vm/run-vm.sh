@@ -18,6 +18,8 @@
 #   -i, --iommu  add an Intel IOMMU (intel_iommu=on iommu.strict=1)
 #   -n, --no-udev  do not start udevd in the guest
 #   -w, --wire SPEC  impair every ORDMA NIC's cable on transmit (see below)
+#   -p, --pcap   capture every ORDMA port to DIR/<vm>/<id>.pcapng (below)
+#   --pcap-failed  the same with 256-byte snaps, kept only if the run fails
 #   -H, --host-requests  carry out what the guests ask of the host (below)
 #   -v           copy the serial console to stderr while running
 #   -V           the same, without the timestamp and VM name prefixes
@@ -62,6 +64,27 @@
 # CORRUPT DELAY" lines).  The settings can be changed while the guest
 # runs with QMP/HMP qom-set on /machine/peripheral/wireN.
 #
+# --pcap: every ORDMA NIC (wire1, wire2) writes what it sends and
+# receives to a pcapng file, DIR/<vm>/wireN.pcapng (the device's pcap
+# property; Documentation/ordma/user-guide.rst, "Capturing the wire"),
+# whole frames, each frame the wire impaired (--wire) marked with a
+# comment.  Both ends of a cable capture: a frame is in the sender's
+# file (out) and the receiver's (in).  After the run each capture is
+# checked: pcap-icrc (make qemu-unit builds it) must find the ICRC of
+# every RoCEv2 frame sent good but those marked corrupted, which must be
+# bad, the marks must add up to the faults the NIC reported, and tshark
+# must read every frame without a malformed one; across each cable, the
+# frames one end sent less those lost (and the datagrams the host
+# dropped) must be those the other end received, and the bad ICRCs on
+# arrival the frames corrupted (DIR/pcap-check.txt).  --pcap-failed captures the
+# first 256 bytes of each frame without checking them and deletes the
+# captures of a run that passed (make check).  The selftest runner asks
+# the host (as with --host-requests, for this only) to put a marker into
+# every capture before and after each test: a frame with no direction,
+# commented "mark: selftest NAME begins" or "... ends: PASS".  A guest
+# may also ask for "pcap off" and "pcap on" (a new file) on every port
+# (tools/bench/pcap-cost.sh measures the capture that way).
+#
 # --asan runs the VMs on the QEMU that SANITIZE=1 tools/qemu/build-qemu.sh
 # builds (about 25 minutes the first time; it is several times slower,
 # so give -t more); QEMU= still overrides it.  Whatever the QEMU, a sanitizer
@@ -94,6 +117,7 @@ IOMMU=0
 UDEV=1
 VERBOSE=0
 WIRE=
+PCAP=
 HOST_REQUESTS=0
 usage() {
 	sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -108,6 +132,8 @@ while [ $# -gt 0 ]; do
 	-i | --iommu) IOMMU=1; shift ;;
 	-n | --no-udev) UDEV=0; shift ;;
 	-w | --wire) WIRE=$2; shift 2 ;;
+	-p | --pcap) PCAP=all; shift ;;
+	--pcap-failed) PCAP=failed; shift ;;
 	-H | --host-requests) HOST_REQUESTS=1; shift ;;
 	-v) VERBOSE=1; shift ;;
 	-V) VERBOSE=2; shift ;;
@@ -177,6 +203,8 @@ if [ -n "$WIRE" ]; then
 	[ "$NIC_DEV" = ordma ] || vm_die "--wire needs ORDMA NICs (not the $TOPOLOGY topology)"
 	wire_props "$WIRE" 0 >/dev/null
 fi
+[ -z "$PCAP" ] || [ "$NIC_DEV" = ordma ] ||
+	vm_die "--pcap needs ORDMA NICs (not the $TOPOLOGY topology)"
 
 stamp=$(date +%Y%m%d-%H%M%S)
 suffix=$TOPOLOGY$([ "$IOMMU" = 1 ] && echo -iommu || true)
@@ -209,6 +237,11 @@ if [ -n "$provider" ] && [ -f "$(dirname "$provider")/.lock" ]; then
 	flock -s 8
 fi
 diag=$ORDMA_REPO/build/bin/ordma-diag
+PCAP_ICRC=$ORDMA_REPO/build/qemu-unit/pcap-icrc
+TSHARK_NO_ULP=()
+for h in rpcrdma smb_direct iser smcr sdp fc; do
+	TSHARK_NO_ULP+=(--disable-heuristic "${h}_infiniband")
+done
 kernel=$KIMAGE/boot/vmlinuz-$KVER
 [ -f "$kernel" ] || vm_die "no kernel at $kernel"
 [ -n "$(find "$ORDMA_REPO/drivers" -name '*.ko' 2>/dev/null)" ] ||
@@ -217,10 +250,11 @@ kernel=$KIMAGE/boot/vmlinuz-$KVER
 mapfile -t ports < <(vm_free_udp_ports 2)
 [ ${#ports[@]} -eq 2 ] || vm_die "could not find free UDP ports"
 
-# nic_args NIC SLOT LOCAL_PORT PEER_PORT: NIC number NIC (1-based: MAC,
+# nic_args NIC SLOT LOCAL_PORT PEER_PORT VM: NIC number NIC (1-based: MAC,
 # serial) behind root port number SLOT (1-based: the guest's bus number)
+# of VM (its output directory holds the NIC's capture)
 nic_args() {
-	local i=$1 slot=$2 lport=$3 pport=$4 mac cable
+	local i=$1 slot=$2 lport=$3 pport=$4 vm=$5 mac cable
 	mac=$(printf '52:54:00:12:34:%02x' "$i")
 	printf '%s\n' -device "pcie-root-port,id=rp$slot,bus=pcie.0,chassis=$slot,addr=0x$((slot + 9))"
 	case "$NIC_DEV" in
@@ -235,6 +269,10 @@ nic_args() {
 		fi
 		cable+=${VM_ORDMA_PROPS:+,$VM_ORDMA_PROPS}
 		[ -z "$WIRE" ] || cable+=,$(wire_props "$WIRE" $((i - 1)))
+		case $PCAP in
+		all) cable+=",pcap=$OUT/$vm/wire$i.pcapng" ;;
+		failed) cable+=",pcap=$OUT/$vm/wire$i.pcapng,pcap-snaplen=256" ;;
+		esac
 		if [ "$i" = 1 ]; then
 			printf '%s\n' -device "ordma,$cable,mac=$mac,serial=ORDSN0001,bus=rp$slot"
 		else
@@ -253,7 +291,7 @@ nic_expect() {
 }
 
 QMP_DIR=${VM_QMP_DIR:-}
-[ "$HOST_REQUESTS" = 0 ] || QMP_DIR=${QMP_DIR:-$OUT}
+[ "$HOST_REQUESTS" = 0 ] && [ -z "$PCAP" ] || QMP_DIR=${QMP_DIR:-$OUT}
 
 declare -A PID=()
 SERVERS=()
@@ -290,7 +328,11 @@ serve_host_requests() {
 			target=$(peer_of "$name") || target=
 		fi
 		case $req in
-		quit | "device_del wire"[12]) ;;
+		quit | "device_del wire"[12]) [ "$HOST_REQUESTS" = 1 ] || target= ;;
+		"pcap-mark "*) [ -n "$PCAP" ] || target= ;;
+		# the captures switched (tools/bench/pcap-cost.sh)
+		"pcap on") [ -n "$PCAP" ] && req="pcap-set $OUT/$name" || target= ;;
+		"pcap off") [ -n "$PCAP" ] && req="pcap-set off" || target= ;;
 		*) target= ;;
 		esac
 		if [ -z "$target" ]; then
@@ -317,14 +359,14 @@ boot_node() {
 	local nics=() expect=() i
 	case "$TOPOLOGY:$role" in
 	single:* | smoke:*)
-		mapfile -t nics < <(nic_args 1 1 "${ports[0]}" "${ports[1]}"
-			nic_args 2 2 "${ports[1]}" "${ports[0]}")
+		mapfile -t nics < <(nic_args 1 1 "${ports[0]}" "${ports[1]}" "$name"
+			nic_args 2 2 "${ports[1]}" "${ports[0]}" "$name")
 		expect=("$(nic_expect 1 1)" "$(nic_expect 2 2)") ;;
 	pair:A)
-		mapfile -t nics < <(nic_args 1 1 "${ports[0]}" "${ports[1]}")
+		mapfile -t nics < <(nic_args 1 1 "${ports[0]}" "${ports[1]}" "$name")
 		expect=("$(nic_expect 1 1)") ;;
 	pair:B)
-		mapfile -t nics < <(nic_args 2 1 "${ports[1]}" "${ports[0]}")
+		mapfile -t nics < <(nic_args 2 1 "${ports[1]}" "${ports[0]}" "$name")
 		expect=("$(nic_expect 2 1)") ;;
 	esac
 	local cmd=$GUEST_CMD
@@ -336,7 +378,7 @@ boot_node() {
 		printf 'ORDMA_NICS=%q\nORDMA_IOMMU=%q\n' "${expect[*]}" "$IOMMU"
 		printf 'ORDMA_WIRE=%q\nORDMA_PROPS=%q\n' "$WIRE" "${VM_ORDMA_PROPS:-}"
 		printf 'ORDMA_DIAG=%q\nORDMA_PROVIDER_DIR=%q\n' "$diag" "$provider"
-		printf 'ORDMA_HOST_REQUESTS=%q\n' "$HOST_REQUESTS"
+		printf 'ORDMA_HOST_REQUESTS=%q\nORDMA_PCAP=%q\n' "$HOST_REQUESTS" "$PCAP"
 		if [ "$TOPOLOGY" = pair ]; then
 			printf 'ORDMA_SYNC=/mnt/sync\nORDMA_PEER_ROLE=%s\n' "$([ "$role" = A ] && echo B || echo A)"
 			printf 'ORDMA_LOCAL_IP=192.0.2.%s\nORDMA_PEER_IP=192.0.2.%s\n' \
@@ -402,7 +444,7 @@ boot_all() {
 		boot_node vm0 single
 	fi
 	SERVERS=()
-	if [ "$HOST_REQUESTS" = 1 ]; then
+	if [ "$HOST_REQUESTS" = 1 ] || [ -n "$PCAP" ]; then
 		for n in "${NODES[@]}"; do
 			serve_host_requests "$n" &
 			SERVERS+=($!)
@@ -459,6 +501,84 @@ sanitizer_verdict() {
 	done
 }
 
+# --pcap: each capture's ICRCs against its marks (pcap-icrc), its marks
+# against the faults its NIC reported at exit, tshark's reading; and
+# across each cable, what one end sent against what the other received.
+pcap_verdict() {
+	local n f id line faults marks malformed frames rc peer pf pline drops
+	local sent lost got bad_in bad_out what
+	[ "$PCAP" = all ] || return 0
+	if [ ! -x "$PCAP_ICRC" ]; then
+		ktap_test_fail "captures checked (no $PCAP_ICRC: make qemu-unit)"
+		return 0
+	fi
+	: >"$OUT/pcap-check.txt"
+	for n in "${NODES[@]}"; do
+		for f in "$OUT/$n"/wire*.pcapng; do
+			[ -e "$f" ] || continue
+			id=$(basename "$f" .pcapng)
+			rc=0
+			line=$("$PCAP_ICRC" "$f" 2>&1 | tail -n 1) || rc=$?
+			echo "$n $id $line" >>"$OUT/pcap-check.txt"
+			if [ "$rc" = 0 ]; then
+				ktap_test_pass "$n: capture $id: ICRC bad on exactly the frames sent marked corrupt ($line)"
+			else
+				ktap_test_fail "$n: capture $id: ICRC bad on exactly the frames sent marked corrupt ($line)"
+			fi
+			faults=$(sed -n "s/.*cable $id: wire faults injected: \([0-9]*\) loss, \([0-9]*\) reorder, \([0-9]*\) dup, \([0-9]*\) corrupt, \([0-9]*\) delay.*/\1 loss, \2 reorder, \3 dup, \4 corrupt, \5 delay/p" \
+				"$OUT/$n/qemu.log" 2>/dev/null | tail -n 1)
+			marks=${line##*marks: }
+			if [ -z "$faults" ] && [ "$marks" = "0 loss, 0 reorder, 0 dup, 0 corrupt, 0 delay" ] ||
+				[ "$faults" = "$marks" ]; then
+				ktap_test_pass "$n: capture $id: marks match the faults the NIC reported ($marks)"
+			else
+				ktap_test_fail "$n: capture $id: marks ($marks) match the faults the NIC reported (${faults:-none})"
+			fi
+			if ! command -v tshark >/dev/null; then
+				ktap_test_skip "$n: capture $id: tshark reads every frame" "no tshark"
+				continue
+			fi
+			# one line per frame: its number, and "1" if malformed.
+			# Wireshark guesses the protocol inside a SEND's payload
+			# (RPC over RDMA, SMB Direct, iSER, ...): ib_send_lat's
+			# 2-byte payloads read as malformed RPC over RDMA.  The
+			# frames are judged, not what the test put in them.
+			read -r frames malformed < <(tshark -n -r "$f" "${TSHARK_NO_ULP[@]}" \
+				-T fields -e frame.number -e _ws.malformed 2>/dev/null |
+				awk -F '\t' '{ n++; if ($2 != "") m++ } END { print n + 0, m + 0 }')
+			if [ "$malformed" = 0 ] && [ "$frames" = "${line%% frames*}" ]; then
+				ktap_test_pass "$n: capture $id: tshark reads every frame, none malformed ($frames frames)"
+			else
+				ktap_test_fail "$n: capture $id: tshark reads every frame, none malformed ($frames of ${line%% frames*} frames read, $malformed malformed)"
+			fi
+		done
+	done
+	# wireN's frames sent, less those lost, arrived at the other end,
+	# but for the datagrams the host dropped there (cable-drops.txt)
+	while read -r n id line; do
+		case $id in wire1) pf=wire2 ;; wire2) pf=wire1 ;; *) continue ;; esac
+		pline=$(awk -v p="$pf" '$2 == p { $1 = $2 = ""; print; exit }' "$OUT/pcap-check.txt")
+		peer=$(awk -v p="$pf" '$2 == p { print $1; exit }' "$OUT/pcap-check.txt")
+		[ -n "$pline" ] || continue
+		drops=$(sed -n "s/.*cable $pf: \([0-9]*\) received datagrams dropped.*/\1/p" \
+			"$OUT/$peer/qemu.log" 2>/dev/null | tail -n 1)
+		drops=${drops:-0}
+		sent=$(sed -n 's/^[0-9]* frames: \([0-9]*\) out .*/\1/p' <<<"$line")
+		lost=$(sed -n 's/^[0-9]* frames: [0-9]* out (\([0-9]*\) lost).*/\1/p' <<<"$line")
+		got=$(sed -n 's/^ *[0-9]* frames: [0-9]* out ([0-9]* lost), \([0-9]*\) in;.*/\1/p' <<<"$pline")
+		bad_out=$(sed -n 's/.*RoCEv2 out [0-9]*: ICRC [0-9]* good, \([0-9]*\) bad.*/\1/p' <<<"$line")
+		bad_in=$(sed -n 's/.*RoCEv2 in [0-9]*: ICRC [0-9]* good, \([0-9]*\) bad.*/\1/p' <<<"$pline")
+		what="$id -> $pf: frames sent less lost ($sent - $lost) arrived ($got, host drops $drops); corrupted $bad_out, bad ICRC on arrival $bad_in"
+		# a datagram the host dropped may have been a corrupted one
+		if [ "$got" = $((sent - lost - drops)) ] &&
+			{ [ "$drops" != 0 ] || [ "$bad_in" = "$bad_out" ]; }; then
+			ktap_test_pass "$what"
+		else
+			ktap_test_fail "$what"
+		fi
+	done <"$OUT/pcap-check.txt"
+}
+
 # Kernel messages that fail a run wherever they appear.
 BAD_KMSG=$(grep -v '^#' "$SELFTESTS/ordma/kmsg_fail_patterns" | paste -sd '|')
 
@@ -512,6 +632,7 @@ for n in "${NODES[@]}"; do
 	fi
 done
 sanitizer_verdict
+pcap_verdict
 ktap_set_plan "$KTAP_TESTNUM"
 [ -f "$OUT/kmsg-problems.txt" ] &&
 	ktap_print_msg "kernel log problems:"$'\n'"$(sed 's/^# \{0,1\}//' "$OUT/kmsg-problems.txt")"
@@ -537,5 +658,9 @@ done
 ktap_print_msg "$(awk -v a="$t_start" -v b="$(date +%s.%N)" 'BEGIN { printf "total %.1fs, output in '"$OUT"'\n", b - a }')"
 ktap_print_totals
 
-[ "$KTAP_CNT_FAIL" -eq 0 ] || exit 1
+if [ "$KTAP_CNT_FAIL" -ne 0 ]; then
+	exit 1
+fi
+# --pcap-failed: the captures of a run that passed are not needed
+[ "$PCAP" != failed ] || rm -f "$OUT"/*/wire*.pcapng
 exit 0
