@@ -108,29 +108,17 @@ qemu-unit: $(QEMU_UNIT)/test-wire-frame $(QEMU_UNIT)/test-pcap-format \
 	$(QEMU_UNIT)/test-wire-frame
 	$(QEMU_UNIT)/test-pcap-format
 
-# Plain C11 and libc: no _GNU_SOURCE, no extension
-$(QEMU_UNIT)/ordma-wire-frame.o: tools/qemu/ordma-wire-frame.c \
-		tools/qemu/ordma-wire-frame.h
+# The QEMU-free parts of the device model (tools/qemu/ordma-<name>.c: the
+# wire's frame logic, the capture's pcapng blocks), plain C11 and libc:
+# no _GNU_SOURCE, no extension; each with its test-<name> on the host.
+$(QEMU_UNIT)/ordma-%.o: tools/qemu/ordma-%.c tools/qemu/ordma-%.h
 	@mkdir -p $(dir $@)
 	$(CC) $(QEMU_UNIT_CFLAGS) -pedantic-errors -DORDMA_WIRE_FRAME_HOST \
 		-c $< -o $@
 
-$(QEMU_UNIT)/test-wire-frame: tools/qemu/tests/test-wire-frame.c \
-		$(QEMU_UNIT)/ordma-wire-frame.o tools/qemu/ordma-wire-frame.h \
-		tools/testing/ordma_test.c tools/testing/ordma_test.h
-	$(CC) $(QEMU_UNIT_CFLAGS) -D_GNU_SOURCE -Itools/qemu -Itools/testing \
-		-o $@ $(filter %.c %.o,$^)
-
-# The capture's pcapng blocks (tools/qemu/ordma-pcap-format.c), the same way
-$(QEMU_UNIT)/ordma-pcap-format.o: tools/qemu/ordma-pcap-format.c \
-		tools/qemu/ordma-pcap-format.h
-	@mkdir -p $(dir $@)
-	$(CC) $(QEMU_UNIT_CFLAGS) -pedantic-errors -DORDMA_WIRE_FRAME_HOST \
-		-c $< -o $@
-
-$(QEMU_UNIT)/test-pcap-format: tools/qemu/tests/test-pcap-format.c \
-		$(QEMU_UNIT)/ordma-pcap-format.o tools/qemu/ordma-pcap-format.h \
-		tools/testing/ordma_test.c tools/testing/ordma_test.h
+$(QEMU_UNIT)/test-%: tools/qemu/tests/test-%.c $(QEMU_UNIT)/ordma-%.o \
+		tools/qemu/ordma-%.h tools/testing/ordma_test.c \
+		tools/testing/ordma_test.h
 	$(CC) $(QEMU_UNIT_CFLAGS) -D_GNU_SOURCE -Itools/qemu -Itools/testing \
 		-o $@ $(filter %.c %.o,$^)
 
