@@ -9,7 +9,8 @@
 # inputs (tools/qemu/ordma-*.[ch], tools/qemu/trace-events, the patches to
 # QEMU in tools/qemu/patches/, the firmware's sources.mk and every .c
 # and .h of its top directory and rooms (the FW_ROOMS of sources.mk:
-# device/, objects/, transport/, platform/, wire/),
+# device/, objects/, transport/, platform/, wire/) and of the directories
+# of what a host links beside it (FW_HOST_DIRS: replay/),
 # include/linux/ordma/ordma_hw.h and this script) under
 #   $ORDMA_CACHE/qemu/bin/<hash>/qemu-system-x86_64
 # so an unchanged tree costs one hash and no build.  The source and build
@@ -120,6 +121,11 @@ read -ra FW_C <<<"$(sources_mk_var FW_SRCS)" || true
 read -ra FW_ROOMS <<<"$(sources_mk_var FW_ROOMS)" || true
 [ ${#FW_C[@]} -gt 0 ] || die "no FW_SRCS in $FW_SOURCES_MK"
 [ ${#FW_ROOMS[@]} -gt 0 ] || die "no FW_ROOMS in $FW_SOURCES_MK"
+# What a host links beside the firmware (the recorder): FW_HOST_SRCS are
+# compiled in like FW_SRCS, the headers of FW_HOST_DIRS go with them.
+read -ra FW_HOST_C <<<"$(sources_mk_var FW_HOST_SRCS)" || true
+read -ra FW_HOST_DIRS <<<"$(sources_mk_var FW_HOST_DIRS)" || true
+FW_C+=("${FW_HOST_C[@]}")
 for f in "${FW_C[@]}"; do
 	[ -f "$FW_DIR/$f" ] || die "$FW_SOURCES_MK lists $f, which does not exist"
 done
@@ -130,7 +136,7 @@ FW_ALL=(sources.mk)
 for f in "$FW_DIR"/*.h "$FW_DIR"/*.c; do
 	FW_ALL+=("${f#"$FW_DIR"/}")
 done
-for room in "${FW_ROOMS[@]}"; do
+for room in "${FW_ROOMS[@]}" "${FW_HOST_DIRS[@]}"; do
 	for f in "$FW_DIR/$room"/*.h "$FW_DIR/$room"/*.c; do
 		FW_ALL+=("${f#"$FW_DIR"/}")
 	done

@@ -405,7 +405,7 @@ void ordma_cable_inbox_run(OrdmaState *s)
         if (ordma_link_up(s)) {
             trace_ordma_rx(s->ident, f->len);
             ordma_pcap_rx(s, f->data, f->len);
-            ordma_fw_rx_frame(s->fw, f->data, f->len);
+            ordma_rec_rx_frame(s->rec, f->data, f->len);
         } else {
             c->rx_link_down++;
         }
@@ -642,7 +642,7 @@ static bool ordma_cable_deliver(OrdmaState *s)
     if (!ordma_fw_enter(s, "cable receive")) {
         return false;
     }
-    if (!ordma_fw_can_receive(s->fw)) {
+    if (!ordma_rec_can_receive(s->rec)) {
         qatomic_set(&c->rx_stalled, true);
         ordma_fw_leave(s);
         return false;
@@ -656,7 +656,7 @@ static bool ordma_cable_deliver(OrdmaState *s)
 
             trace_ordma_rx(s->ident, len);
             ordma_pcap_rx(s, f, len);
-            ordma_fw_rx_frame(s->fw, f, len);
+            ordma_rec_rx_frame(s->rec, f, len);
         }
     }
     c->rx_held = c->rx_held_first = 0;
@@ -934,7 +934,7 @@ static void ordma_cable_shutdown(OrdmaState *s)
                     s->ident, c->pauses_sent, c->resumes_sent);
     }
     /* a realize that failed has no firmware lock yet */
-    if (s->fw) {
+    if (s->rec) {
         qemu_mutex_lock(&s->fw_lock);
         qatomic_set(&c->dead, true);
         qemu_mutex_unlock(&s->fw_lock);

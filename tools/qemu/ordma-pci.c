@@ -45,6 +45,7 @@
 
 #include <linux/ordma/ordma_hw.h>
 #include "ordma_fw.h"
+#include "replay/ordma_rec.h"
 #include "ordma-pci.h"
 
 #define ORDMA_PCIE_CAP_OFFSET   0x40
@@ -219,10 +220,10 @@ void ordma_fw_leave(OrdmaState *s)
         s->reset_pending = false;
         s->link_pending = false;
         if (reset) {
-            ordma_fw_reset(s->fw);
+            ordma_rec_reset(s->rec);
             s->rx_deferred = true;
         }
-        ordma_fw_set_link(s->fw, ordma_link_up(s));
+        ordma_rec_set_link(s->rec, ordma_link_up(s));
     }
     if (s->cable.kind == ORDMA_CABLE_LOCAL) {
         ordma_cable_inbox_run(s);
@@ -426,7 +427,7 @@ static void ordma_timer_cb(void *opaque)
         timer_mod(s->timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + 1);
         return;
     }
-    ordma_fw_timer_expired(s->fw);
+    ordma_rec_timer_expired(s->rec);
     ordma_fw_leave(s);
     ordma_rx_kick(s);
 }
@@ -450,7 +451,7 @@ static MemTxResult ordma_reg_read(void *opaque, hwaddr addr, uint64_t *data,
         *data = 0;
         return MEMTX_ERROR;
     }
-    *data = ordma_fw_reg_read(s->fw, addr, size);
+    *data = ordma_rec_reg_read(s->rec, addr, size);
     ordma_fw_leave(s);
     trace_ordma_reg_read(s->ident, addr, size, *data);
     return MEMTX_OK;
@@ -465,7 +466,7 @@ static MemTxResult ordma_reg_write(void *opaque, hwaddr addr, uint64_t data,
     if (!ordma_fw_enter(s, "register write")) {
         return MEMTX_ERROR;
     }
-    ordma_fw_reg_write(s->fw, addr, data, size);
+    ordma_rec_reg_write(s->rec, addr, data, size);
     ordma_fw_leave(s);
     ordma_rx_kick(s);
     return MEMTX_OK;
@@ -504,7 +505,7 @@ static MemTxResult ordma_db_write(void *opaque, hwaddr addr, uint64_t data,
     if (!ordma_fw_enter_doorbell(s)) {
         return MEMTX_ERROR;
     }
-    ordma_fw_db_write(s->fw, addr, data, size);
+    ordma_rec_db_write(s->rec, addr, data, size);
     ordma_fw_leave(s);
     ordma_rx_kick(s);
     return MEMTX_OK;
@@ -540,7 +541,7 @@ static bool ordma_nc_can_receive(NetClientState *nc)
         s->rx_deferred = true;
         return false;
     }
-    ok = ordma_fw_can_receive(s->fw);
+    ok = ordma_rec_can_receive(s->rec);
     ordma_fw_leave(s);
     if (!ok) {
         s->rx_refused = true;
@@ -560,7 +561,7 @@ static ssize_t ordma_nc_receive(NetClientState *nc, const uint8_t *buf,
     }
     trace_ordma_rx(s->ident, len);
     ordma_pcap_rx(s, buf, len);
-    ordma_fw_rx_frame(s->fw, buf, len);
+    ordma_rec_rx_frame(s->rec, buf, len);
     ordma_fw_leave(s);
     /* The firmware counts its drops; the frame is consumed either way. */
     return len;
@@ -573,7 +574,7 @@ static void ordma_link_changed(OrdmaState *s)
         s->link_pending = true;
         return;
     }
-    ordma_fw_set_link(s->fw, ordma_link_up(s));
+    ordma_rec_set_link(s->rec, ordma_link_up(s));
     ordma_fw_leave(s);
     ordma_rx_kick(s);
 }
@@ -635,7 +636,7 @@ static void ordma_write_config(PCIDevice *pdev, uint32_t addr, uint32_t val,
     }
     /* The events whose EQE write failed meanwhile (vCPU: BQL, then fw_lock) */
     if (ordma_fw_enter(s, "bus master")) {
-        ordma_fw_bus_master_enabled(s->fw);
+        ordma_rec_bus_master_enabled(s->rec);
         ordma_fw_leave(s);
     }
 }
@@ -649,8 +650,8 @@ static void ordma_reset(DeviceState *dev)
         s->reset_pending = true;
         return;
     }
-    ordma_fw_reset(s->fw);
-    ordma_fw_set_link(s->fw, ordma_link_up(s));
+    ordma_rec_reset(s->rec);
+    ordma_rec_set_link(s->rec, ordma_link_up(s));
     ordma_fw_leave(s);
     s->rx_refused = true;
     ordma_rx_kick(s);
@@ -707,6 +708,22 @@ static uint64_t ordma_dsn(const uint8_t *mac)
 
     ordma_fw_mac_to_eui64(mac, eui);
     return ldq_be_p(eui);
+}
+
+/* Payload copies kept so that a payload seen again is logged as a reference */
+#define ORDMA_REC_DEDUP_BYTES (4 << 20)
+
+/*
+ * QEMU exits without unrealizing the device: the log of record= ends
+ * here, with its trailer.  The device goes on unrecorded until then.
+ */
+static void ordma_rec_exit_notify(Notifier *notifier, void *data)
+{
+    OrdmaState *s = container_of(notifier, OrdmaState, rec_exit);
+
+    qemu_mutex_lock(&s->fw_lock);
+    ordma_rec_stop(s->rec);
+    qemu_mutex_unlock(&s->fw_lock);
 }
 
 static void ordma_realize(PCIDevice *pdev, Error **errp)
@@ -801,10 +818,27 @@ static void ordma_realize(PCIDevice *pdev, Error **errp)
         goto err_cable;
     }
     qemu_mutex_init(&s->fw_lock);
-    s->fw = ordma_fw_create(&ordma_hal_ops, s, &cfg);
-    if (!s->fw) {
-        error_setg(errp, "the firmware rejected the configuration");
-        goto err_fw;
+    if (s->record && *s->record) {
+        struct ordma_rec_opts opts = {
+            .path = s->record,
+            .max_bytes = (uint64_t)s->record_max_mb << 20,
+            .dedup_bytes = ORDMA_REC_DEDUP_BYTES,
+        };
+
+        s->rec = ordma_rec_create(&ordma_hal_ops, s, &cfg, &opts);
+        if (!s->rec) {
+            error_setg(errp, "record=%s: the log could not be opened or "
+                       "the firmware rejected the configuration", s->record);
+            goto err_fw;
+        }
+        s->rec_exit.notify = ordma_rec_exit_notify;
+        qemu_add_exit_notifier(&s->rec_exit);
+    } else {
+        s->rec = ordma_rec_create(&ordma_hal_ops, s, &cfg, NULL);
+        if (!s->rec) {
+            error_setg(errp, "the firmware rejected the configuration");
+            goto err_fw;
+        }
     }
 
     if (ordma_has_cable(s)) {
@@ -844,8 +878,12 @@ static void ordma_exit(PCIDevice *pdev)
     /* no thread sends or receives any more */
     ordma_pcap_close(s);
     /* the firmware stops its timers through the HAL: the timer must live */
-    ordma_fw_destroy(s->fw);
-    s->fw = NULL;
+    if (s->rec_exit.notify) {
+        qemu_remove_exit_notifier(&s->rec_exit);
+        s->rec_exit.notify = NULL;
+    }
+    ordma_rec_destroy(s->rec);
+    s->rec = NULL;
     timer_free(s->timer);
     s->timer = NULL;
     qemu_bh_delete(s->rx_flush_bh);
@@ -874,6 +912,9 @@ static Property ordma_properties[] = {
     DEFINE_PROP_UINT32("speed", OrdmaState, speed, 25000),
     /* the port's own UDP cable ("host:port" each), instead of netdev= */
     DEFINE_PROP_STRING("cable-local", OrdmaState, cable_local),
+    /* record=FILE logs the firmware's inputs for ordma-replay */
+    DEFINE_PROP_STRING("record", OrdmaState, record),
+    DEFINE_PROP_UINT32("record-max-mb", OrdmaState, record_max_mb, 0),
     DEFINE_PROP_STRING("cable-peer", OrdmaState, cable_peer),
     /* or a cable in memory to another ordma device (its id) */
     DEFINE_PROP_STRING("cable-to", OrdmaState, cable_to),

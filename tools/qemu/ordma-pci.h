@@ -92,6 +92,7 @@
 OBJECT_DECLARE_SIMPLE_TYPE(OrdmaState, ORDMA_PCI)
 
 struct ordma_fw;
+struct ordma_rec;
 
 typedef enum OrdmaCableKind {
     ORDMA_CABLE_NONE,               /* the port uses -netdev */
@@ -172,7 +173,13 @@ struct OrdmaState {
     QEMUTimer *timer;
     QEMUBH *rx_flush_bh;
 
-    struct ordma_fw *fw;
+    /*
+     * The firmware, behind the recorder: every entry goes through
+     * ordma_rec_*, which only passes calls on unless record= is set
+     * (ordma_rec_fw() gives the firmware itself).
+     */
+    struct ordma_rec *rec;
+    Notifier rec_exit;      /* record=: the log ends when QEMU exits */
     char *ident;            /* device name used in log messages */
 
     /* The firmware runs in one thread at a time: see the top of the file */
@@ -198,6 +205,8 @@ struct OrdmaState {
     uint32_t db_pages;
     uint32_t speed;
     char *cable_local;
+    char *record;           /* log of the firmware's inputs ("" for none) */
+    uint32_t record_max_mb; /* its size cap; 0 for the recorder's default */
     char *cable_peer;
     char *cable_to;
     uint32_t poll_us;

@@ -16,7 +16,8 @@ a few seconds.
 
 The checks live in ordma_qtest/, one module per area: admin (base
 registers, admin queue, reset), iommu, cable (cables and the engine
-thread), wire (impairments) and capture; common.py holds the qtest
+thread), wire (impairments), capture and record (the firmware's inputs
+logged and replayed); common.py holds the qtest
 connection, the PCI function and the frames they share.  A new check goes
 into its area's module and its run_* function into main() below.
 
@@ -40,6 +41,7 @@ from ordma_qtest.cable import (
     run_cable, run_cable_local, run_cable_oversize, run_engine_sched,
     run_engine_flood, run_msix_held, run_flow_control)
 from ordma_qtest.capture import run_pcap, run_pcap_local
+from ordma_qtest.record import run_record
 from ordma_qtest.wire import run_wire_props, run_wire_udp, run_wire_icrc
 
 
@@ -58,7 +60,7 @@ def main():
     for part in (run, run_iommu, run_cable, run_cable_local, run_cable_oversize,
                  run_engine_sched, run_engine_flood, run_msix_held, run_flow_control,
                  run_wire_props, run_wire_udp, run_wire_icrc, run_pcap,
-                 run_pcap_local, run_iommu_faults):
+                 run_pcap_local, run_record, run_iommu_faults):
         try:
             part(qemu)
         except RuntimeError as err:
