@@ -12,12 +12,11 @@ import tempfile
 import time
 
 from .common import (
-    EthRx, EthTx, Function, QTest, REPLY_TIMEOUT, cabled_to, enabled_pair,
-    eth_frame, injected, port_stats, recv_frames, roce_frame, seqs, tap,
-    wait_for)
+    REPO, EthRx, EthTx, Function, QTest, REPLY_TIMEOUT, cabled_to,
+    enabled_pair, eth_frame, host_tool, injected, port_stats, recv_frames,
+    roce_frame, seqs, tap, wait_for)
 
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..'))
 PCAP_ICRC = os.path.join(REPO, 'build', 'qemu-unit', 'pcap-icrc')
 
 
@@ -94,15 +93,7 @@ def tshark_check(path):
 
 def pcap_icrc(path):
     """(exit status, last line) of pcap-icrc on path; built if missing."""
-    if not os.access(PCAP_ICRC, os.X_OK):
-        subprocess.run(['make', '-s', '-C', REPO, PCAP_ICRC],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if not os.access(PCAP_ICRC, os.X_OK):
-        return None, 'pcap-icrc could not be built'
-    res = subprocess.run([PCAP_ICRC, path], stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, timeout=60)
-    lines = res.stdout.splitlines()
-    return res.returncode, lines[-1] if lines else ''
+    return host_tool(PCAP_ICRC, REPO, path, 60)
 
 
 def run_pcap(qemu):

@@ -58,6 +58,26 @@ FRAMES = 0x600000
 tests = []
 
 
+
+# The repository, for the host tools some checks run on what QEMU wrote
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..'))
+
+
+def host_tool(binary, make_dir, path, timeout):
+    """(exit status, last line of output) of the repository's host tool
+    binary (an absolute path, built with make in make_dir if missing) on
+    the file path; (None, why) if it cannot be built."""
+    if not os.access(binary, os.X_OK):
+        subprocess.run(['make', '-s', '-C', make_dir, binary],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not os.access(binary, os.X_OK):
+        return None, '%s could not be built' % os.path.basename(binary)
+    res = subprocess.run([binary, path], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    lines = res.stdout.splitlines()
+    return res.returncode, lines[-1] if lines else ''
+
+
 def tap(name, ok, info=''):
     ok = bool(ok)
     tests.append(ok)

@@ -12,26 +12,16 @@ import tempfile
 
 from .common import (
     BUF, CMD_QUERY_FW, CMD_QUERY_PORT, CTRL_RESET, REG_CTRL, REG_STATUS, EthRx,
-    EthTx, Function, cabled_to, eth_frame, port_stats, recv_frames, tap,
-    wait_for)
+    EthTx, Function, REPO, cabled_to, eth_frame, host_tool, port_stats,
+    recv_frames, tap, wait_for)
 
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..', '..'))
 ORDMA_REPLAY = os.path.join(REPO, 'build', 'firmware', 'ordma-replay')
 
 
 def ordma_replay(path):
     """(exit status, last line) of ordma-replay on path; built if missing."""
-    if not os.access(ORDMA_REPLAY, os.X_OK):
-        subprocess.run(['make', '-s', '-C', os.path.join(REPO, 'firmware'),
-                        ORDMA_REPLAY],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    if not os.access(ORDMA_REPLAY, os.X_OK):
-        return None, 'ordma-replay could not be built'
-    res = subprocess.run([ORDMA_REPLAY, path], stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, timeout=120)
-    lines = res.stdout.splitlines()
-    return res.returncode, lines[-1] if lines else ''
+    return host_tool(ORDMA_REPLAY, os.path.join(REPO, 'firmware'), path, 120)
 
 
 def drive(qt, peer, port):
