@@ -20,6 +20,8 @@
 #   -w, --wire SPEC  impair every ORDMA NIC's cable on transmit (see below)
 #   -p, --pcap   capture every ORDMA port to DIR/<vm>/<id>.pcapng (below)
 #   --pcap-failed  the same with 256-byte snaps, kept only if the run fails
+#   -r, --record  record every ORDMA port's firmware inputs, replay them (below)
+#   --record-max-mb N  size cap of each recording (default 64)
 #   -H, --host-requests  carry out what the guests ask of the host (below)
 #   -v           copy the serial console to stderr while running
 #   -V           the same, without the timestamp and VM name prefixes
@@ -85,6 +87,21 @@
 # may also ask for "pcap off" and "pcap on" (a new file) on every port
 # (tools/bench/pcap-cost.sh measures the capture that way).
 #
+# --record: every ORDMA NIC logs its firmware's entry calls and HAL
+# answers to DIR/<vm>-wireN.rec (the device's record property,
+# Documentation/ordma/replay.rst, "Recording a device in QEMU"), capped
+# at --record-max-mb MiB each (64 by default; every frame the port
+# sends or receives is in its log whole: a test that moves data needs
+# far more, make check's wire_impair run 2048).  After the run
+# build/firmware/ordma-replay (make -C firmware) replays each log, one
+# result per log, failed on a divergence or a log it cannot read
+# (DIR/record-check.txt has what it said).  QEMU's exit ends every log
+# ("recorded until QEMU exited"); a log that ended before (the size
+# cap) says why in the output.  Both topologies record whole runs: a
+# frame sent over single's cable in memory runs the other port's
+# firmware inside the sender's HAL call, which is an entry of the other
+# port's recorder, not a nested one of the sender's.
+#
 # --asan runs the VMs on the QEMU that SANITIZE=1 tools/qemu/build-qemu.sh
 # builds (about 25 minutes the first time; it is several times slower,
 # so give -t more); QEMU= still overrides it.  Whatever the QEMU, a sanitizer
@@ -118,6 +135,8 @@ UDEV=1
 VERBOSE=0
 WIRE=
 PCAP=
+RECORD=0
+RECORD_MAX_MB=0
 HOST_REQUESTS=0
 usage() {
 	sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -134,6 +153,8 @@ while [ $# -gt 0 ]; do
 	-w | --wire) WIRE=$2; shift 2 ;;
 	-p | --pcap) PCAP=all; shift ;;
 	--pcap-failed) PCAP=failed; shift ;;
+	-r | --record) RECORD=1; shift ;;
+	--record-max-mb) RECORD=1 RECORD_MAX_MB=$2; shift 2 ;;
 	-H | --host-requests) HOST_REQUESTS=1; shift ;;
 	-v) VERBOSE=1; shift ;;
 	-V) VERBOSE=2; shift ;;
@@ -205,6 +226,11 @@ if [ -n "$WIRE" ]; then
 fi
 [ -z "$PCAP" ] || [ "$NIC_DEV" = ordma ] ||
 	vm_die "--pcap needs ORDMA NICs (not the $TOPOLOGY topology)"
+[ "$RECORD" = 0 ] || [ "$NIC_DEV" = ordma ] ||
+	vm_die "--record needs ORDMA NICs (not the $TOPOLOGY topology)"
+if ! [[ $RECORD_MAX_MB =~ ^[0-9]{1,4}$ ]] || [ "$RECORD_MAX_MB" -gt 4095 ]; then
+	vm_die "--record-max-mb $RECORD_MAX_MB: MiB, 0..4095 (0: 64)"
+fi
 
 stamp=$(date +%Y%m%d-%H%M%S)
 suffix=$TOPOLOGY$([ "$IOMMU" = 1 ] && echo -iommu || true)
@@ -237,6 +263,7 @@ if [ -n "$provider" ] && [ -f "$(dirname "$provider")/.lock" ]; then
 	flock -s 8
 fi
 diag=$ORDMA_REPO/build/bin/ordma-diag
+REPLAY=$ORDMA_REPO/build/firmware/ordma-replay
 PCAP_ICRC=$ORDMA_REPO/build/qemu-unit/pcap-icrc
 TSHARK_NO_ULP=()
 for h in rpcrdma smb_direct iser smcr sdp fc; do
@@ -273,6 +300,8 @@ nic_args() {
 		all) cable+=",pcap=$OUT/$vm/wire$i.pcapng" ;;
 		failed) cable+=",pcap=$OUT/$vm/wire$i.pcapng,pcap-snaplen=256" ;;
 		esac
+		[ "$RECORD" = 0 ] ||
+			cable+=",record=$OUT/$vm-wire$i.rec,record-max-mb=$RECORD_MAX_MB"
 		if [ "$i" = 1 ]; then
 			printf '%s\n' -device "ordma,$cable,mac=$mac,serial=ORDSN0001,bus=rp$slot"
 		else
@@ -476,6 +505,7 @@ boot_died_early() {
 }
 
 boot=1
+[ "$RECORD" = 0 ] || rm -f "$OUT"/*.rec
 boot_all
 early=$(boot_died_early)
 if [ -n "$early" ]; then
@@ -579,6 +609,49 @@ pcap_verdict() {
 	done <"$OUT/pcap-check.txt"
 }
 
+# --record: each port's log replayed by the firmware of this tree
+record_verdict() {
+	local n i f line rc size note
+	[ "$RECORD" = 1 ] || return 0
+	: >"$OUT/record-check.txt"
+	for n in "${NODES[@]}"; do
+		for i in 1 2; do
+			f=$OUT/$n-wire$i.rec
+			case $TOPOLOGY:$n:$i in
+			pair:vmA:2 | pair:vmB:1) continue ;;
+			esac
+			if [ ! -s "$f" ]; then
+				ktap_test_fail "$n wire$i: recorded (no $f)"
+				continue
+			fi
+			if [ ! -x "$REPLAY" ]; then
+				ktap_test_fail "$n wire$i: log replayed (no $REPLAY: make -C firmware)"
+				continue
+			fi
+			rc=0
+			line=$("$REPLAY" "$f" 2>&1) || rc=$?
+			size=$(stat -c %s "$f")
+			printf '%s wire%s %s bytes: %s\n' "$n" "$i" "$size" "$line" >>"$OUT/record-check.txt"
+			line=$(head -n 1 <<<"$line")
+			line=${line#"$f: "}
+			note=
+			[[ $line != *" ("* ]] || note=${line#* (} line=${line%% (*}
+			if [ "$rc" = 0 ]; then
+				ktap_test_pass "$n wire$i: $line"
+			else
+				ktap_test_fail "$n wire$i: log replayed without divergence ($line; see $OUT/record-check.txt)"
+			fi
+			# QEMU ends every log at its exit ("stopped by the host")
+			case ${note%)} in
+			"") ;;
+			*": stopped by the host") ktap_print_msg "$n wire$i: recorded until QEMU exited" ;;
+			*) ktap_print_msg "$n wire$i: ${note%)}" ;;
+			esac
+			ktap_print_msg "$n wire$i: log $size bytes"
+		done
+	done
+}
+
 # Kernel messages that fail a run wherever they appear.
 BAD_KMSG=$(grep -v '^#' "$SELFTESTS/ordma/kmsg_fail_patterns" | paste -sd '|')
 
@@ -633,6 +706,7 @@ for n in "${NODES[@]}"; do
 done
 sanitizer_verdict
 pcap_verdict
+record_verdict
 ktap_set_plan "$KTAP_TESTNUM"
 [ -f "$OUT/kmsg-problems.txt" ] &&
 	ktap_print_msg "kernel log problems:"$'\n'"$(sed 's/^# \{0,1\}//' "$OUT/kmsg-problems.txt")"
