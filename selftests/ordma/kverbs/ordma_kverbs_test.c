@@ -1422,6 +1422,8 @@ static int kv_t_cq_overrun(struct kv_ctx *ctx, char *why)
 {
 	struct ib_cq_init_attr attr = { .cqe = 1 };
 	struct kv_side *a = &ctx->ovf_a, *b = &ctx->ovf_b;
+	struct ib_qp_attr qattr;
+	enum ib_qp_state state;
 	struct ib_cq *cq;
 	u32 i;
 	int err;
@@ -1461,7 +1463,15 @@ static int kv_t_cq_overrun(struct kv_ctx *ctx, char *why)
 	err = err ?: kv_ovf_write(ctx, KV_OVF_WRITES, why);
 	err = err ?: kv_expect(a, KV_WRID_OVF + KV_OVF_WRITES,
 			       IB_WC_WR_FLUSH_ERR, -1, -1, why);
-	return err ?: kv_expect_none(a, why);
+	err = err ?: kv_expect_none(a, why);
+	/* the device no longer runs the QP whose requests were flushed */
+	err = err ?: kv_query_state(a, &state, &qattr, why);
+	if (!err && state != IB_QPS_ERR) {
+		kv_why(why, "%s QP state %d after its CQ's error, expected ERR",
+		       a->name, state);
+		err = -EINVAL;
+	}
+	return err;
 }
 
 /* ---------------------------------------------------------------- */
@@ -1643,7 +1653,7 @@ static const struct kv_test kv_tests[] = {
 	  kv_t_write_invalid },
 	{ "A's QP is in the error state after the remote access error",
 	  kv_t_error_state },
-	{ "a 2-entry CQ overruns: CQ_ERR event, 2 CQEs, the rest and later posts flushed",
+	{ "a 2-entry CQ overruns: CQ_ERR, 2 CQEs, the rest and later posts flushed, QP in ERR",
 	  kv_t_cq_overrun },
 	{ "ib_create_srq on B (kernel ring), two RC QPs on it, each connected to a QP on A",
 	  kv_t_srq },

@@ -39,24 +39,72 @@ void ordma_cq_comp_event(struct ordma_ibdev *dev, u32 cqn)
 	ordma_obj_ref_put(&cq->ref);
 }
 
-/* Hands the consumer the completions the driver makes for the device. */
-static void ordma_cq_flush_work(struct work_struct *work)
-{
-	struct ordma_cq *cq = container_of(work, struct ordma_cq, flush_work);
-
-	if (cq->ibcq.comp_handler)
-		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-}
-
-/* Any context: from now on the driver completes what @cq's QPs hold. */
-static void ordma_cq_start_sw_flush(struct ordma_ibdev *dev,
-				    struct ordma_cq *cq)
+/* From now on the driver completes what @cq's QPs hold. */
+static void ordma_cq_set_sw_flush(struct ordma_cq *cq)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&cq->lock, flags);
 	WRITE_ONCE(cq->sw_flush, true);
 	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
+/*
+ * A CQ in error takes no more CQEs, but its QPs keep their state on the
+ * device.  Stop them (MODIFY_QP to ERR) before their work requests are
+ * reported flushed: a consumer frees the buffers of a flushed request.
+ */
+static void ordma_cq_stop_qps(struct ordma_ibdev *dev, struct ordma_cq *cq)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ordma_qp *qp;
+	unsigned long qpn;
+	void *entry;
+	int err;
+
+	xa_for_each(&dev->qps, qpn, entry) {
+		qp = ordma_obj_get(&dev->qps, qpn, struct ordma_qp);
+		if (!qp)
+			continue;
+		if (qp->uctx_id == ORDMA_KERNEL_UCTX &&
+		    (qp->ibqp.send_cq == &cq->ibcq ||
+		     qp->ibqp.recv_cq == &cq->ibcq)) {
+			err = ordma_modify_qp(&qp->ibqp, &attr, IB_QP_STATE,
+					      NULL);
+			if (err)
+				ibdev_warn(&dev->ibdev,
+					   "QP %u of CQ %u in error: MODIFY_QP to ERR failed: %d\n",
+					   qp->qpn, cq->cqn, err);
+		}
+		ordma_obj_ref_put(&qp->ref);
+	}
+}
+
+/* Hands the consumer the completions the driver makes for the device. */
+static void ordma_cq_flush_work(struct work_struct *work)
+{
+	struct ordma_cq *cq = container_of(work, struct ordma_cq, flush_work);
+
+	if (READ_ONCE(cq->cq_error) && !READ_ONCE(cq->sw_flush)) {
+		ordma_cq_stop_qps(to_ordma_ibdev(cq->ibcq.device), cq);
+		ordma_cq_set_sw_flush(cq);
+	}
+	if (cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+/*
+ * Any context.  A fatal device (@cq_error false) does no DMA any more:
+ * the driver completes what @cq's QPs hold at once.  After a CQ error
+ * the work item stops the QPs first.
+ */
+static void ordma_cq_start_sw_flush(struct ordma_ibdev *dev,
+				    struct ordma_cq *cq, bool cq_error)
+{
+	if (cq_error)
+		WRITE_ONCE(cq->cq_error, true);
+	else
+		ordma_cq_set_sw_flush(cq);
 	queue_work(dev->wq, &cq->flush_work);
 }
 
@@ -83,7 +131,7 @@ void ordma_cq_flush_all(struct ordma_ibdev *dev)
 	xa_lock_irqsave(&dev->cqs, flags);
 	xa_for_each(&dev->cqs, cqn, cq)
 		if (cq->kbuf.va)
-			ordma_cq_start_sw_flush(dev, cq);
+			ordma_cq_start_sw_flush(dev, cq, false);
 	xa_unlock_irqrestore(&dev->cqs, flags);
 }
 
@@ -103,7 +151,7 @@ void ordma_cq_async_event(struct ordma_ibdev *dev, u32 cqn,
 	ibdev_warn_ratelimited(&dev->ibdev, "CQ %u entered the error state\n",
 			       cqn);
 	if (cq->kbuf.va)
-		ordma_cq_start_sw_flush(dev, cq);
+		ordma_cq_start_sw_flush(dev, cq, true);
 	if (cq->ibcq.event_handler) {
 		event.device = &dev->ibdev;
 		event.element.cq = &cq->ibcq;

@@ -182,9 +182,13 @@ struct ordma_cq {
 	 * fatal): the driver completes the outstanding work requests of its
 	 * QPs itself, with IB_WC_WR_FLUSH_ERR, so that their consumers (the
 	 * MAD layer, ULPs draining a QP) are not left waiting for ever.
-	 * flush_work calls the completion handler to have them polled.
+	 * flush_work calls the completion handler to have them polled; after
+	 * a CQ error (cq_error) it first takes the CQ's QPs to ERR on the
+	 * device, which otherwise keeps running their work requests and
+	 * could DMA to buffers the consumer freed on the flush completion.
 	 */
 	bool sw_flush;
+	bool cq_error;
 	struct work_struct flush_work;
 };
 
