@@ -13,6 +13,8 @@
 #   make qemu-unit  the device model's frame logic (the cable's
 #                   impairments, the capture's pcapng blocks) on the
 #                   host, under ASan/UBSan; builds pcap-icrc
+#   make trace-tool-check  tests of tools/diag/ordma-trace (host,
+#                   Python only)
 #   make vm-impair  RDMA between two NICs over impaired cables
 #                   (WIRE=SPEC, see tools/vm/run-vm.sh --wire)
 #   make vm-disturb Bus Master Enable, device_del and quit under traffic
@@ -40,7 +42,7 @@ kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
 .PHONY: all modules modules_clean diag fw-build fw-check qemu qemu-unit provider lint \
 	vm-check vm-smoke vm-impair vm-disturb check demo clean help install fuzz \
-	qemu-asan qtest-asan
+	qemu-asan qtest-asan trace-tool-check
 
 all: modules diag fw-build
 
@@ -130,6 +132,11 @@ $(QEMU_UNIT)/pcap-icrc: tools/qemu/tests/pcap-icrc.c \
 		firmware/wire/fw_icrc.c firmware/wire/fw_roce_wire.h
 	$(CC) $(QEMU_UNIT_CFLAGS) -D_GNU_SOURCE -Itools/qemu -Ifirmware/wire \
 		-o $@ $(filter %.c %.o,$^)
+
+# ordma-trace, the one timeline of a run's firmware traces and wire
+# captures: its tests build their own inputs (TAP output).
+trace-tool-check:
+	python3 tools/diag/test-ordma-trace.py
 
 provider:
 	@if [ -x tools/provider/build.sh ]; then tools/provider/build.sh; \
