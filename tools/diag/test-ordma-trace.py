@@ -9,7 +9,10 @@ exits non-zero when one fails.
 """
 
 import html.parser
+import importlib.machinery
+import importlib.util
 import os
+import random
 import struct
 import subprocess
 import sys
@@ -472,7 +475,7 @@ class Wire(Base):
             dict(t=6, data=roce(0x81, 18, 0, ext=bytes(16)), dir=1),
         ])
         lines = rows(p.stdout)
-        self.assertIn("wire:ordma0 out", lines[0])
+        self.assertEqual(lines[0].split()[1:3], ["wire:ordma0", "out"])
         for w in ("RC RDMA_READ_REQUEST", "qp 18", "psn 1000", "ack-req",
                   "va 0x1000 rkey 0x5 len 4096", "payload 0", "[loss]"):
             self.assertIn(w, lines[0])
@@ -564,6 +567,48 @@ class Wire(Base):
 
 
 # ---------------------------------------------------------------- robustness
+
+def load_tool():
+    loader = importlib.machinery.SourceFileLoader("ordma_trace", TOOL)
+    spec = importlib.util.spec_from_loader("ordma_trace", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+class Decoder(unittest.TestCase):
+    def test_every_prefix_of_every_opcode(self):
+        mod = load_tool()
+        iface = mod.Iface("x", 1, 9, 0)
+        rnd = random.Random(7)
+        for opcode in range(256):
+            frame = roce(opcode, 18, 77, ext=bytes(rnd.randrange(256)
+                                                   for _ in range(40)),
+                         payload=bytes(8))
+            for n in range(len(frame) + 1):
+                fr = mod.Frame(iface, 2, frame[:n], len(frame), None)
+                self.assertNotIn("\n", fr.text)
+                if n >= 54:
+                    self.assertEqual((fr.qpn, fr.psn), (18, 77))
+        for _ in range(2000):
+            junk = bytes(rnd.randrange(256)
+                         for _ in range(rnd.randrange(80)))
+            mod.Frame(iface, rnd.randrange(4), junk, 1500, "a\nb")
+
+    def test_payload_lengths(self):
+        mod = load_tool()
+        iface = mod.Iface("x", 1, 9, 0)
+        cases = [(0x04, b"", 33), (0x0A, reth(1, 2, 33), 33),
+                 (0x11, aeth(0, 1), 0), (0x12, aeth(0, 1) + bytes(8), 0),
+                 (0x1C, bytes(4) + reth(1, 2, 0), 0),
+                 (0x1D, reth(1, 2, 8), 8),
+                 (0x17, bytes(4), 33), (0x65, bytes(12), 33)]
+        for opcode, ext, n in cases:
+            data = roce(opcode, 5, 6, ext=ext, payload=bytes(n))
+            fr = mod.Frame(iface, 1, data, len(data), None)
+            self.assertIn("payload %d" % n, fr.text, hex(opcode))
+            self.assertNotIn("truncated", fr.text)
+
 
 class Robust(Base):
     def test_truncated_last_record(self):
