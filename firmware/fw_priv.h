@@ -143,27 +143,44 @@ struct fw_port_stats {
 	uint64_t wire_fault_base[ORDMA_WIRE_FAULTS];
 };
 
-/* Why the engine dropped a received frame (after a successful parse) */
+/*
+ * Why the engine dropped a received frame (after a successful parse);
+ * the values are the RX_DROP trace record's status (ordma_fw.h).
+ */
 enum fw_tp_drop {
-	FW_TP_DROP_PARSE = 0,	/* fw_roce_parse() refused it */
-	FW_TP_DROP_NO_QP,	/* destination QP does not exist */
-	FW_TP_DROP_TRANSPORT,	/* opcode of another transport (RC/UC/UD) */
-	FW_TP_DROP_STATE,	/* QP not in a state that takes it */
-	FW_TP_DROP_PKEY,
-	FW_TP_DROP_SRC,		/* RC: source address is not the QP's peer */
-	FW_TP_DROP_QKEY,	/* UD: Q_Key mismatch */
-	FW_TP_DROP_NO_RECV,	/* UD, UC: no receive WQE posted */
-	FW_TP_DROP_UD_LEN,	/* UD: payload above the path MTU */
-	FW_TP_DROP_SEQ,		/* RC: request PSN ahead of the expected one;
-				 * UC: packet of a lost or dropped message
-				 */
-	FW_TP_DROP_DUP,		/* duplicate request not answered */
-	FW_TP_DROP_OPCODE_SEQ,	/* opcode out of sequence (RC: NAKed) */
-	FW_TP_DROP_BAD_REQ,	/* malformed or not permitted request (RC:
-				 * NAKed; UC: message dropped)
-				 */
-	FW_TP_DROP_RNR,		/* request answered with an RNR NAK */
-	FW_TP_DROP_RESP,	/* unexpected or stale response */
+	/* fw_roce_parse() refused it */
+	FW_TP_DROP_PARSE = ORDMA_FW_TRACE_DROP_PARSE,
+	/* destination QP does not exist */
+	FW_TP_DROP_NO_QP = ORDMA_FW_TRACE_DROP_NO_QP,
+	/* opcode of another transport (RC/UC/UD) */
+	FW_TP_DROP_TRANSPORT = ORDMA_FW_TRACE_DROP_TRANSPORT,
+	/* QP not in a state that takes it */
+	FW_TP_DROP_STATE = ORDMA_FW_TRACE_DROP_STATE,
+	FW_TP_DROP_PKEY = ORDMA_FW_TRACE_DROP_PKEY,
+	/* RC: source address is not the QP's peer */
+	FW_TP_DROP_SRC = ORDMA_FW_TRACE_DROP_SRC,
+	/* UD: Q_Key mismatch */
+	FW_TP_DROP_QKEY = ORDMA_FW_TRACE_DROP_QKEY,
+	/* UD, UC: no receive WQE posted */
+	FW_TP_DROP_NO_RECV = ORDMA_FW_TRACE_DROP_NO_RECV,
+	/* UD: payload above the path MTU */
+	FW_TP_DROP_UD_LEN = ORDMA_FW_TRACE_DROP_UD_LEN,
+	/* RC: request PSN ahead of the expected one; UC: packet of a lost
+	 * or dropped message
+	 */
+	FW_TP_DROP_SEQ = ORDMA_FW_TRACE_DROP_SEQ,
+	/* duplicate request not answered */
+	FW_TP_DROP_DUP = ORDMA_FW_TRACE_DROP_DUP,
+	/* opcode out of sequence (RC: NAKed) */
+	FW_TP_DROP_OPCODE_SEQ = ORDMA_FW_TRACE_DROP_OPCODE_SEQ,
+	/* malformed or not permitted request (RC: NAKed; UC: message
+	 * dropped)
+	 */
+	FW_TP_DROP_BAD_REQ = ORDMA_FW_TRACE_DROP_BAD_REQ,
+	/* request answered with an RNR NAK */
+	FW_TP_DROP_RNR = ORDMA_FW_TRACE_DROP_RNR,
+	/* unexpected or stale response */
+	FW_TP_DROP_RESP = ORDMA_FW_TRACE_DROP_RESP,
 	FW_TP_DROP_NUM
 };
 
@@ -285,6 +302,14 @@ struct ordma_fw {
 
 	struct fw_loopback loopback;
 	uint8_t frame_buf[FW_MAX_FRAME];	/* TX staging */
+
+	/* trace (FW_TRACE): the QP the engine works for, for its DMA, and
+	 * the received packet being handled, for its drop
+	 */
+	uint32_t trace_qpn;
+	uint32_t trace_rx_qpn;
+	uint32_t trace_rx_psn;
+	uint8_t trace_rx_opcode;
 };
 
 /* One admin command being executed */

@@ -26,6 +26,100 @@ enum ordma_fw_log_level {
 	ORDMA_FW_LOG_TRACE,
 };
 
+/*
+ * Firmware trace: one fixed-size binary record per event of the engine,
+ * handed to the HAL's optional trace() as it happens.  The firmware
+ * formats nothing and reads no clock for it (the host stamps each
+ * record: the same clock as its wire capture, and a replayed firmware
+ * makes the same HAL calls with tracing on or off).  Records only grow
+ * at the end and kinds are only added, so a host reads the records of
+ * an older or newer firmware image: it skips kinds it does not know.
+ *
+ * What the fields mean, by kind (unused fields are 0; a QPN of
+ * ORDMA_FW_TRACE_NO_QPN means none):
+ *
+ *  kind        qpn        psn    index       len      aux       opcode    status
+ *  ADMIN       -          -      AQ index    -        token     admin op  cmd status
+ *  DOORBELL    queue num  -      value       -        page      register  -
+ *  WQE         QP         1st PSN WQE index  length   -         WQE op    -
+ *  TX          local QP   PSN    -           payload  dest QP   BTH op    AETH syndrome
+ *  RX          dest QP    PSN    -           payload  -         BTH op    AETH syndrome
+ *  RX_DROP     dest QP    PSN    -           -        parse why BTH op    enum fw drop
+ *  RETRANSMIT  QP         PSN    WQE index   -        retries   -         reason
+ *  CQE         QP         -      WQE index   byte_len CQN       CQE op    CQE status
+ *  EQE         object     -      EQ producer -        EQN       EQE type  post result
+ *  MSIX        -          -      vector      -        -         -         -
+ *  QP_STATE    QP         -      -           -        -         old state new state
+ *  DMA_READ    QP         -      -           length   -         -         0 ok, 1 failed
+ *  DMA_WRITE   (as DMA_READ)
+ *
+ * addr is the DMA address (DMA_*), the remote VA (WQE of an RDMA or
+ * atomic operation), or 0.  The QP of a DMA access is the one whose
+ * work the engine was doing when it made it (ORDMA_FW_TRACE_NO_QPN when
+ * it was not working on a QP, e.g. for an admin command).  AETH
+ * syndromes are reported for packets that carry an AETH, 0 otherwise.
+ * RX_DROP's aux is the parse drop reason when the frame did not parse
+ * (status ORDMA_FW_TRACE_DROP_PARSE).
+ */
+enum ordma_fw_trace_kind {
+	ORDMA_FW_TRACE_ADMIN		= 1,
+	ORDMA_FW_TRACE_DOORBELL		= 2,
+	ORDMA_FW_TRACE_WQE		= 3,
+	ORDMA_FW_TRACE_TX		= 4,
+	ORDMA_FW_TRACE_RX		= 5,
+	ORDMA_FW_TRACE_RX_DROP		= 6,
+	ORDMA_FW_TRACE_RETRANSMIT	= 7,
+	ORDMA_FW_TRACE_CQE		= 8,
+	ORDMA_FW_TRACE_EQE		= 9,
+	ORDMA_FW_TRACE_MSIX		= 10,
+	ORDMA_FW_TRACE_QP_STATE		= 11,
+	ORDMA_FW_TRACE_DMA_READ		= 12,
+	ORDMA_FW_TRACE_DMA_WRITE	= 13,
+};
+
+#define ORDMA_FW_TRACE_NO_QPN		0xffffffffu
+
+/* RETRANSMIT reasons */
+enum ordma_fw_trace_rexmit {
+	ORDMA_FW_TRACE_REXMIT_TIMEOUT	= 1,	/* ACK timeout */
+	ORDMA_FW_TRACE_REXMIT_NAK_SEQ	= 2,	/* PSN sequence error NAK */
+	ORDMA_FW_TRACE_REXMIT_RNR	= 3,	/* RNR NAK: resend after wait */
+	ORDMA_FW_TRACE_REXMIT_IMPLIED	= 4,	/* implied NAK: a later
+						 * response came first
+						 */
+};
+
+/* RX_DROP status: why the engine dropped a received RoCE frame */
+enum ordma_fw_trace_drop {
+	ORDMA_FW_TRACE_DROP_PARSE	= 0,	/* aux: the parse reason */
+	ORDMA_FW_TRACE_DROP_NO_QP,
+	ORDMA_FW_TRACE_DROP_TRANSPORT,
+	ORDMA_FW_TRACE_DROP_STATE,
+	ORDMA_FW_TRACE_DROP_PKEY,
+	ORDMA_FW_TRACE_DROP_SRC,
+	ORDMA_FW_TRACE_DROP_QKEY,
+	ORDMA_FW_TRACE_DROP_NO_RECV,
+	ORDMA_FW_TRACE_DROP_UD_LEN,
+	ORDMA_FW_TRACE_DROP_SEQ,
+	ORDMA_FW_TRACE_DROP_DUP,
+	ORDMA_FW_TRACE_DROP_OPCODE_SEQ,
+	ORDMA_FW_TRACE_DROP_BAD_REQ,
+	ORDMA_FW_TRACE_DROP_RNR,
+	ORDMA_FW_TRACE_DROP_RESP,
+};
+
+struct ordma_fw_trace {
+	uint64_t addr;
+	uint32_t qpn;
+	uint32_t psn;
+	uint32_t index;
+	uint32_t len;
+	uint32_t aux;
+	uint16_t kind;		/* enum ordma_fw_trace_kind */
+	uint8_t opcode;
+	uint8_t status;
+};
+
 struct ordma_hal_ops {
 	/* DMA between device and host memory; 0 on success, -1 on a
 	 * bus/IOMMU error.
@@ -54,6 +148,10 @@ struct ordma_hal_ops {
 	 * counters indexed by enum ordma_wire_fault (ordma_admin.h).
 	 */
 	void (*wire_faults)(void *ctx, uint64_t *faults);
+	/* Optional: one trace record (see struct ordma_fw_trace).  Only
+	 * looked at when the device is created: NULL costs nothing.
+	 */
+	void (*trace)(void *ctx, const struct ordma_fw_trace *rec);
 };
 
 /*

@@ -29,8 +29,9 @@ FW_SRCS := $(FW_DEVICE_SRCS) $(FW_OBJECTS_SRCS) $(FW_TRANSPORT_SRCS) \
 	   $(FW_PLATFORM_SRCS) $(FW_WIRE_SRCS)
 
 # What a host links beside the firmware: the recorder (replay/ordma_rec.h),
-# with which a host may log a device's inputs for ordma-replay.  The QEMU
+# with which a host may log a device's inputs for ordma-replay, and the
+# writer of the firmware trace file (trace/ordma_trace_file.h).  The QEMU
 # device model links these too; FW_HOST_DIRS are the directories whose
 # headers go with them.  Not part of the firmware's rooms.
-FW_HOST_DIRS := replay
-FW_HOST_SRCS := replay/ordma_rec.c
+FW_HOST_DIRS := replay trace
+FW_HOST_SRCS := replay/ordma_rec.c trace/ordma_trace_file.c

@@ -392,6 +392,9 @@ static bool fw_admin_process_one(struct ordma_fw *fw)
 		fw_fatal(fw, ORDMA_FATAL_ACQ_DMA, "admin completion write failed");
 		return false;
 	}
+	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_ADMIN, .qpn = ORDMA_FW_TRACE_NO_QPN,
+		 .index = fw->aq.ci, .aux = le16_to_cpu(cmd.hdr.token),
+		 .opcode = cmd.hdr.opcode, .status = comp.status);
 	fw->aq.ci++;
 	fw_raise_vector(fw, ORDMA_ADMIN_VECTOR);
 	return true;

@@ -53,6 +53,7 @@ void ordma_fw_timer_expired(struct ordma_fw *fw)
 {
 	uint64_t next;
 
+	fw_trace_set_qp(fw, ORDMA_FW_TRACE_NO_QPN);
 	if (!fw_ready(fw))
 		return;
 	fw_heartbeat_catch_up(fw);
@@ -107,6 +108,7 @@ void fw_fatal(struct ordma_fw *fw, enum ordma_fatal_code code, const char *why)
 static void fw_reset_state(struct ordma_fw *fw)
 {
 	fw_heartbeat_stop(fw);
+	fw_trace_set_qp(fw, ORDMA_FW_TRACE_NO_QPN);
 	memset(&fw->regs, 0, sizeof(fw->regs));
 	memset(&fw->health, 0, sizeof(fw->health));
 	fw->next_heartbeat_ns = 0;
@@ -131,6 +133,7 @@ void ordma_fw_reset(struct ordma_fw *fw)
 
 void ordma_fw_bus_master_enabled(struct ordma_fw *fw)
 {
+	fw_trace_set_qp(fw, ORDMA_FW_TRACE_NO_QPN);
 	if (!fw_ready(fw))
 		return;
 	fw_cq_retry_events(fw);
@@ -297,6 +300,7 @@ void ordma_fw_reg_write(struct ordma_fw *fw, uint64_t off, uint64_t val,
 {
 	uint32_t val32 = (uint32_t)val;
 
+	fw_trace_set_qp(fw, ORDMA_FW_TRACE_NO_QPN);
 	if (!fw_reg_access_ok(fw, off, size, "write"))
 		return;
 

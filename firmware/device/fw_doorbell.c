@@ -21,6 +21,9 @@ static const char *fw_db_route(struct ordma_fw *fw, uint32_t page,
 	uint32_t idx = FIELD_GET(ORDMA_DB_IDX, val);
 	bool arm = val & ORDMA_DB_ARM;
 
+	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_DOORBELL, .qpn = qn, .index = idx,
+		 .aux = page, .opcode = (uint8_t)(reg >> 3));
+
 	switch (reg) {
 	case ORDMA_DB_SQ:
 	case ORDMA_DB_RQ:
@@ -73,6 +76,7 @@ void ordma_fw_db_write(struct ordma_fw *fw, uint64_t off, uint64_t val,
 	uint32_t reg = (uint32_t)(off & (ORDMA_DB_PAGE_SIZE - 1));
 	const char *err;
 
+	fw_trace_set_qp(fw, ORDMA_FW_TRACE_NO_QPN);
 	if (!fw_ready(fw)) {
 		fw_log(fw, ORDMA_FW_LOG_GUEST_ERROR,
 		       "doorbell: write at 0x%llx ignored, device not ready",

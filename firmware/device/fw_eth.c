@@ -724,6 +724,7 @@ void ordma_fw_rx_frame(struct ordma_fw *fw, const void *data, size_t len)
 {
 	const uint8_t *frame = data;
 
+	fw_trace_set_qp(fw, ORDMA_FW_TRACE_NO_QPN);
 	if (!fw_ready(fw))
 		return;		/* a stopped device does not receive */
 	if (!fw_port_is_active(fw)) {

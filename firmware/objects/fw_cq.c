@@ -210,6 +210,10 @@ int fw_cq_post(struct ordma_fw *fw, uint32_t cqn, const struct ordma_cqe *cqe,
 		fw_cq_set_error(fw, cqn, cq, "ring not writable");
 		return -1;
 	}
+	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_CQE, .qpn = le32_to_cpu(cqe->qpn),
+		 .index = le32_to_cpu(cqe->wqe_idx),
+		 .len = le32_to_cpu(cqe->byte_len), .aux = cqn,
+		 .opcode = cqe->opcode, .status = cqe->status);
 	cq->pi++;
 	if (cq->armed && (!cq->arm_solicited || solicited ||
 			  cqe->status != ORDMA_CQE_SUCCESS))

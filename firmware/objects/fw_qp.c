@@ -239,12 +239,21 @@ void fw_qp_sq_kick(struct ordma_fw *fw, struct fw_qp *qp)
 	}
 }
 
+/* Every QP state change goes through here: the trace shows each one */
+static void fw_qp_set_state(struct ordma_fw *fw, struct fw_qp *qp,
+			    uint8_t state)
+{
+	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_QP_STATE, .qpn = qp->qpn,
+		 .opcode = qp->state, .status = state);
+	qp->state = state;
+}
+
 static void fw_qp_enter_error(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	bool was_error = qp->state == ORDMA_QPS_ERR;
 
 	fw->qp_engine->stop(qp);
-	qp->state = ORDMA_QPS_ERR;
+	fw_qp_set_state(fw, qp, ORDMA_QPS_ERR);
 	fw->qp_engine->budget_sync(fw, qp);
 	qp->sq_draining = false;
 	fw_qp_flush_sq(fw, qp);
@@ -271,7 +280,7 @@ void fw_qp_enter_sqe(struct ordma_fw *fw, struct fw_qp *qp)
 	}
 	if (qp->state != ORDMA_QPS_RTS && qp->state != ORDMA_QPS_SQD)
 		return;
-	qp->state = ORDMA_QPS_SQE;
+	fw_qp_set_state(fw, qp, ORDMA_QPS_SQE);
 	qp->sq_draining = false;
 	fw_qp_flush_sq(fw, qp);
 }
@@ -287,7 +296,7 @@ void fw_qp_sq_drained(struct ordma_fw *fw, struct fw_qp *qp)
 
 static void fw_qp_enter_sqd(struct ordma_fw *fw, struct fw_qp *qp)
 {
-	qp->state = ORDMA_QPS_SQD;
+	fw_qp_set_state(fw, qp, ORDMA_QPS_SQD);
 	qp->sq_draining = true;
 	/* nothing in flight: drained at once */
 	if (qp->sq.next == qp->sq.ci)
@@ -342,7 +351,7 @@ static void fw_qp_retire_counters(struct ordma_fw *fw, struct fw_qp *qp)
 /* Back to the state CREATE_QP left it in. */
 static void fw_qp_enter_reset(struct ordma_fw *fw, struct fw_qp *qp)
 {
-	qp->state = ORDMA_QPS_RESET;
+	fw_qp_set_state(fw, qp, ORDMA_QPS_RESET);
 	qp->sq_draining = false;
 	fw_wq_clear(&qp->sq);
 	fw_wq_clear(&qp->rq);
@@ -645,7 +654,7 @@ uint8_t fw_cmd_destroy_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	if (qp->srqn != ORDMA_NO_SRQ)
 		fw_srq_put(fw, qp->srqn);
 	fw_mcast_qp_destroyed(fw, qp->qpn);
-	qp->state = ORDMA_QPS_RESET;
+	fw_qp_set_state(fw, qp, ORDMA_QPS_RESET);
 	fw->qp_engine->budget_sync(fw, qp);
 	fw_qp_retire_counters(fw, qp);
 	memset(qp, 0, sizeof(*qp));
@@ -886,7 +895,7 @@ static void fw_qp_change_state(struct ordma_fw *fw, struct fw_qp *qp,
 	switch (next) {
 	case ORDMA_QPS_RESET:
 		/* what it held goes back before the requester is cleared */
-		qp->state = ORDMA_QPS_RESET;
+		fw_qp_set_state(fw, qp, ORDMA_QPS_RESET);
 		fw->qp_engine->budget_sync(fw, qp);
 		fw_qp_enter_reset(fw, qp);
 		return;
@@ -908,7 +917,7 @@ static void fw_qp_change_state(struct ordma_fw *fw, struct fw_qp *qp,
 		 */
 		if (cur == ORDMA_QPS_RTR || cur == ORDMA_QPS_SQE)
 			fw->qp_engine->to_rts(qp);
-		qp->state = ORDMA_QPS_RTS;
+		fw_qp_set_state(fw, qp, ORDMA_QPS_RTS);
 		qp->sq_draining = false;
 		/* WQEs posted before RTS (or while in SQD) may run now */
 		fw_qp_sq_kick(fw, qp);
@@ -917,7 +926,7 @@ static void fw_qp_change_state(struct ordma_fw *fw, struct fw_qp *qp,
 		/* INIT -> RTR: the responder starts at RQ_PSN */
 		if (next == ORDMA_QPS_RTR && cur != ORDMA_QPS_RTR)
 			fw->qp_engine->to_rtr(qp);
-		qp->state = next;
+		fw_qp_set_state(fw, qp, next);
 		return;
 	}
 }

@@ -41,19 +41,25 @@ enum fw_eq_post_result fw_eq_try_post(struct ordma_fw *fw, uint32_t eqn,
 				      uint32_t d2, uint32_t *pos)
 {
 	struct fw_eq *eq = fw_eq_lookup(fw, eqn);
+	enum fw_eq_post_result res = FW_EQ_POSTED;
 
-	if (!eq)
-		return FW_EQ_LOST;
 	/* never overwrite an entry the driver has not consumed */
-	if (eq->pi - eq->ci >= fw_eq_size(eq))
-		return FW_EQ_FULL;
-	if (fw_eq_write_entry(fw, eq, type, d0, d1, d2)) {
+	if (!eq)
+		res = FW_EQ_LOST;
+	else if (eq->pi - eq->ci >= fw_eq_size(eq))
+		res = FW_EQ_FULL;
+	else if (fw_eq_write_entry(fw, eq, type, d0, d1, d2))
+		res = FW_EQ_UNWRITABLE;
+	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_EQE, .qpn = d0, .aux = eqn,
+		 .index = eq ? eq->pi : 0, .opcode = type, .status = res);
+	if (res == FW_EQ_UNWRITABLE) {
 		fw->health.eq_overruns = fw_count_inc(fw->health.eq_overruns);
 		fw_log(fw, ORDMA_FW_LOG_GUEST_ERROR,
 		       "eq: EQ %u ring not writable, event 0x%02x not posted",
 		       eqn, type);
-		return FW_EQ_UNWRITABLE;
 	}
+	if (res != FW_EQ_POSTED)
+		return res;
 	*pos = eq->pi++;
 	if (eq->armed) {
 		eq->armed = false;

@@ -27,6 +27,11 @@ void fw_log(struct ordma_fw *fw, enum ordma_fw_log_level level,
 	fw->hal.log(fw->hal_ctx, level, msg);
 }
 
+void fw_trace(struct ordma_fw *fw, const struct ordma_fw_trace *rec)
+{
+	fw->hal.trace(fw->hal_ctx, rec);
+}
+
 /* True if [addr, addr + len) does not fit in the 64-bit address space. */
 bool fw_range_wraps(uint64_t addr, uint64_t len)
 {
@@ -38,21 +43,29 @@ bool fw_range_wraps(uint64_t addr, uint64_t len)
  */
 int fw_dma_read(struct ordma_fw *fw, uint64_t addr, void *buf, size_t len)
 {
+	int ret;
+
 	if (!len)
 		return 0;
-	if (fw_range_wraps(addr, len))
-		return -1;
-	return fw->hal.dma_read(fw->hal_ctx, addr, buf, len) ? -1 : 0;
+	ret = fw_range_wraps(addr, len) ||
+	      fw->hal.dma_read(fw->hal_ctx, addr, buf, len) ? -1 : 0;
+	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_DMA_READ, .qpn = fw->trace_qpn,
+		 .addr = addr, .len = (uint32_t)len, .status = ret != 0);
+	return ret;
 }
 
 int fw_dma_write(struct ordma_fw *fw, uint64_t addr, const void *buf,
 		 size_t len)
 {
+	int ret;
+
 	if (!len)
 		return 0;
-	if (fw_range_wraps(addr, len))
-		return -1;
-	return fw->hal.dma_write(fw->hal_ctx, addr, buf, len) ? -1 : 0;
+	ret = fw_range_wraps(addr, len) ||
+	      fw->hal.dma_write(fw->hal_ctx, addr, buf, len) ? -1 : 0;
+	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_DMA_WRITE, .qpn = fw->trace_qpn,
+		 .addr = addr, .len = (uint32_t)len, .status = ret != 0);
+	return ret;
 }
 
 /* One DMA access per contiguous run of the space, in order */
@@ -95,6 +108,8 @@ int fw_dma_write_through(struct ordma_fw *fw, fw_dma_xlate_fn xlate,
 
 void fw_raise_vector(struct ordma_fw *fw, unsigned int vector)
 {
+	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_MSIX, .qpn = ORDMA_FW_TRACE_NO_QPN,
+		 .index = vector);
 	fw->hal.msix_notify(fw->hal_ctx, vector);
 }
 

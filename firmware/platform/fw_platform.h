@@ -58,6 +58,27 @@ uint64_t fw_now(struct ordma_fw *fw);
 /* Arms the HAL timer for the earlier of the heartbeat and deadline. */
 void fw_timer_arm_at(struct ordma_fw *fw, uint64_t deadline);
 
+/*
+ * fw_hal.c: the firmware trace (struct ordma_fw_trace in ordma_fw.h).
+ * FW_TRACE(fw, .kind = ..., .qpn = ...) hands one record to the HAL when
+ * the host asked for records, and costs a test of a pointer when not.
+ */
+void fw_trace(struct ordma_fw *fw, const struct ordma_fw_trace *rec);
+#define FW_TRACE(fw, ...)						\
+	do {								\
+		if ((fw)->hal.trace) {					\
+			const struct ordma_fw_trace fw_trace_rec = {	\
+				__VA_ARGS__				\
+			};						\
+			fw_trace(fw, &fw_trace_rec);			\
+		}							\
+	} while (0)
+/* The QP the engine works for from here on, for the trace of its DMA */
+static inline void fw_trace_set_qp(struct ordma_fw *fw, uint32_t qpn)
+{
+	fw->trace_qpn = qpn;
+}
+
 /* fw_cmd.c: what a command handler answers with */
 uint8_t fw_cmd_fail(struct fw_cmd *c, uint8_t status, const char *why);
 uint8_t fw_cmd_bad_param(struct fw_cmd *c, size_t offset, const char *why);
@@ -97,7 +118,7 @@ bool fw_eq_post(struct ordma_fw *fw, uint32_t eqn, uint8_t type,
 /* fw_eq_post() for an event that may wait: FW_EQ_FULL is not counted,
  * the caller posts again later; *pos gets the entry's producer index.
  */
-enum fw_eq_post_result {
+enum fw_eq_post_result {	/* the status of the EQE trace record */
 	FW_EQ_POSTED,
 	FW_EQ_FULL,
 	FW_EQ_UNWRITABLE,	/* the EQE write failed (counted) */

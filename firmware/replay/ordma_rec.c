@@ -396,6 +396,13 @@ static void rec_wire_faults(void *ctx, uint64_t *faults)
 		 NULL, 0);
 }
 
+static void rec_trace(void *ctx, const struct ordma_fw_trace *t)
+{
+	struct ordma_rec *rec = ctx;
+
+	rec->host_ops->trace(rec->host_ctx, t);
+}
+
 /* ------------------------------------------------------------------ */
 /* Creation                                                            */
 /* ------------------------------------------------------------------ */
@@ -486,6 +493,8 @@ struct ordma_rec *ordma_rec_create(const struct ordma_hal_ops *ops, void *ctx,
 		.log = ops->log ? rec_log : NULL,
 		.wire_drops = ops->wire_drops ? rec_wire_drops : NULL,
 		.wire_faults = ops->wire_faults ? rec_wire_faults : NULL,
+		/* records are outputs the inputs decide: not in the log */
+		.trace = ops->trace ? rec_trace : NULL,
 	};
 	if (!opts) {
 		rec->fw = ordma_fw_create(ops, ctx, cfg);

@@ -63,6 +63,11 @@ struct fake_hal {
 	uint64_t timer_deadline;	/* UINT64_MAX: not armed */
 	unsigned long timer_fired;
 
+	/* firmware trace records: counted, and handed to the hook if set */
+	void (*fw_trace_hook)(void *arg, const struct ordma_fw_trace *rec);
+	void *fw_trace_hook_arg;
+	unsigned long fw_trace_count;
+
 	unsigned long log_count[3];
 	char last_log[256];
 	bool print_log;

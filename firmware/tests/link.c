@@ -71,6 +71,8 @@ bool link_deliver(struct link *l, struct ordma_fw *to)
 
 	if (!link_pop(l, &f))
 		return false;
+	if (l->rx_hook)
+		l->rx_hook(l->rx_hook_arg, f.data, f.len);
 	ordma_fw_rx_frame(to, f.data, f.len);
 	free(f.data);
 	return true;

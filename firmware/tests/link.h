@@ -30,6 +30,9 @@ struct link {
 	unsigned long dup_nth;
 	unsigned long dropped;
 	size_t max_queued;
+	/* called with each frame as it is handed to the receiving device */
+	void (*rx_hook)(void *arg, const void *frame, size_t len);
+	void *rx_hook_arg;
 };
 
 /* Queues a copy of frame (lost if the link is at its limit). */

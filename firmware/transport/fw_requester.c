@@ -483,6 +483,28 @@ static uint8_t fw_req_ud_send(struct ordma_fw *fw, struct fw_qp *qp,
 }
 
 /* Starts the WQE at sq.next; false if none may start now. */
+/* The trace of a WQE the requester starts (w: NULL if unreadable) */
+static void fw_req_trace_wqe(struct ordma_fw *fw, const struct fw_qp *qp,
+			     const struct fw_tp_swqe *e,
+			     const struct fw_req_wqe *w)
+{
+	uint64_t va = 0;
+
+	if (!fw->hal.trace)
+		return;
+	if (w && (e->opcode == ORDMA_WQE_RDMA_WRITE ||
+		  e->opcode == ORDMA_WQE_RDMA_WRITE_IMM ||
+		  e->opcode == ORDMA_WQE_RDMA_READ))
+		va = le64_to_cpu(w->hdr.rdma.remote_addr);
+	else if (w && fw_req_is_atomic(e->opcode))
+		va = le64_to_cpu(w->hdr.atomic.remote_addr);
+	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_WQE, .qpn = qp->qpn,
+		 .psn = qp->type == ORDMA_QPT_UD ? 0 :
+			qp->next_psn & FW_ROCE_PSN_MASK,
+		 .index = e->index, .len = e->length, .addr = va,
+		 .opcode = e->opcode);
+}
+
 static bool fw_req_start(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	struct fw_tp_req *r = &qp->req;
@@ -513,6 +535,7 @@ static bool fw_req_start(struct ordma_fw *fw, struct fw_qp *qp)
 	e->opcode = opcode;
 	e->signaled = ctrl & ORDMA_WQE_SIGNALED;
 	e->length = (uint32_t)length;
+	fw_req_trace_wqe(fw, qp, e, status == ORDMA_CQE_SUCCESS ? &w : NULL);
 	sq->next++;
 	r->cur = sq->next;
 	r->cur_pkt = 0;
@@ -936,6 +959,7 @@ void fw_req_progress(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	struct fw_wq *sq = &qp->sq;
 
+	fw_trace_set_qp(fw, qp->qpn);
 	/* acknowledgements that got here gave budget back */
 	fw_tp_budget_sync(fw, qp);
 	if (qp->state != ORDMA_QPS_RTS && qp->state != ORDMA_QPS_SQD)
@@ -990,7 +1014,7 @@ static bool fw_req_psn_unacked(const struct fw_qp *qp, uint32_t psn)
 
 /* Moves the send cursor back to psn (go-back-N). */
 static void fw_req_go_back(struct ordma_fw *fw, struct fw_qp *qp,
-			   uint32_t psn)
+			   uint32_t psn, enum ordma_fw_trace_rexmit why)
 {
 	struct fw_tp_swqe *e = fw_req_find(qp, psn);
 	struct fw_tp_req *r = &qp->req;
@@ -998,6 +1022,11 @@ static void fw_req_go_back(struct ordma_fw *fw, struct fw_qp *qp,
 	if (!e || (r->error &&
 		   fw_req_index_at_or_after(qp, e->index, r->error_index)))
 		return;
+	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_RETRANSMIT, .qpn = qp->qpn,
+		 .psn = psn, .index = e->index,
+		 .aux = why == ORDMA_FW_TRACE_REXMIT_RNR ? r->rnr_left :
+			r->retry_left,
+		 .status = why);
 	r->cur = e->index;
 	r->cur_pkt = fw_psn_diff(psn, e->first_psn);
 	/* what was sent from psn on is lost or discarded: not in flight */
@@ -1072,7 +1101,8 @@ static void fw_req_ack_through(struct ordma_fw *fw, struct fw_qp *qp,
 				r->una_psn = new_una;
 				fw_req_progressed(fw, qp);
 			}
-			fw_req_go_back(fw, qp, new_una);
+			fw_req_go_back(fw, qp, new_una,
+				       ORDMA_FW_TRACE_REXMIT_IMPLIED);
 			return;
 		}
 		last = fw_psn_add(e->first_psn, e->npkts - 1);
@@ -1136,7 +1166,7 @@ static void fw_req_rx_ack(struct ordma_fw *fw, struct fw_qp *qp,
 		}
 		if (r->rnr_left != FW_REQ_INFINITE_RNR)
 			r->rnr_left--;
-		fw_req_go_back(fw, qp, psn);
+		fw_req_go_back(fw, qp, psn, ORDMA_FW_TRACE_REXMIT_RNR);
 		/*
 		 * After the timer only the NAKed packet goes again; the
 		 * window opens as ACKs come back.  A peer that answers
@@ -1152,7 +1182,7 @@ static void fw_req_rx_ack(struct ordma_fw *fw, struct fw_qp *qp,
 	}
 	if (fw_aeth_value(syndrome) == FW_AETH_NAK_PSN_SEQ_ERR) {
 		qp->counters.nak_seq_received++;
-		fw_req_go_back(fw, qp, psn);
+		fw_req_go_back(fw, qp, psn, ORDMA_FW_TRACE_REXMIT_NAK_SEQ);
 		return;
 	}
 	if (fw_aeth_value(syndrome) == FW_AETH_NAK_REMOTE_ACCESS)
@@ -1346,7 +1376,7 @@ void fw_req_timer(struct ordma_fw *fw, struct fw_qp *qp, uint64_t now)
 	}
 	r->retry_left--;
 	r->window = FW_TP_WINDOW_MIN;
-	fw_req_go_back(fw, qp, r->una_psn);
+	fw_req_go_back(fw, qp, r->una_psn, ORDMA_FW_TRACE_REXMIT_TIMEOUT);
 	fw_req_progress(fw, qp);
 	fw_req_arm_rexmit(fw, qp, false);
 }

@@ -16,6 +16,17 @@ void fw_tp_count_rx_drop(struct ordma_fw *fw, enum fw_tp_drop why)
 {
 	fw->tp.rx_drop[why]++;
 	fw->stats.roce_rx_drop++;
+	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_RX_DROP, .qpn = fw->trace_rx_qpn,
+		 .psn = fw->trace_rx_psn, .opcode = fw->trace_rx_opcode,
+		 .status = (uint8_t)why);
+}
+
+/* The AETH syndrome of a packet that has one, for the trace */
+static uint8_t fw_tp_trace_syndrome(uint8_t opcode, uint8_t syndrome)
+{
+	const struct fw_roce_opcode_info *op = fw_roce_opcode_info(opcode);
+
+	return op && (op->flags & FW_ROCE_HAS_AETH) ? syndrome : 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -223,6 +234,7 @@ static uint64_t fw_tp_qp_deadline(const struct fw_qp *qp)
 static void fw_tp_qp_expire(struct ordma_fw *fw, struct fw_qp *qp,
 			    uint64_t now)
 {
+	fw_trace_set_qp(fw, qp->qpn);
 	if (qp->resp.read_deadline && qp->resp.read_deadline <= now) {
 		qp->resp.read_deadline = 0;
 		fw_resp_read_pump(fw, qp);
@@ -521,6 +533,9 @@ int fw_tp_send(struct ordma_fw *fw, struct fw_qp *qp,
 		       (const uint8_t *)pl->data + pl->off, len);
 	}
 	fw_roce_frame_seal(&f);
+	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_TX, .qpn = qp->qpn, .psn = h->psn,
+		 .len = len, .aux = h->dest_qp, .opcode = h->opcode,
+		 .status = fw_tp_trace_syndrome(h->opcode, h->aeth.syndrome));
 	if (!fw_port_roce_tx(fw, fw->frame_buf, f.len,
 			     fw_tp_tx_heard_here(fw, fw->frame_buf, f.len))) {
 		fw->tp.tx_drop[FW_TP_TX_TOO_LONG]++;
@@ -595,6 +610,7 @@ static void fw_tp_rx_mcast(struct ordma_fw *fw, const struct fw_roce_pkt *pkt,
 			continue;
 		}
 		qp->counters.rx_packets++;
+		fw_trace_set_qp(fw, qp->qpn);
 		fw_resp_rx_ud(fw, qp, pkt);
 	}
 }
@@ -605,12 +621,26 @@ void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 	enum fw_roce_drop why;
 	struct fw_qp *qp;
 
+	fw->trace_rx_qpn = ORDMA_FW_TRACE_NO_QPN;
+	fw->trace_rx_psn = 0;
+	fw->trace_rx_opcode = 0;
 	why = fw_roce_parse(frame, len, &pkt);
 	if (why != FW_ROCE_OK) {
 		fw->tp.rx_parse_drop[why]++;
-		fw_tp_count_rx_drop(fw, FW_TP_DROP_PARSE);
+		fw->tp.rx_drop[FW_TP_DROP_PARSE]++;
+		fw->stats.roce_rx_drop++;
+		FW_TRACE(fw, .kind = ORDMA_FW_TRACE_RX_DROP,
+			 .qpn = ORDMA_FW_TRACE_NO_QPN, .aux = why,
+			 .status = ORDMA_FW_TRACE_DROP_PARSE);
 		return;
 	}
+	fw->trace_rx_qpn = fw_bth_dest_qp(pkt.bth);
+	fw->trace_rx_psn = fw_bth_psn(pkt.bth);
+	fw->trace_rx_opcode = fw_bth_opcode(pkt.bth);
+	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_RX, .qpn = fw->trace_rx_qpn,
+		 .psn = fw->trace_rx_psn, .opcode = fw->trace_rx_opcode,
+		 .len = (uint32_t)pkt.payload_len,
+		 .status = pkt.aeth ? fw_aeth_syndrome(pkt.aeth) : 0);
 	if (fw_bth_dest_qp(pkt.bth) == ORDMA_MCAST_QPN) {
 		uint8_t dgid[16];
 
@@ -646,6 +676,7 @@ void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 		return;
 	}
 	qp->counters.rx_packets++;
+	fw_trace_set_qp(fw, qp->qpn);
 	if (qp->type == ORDMA_QPT_UD) {
 		fw_resp_rx_ud(fw, qp, &pkt);
 		return;

@@ -747,6 +747,19 @@ class Html(Base):
         with open(page) as f:
             self.assertIn("--kind msix", f.read())
 
+    def test_html_rows_cap(self):
+        fw = write_fwtrace(self.path("a.fwtrace"), "ordma0",
+                           [rec(i, 10, index=i) for i in range(5)])
+        page = self.path("t.html")
+        o = self.path("t.txt")
+        run_tool("--html", page, "--html-rows", "2", "-o", o, fw)
+        with open(o) as f:
+            self.assertEqual(len(rows(f.read())), 5)
+        with open(page) as f:
+            text = f.read()
+        self.assertEqual(text.count('<tr class='), 2)
+        self.assertIn("first 2 rows; 3 more are left out", text)
+
 
 # ---------------------------------------------------------------- TAP
 

@@ -372,8 +372,16 @@ set_block "$SRC/hw/net/trace-events" "$(cat "$TRACE_EVENTS")"
 # ------------------------------------------------------------------
 log "ninja -j$JOBS qemu-system-x86_64"
 t0=$(date +%s)
-ninja -C "$BUILD" -j"$JOBS" qemu-system-x86_64 >&2 || die "ninja failed"
+if ! ninja -C "$BUILD" -j"$JOBS" qemu-system-x86_64 2>&1 |
+	tee "$BUILD/ordma-ninja.log" >&2; then
+	die "ninja failed"
+fi
 log "ninja took $(($(date +%s) - t0))s"
+# QEMU builds without -Werror; the device's and the firmware's files
+# (recompiled whenever they change) must stay free of warnings.
+if grep -E '(^|/)hw/net/ordma/.*warning:' "$BUILD/ordma-ninja.log" >&2; then
+	die "the ORDMA files compile with warnings (above)"
+fi
 
 # The firmware shares one binary with QEMU and its libraries (glib, zlib,
 # slirp, ...): a global firmware symbol that one of them also defines could

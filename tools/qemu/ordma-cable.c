@@ -60,6 +60,7 @@
 #include <linux/ordma/ordma_hw.h>
 #include "ordma_fw.h"
 #include "ordma-pci.h"
+#include "replay/ordma_rec.h"
 
 #include <poll.h>
 #include <sys/resource.h>

@@ -41,6 +41,7 @@
 #include "net/eth.h"
 #include "net/net.h"
 #include "sysemu/dma.h"
+#include "sysemu/sysemu.h"
 #include "hw/net/trace.h"
 
 #include <linux/ordma/ordma_hw.h>
@@ -417,6 +418,7 @@ static const struct ordma_hal_ops ordma_hal_ops = {
     .wire_drops = ordma_hal_wire_drops,
     .wire_faults = ordma_wire_faults,
 };
+
 
 static void ordma_timer_cb(void *opaque)
 {
@@ -814,6 +816,14 @@ static void ordma_realize(PCIDevice *pdev, Error **errp)
     if (!ordma_pcap_open(s, errp)) {
         goto err_pcap;
     }
+    if (!ordma_fwtrace_open(s, errp)) {
+        goto err_fwtrace;
+    }
+    /* fwtrace=: the firmware's trace records too */
+    s->hal = ordma_hal_ops;
+    if (s->fwtrace.ready) {
+        s->hal.trace = ordma_fwtrace_record;
+    }
     if (!ordma_cable_open(s, errp)) {
         goto err_cable;
     }
@@ -825,7 +835,7 @@ static void ordma_realize(PCIDevice *pdev, Error **errp)
             .dedup_bytes = ORDMA_REC_DEDUP_BYTES,
         };
 
-        s->rec = ordma_rec_create(&ordma_hal_ops, s, &cfg, &opts);
+        s->rec = ordma_rec_create(&s->hal, s, &cfg, &opts);
         if (!s->rec) {
             error_setg(errp, "record=%s: the log could not be opened or "
                        "the firmware rejected the configuration", s->record);
@@ -834,7 +844,7 @@ static void ordma_realize(PCIDevice *pdev, Error **errp)
         s->rec_exit.notify = ordma_rec_exit_notify;
         qemu_add_exit_notifier(&s->rec_exit);
     } else {
-        s->rec = ordma_rec_create(&ordma_hal_ops, s, &cfg, NULL);
+        s->rec = ordma_rec_create(&s->hal, s, &cfg, NULL);
         if (!s->rec) {
             error_setg(errp, "the firmware rejected the configuration");
             goto err_fw;
@@ -855,6 +865,8 @@ err_fw:
     ordma_cable_close(s);
     qemu_mutex_destroy(&s->fw_lock);
 err_cable:
+    ordma_fwtrace_close(s);
+err_fwtrace:
     ordma_pcap_close(s);
 err_pcap:
     qemu_bh_delete(s->msix_bh);
@@ -884,6 +896,7 @@ static void ordma_exit(PCIDevice *pdev)
     }
     ordma_rec_destroy(s->rec);
     s->rec = NULL;
+    ordma_fwtrace_close(s);
     timer_free(s->timer);
     s->timer = NULL;
     qemu_bh_delete(s->rx_flush_bh);
@@ -915,6 +928,8 @@ static Property ordma_properties[] = {
     /* record=FILE logs the firmware's inputs for ordma-replay */
     DEFINE_PROP_STRING("record", OrdmaState, record),
     DEFINE_PROP_UINT32("record-max-mb", OrdmaState, record_max_mb, 0),
+    /* fwtrace=FILE writes the firmware's trace records (ordma-fwtrace.c) */
+    DEFINE_PROP_STRING("fwtrace", OrdmaState, fwtrace_path),
     DEFINE_PROP_STRING("cable-peer", OrdmaState, cable_peer),
     /* or a cable in memory to another ordma device (its id) */
     DEFINE_PROP_STRING("cable-to", OrdmaState, cable_to),
@@ -945,6 +960,7 @@ static void ordma_instance_init(Object *obj)
 
     s->cable.fd = -1;
     s->cable.link_up = true;
+    s->fwtrace.fd = -1;
     ordma_pcap_instance_init(s);
 }
 
@@ -975,6 +991,7 @@ static void ordma_class_init(ObjectClass *klass, void *data)
                                    ordma_set_link);
     ordma_wire_class_init(klass);
     ordma_pcap_class_init(klass);
+    ordma_fwtrace_class_init(klass);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 

@@ -45,9 +45,14 @@
  *                       fw_lock or the BQL, never with wire.lock or
  *                       inbox_lock), by the capture's flush timer and
  *                       by its writer thread.
+ *   fwtrace.lock        the trace's gathering buffer and counters
+ *                       (ordma-fwtrace.h); a leaf, taken by the thread
+ *                       inside the firmware (fw_lock held) to add one
+ *                       record, and by the trace's flush under the BQL,
+ *                       which writes the file without it.
  * Without a lock (atomics): msix_async, cable.rx_stalled, cable.stop,
  * cable.link_up, cable.local_peer, the cable's and wire's counters,
- * pcap.on and pcap.frames.
+ * pcap.on and pcap.frames, fwtrace.records and fwtrace.lost.
  *
  * What must never wait for what:
  *   - A holder of fw_lock never waits for the BQL: DMA reaches RAM only
@@ -85,8 +90,10 @@
 #include "qemu/event_notifier.h"
 #include "hw/pci/pci.h"
 #include "net/net.h"
+#include "ordma_fw.h"
 #include "ordma-wire.h"
 #include "ordma-pcap.h"
+#include "ordma-fwtrace.h"
 
 #define TYPE_ORDMA_PCI "ordma"
 OBJECT_DECLARE_SIMPLE_TYPE(OrdmaState, ORDMA_PCI)
@@ -179,6 +186,7 @@ struct OrdmaState {
      * (ordma_rec_fw() gives the firmware itself).
      */
     struct ordma_rec *rec;
+    struct ordma_hal_ops hal;       /* what the firmware calls */
     Notifier rec_exit;      /* record=: the log ends when QEMU exits */
     char *ident;            /* device name used in log messages */
 
@@ -198,6 +206,7 @@ struct OrdmaState {
 
     OrdmaCable cable;
     OrdmaPcap pcap;                 /* pcap=: the port's capture */
+    OrdmaFwTrace fwtrace;           /* fwtrace=: the firmware's trace */
 
     /* properties */
     char *serial;
@@ -207,6 +216,7 @@ struct OrdmaState {
     char *cable_local;
     char *record;           /* log of the firmware's inputs ("" for none) */
     uint32_t record_max_mb; /* its size cap; 0 for the recorder's default */
+    char *fwtrace_path;     /* the firmware's trace records ("" for none) */
     char *cable_peer;
     char *cable_to;
     uint32_t poll_us;

@@ -22,6 +22,8 @@
 #   --pcap-failed  the same with 256-byte snaps, kept only if the run fails
 #   -r, --record  record every ORDMA port's firmware inputs, replay them (below)
 #   --record-max-mb N  size cap of each recording (default 64)
+#   -f, --fwtrace  trace every ORDMA port's firmware, make the run's timeline (below)
+#   --fwtrace-failed  the same, kept only if the run fails
 #   -H, --host-requests  carry out what the guests ask of the host (below)
 #   -v           copy the serial console to stderr while running
 #   -V           the same, without the timestamp and VM name prefixes
@@ -102,6 +104,14 @@
 # firmware inside the sender's HAL call, which is an entry of the other
 # port's recorder, not a nested one of the sender's.
 #
+# --fwtrace: every ORDMA NIC writes its firmware's trace records to
+# DIR/<vm>/wireN.fwtrace (the device's fwtrace property,
+# Documentation/ordma/timeline.rst), and after the run
+# tools/diag/ordma-trace merges them with the captures of --pcap, if any,
+# into DIR/timeline.txt and DIR/timeline.html (DMA records left out of
+# both: ordma-trace --kind dma_read,dma_write DIR/<vm> shows them).
+# --fwtrace-failed deletes the traces of a run that passed.
+#
 # --asan runs the VMs on the QEMU that SANITIZE=1 tools/qemu/build-qemu.sh
 # builds (about 25 minutes the first time; it is several times slower,
 # so give -t more); QEMU= still overrides it.  Whatever the QEMU, a sanitizer
@@ -137,6 +147,7 @@ WIRE=
 PCAP=
 RECORD=0
 RECORD_MAX_MB=0
+FWTRACE=
 HOST_REQUESTS=0
 usage() {
 	sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
@@ -155,6 +166,8 @@ while [ $# -gt 0 ]; do
 	--pcap-failed) PCAP=failed; shift ;;
 	-r | --record) RECORD=1; shift ;;
 	--record-max-mb) RECORD=1 RECORD_MAX_MB=$2; shift 2 ;;
+	-f | --fwtrace) FWTRACE=all; shift ;;
+	--fwtrace-failed) FWTRACE=failed; shift ;;
 	-H | --host-requests) HOST_REQUESTS=1; shift ;;
 	-v) VERBOSE=1; shift ;;
 	-V) VERBOSE=2; shift ;;
@@ -228,6 +241,8 @@ fi
 	vm_die "--pcap needs ORDMA NICs (not the $TOPOLOGY topology)"
 [ "$RECORD" = 0 ] || [ "$NIC_DEV" = ordma ] ||
 	vm_die "--record needs ORDMA NICs (not the $TOPOLOGY topology)"
+[ -z "$FWTRACE" ] || [ "$NIC_DEV" = ordma ] ||
+	vm_die "--fwtrace needs ORDMA NICs (not the $TOPOLOGY topology)"
 if ! [[ $RECORD_MAX_MB =~ ^[0-9]{1,4}$ ]] || [ "$RECORD_MAX_MB" -gt 4095 ]; then
 	vm_die "--record-max-mb $RECORD_MAX_MB: MiB, 0..4095 (0: 64)"
 fi
@@ -302,6 +317,7 @@ nic_args() {
 		esac
 		[ "$RECORD" = 0 ] ||
 			cable+=",record=$OUT/$vm-wire$i.rec,record-max-mb=$RECORD_MAX_MB"
+		[ -z "$FWTRACE" ] || cable+=",fwtrace=$OUT/$vm/wire$i.fwtrace"
 		if [ "$i" = 1 ]; then
 			printf '%s\n' -device "ordma,$cable,mac=$mac,serial=ORDSN0001,bus=rp$slot"
 		else
@@ -609,6 +625,22 @@ pcap_verdict() {
 	done <"$OUT/pcap-check.txt"
 }
 
+# --fwtrace: the run's timeline, of every port's trace (and capture)
+timeline_verdict() {
+	local dirs=() n line
+	[ -n "$FWTRACE" ] || return 0
+	[ "$FWTRACE" = all ] || [ "$KTAP_CNT_FAIL" -ne 0 ] || return 0
+	for n in "${NODES[@]}"; do
+		dirs+=("$OUT/$n")
+	done
+	if line=$("$ORDMA_REPO/tools/diag/ordma-trace" --no-dma \
+		-o "$OUT/timeline.txt" --html "$OUT/timeline.html" "${dirs[@]}" 2>&1); then
+		ktap_test_pass "timeline of the firmware traces: $OUT/timeline.html"
+	else
+		ktap_test_fail "timeline of the firmware traces ($(tail -n 1 <<<"$line"))"
+	fi
+}
+
 # --record: each port's log replayed by the firmware of this tree
 record_verdict() {
 	local n i f line rc size note
@@ -707,6 +739,7 @@ done
 sanitizer_verdict
 pcap_verdict
 record_verdict
+timeline_verdict
 ktap_set_plan "$KTAP_TESTNUM"
 [ -f "$OUT/kmsg-problems.txt" ] &&
 	ktap_print_msg "kernel log problems:"$'\n'"$(sed 's/^# \{0,1\}//' "$OUT/kmsg-problems.txt")"
@@ -735,6 +768,7 @@ ktap_print_totals
 if [ "$KTAP_CNT_FAIL" -ne 0 ]; then
 	exit 1
 fi
-# --pcap-failed: the captures of a run that passed are not needed
+# --pcap-failed, --fwtrace-failed: what a run that passed left is not needed
 [ "$PCAP" != failed ] || rm -f "$OUT"/*/wire*.pcapng
+[ "$FWTRACE" != failed ] || rm -f "$OUT"/*/wire*.fwtrace
 exit 0

@@ -443,6 +443,15 @@ def port_stats(f):
     return struct.unpack('<%dQ' % PORT_STATS_NUM, f.qt.mem(BUF, size))
 
 
+def add_roce_gid(f, index, ipv4, mac):
+    """ADD_GID of a RoCEv2 GID for ipv4 (4 bytes) with mac (hex) at
+    index of f's table, no VLAN; the command's status."""
+    status, _, _ = f.command(CMD_ADD_GID, struct.pack(
+        '<IBBH16s6sH', index, GID_TYPE_ROCE_V2, 0, VLAN_NONE,
+        bytes(10) + b'\xff\xff' + ipv4, bytes.fromhex(mac), 0))
+    return status
+
+
 def port_up(f):
     status, _, _ = f.command(CMD_SET_PORT, struct.pack('<III6sBB', 1,
                              SET_PORT_ADMIN, 0, bytes(6), 1, 0))

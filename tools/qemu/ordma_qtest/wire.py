@@ -10,9 +10,8 @@ import time
 import zlib
 
 from .common import (
-    CMD_ADD_GID, DATADIRS, EthTx, Function, GID_TYPE_ROCE_V2, QTest,
-    REPLY_TIMEOUT, STAT_RX_DROP_REASON, VLAN_NONE, WIRE_FAULTS, csum16,
-    enabled_pair, eth_frame, free_udp_ports, injected, port_stats, port_up,
+    DATADIRS, EthTx, Function, QTest, REPLY_TIMEOUT, STAT_RX_DROP_REASON,
+    WIRE_FAULTS, add_roce_gid, csum16, enabled_pair, eth_frame, free_udp_ports, injected, port_stats, port_up,
     recv_frames, roce_frame, seqs, tap, wait_for)
 
 
@@ -196,10 +195,7 @@ def run_wire_icrc(qemu):
     try:
         a, b = enabled_pair(qt)
         tx = EthTx(a)
-        gid = bytes(10) + b'\xff\xff' + bytes([192, 0, 2, 2])
-        status, _, _ = b.command(CMD_ADD_GID, struct.pack(
-            '<IBBH16s6sH', 0, GID_TYPE_ROCE_V2, 0, VLAN_NONE, gid,
-            bytes.fromhex('5254004f5202'), 0))
+        status = add_roce_gid(b, 0, bytes([192, 0, 2, 2]), '5254004f5202')
         tap('wire icrc: b has GID 192.0.2.2 and its port up',
             tx.ok and status == 0 and port_up(b), status)
         tx.send([roce_frame(0x123, 1, bytes(64))])
