@@ -63,6 +63,16 @@ rm -f /.dockerenv /run/.containerenv
 echo 'ACTION=="add", SUBSYSTEM=="infiniband", PROGRAM="rdma_rename %k NAME_KERNEL"' \
 	>/etc/udev/rules.d/60-rdma-persistent-naming.rules
 ip link set lo up
+# The kernel timestamps received packets only while some socket asks for
+# it (SO_TIMESTAMP, e.g. ping's): the first such socket turns a static
+# key on and the last one's close turns it off, both by patching the
+# receive path's code live.  Under QEMU's multi-threaded TCG a vCPU in
+# that code while it is patched can run a stale INT3 and oops, so the
+# key is turned on once here and held for the VM's life.
+python3 -c 'import signal, socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_TIMESTAMP, 1)
+signal.pause()' &
 say "userspace up at uptime $(uptime_s) ($(uname -r), $(nproc) CPUs)"
 
 if [ "${GUEST_UDEV:-1}" = 1 ]; then
