@@ -8,6 +8,10 @@
  *					log up to it), 2 for a bad log
  *	ordma-replay --dump LOG		the events, one a line
  *	ordma-replay --stats LOG	records and bytes by kind
+ *	ordma-replay --fwtrace OUT LOG	replay, writing the firmware's trace
+ *					records to OUT (a trace file for
+ *					tools/diag/ordma-trace), each at the
+ *					device time the firmware last read
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,6 +20,41 @@
 
 #include "replay/ordma_replay.h"
 #include "replay/replay.h"
+#include "trace/ordma_trace_file.h"
+
+struct trace_out {
+	FILE *f;
+	uint64_t records;
+	bool failed;
+};
+
+static void trace_write(void *arg, uint64_t device_ns,
+			const struct ordma_fw_trace *rec)
+{
+	struct trace_out *t = arg;
+	uint8_t out[ORDMA_TRACE_FILE_REC_SIZE];
+
+	ordma_trace_file_record(out, device_ns, rec);
+	if (fwrite(out, sizeof(out), 1, t->f) != 1)
+		t->failed = true;
+	t->records++;
+}
+
+static FILE *trace_open(const char *path, const char *log_path)
+{
+	uint8_t hdr[ORDMA_TRACE_FILE_HDR_SIZE];
+	const char *name = strrchr(log_path, '/');
+	FILE *f = fopen(path, "wb");
+
+	if (!f)
+		return NULL;
+	ordma_trace_file_header(hdr, name ? name + 1 : log_path);
+	if (fwrite(hdr, sizeof(hdr), 1, f) != 1) {
+		fclose(f);
+		return NULL;
+	}
+	return f;
+}
 
 static void *read_file(const char *path, size_t *len)
 {
@@ -94,7 +133,8 @@ int main(int argc, char **argv)
 {
 	struct ordma_replay_result res;
 	struct ordma_replay_log log;
-	const char *mode = NULL, *path;
+	const char *mode = NULL, *path, *trace_path = NULL;
+	struct trace_out trace = { 0 };
 	enum ordma_replay_outcome out;
 	char err[256];
 	void *buf;
@@ -103,8 +143,11 @@ int main(int argc, char **argv)
 	if (argc == 3 && (!strcmp(argv[1], "--dump") ||
 			  !strcmp(argv[1], "--stats")))
 		mode = argv[1];
+	else if (argc == 4 && !strcmp(argv[1], "--fwtrace"))
+		trace_path = argv[2];
 	else if (argc != 2 || argv[1][0] == '-') {
-		fprintf(stderr, "usage: ordma-replay [--dump|--stats] LOG\n");
+		fprintf(stderr, "usage: ordma-replay [--dump|--stats] LOG\n"
+			"       ordma-replay --fwtrace OUT LOG\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -125,19 +168,36 @@ int main(int argc, char **argv)
 		ordma_replay_print_stats(&log, stdout);
 		out = ORDMA_REPLAY_SAME;
 	} else {
-		out = ordma_replay_run(&log, &res);
-		if (out == ORDMA_REPLAY_SAME)
+		if (trace_path) {
+			trace.f = trace_open(trace_path, path);
+			if (!trace.f)
+				trace.failed = true;
+		}
+		out = trace.f ? ordma_replay_run_traced(&log, &res, trace_write,
+							&trace) :
+				ordma_replay_run(&log, &res);
+		if (out == ORDMA_REPLAY_SAME) {
 			printf("%s: %" PRIu64 " events replayed, no divergence"
 			       "%s\n", path, res.replayed, end_note(&log));
-		else if (out == ORDMA_REPLAY_DIVERGED) {
+		} else if (out == ORDMA_REPLAY_DIVERGED) {
 			printf("%s: divergence at event %" PRIu64 ": %s\n"
 			       "%s: %" PRIu64 " events replayed before it; "
 			       "the log there:\n", path, res.event, res.what,
 			       path, res.replayed);
 			print_context(&log, res.event);
-		}
-		else
+		} else {
 			printf("%s: bad log: %s\n", path, res.what);
+		}
+		if (trace.f && fclose(trace.f))
+			trace.failed = true;
+		if (trace.failed) {
+			fprintf(stderr, "ordma-replay: cannot write %s\n",
+				trace_path);
+			out = ORDMA_REPLAY_BAD_LOG;
+		} else if (trace_path) {
+			printf("%s: %" PRIu64 " trace records\n", trace_path,
+			       trace.records);
+		}
 	}
 	ordma_replay_log_free(&log);
 	free(buf);

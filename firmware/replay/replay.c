@@ -463,6 +463,8 @@ struct rp {
 	bool diverged;
 	bool ended;		/* the log ended inside a call */
 	uint64_t last_now;
+	ordma_replay_trace_fn trace;
+	void *trace_arg;
 	const char *entry;	/* the entry point being replayed */
 	uint64_t entry_event;
 };
@@ -727,10 +729,27 @@ static enum ordma_replay_outcome bad_log(struct ordma_replay_result *res,
 	return ORDMA_REPLAY_BAD_LOG;
 }
 
+/* Not a HAL call of the log: trace records are outputs it does not hold */
+static void rp_trace(void *ctx, const struct ordma_fw_trace *rec)
+{
+	struct rp *r = ctx;
+
+	r->trace(r->trace_arg, r->last_now, rec);
+}
+
 enum ordma_replay_outcome ordma_replay_run(const struct ordma_replay_log *log,
 					   struct ordma_replay_result *res)
 {
-	struct rp r = { .log = log, .res = res, .entry = "nothing" };
+	return ordma_replay_run_traced(log, res, NULL, NULL);
+}
+
+enum ordma_replay_outcome
+ordma_replay_run_traced(const struct ordma_replay_log *log,
+			struct ordma_replay_result *res,
+			ordma_replay_trace_fn trace, void *arg)
+{
+	struct rp r = { .log = log, .res = res, .entry = "nothing",
+			.trace = trace, .trace_arg = arg };
 	enum ordma_replay_outcome out = ORDMA_REPLAY_SAME;
 	struct ordma_fw *fw = NULL;
 	bool created = false;
@@ -746,6 +765,7 @@ enum ordma_replay_outcome ordma_replay_run(const struct ordma_replay_log *log,
 		.log = HAL_OP(log, LOG, rp_log),
 		.wire_drops = HAL_OP(log, WIRE_DROPS, rp_wire_drops),
 		.wire_faults = HAL_OP(log, WIRE_FAULTS, rp_wire_faults),
+		.trace = trace ? rp_trace : NULL,
 	};
 	while (r.next < log->n && !r.diverged && !r.ended) {
 		const struct ordma_replay_event *e = &log->ev[r.next];

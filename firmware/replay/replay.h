@@ -64,6 +64,18 @@ struct ordma_replay_result {
 enum ordma_replay_outcome ordma_replay_run(const struct ordma_replay_log *log,
 					   struct ordma_replay_result *res);
 
+/*
+ * The same, handing each trace record the replayed firmware makes to
+ * trace (with the device time the firmware last read): a recorded run
+ * gives its timeline on the host, traced then or not.
+ */
+typedef void (*ordma_replay_trace_fn)(void *arg, uint64_t device_ns,
+				      const struct ordma_fw_trace *rec);
+enum ordma_replay_outcome
+ordma_replay_run_traced(const struct ordma_replay_log *log,
+			struct ordma_replay_result *res,
+			ordma_replay_trace_fn trace, void *arg);
+
 const char *ordma_replay_kind_name(unsigned int kind);
 const char *ordma_replay_stop_name(uint32_t reason);
 /* One event as text, for reports and dumps */

@@ -629,9 +629,13 @@ void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 		fw->tp.rx_parse_drop[why]++;
 		fw->tp.rx_drop[FW_TP_DROP_PARSE]++;
 		fw->stats.roce_rx_drop++;
+		/* the BTH as received, if the parser got that far */
 		FW_TRACE(fw, .kind = ORDMA_FW_TRACE_RX_DROP,
-			 .qpn = ORDMA_FW_TRACE_NO_QPN, .aux = why,
-			 .status = ORDMA_FW_TRACE_DROP_PARSE);
+			 .qpn = pkt.bth ? fw_bth_dest_qp(pkt.bth) :
+				ORDMA_FW_TRACE_NO_QPN,
+			 .psn = pkt.bth ? fw_bth_psn(pkt.bth) : 0,
+			 .opcode = pkt.bth ? fw_bth_opcode(pkt.bth) : 0,
+			 .aux = why, .status = ORDMA_FW_TRACE_DROP_PARSE);
 		return;
 	}
 	fw->trace_rx_qpn = fw_bth_dest_qp(pkt.bth);

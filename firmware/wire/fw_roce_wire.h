@@ -744,7 +744,11 @@ struct fw_roce_pkt {
 	uint32_t icrc;
 };
 
-/* Reads nothing outside frame[0, len); pkt is valid only on FW_ROCE_OK. */
+/*
+ * Reads nothing outside frame[0, len); pkt is valid only on FW_ROCE_OK,
+ * but for pkt->bth: a frame dropped once its BTH was found (TVER,
+ * OPCODE, EXT_SHORT, PAD, ICRC) has it there as received, else NULL.
+ */
 enum fw_roce_drop fw_roce_parse(const uint8_t *frame, size_t len,
 				struct fw_roce_pkt *pkt);
 

@@ -237,6 +237,7 @@ class Decode(Base):
         self.has(18, "RX", "RNR_NAK timer 5")
 
     def test_rx_drop(self):
+        # a frame that did not parse: its BTH as received, if it had one
         self.has(5, "RX_DROP", "qp 18", "psn 7", "RC SEND_ONLY",
                  "drop parse (ICRC)")
         self.has(6, "RX_DROP", "psn 8", "drop duplicate")
@@ -273,6 +274,18 @@ class Decode(Base):
     def test_summary(self):
         self.assertIn("# rows: 19 shown of 19", self.out)
         self.assertRegex(self.out, r"# RX +3/3")
+
+
+class ParseDrop(Base):
+    def test_without_bth(self):
+        fw = write_fwtrace(self.path("a.fwtrace"), "ordma0", [
+            rec(0, 6, qpn=0xffffffff, aux=14, status=0)])
+        lines = rows(run_tool(fw).stdout)
+        self.assertEqual(len(lines), 1)
+        self.assertIn("drop parse (UDP_PORT)", lines[0])
+        self.assertNotIn("psn", lines[0])
+        # no PSN: never inside a PSN range
+        self.assertEqual(rows(run_tool("--psn", "0-100", fw).stdout), [])
 
 
 # ---------------------------------------------------------------- merging

@@ -89,7 +89,7 @@ void ordma_fwtrace_record(void *ctx, const struct ordma_fw_trace *rec)
 
     qemu_mutex_lock(&t->lock);
     /* taken under the lock: the file's times never go back */
-    now = qemu_clock_get_ns(QEMU_CLOCK_HOST);
+    now = ordma_host_clock_ns();
     if (t->lost_unmarked &&
         ORDMA_FWTRACE_BUF - t->len >= ORDMA_TRACE_FILE_REC_SIZE) {
         ordma_trace_file_lost(t->buf + t->len, now, t->lost_unmarked);

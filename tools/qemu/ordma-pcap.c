@@ -282,13 +282,13 @@ static bool ordma_pcap_block(OrdmaPcap *p, unsigned int dir,
         ordma_pcap_flush_locked(p);
         big = g_malloc(need);
         n = ordma_pcap_epb(big, need, p->ifid,
-                           qemu_clock_get_ns(QEMU_CLOCK_HOST), dir, frame, len,
+                           ordma_host_clock_ns(), dir, frame, len,
                            snaplen, comment);
         return ordma_pcap_put(p->fd, big, n);
     }
     /* taken under the lock: the file's timestamps never go back */
     n = ordma_pcap_epb(room, ORDMA_PCAP_BUF - p->cur->len, p->ifid,
-                       qemu_clock_get_ns(QEMU_CLOCK_HOST), dir, frame, len,
+                       ordma_host_clock_ns(), dir, frame, len,
                        snaplen, comment);
     ordma_pcap_appended(p, n, dir ? 1 : 0);
     return n != 0;

@@ -360,6 +360,14 @@ static void ordma_hal_tx_frame(void *ctx, const void *frame, size_t len)
     }
 }
 
+uint64_t ordma_host_clock_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 static uint64_t ordma_hal_now_ns(void *ctx)
 {
     /* Device time stops while the VM is stopped, like the guest's. */

@@ -226,6 +226,13 @@ struct OrdmaState {
     uint32_t flow_xoff;
 };
 
+/*
+ * The host's wall clock in nanoseconds, for the capture's and the
+ * trace's timestamps (QEMU_CLOCK_HOST counts in microseconds: too
+ * coarse to order a port's events against the other port's).
+ */
+uint64_t ordma_host_clock_ns(void);
+
 bool ordma_fw_enter(OrdmaState *s, const char *what);
 bool ordma_fw_try_enter(OrdmaState *s);
 void ordma_fw_leave(OrdmaState *s);

@@ -22,6 +22,7 @@
 #   --pcap-failed  the same with 256-byte snaps, kept only if the run fails
 #   -r, --record  record every ORDMA port's firmware inputs, replay them (below)
 #   --record-max-mb N  size cap of each recording (default 64)
+#   --record-failed  record and replay, keep the logs only if the run fails
 #   -f, --fwtrace  trace every ORDMA port's firmware, make the run's timeline (below)
 #   --fwtrace-failed  the same, kept only if the run fails
 #   -H, --host-requests  carry out what the guests ask of the host (below)
@@ -111,6 +112,8 @@
 # into DIR/timeline.txt and DIR/timeline.html (DMA records left out of
 # both: ordma-trace --kind dma_read,dma_write DIR/<vm> shows them).
 # --fwtrace-failed deletes the traces of a run that passed.
+# --record-failed records and replays as --record does and deletes the
+# logs of a run that passed (the replays included).
 #
 # --asan runs the VMs on the QEMU that SANITIZE=1 tools/qemu/build-qemu.sh
 # builds (about 25 minutes the first time; it is several times slower,
@@ -147,6 +150,7 @@ WIRE=
 PCAP=
 RECORD=0
 RECORD_MAX_MB=0
+RECORD_KEEP=all
 FWTRACE=
 HOST_REQUESTS=0
 usage() {
@@ -166,6 +170,7 @@ while [ $# -gt 0 ]; do
 	--pcap-failed) PCAP=failed; shift ;;
 	-r | --record) RECORD=1; shift ;;
 	--record-max-mb) RECORD=1 RECORD_MAX_MB=$2; shift 2 ;;
+	--record-failed) RECORD=1 RECORD_KEEP=failed; shift ;;
 	-f | --fwtrace) FWTRACE=all; shift ;;
 	--fwtrace-failed) FWTRACE=failed; shift ;;
 	-H | --host-requests) HOST_REQUESTS=1; shift ;;
@@ -771,4 +776,5 @@ fi
 # --pcap-failed, --fwtrace-failed: what a run that passed left is not needed
 [ "$PCAP" != failed ] || rm -f "$OUT"/*/wire*.pcapng
 [ "$FWTRACE" != failed ] || rm -f "$OUT"/*/wire*.fwtrace
+[ "$RECORD_KEEP" != failed ] || rm -f "$OUT"/*.rec
 exit 0

@@ -19,6 +19,7 @@
 #include "transport/pair.h"
 #include "replay/ordma_replay.h"
 #include "replay/replay.h"
+#include "trace/ordma_trace_file.h"
 #include "planted_bug.h"
 
 #define SEND_LEN	3000
@@ -176,6 +177,52 @@ TEST(replay_rc_exchange_no_divergence)
 			note_sizes(&log, len);
 		ordma_replay_log_free(&log);
 	}
+	rec_test_free();
+}
+
+struct traced {
+	unsigned int n, tx, rx, retransmits;
+	uint64_t last_ns;
+	bool backwards;
+};
+
+static void count_trace(void *arg, uint64_t device_ns,
+			const struct ordma_fw_trace *rec)
+{
+	struct traced *t = arg;
+
+	t->n++;
+	t->tx += rec->kind == ORDMA_FW_TRACE_TX;
+	t->rx += rec->kind == ORDMA_FW_TRACE_RX;
+	t->retransmits += rec->kind == ORDMA_FW_TRACE_RETRANSMIT;
+	if (device_ns < t->last_ns)
+		t->backwards = true;
+	t->last_ns = device_ns;
+}
+
+/*
+ * A log replayed with the trace on gives the timeline of the recorded
+ * run (A's retransmission of the lost packet included) and replays just
+ * as it does without: records are not HAL calls of the log.
+ */
+TEST(replay_traced_gives_the_runs_records)
+{
+	struct ordma_rec_opts opts = { 0 };
+	struct ordma_replay_result res;
+	struct ordma_replay_log log;
+	struct traced t = { 0 };
+
+	REQUIRE(record_exchange(&opts));
+	REQUIRE(parse(0, &log));
+	CHECK_EQ(ordma_replay_run_traced(&log, &res, count_trace, &t),
+		 ORDMA_REPLAY_SAME);
+	CHECK_EQ(res.replayed, log.n - 1);
+	CHECK(t.tx > 0 && t.rx > 0);
+	CHECK_EQ(t.retransmits, 1);
+	CHECK(!t.backwards);
+	NOTE("%u records: %u TX, %u RX, %u retransmissions", t.n, t.tx, t.rx,
+	     t.retransmits);
+	ordma_replay_log_free(&log);
 	rec_test_free();
 }
 
@@ -578,8 +625,8 @@ TEST(replay_recorder_mirrors_the_host_hal)
 /* Runs the tool on a log; its exit status, or -1.  *found counts the
  * lines of its output that contain one of the n strings of want.
  */
-static int run_tool(const char *tool, const uint8_t *buf, size_t len,
-		    const char *const *want, unsigned int n,
+static int run_tool(const char *tool, const char *opts, const uint8_t *buf,
+		    size_t len, const char *const *want, unsigned int n,
 		    unsigned int *found)
 {
 	char path[] = "/tmp/ordma-replay-test.XXXXXX";
@@ -600,7 +647,7 @@ static int run_tool(const char *tool, const uint8_t *buf, size_t len,
 		return -1;
 	}
 	fclose(f);
-	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", tool, path);
+	snprintf(cmd, sizeof(cmd), "%s %s %s 2>&1", tool, opts, path);
 	p = popen(cmd, "r");
 	if (!p) {
 		unlink(path);
@@ -637,7 +684,7 @@ TEST(replay_tool_replays_a_log_file)
 	REQUIRE(record_exchange(&opts));
 	buf = rec_test_log(1, &len);
 	REQUIRE(buf);
-	CHECK_EQ(run_tool(tool, buf, len, &ok, 1, &found), 0);
+	CHECK_EQ(run_tool(tool, "", buf, len, &ok, 1, &found), 0);
 	CHECK_EQ(found, 1);
 
 	/* the first frame B sent, one bit off: exit status 1, the event
@@ -656,8 +703,51 @@ TEST(replay_tool_replays_a_log_file)
 	snprintf(diverged, sizeof(diverged), "divergence at event %" PRIu64
 		 ":", event);
 	snprintf(marked, sizeof(marked), "> %" PRIu64 " tx_frame", event);
-	CHECK_EQ(run_tool(tool, copy, len, want, 2, &found), 1);
+	CHECK_EQ(run_tool(tool, "", copy, len, want, 2, &found), 1);
 	CHECK_EQ(found, 2);
 	free(copy);
+	rec_test_free();
+}
+
+/* --fwtrace OUT: the replay writes the firmware's trace file */
+TEST(replay_tool_writes_the_trace)
+{
+	const char *tool = getenv("ORDMA_REPLAY_TOOL");
+	const char *want[] = { "trace records", "no divergence" };
+	char out[] = "/tmp/ordma-replay-trace.XXXXXX", opts[64];
+	struct ordma_rec_opts rec_opts = { 0 };
+	uint8_t hdr[ORDMA_TRACE_FILE_HDR_SIZE];
+	unsigned int found;
+	const uint8_t *buf;
+	long size = 0;
+	size_t len;
+	FILE *f;
+	int fd;
+
+	if (!tool)
+		SKIP("ORDMA_REPLAY_TOOL not set");
+	REQUIRE(record_exchange(&rec_opts));
+	buf = rec_test_log(0, &len);
+	REQUIRE(buf);
+	fd = mkstemp(out);
+	REQUIRE(fd >= 0);
+	close(fd);
+	snprintf(opts, sizeof(opts), "--fwtrace %s", out);
+	CHECK_EQ(run_tool(tool, opts, buf, len, want, 2, &found), 0);
+	CHECK_EQ(found, 2);
+	f = fopen(out, "rb");
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_EQ(fread(hdr, sizeof(hdr), 1, f), 1);
+		CHECK(!memcmp(hdr, ORDMA_TRACE_FILE_MAGIC, 8));
+		fseek(f, 0, SEEK_END);
+		size = ftell(f);
+		fclose(f);
+	}
+	/* a whole number of records, and more than a few */
+	CHECK_EQ((size - ORDMA_TRACE_FILE_HDR_SIZE) %
+		 ORDMA_TRACE_FILE_REC_SIZE, 0);
+	CHECK(size > ORDMA_TRACE_FILE_HDR_SIZE + 10 * ORDMA_TRACE_FILE_REC_SIZE);
+	unlink(out);
 	rec_test_free();
 }

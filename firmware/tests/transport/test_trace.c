@@ -345,3 +345,52 @@ TEST(test_trace_qp_states)
 	env_close(&e);
 	free(tl);
 }
+
+/*
+ * A frame that fails its ICRC is dropped by the parser, and its record
+ * still names the QP and PSN of its BTH: a filter by either finds it.
+ */
+TEST(test_trace_icrc_drop_names_its_bth)
+{
+	struct timeline *tl = calloc(1, sizeof(*tl));
+	const struct fake_frame *sent;
+	uint8_t frame[FAKE_FRAME_MAX];
+	unsigned int i, found = 0;
+	struct side *a, *b;
+	struct env e;
+	struct tcfg c;
+	struct wr w;
+
+	REQUIRE(tl);
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	tl_attach(tl, &e);
+	post_recv(b, MR1_ADDR + 0x8000, 64);
+	e.l[0].drop_nth = e.l[0].sent + 1;	/* B gets the copy below only */
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 64, a->key1);
+	post(a, &w);
+	pump(&e);
+	sent = fake_last_tx(&a->d.hal);
+	REQUIRE(sent && sent->len <= sizeof(frame) && sent->len > 42);
+	memcpy(frame, sent->data, sent->len);
+	/* no UDP checksum (IPv4 allows it) to catch the ICRC's bad byte */
+	frame[40] = 0;
+	frame[41] = 0;
+	frame[sent->len - 1] ^= 0x10;
+	ordma_fw_rx_frame(b->d.fw, frame, sent->len);
+	for (i = 0; i < tl->n; i++) {
+		const struct ordma_fw_trace *r = &tl->ev[i].rec;
+
+		if (tl->ev[i].side == 1 && r->kind == ORDMA_FW_TRACE_RX_DROP &&
+		    r->status == ORDMA_FW_TRACE_DROP_PARSE &&
+		    r->aux == FW_ROCE_DROP_ICRC && r->qpn == b->qpn &&
+		    r->psn == c.psn[0] && r->opcode == BTH_SEND_ONLY)
+			found++;
+	}
+	CHECK_EQ(found, 1);
+	no_cqe(b, false);
+	env_close(&e);
+	free(tl);
+}

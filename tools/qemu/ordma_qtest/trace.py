@@ -81,11 +81,14 @@ def run_fwtrace(qemu):
                 r['opcode'] == OP_SEND_ONLY and r['len'] == 64 for r in rx) and
             any(r['qpn'] == 0x123 and r['status'] == DROP_NO_QP for r in drops),
             (rx, drops))
-        tap('fwtrace: the corrupted frame: dropped by the parser for its ICRC',
-            any(r['status'] == DROP_PARSE and r['aux'] == PARSE_ICRC
-                for r in drops), drops)
+        tap('fwtrace: the corrupted frame: dropped by the parser for its '
+            'ICRC, with the QPN and PSN of its BTH',
+            any(r['status'] == DROP_PARSE and r['aux'] == PARSE_ICRC and
+                r['qpn'] == 0x123 and r['psn'] == 7 for r in drops), drops)
         times = [r['t'] for r in recs]
         tap('fwtrace: record times never go back', times == sorted(times))
+        tap('fwtrace: times are the host clock in ns, not in us',
+            any(t % 1000 for t in times), times[:4])
         ins = [blk['ts'] for blk in pcapng_read(cap, qt, 'nic1')
                if blk['type'] == 'epb' and blk['dir'] == 1]
         rx7 = [r['t'] for r in rx if r['psn'] == 7]
