@@ -249,6 +249,19 @@ struct fw_health {
 	uint32_t eq_overruns;
 };
 
+/* Fault injection (INJECT_FAULT, ordma_fw_inject_fault()) */
+struct fw_faults {
+	/* DMA_READ, DMA_WRITE, ADMIN_DROP, MSIX_DROP: how many to come */
+	uint32_t left[ORDMA_FAULTS];
+	bool heartbeat_stuck;
+	/* armed by the command being executed, for after its completion */
+	bool staged;
+	uint32_t staged_fault;
+	uint32_t staged_count;
+	uint32_t staged_arg;
+	uint64_t injected[ORDMA_FAULTS];	/* QUERY_STATS fault_injected */
+};
+
 struct ordma_fw {
 	struct ordma_hal_ops hal;
 	void *hal_ctx;
@@ -263,6 +276,7 @@ struct ordma_fw {
 	struct fw_port port;
 	struct fw_port_stats stats;
 	struct fw_health health;
+	struct fw_faults faults;
 	struct fw_tp_stats tp;		/* transport engine counters */
 	struct fw_tp_timers *tp_timers;	/* QP deadlines (fw_transport.c) */
 	/* QPs the timer callbacks examined, since the device was created:

@@ -223,4 +223,12 @@ void ordma_fw_set_link(struct ordma_fw *fw, bool up);
 
 void ordma_fw_timer_expired(struct ordma_fw *fw);
 
+/*
+ * The host's fault injection (a QEMU property, a test): what the
+ * driver's INJECT_FAULT command does (enum ordma_fault, ordma_admin.h),
+ * at once.  0, or -1 for a fault, count or arg that command would refuse.
+ */
+int ordma_fw_inject_fault(struct ordma_fw *fw, unsigned int fault,
+			  uint32_t count, uint32_t arg);
+
 #endif /* ORDMA_FW_H */

@@ -10,8 +10,13 @@
  *     recorder's own work), through stdio into a file, and into memory,
  *     each with and without payload de-duplication;
  *   - the requester's and the responder's log bytes per operation;
- *   - how fast the requester's log replays (replay/replay.h).
+ *   - how fast the requester's log replays (replay/replay.h);
+ *   - what the firmware trace costs: no trace() at all, a trace() that
+ *     drops the records, and one that stamps each with the host clock
+ *     and packs it into a buffer under a lock, as the device model's
+ *     fwtrace= does (ordma-fwtrace.c); with the records per operation.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +25,7 @@
 
 #include "transport/pair.h"
 #include "replay/replay.h"
+#include "trace/ordma_trace_file.h"
 
 #define BENCH_OPS	500
 #define BENCH_LEN	4096
@@ -39,6 +45,36 @@ static void die(const char *why)
 	exit(1);
 }
 
+/* What the device model's trace() does with a record */
+#define BENCH_TRACE_BUF	(64 << 20)
+
+static struct bench_trace {
+	pthread_mutex_t lock;
+	uint8_t *buf;
+	size_t len;
+	unsigned long records;
+	bool pack;		/* else only count */
+} bench_trace = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void bench_trace_hook(void *arg, const struct ordma_fw_trace *rec)
+{
+	struct bench_trace *t = arg;
+	struct timespec ts;
+
+	t->records++;
+	if (!t->pack)
+		return;
+	pthread_mutex_lock(&t->lock);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (t->len + ORDMA_TRACE_FILE_REC_SIZE > BENCH_TRACE_BUF)
+		t->len = 0;	/* the device model writes it out instead */
+	ordma_trace_file_record(t->buf + t->len,
+				(uint64_t)ts.tv_sec * 1000000000ULL +
+				(uint64_t)ts.tv_nsec, rec);
+	t->len += ORDMA_TRACE_FILE_REC_SIZE;
+	pthread_mutex_unlock(&t->lock);
+}
+
 /* The run; returns the ns per operation of its data phase. */
 static double run_ops(void)
 {
@@ -55,6 +91,11 @@ static double run_ops(void)
 		die("cannot open the devices");
 	a = &e.s[0];
 	b = &e.s[1];
+	a->d.hal.fw_trace_hook = bench_trace_hook;
+	a->d.hal.fw_trace_hook_arg = &bench_trace;
+	b->d.hal.fw_trace_hook = bench_trace_hook;
+	b->d.hal.fw_trace_hook_arg = &bench_trace;
+	bench_trace.records = 0;
 	pattern(mem(a, MR1_ADDR, BENCH_LEN), BENCH_LEN, 1);
 	pattern(mem(b, MR1_ADDR + 0x80000, BENCH_LEN), BENCH_LEN, 2);
 	t0 = now_ns();
@@ -143,6 +184,26 @@ static void bench_replay(void)
 	       best / (double)res.replayed);
 }
 
+/* Not recorded; traced as mode says: 0 none, 1 dropped, 2 packed */
+static double best_traced(int mode, unsigned long *records)
+{
+	double best = 0, t;
+	unsigned int r;
+
+	fake_hal_untraced = mode == 0;
+	bench_trace.pack = mode == 2;
+	for (r = 0; r < BENCH_ROUNDS; r++) {
+		rec_test_free();
+		t = run_ops();
+		if (!r || t < best)
+			best = t;
+	}
+	*records = bench_trace.records;
+	fake_hal_untraced = false;
+	bench_trace.pack = false;
+	return best;
+}
+
 static void report(const char *what, double t, double base,
 		   const size_t *len)
 {
@@ -164,8 +225,24 @@ int main(void)
 	FILE *f;
 	int fd;
 
+	unsigned long records;
+	double base;
+
 	printf("RC %u SENDs + %u READs of %u bytes, two devices:\n",
 	       BENCH_OPS, BENCH_OPS, BENCH_LEN);
+	bench_trace.buf = malloc(BENCH_TRACE_BUF);
+	if (!bench_trace.buf)
+		die("no trace buffer");
+	base = best_traced(0, &records);
+	report("no trace()", base, 0, NULL);
+	report("trace(), records dropped", best_traced(1, &records), base,
+	       NULL);
+	t = best_traced(2, &records);
+	report("trace(), records packed", t, base, NULL);
+	printf("  %.1f trace records/op (both devices, DMA included)\n",
+	       (double)records / (2 * BENCH_OPS));
+	free(bench_trace.buf);
+
 	t = best_of(NULL, NULL);
 	report("not recorded", t, 0, NULL);
 

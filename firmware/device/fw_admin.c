@@ -64,6 +64,8 @@ static const struct fw_cmd_desc fw_cmds[] = {
 	  .reserved = { FW_RESERVED(eth_ring.reserved_10) } },
 	{ FW_CMD(DESTROY_ETH_RING, sizeof(struct ordma_cmd_handle),
 		 fw_cmd_destroy_eth_ring) },
+	{ FW_CMD(INJECT_FAULT, sizeof(struct ordma_cmd_inject_fault),
+		 fw_cmd_inject_fault) },
 	{ FW_CMD(ADD_GID, sizeof(struct ordma_cmd_add_gid), fw_cmd_add_gid),
 	  .reserved = { FW_RESERVED(add_gid.reserved_5),
 			FW_RESERVED(add_gid.reserved_30) } },
@@ -180,7 +182,8 @@ static void fw_fill_device_caps(const struct ordma_fw *fw,
 				      ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_MW |
 				      ORDMA_DEV_CAP_FLUSH |
 				      ORDMA_DEV_CAP_ATOMIC_WRITE);
-	caps->cap_flags |= cpu_to_le32(ORDMA_DEV_CAP_GSI | ORDMA_DEV_CAP_MCAST);
+	caps->cap_flags |= cpu_to_le32(ORDMA_DEV_CAP_GSI | ORDMA_DEV_CAP_MCAST |
+				       ORDMA_DEV_CAP_FAULT_INJECT);
 	caps->max_mcast_grp = cpu_to_le32(FW_CAP_MAX_MCAST_GRP);
 	caps->max_mcast_qp_attach = cpu_to_le32(FW_CAP_MAX_MCAST_QP_ATTACH);
 	caps->max_total_mcast_qp_attach =
@@ -386,6 +389,12 @@ static bool fw_admin_process_one(struct ordma_fw *fw)
 		fw->health.cmd_errors = fw_count_inc(fw->health.cmd_errors);
 		fw_cmd_log_failure(fw, desc, &c);
 	}
+	if (fw_fault_take(fw, ORDMA_FAULT_ADMIN_DROP)) {
+		/* lost: the driver's wait for this slot times out */
+		fw->faults.staged = false;
+		fw->aq.ci++;
+		return true;
+	}
 	if (fw_write_completion(fw, fw->aq.comp_base +
 				(uint64_t)slot * ORDMA_AQ_COMP_SIZE,
 				&comp, phase)) {
@@ -397,7 +406,8 @@ static bool fw_admin_process_one(struct ordma_fw *fw)
 		 .opcode = cmd.hdr.opcode, .status = comp.status);
 	fw->aq.ci++;
 	fw_raise_vector(fw, ORDMA_ADMIN_VECTOR);
-	return true;
+	fw_fault_commit(fw);
+	return fw_ready(fw);
 }
 
 void fw_admin_doorbell(struct ordma_fw *fw, uint32_t val)

@@ -45,7 +45,8 @@ void fw_heartbeat_catch_up(struct ordma_fw *fw)
 	if (now < fw->next_heartbeat_ns)
 		return;
 	periods = (now - fw->next_heartbeat_ns) / FW_HEARTBEAT_PERIOD_NS + 1;
-	fw->regs.heartbeat += (uint32_t)periods;
+	if (!fw->faults.heartbeat_stuck)
+		fw->regs.heartbeat += (uint32_t)periods;
 	fw->next_heartbeat_ns += periods * FW_HEARTBEAT_PERIOD_NS;
 }
 
@@ -84,6 +85,8 @@ static const char *fw_fatal_name(enum ordma_fatal_code code)
 		return "AQ_DMA";
 	case ORDMA_FATAL_INTERNAL:
 		return "INTERNAL";
+	case ORDMA_FATAL_INJECTED:
+		return "INJECTED";
 	}
 	return "unknown";
 }
@@ -124,6 +127,7 @@ static void fw_reset_state(struct ordma_fw *fw)
 	fw_ah_reset(fw);
 	fw_mcast_reset(fw);
 	fw_resources_reset(fw);
+	fw_fault_reset(fw);
 }
 
 void ordma_fw_reset(struct ordma_fw *fw)

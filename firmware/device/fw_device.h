@@ -17,6 +17,12 @@ void fw_fatal(struct ordma_fw *fw, enum ordma_fatal_code code,
 	      const char *why);
 void fw_heartbeat_catch_up(struct ordma_fw *fw);
 
+/* fw_fault.c: fault injection */
+uint8_t fw_cmd_inject_fault(struct ordma_fw *fw, struct fw_cmd *c);
+/* Arms what the INJECT_FAULT just completed asked for */
+void fw_fault_commit(struct ordma_fw *fw);
+void fw_fault_reset(struct ordma_fw *fw);
+
 /* fw_admin.c */
 void fw_admin_reset(struct ordma_fw *fw);
 void fw_admin_doorbell(struct ordma_fw *fw, uint32_t val);

@@ -191,6 +191,8 @@ uint8_t fw_cmd_query_stats(struct ordma_fw *fw, struct fw_cmd *c)
 	for (i = 0; i < FW_TP_TX_NUM; i++)
 		out.roce_tx_drop[fw_tx_drop_index[i]] =
 			cpu_to_le64(tp->tx_drop[i]);
+	for (i = 0; i < ORDMA_FAULTS; i++)
+		out.fault_injected[i] = cpu_to_le64(fw->faults.injected[i]);
 	return fw_cmd_write_query_buf(fw, c, ORDMA_PORT_NUM, &out, sizeof(out));
 }
 

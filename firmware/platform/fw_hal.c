@@ -47,7 +47,9 @@ int fw_dma_read(struct ordma_fw *fw, uint64_t addr, void *buf, size_t len)
 
 	if (!len)
 		return 0;
-	ret = fw_range_wraps(addr, len) ||
+	/* an injected fault fails the access as a bus error would */
+	ret = fw_fault_take(fw, ORDMA_FAULT_DMA_READ) ||
+	      fw_range_wraps(addr, len) ||
 	      fw->hal.dma_read(fw->hal_ctx, addr, buf, len) ? -1 : 0;
 	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_DMA_READ, .qpn = fw->trace_qpn,
 		 .addr = addr, .len = (uint32_t)len, .status = ret != 0);
@@ -61,7 +63,8 @@ int fw_dma_write(struct ordma_fw *fw, uint64_t addr, const void *buf,
 
 	if (!len)
 		return 0;
-	ret = fw_range_wraps(addr, len) ||
+	ret = fw_fault_take(fw, ORDMA_FAULT_DMA_WRITE) ||
+	      fw_range_wraps(addr, len) ||
 	      fw->hal.dma_write(fw->hal_ctx, addr, buf, len) ? -1 : 0;
 	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_DMA_WRITE, .qpn = fw->trace_qpn,
 		 .addr = addr, .len = (uint32_t)len, .status = ret != 0);
@@ -108,6 +111,8 @@ int fw_dma_write_through(struct ordma_fw *fw, fw_dma_xlate_fn xlate,
 
 void fw_raise_vector(struct ordma_fw *fw, unsigned int vector)
 {
+	if (fw_fault_take(fw, ORDMA_FAULT_MSIX_DROP))
+		return;
 	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_MSIX, .qpn = ORDMA_FW_TRACE_NO_QPN,
 		 .index = vector);
 	fw->hal.msix_notify(fw->hal_ctx, vector);

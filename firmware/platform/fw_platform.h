@@ -20,6 +20,19 @@ static inline uint32_t fw_count_inc(uint32_t counter)
 	return counter == UINT32_MAX ? counter : counter + 1;
 }
 
+/*
+ * One fault of a kind that is armed for a number of events (DMA_READ,
+ * DMA_WRITE, ADMIN_DROP, MSIX_DROP): true if this event gets it.
+ */
+static inline bool fw_fault_take(struct ordma_fw *fw, unsigned int fault)
+{
+	if (!fw->faults.left[fault])
+		return false;
+	fw->faults.left[fault]--;
+	fw->faults.injected[fault]++;
+	return true;
+}
+
 /* Reserved bytes of a command or a structure are all zero */
 static inline bool fw_bytes_zero(const uint8_t *p, size_t len)
 {

@@ -649,6 +649,19 @@ void ordma_rec_set_link(struct ordma_rec *rec, bool up)
 	rec_leave(rec);
 }
 
+int ordma_rec_inject_fault(struct ordma_rec *rec, unsigned int fault,
+			   uint32_t count, uint32_t arg)
+{
+	int ret;
+
+	rec_enter(rec);
+	rec_write_entry(rec, ORDMA_REPLAY_INJECT_FAULT, fault, count, arg);
+	ret = ordma_fw_inject_fault(rec->fw, fault, count, arg);
+	rec_u64(rec, ORDMA_REPLAY_RETURN, (uint64_t)(int64_t)ret);
+	rec_leave(rec);
+	return ret;
+}
+
 void ordma_rec_timer_expired(struct ordma_rec *rec)
 {
 	rec_enter(rec);

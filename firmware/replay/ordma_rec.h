@@ -93,5 +93,7 @@ bool ordma_rec_can_receive(struct ordma_rec *rec);
 void ordma_rec_rx_frame(struct ordma_rec *rec, const void *frame, size_t len);
 void ordma_rec_set_link(struct ordma_rec *rec, bool up);
 void ordma_rec_timer_expired(struct ordma_rec *rec);
+int ordma_rec_inject_fault(struct ordma_rec *rec, unsigned int fault,
+			   uint32_t count, uint32_t arg);
 
 #endif /* ORDMA_REC_H */

@@ -27,10 +27,12 @@
  *	REG_READ	0 u64 off, 8 u32 size
  *	REG_WRITE,
  *	DB_WRITE	0 u64 off, 8 u64 val, 16 u32 size
+ *	INJECT_FAULT	0 u64 fault, 8 u64 count, 16 u32 arg
  *	SET_LINK	0 u32 up (0 or 1)
  *	RX_FRAME	0 payload
  *	RETURN		0 u64 value (reg_read's value, can_receive's and
- *			create's 0 or 1) after the HAL calls of that entry
+ *			create's 0 or 1, inject_fault's 0 or -1 as a u64)
+ *			after the HAL calls of that entry
  *	NOW_NS		0 u64 value
  *	DMA_READ	0 u64 addr, 8 u64 len, 16 s32 status, 20 payload:
  *			the bytes read if status is 0, else empty
@@ -110,6 +112,7 @@ enum ordma_replay_kind {
 	ORDMA_REPLAY_RX_FRAME		= 9,
 	ORDMA_REPLAY_SET_LINK		= 10,
 	ORDMA_REPLAY_TIMER_EXPIRED	= 11,
+	ORDMA_REPLAY_INJECT_FAULT	= 12,
 	/* what an entry point returned (output) */
 	ORDMA_REPLAY_RETURN		= 16,
 	/* HAL calls: answers are inputs, the rest outputs */

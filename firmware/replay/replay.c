@@ -74,6 +74,7 @@ static bool kind_layout(unsigned int kind, size_t *fixed, bool *payload)
 		return true;
 	case ORDMA_REPLAY_REG_WRITE:
 	case ORDMA_REPLAY_DB_WRITE:
+	case ORDMA_REPLAY_INJECT_FAULT:
 		*fixed = 20;
 		return true;
 	case ORDMA_REPLAY_SET_LINK:
@@ -172,6 +173,7 @@ static bool parse_body(struct parser *ps, struct ordma_replay_event *e,
 		break;
 	case ORDMA_REPLAY_REG_WRITE:
 	case ORDMA_REPLAY_DB_WRITE:
+	case ORDMA_REPLAY_INJECT_FAULT:
 		e->a = get64(p);
 		e->b = get64(p + 8);
 		e->size = get32(p + 16);
@@ -331,6 +333,7 @@ const char *ordma_replay_kind_name(unsigned int kind)
 	case ORDMA_REPLAY_RX_FRAME: return "rx_frame";
 	case ORDMA_REPLAY_SET_LINK: return "set_link";
 	case ORDMA_REPLAY_TIMER_EXPIRED: return "timer_expired";
+	case ORDMA_REPLAY_INJECT_FAULT: return "inject_fault";
 	case ORDMA_REPLAY_RETURN: return "return";
 	case ORDMA_REPLAY_NOW_NS: return "now_ns";
 	case ORDMA_REPLAY_DMA_READ: return "dma_read";
@@ -374,6 +377,10 @@ void ordma_replay_describe(const struct ordma_replay_event *e, char *buf,
 	case ORDMA_REPLAY_REG_WRITE:
 	case ORDMA_REPLAY_DB_WRITE:
 		snprintf(buf, len, "%s 0x%" PRIx64 " = 0x%" PRIx64 " size %u",
+			 name, e->a, e->b, e->size);
+		break;
+	case ORDMA_REPLAY_INJECT_FAULT:
+		snprintf(buf, len, "%s %" PRIu64 " count %" PRIu64 " arg %u",
 			 name, e->a, e->b, e->size);
 		break;
 	case ORDMA_REPLAY_RX_FRAME:
@@ -477,7 +484,7 @@ static bool is_hal_kind(unsigned int kind)
 static bool is_entry_kind(unsigned int kind)
 {
 	return kind >= ORDMA_REPLAY_CREATE &&
-	       kind <= ORDMA_REPLAY_TIMER_EXPIRED;
+	       kind <= ORDMA_REPLAY_INJECT_FAULT;
 }
 
 static void rp_diverge(struct rp *r, const struct ordma_replay_event *want,
@@ -714,6 +721,10 @@ static bool rp_call(struct rp *r, struct ordma_fw **fw,
 	case ORDMA_REPLAY_TIMER_EXPIRED:
 		ordma_fw_timer_expired(*fw);
 		break;
+	case ORDMA_REPLAY_INJECT_FAULT:
+		*ret = (uint64_t)(int64_t)ordma_fw_inject_fault(*fw,
+				(unsigned int)e->a, (uint32_t)e->b, e->size);
+		return true;
 	}
 	return false;
 }

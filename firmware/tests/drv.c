@@ -27,7 +27,10 @@ bool drv_create(struct drv *d, const struct ordma_fw_config *cfg)
 		return false;
 	d->cfg = *cfg;
 	d->hal.num_vectors = cfg->num_vectors;
-	d->fw = ordma_fw_create(&fake_hal_ops, &d->hal, cfg);
+	d->ops = fake_hal_ops;
+	if (fake_hal_untraced)
+		d->ops.trace = NULL;
+	d->fw = ordma_fw_create(&d->ops, &d->hal, cfg);
 	d->hal.fw = d->fw;
 	d->next_token = 0x100;
 	if (!d->fw) {

@@ -47,6 +47,7 @@
 
 struct drv {
 	struct fake_hal hal;
+	struct ordma_hal_ops ops;	/* fake_hal_ops, maybe without trace */
 	struct ordma_fw *fw;
 	struct ordma_fw_config cfg;
 	unsigned int log_depth;

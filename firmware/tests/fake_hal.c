@@ -185,6 +185,8 @@ const struct ordma_hal_ops fake_hal_ops = {
 	.trace = fake_fw_trace,
 };
 
+bool fake_hal_untraced;
+
 bool fake_hal_init(struct fake_hal *h)
 {
 	memset(h, 0, sizeof(*h));

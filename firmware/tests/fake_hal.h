@@ -74,6 +74,10 @@ struct fake_hal {
 };
 
 extern const struct ordma_hal_ops fake_hal_ops;
+/* drv_create() gives its devices no trace(), as a host that asks for no
+ * records (benchmarks)
+ */
+extern bool fake_hal_untraced;
 
 bool fake_hal_init(struct fake_hal *h);
 void fake_hal_fini(struct fake_hal *h);

@@ -616,6 +616,65 @@ static void ordma_set_link(Object *obj, bool up, Error **errp)
     }
 }
 
+/*
+ * fault-inject (write only): "KIND[=COUNT][,arg=N]" arms one of the
+ * device's faults from the host, as the driver's INJECT_FAULT does
+ * (enum ordma_fault): dma-read=N, dma-write=N, admin-drop=N,
+ * msix-drop=N (the next N), fatal (code ORDMA_FATAL_INJECTED, or
+ * arg=CODE), heartbeat-stuck=1 or =0.  COUNT defaults to 1.
+ */
+static const char *const ordma_fault_names[ORDMA_FAULTS] = {
+    [ORDMA_FAULT_DMA_READ] = "dma-read",
+    [ORDMA_FAULT_DMA_WRITE] = "dma-write",
+    [ORDMA_FAULT_ADMIN_DROP] = "admin-drop",
+    [ORDMA_FAULT_MSIX_DROP] = "msix-drop",
+    [ORDMA_FAULT_FATAL] = "fatal",
+    [ORDMA_FAULT_HEARTBEAT_STUCK] = "heartbeat-stuck",
+};
+
+static void ordma_set_fault_inject(Object *obj, const char *value,
+                                   Error **errp)
+{
+    OrdmaState *s = ORDMA_PCI(obj);
+    g_auto(GStrv) parts = g_strsplit(value, ",", 3);
+    g_auto(GStrv) kind = NULL;
+    uint64_t count = 1, arg = 0;
+    unsigned int fault;
+    int ret;
+
+    if (!s->rec) {
+        error_setg(errp, "fault-inject: the device is not realized");
+        return;
+    }
+    kind = g_strsplit(parts[0] ? parts[0] : "", "=", 2);
+    for (fault = 0; fault < ORDMA_FAULTS; fault++) {
+        if (kind[0] && !strcmp(kind[0], ordma_fault_names[fault])) {
+            break;
+        }
+    }
+    if (fault == ORDMA_FAULTS ||
+        (kind[1] && qemu_strtou64(kind[1], NULL, 0, &count)) ||
+        count > UINT32_MAX ||
+        (parts[1] && (!g_str_has_prefix(parts[1], "arg=") ||
+                      qemu_strtou64(parts[1] + 4, NULL, 0, &arg) ||
+                      arg > UINT32_MAX)) ||
+        (parts[1] && parts[2])) {
+        error_setg(errp, "fault-inject: '%s' is not KIND[=COUNT][,arg=N] "
+                   "with KIND dma-read, dma-write, admin-drop, msix-drop, "
+                   "fatal or heartbeat-stuck", value);
+        return;
+    }
+    if (!ordma_fw_enter(s, "fault-inject")) {
+        error_setg(errp, "fault-inject: the firmware is busy on this thread");
+        return;
+    }
+    ret = ordma_rec_inject_fault(s->rec, fault, count, arg);
+    ordma_fw_leave(s);
+    if (ret) {
+        error_setg(errp, "fault-inject: the device refused '%s'", value);
+    }
+}
+
 static NetClientInfo ordma_net_info = {
     .type = NET_CLIENT_DRIVER_NIC,
     .size = sizeof(NICState),
@@ -997,6 +1056,10 @@ static void ordma_class_init(ObjectClass *klass, void *data)
     device_class_set_props(dc, ordma_properties);
     object_class_property_add_bool(klass, "link", ordma_get_link,
                                    ordma_set_link);
+    object_class_property_add_str(klass, "fault-inject", NULL,
+                                  ordma_set_fault_inject);
+    object_class_property_set_description(klass, "fault-inject",
+        "arms a device fault: KIND[=COUNT][,arg=N] (write only)");
     ordma_wire_class_init(klass);
     ordma_pcap_class_init(klass);
     ordma_fwtrace_class_init(klass);

@@ -43,6 +43,7 @@ from ordma_qtest.cable import (
 from ordma_qtest.capture import run_pcap, run_pcap_local
 from ordma_qtest.record import run_record
 from ordma_qtest.trace import run_fwtrace
+from ordma_qtest.fault import run_fault_inject
 from ordma_qtest.wire import run_wire_props, run_wire_udp, run_wire_icrc
 
 
@@ -61,7 +62,8 @@ def main():
     for part in (run, run_iommu, run_cable, run_cable_local, run_cable_oversize,
                  run_engine_sched, run_engine_flood, run_msix_held, run_flow_control,
                  run_wire_props, run_wire_udp, run_wire_icrc, run_pcap,
-                 run_pcap_local, run_record, run_fwtrace, run_iommu_faults):
+                 run_pcap_local, run_record, run_fwtrace, run_fault_inject,
+                 run_iommu_faults):
         try:
             part(qemu)
         except RuntimeError as err:

@@ -26,6 +26,7 @@ static const struct {
 	{ ORDMA_CMD_DESTROY_EQ, sizeof(struct ordma_cmd_handle) },
 	{ ORDMA_CMD_CREATE_ETH_RING, sizeof(struct ordma_cmd_create_eth_ring) },
 	{ ORDMA_CMD_DESTROY_ETH_RING, sizeof(struct ordma_cmd_handle) },
+	{ ORDMA_CMD_INJECT_FAULT, sizeof(struct ordma_cmd_inject_fault) },
 	{ ORDMA_CMD_ADD_GID, sizeof(struct ordma_cmd_add_gid) },
 	{ ORDMA_CMD_DEL_GID, sizeof(struct ordma_cmd_handle) },
 	{ ORDMA_CMD_ALLOC_UCTX, 0 },
@@ -117,7 +118,8 @@ TEST(test_query_device)
 		 ORDMA_DEV_CAP_ATOMIC | ORDMA_DEV_CAP_FAST_REG |
 		 ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_FLUSH |
 		 ORDMA_DEV_CAP_ATOMIC_WRITE | ORDMA_DEV_CAP_MW |
-		 ORDMA_DEV_CAP_GSI | ORDMA_DEV_CAP_MCAST);
+		 ORDMA_DEV_CAP_GSI | ORDMA_DEV_CAP_MCAST |
+		 ORDMA_DEV_CAP_FAULT_INJECT);
 	CHECK_EQ(le32_to_cpu(caps.max_qp), 1024);
 	CHECK_EQ(le32_to_cpu(caps.max_qp_wr), 4096);
 	CHECK_EQ(le32_to_cpu(caps.max_send_sge), 8);

@@ -550,8 +550,10 @@ TEST(test_wire_faults_in_port_stats)
 		wire_fault[ORDMA_WIRE_FAULT_LOSS])), "wire_fault_loss"));
 	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STAT_INDEX(
 		wire_fault[ORDMA_WIRE_FAULT_DELAY])), "wire_fault_delay"));
+	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STAT_INDEX(
+		roce_tx_pause_holds)), "roce_tx_pause_holds"));
 	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STATS_NUM - 1),
-		      "roce_tx_pause_holds"));
+		      "fault_injected_heartbeat_stuck"));
 	CHECK(!ordma_port_stat_name(ORDMA_PORT_STATS_NUM));
 	CHECK_EQ(ORDMA_PORT_STAT_INDEX(wire_fault[0]),
 		 ORDMA_PORT_STAT_INDEX(wire_rx_drop) + 1);

@@ -202,3 +202,13 @@ void rec_test_fw_timer_expired(struct ordma_fw *fw)
 	else
 		ordma_fw_timer_expired(fw);
 }
+
+int rec_test_fw_inject_fault(struct ordma_fw *fw, unsigned int fault,
+			     uint32_t count, uint32_t arg)
+{
+	struct ordma_rec *rec = rec_of(fw);
+
+	if (rec)
+		return ordma_rec_inject_fault(rec, fault, count, arg);
+	return ordma_fw_inject_fault(fw, fault, count, arg);
+}

@@ -49,6 +49,8 @@ void rec_test_fw_rx_frame(struct ordma_fw *fw, const void *frame,
 			  size_t len);
 void rec_test_fw_set_link(struct ordma_fw *fw, bool up);
 void rec_test_fw_timer_expired(struct ordma_fw *fw);
+int rec_test_fw_inject_fault(struct ordma_fw *fw, unsigned int fault,
+			     uint32_t count, uint32_t arg);
 
 #ifndef REC_TEST_IMPL
 #define ordma_fw_create rec_test_fw_create
@@ -62,6 +64,7 @@ void rec_test_fw_timer_expired(struct ordma_fw *fw);
 #define ordma_fw_rx_frame rec_test_fw_rx_frame
 #define ordma_fw_set_link rec_test_fw_set_link
 #define ordma_fw_timer_expired rec_test_fw_timer_expired
+#define ordma_fw_inject_fault rec_test_fw_inject_fault
 #endif
 
 #endif /* ORDMA_TESTS_REPLAY_RECORDING_H */

@@ -227,6 +227,54 @@ TEST(replay_traced_gives_the_runs_records)
 }
 
 /*
+ * A fault the host injects is an input of the log: the replay arms it
+ * at the same point and the WQE fails the same way.
+ */
+TEST(replay_injected_fault_no_divergence)
+{
+	struct ordma_rec_opts opts = { 0 };
+	struct ordma_replay_result res;
+	struct ordma_replay_log log;
+	struct side *a, *b;
+	struct tcfg c;
+	struct env e;
+	struct wr w;
+	bool opened;
+
+	rec_test_opts = opts;
+	rec_test_record = true;
+	default_cfg(&c);
+	opened = env_open(&e, &c);
+	if (opened) {
+		a = &e.s[0];
+		b = &e.s[1];
+		post_recv(b, MR1_ADDR, 64);
+		CHECK_EQ(ordma_fw_inject_fault(a->d.fw, ORDMA_FAULT_DMA_READ, 1,
+					       0), 0);
+		CHECK_EQ(ordma_fw_inject_fault(a->d.fw, ORDMA_FAULTS, 1, 0), -1);
+		wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 64, a->key1);
+		post(a, &w);
+		pump(&e);
+		expect_cqe(a, true, ORDMA_CQE_OP_SEND,
+			   ORDMA_CQE_LOC_QP_OP_ERR, 0, 0);
+		env_close(&e);
+	}
+	rec_test_record = false;
+	REQUIRE(opened);
+	REQUIRE(parse(0, &log));
+	CHECK(first_event(&log, ORDMA_REPLAY_INJECT_FAULT, ORDMA_FAULT_DMA_READ,
+			  ORDMA_FAULT_DMA_READ + 1));
+	CHECK(first_event(&log, ORDMA_REPLAY_INJECT_FAULT, ORDMA_FAULTS,
+			  ORDMA_FAULTS + 1));
+	CHECK_EQ(ordma_replay_run(&log, &res), ORDMA_REPLAY_SAME);
+	if (res.what[0])
+		NOTE("event %" PRIu64 ": %s", res.event, res.what);
+	CHECK_EQ(res.replayed, log.n - 1);
+	ordma_replay_log_free(&log);
+	rec_test_free();
+}
+
+/*
  * The firmware with its bug armed corrupts the first completion it
  * writes into B's receive CQ: the replay of B's log must stop exactly at
  * that DMA write, having matched every event before it.

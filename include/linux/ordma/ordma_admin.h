@@ -36,6 +36,7 @@ enum ordma_cmd_opcode {
 	ORDMA_CMD_DESTROY_EQ		= 0x09,
 	ORDMA_CMD_CREATE_ETH_RING	= 0x0a,
 	ORDMA_CMD_DESTROY_ETH_RING	= 0x0b,
+	ORDMA_CMD_INJECT_FAULT		= 0x0c,
 	ORDMA_CMD_ADD_GID		= 0x10,
 	ORDMA_CMD_DEL_GID		= 0x11,
 	ORDMA_CMD_ALLOC_UCTX		= 0x12,
@@ -120,6 +121,35 @@ struct ordma_cmd_set_port {
 	__u8	mac[6];			/* unicast, not zero */
 	__u8	admin_up;		/* 0 or 1 */
 	__u8	rx_mode;		/* ORDMA_RX_MODE_* */
+};
+
+/*
+ * INJECT_FAULT: the device's fault injection, for bring-up and driver
+ * tests (ORDMA_DEV_CAP_FAULT_INJECT).  A fault armed by the command takes
+ * effect once the command's own completion is written.  count: how many
+ * times (0 disarms that fault); FATAL and HEARTBEAT_STUCK take no count
+ * of repeats: FATAL goes fatal with arg as the fatal code
+ * (ORDMA_FATAL_INJECTED if 0), HEARTBEAT_STUCK stops the heartbeat
+ * register while count is not 0.  Every fault injected is counted in
+ * QUERY_STATS' fault_injected[].
+ */
+enum ordma_fault {
+	ORDMA_FAULT_DMA_READ		= 0,	/* next count DMA reads fail */
+	ORDMA_FAULT_DMA_WRITE		= 1,	/* next count DMA writes fail */
+	ORDMA_FAULT_ADMIN_DROP		= 2,	/* next count completions lost */
+	ORDMA_FAULT_MSIX_DROP		= 3,	/* next count MSI-X not sent */
+	ORDMA_FAULT_FATAL		= 4,	/* fatal now, code arg */
+	ORDMA_FAULT_HEARTBEAT_STUCK	= 5,	/* heartbeat stops (count 0:
+						 * it resumes)
+						 */
+};
+
+#define ORDMA_FAULTS			6
+
+struct ordma_cmd_inject_fault {
+	__le32	fault;			/* enum ordma_fault */
+	__le32	count;
+	__le32	arg;
 };
 
 enum ordma_eq_type {
@@ -430,6 +460,7 @@ struct ordma_aq_cmd {
 		struct ordma_cmd_create_ah	create_ah;
 		struct ordma_cmd_alloc_mw	alloc_mw;
 		struct ordma_cmd_mcast		mcast;
+		struct ordma_cmd_inject_fault	inject_fault;
 		__u8				raw[56];
 	};
 };
@@ -500,6 +531,7 @@ struct ordma_aq_comp {
 #define ORDMA_DEV_CAP_MCAST		BIT(9)	/* ATTACH_MCAST on UD QPs */
 #define ORDMA_DEV_CAP_FLUSH		BIT(10)	/* FLUSH WQE, global + persistent */
 #define ORDMA_DEV_CAP_ATOMIC_WRITE	BIT(11)	/* ATOMIC_WRITE WQE */
+#define ORDMA_DEV_CAP_FAULT_INJECT	BIT(12)	/* INJECT_FAULT */
 
 struct ordma_device_caps {
 	__be64	node_guid;		/* EUI-64 of the factory MAC */
@@ -681,9 +713,14 @@ struct ordma_port_stats {
 	__le64	wire_fault[ORDMA_WIRE_FAULTS];	/* injected on transmit */
 	__le64	pause_rx;		/* IEEE 802.3x PAUSE frames taken */
 	__le64	roce_tx_pause_holds;	/* sends a PAUSE held back */
+	/* faults INJECT_FAULT or the host injected, by enum ordma_fault
+	 * (firmware without ORDMA_DEV_CAP_FAULT_INJECT writes only the
+	 * 544 bytes before)
+	 */
+	__le64	fault_injected[ORDMA_FAULTS];
 };
 
-#define ORDMA_PORT_STATS_SIZE		544
+#define ORDMA_PORT_STATS_SIZE		592
 
 /* QUERY_QP_STATS handle: the sum over every QP the device ever had */
 #define ORDMA_QP_STATS_ALL		0xffffffff
@@ -791,6 +828,9 @@ static inline const char *ordma_cmd_status_name(unsigned int status)
 #define ORDMA_STAT_WIRE_FAULT(fault, name) \
 	[ORDMA_PORT_STAT_INDEX(wire_fault[ORDMA_WIRE_FAULT_##fault])] = \
 		"wire_fault_" name
+#define ORDMA_STAT_FAULT(fault, name) \
+	[ORDMA_PORT_STAT_INDEX(fault_injected[ORDMA_FAULT_##fault])] = \
+		"fault_injected_" name
 
 /*
  * Name of counter i of struct ordma_port_stats, NULL past the last: the
@@ -868,6 +908,12 @@ static inline const char *ordma_port_stat_name(unsigned int i)
 		ORDMA_STAT_WIRE_FAULT(DELAY, "delay"),
 		ORDMA_STAT_NAME(pause_rx),
 		ORDMA_STAT_NAME(roce_tx_pause_holds),
+		ORDMA_STAT_FAULT(DMA_READ, "dma_read"),
+		ORDMA_STAT_FAULT(DMA_WRITE, "dma_write"),
+		ORDMA_STAT_FAULT(ADMIN_DROP, "admin_drop"),
+		ORDMA_STAT_FAULT(MSIX_DROP, "msix_drop"),
+		ORDMA_STAT_FAULT(FATAL, "fatal"),
+		ORDMA_STAT_FAULT(HEARTBEAT_STUCK, "heartbeat_stuck"),
 	};
 
 	return i < ORDMA_PORT_STATS_NUM ? names[i] : NULL;
@@ -878,6 +924,7 @@ static inline const char *ordma_port_stat_name(unsigned int i)
 #undef ORDMA_STAT_PARSE_DROP
 #undef ORDMA_STAT_TX_DROP
 #undef ORDMA_STAT_WIRE_FAULT
+#undef ORDMA_STAT_FAULT
 
 /* Counters of struct ordma_qp_stats, every one a __le64 */
 #define ORDMA_QP_STATS_NUM		(ORDMA_QP_STATS_SIZE / sizeof(__le64))
@@ -941,6 +988,7 @@ static_assert(sizeof(struct ordma_qp_create_params) == 64, "qp_create_params");
 static_assert(sizeof(struct ordma_qp_attr) == 72, "qp_attr");
 static_assert(sizeof(struct ordma_cmd_create_ah) == 48, "cmd_create_ah");
 static_assert(sizeof(struct ordma_cmd_mcast) == 32, "cmd_mcast");
+static_assert(sizeof(struct ordma_cmd_inject_fault) == 12, "cmd_inject_fault");
 static_assert(sizeof(struct ordma_aq_cmd) == ORDMA_AQ_CMD_SIZE, "aq_cmd");
 static_assert(sizeof(struct ordma_comp_query_fw) == 16, "comp_query_fw");
 static_assert(sizeof(struct ordma_comp_handle) == 8, "comp_handle");

@@ -69,6 +69,7 @@ enum ordma_fatal_code {
 	ORDMA_FATAL_ACQ_DMA		= 2,	/* completion write failed */
 	ORDMA_FATAL_AQ_DMA		= 3,	/* command fetch failed */
 	ORDMA_FATAL_INTERNAL		= 4,
+	ORDMA_FATAL_INJECTED		= 5,	/* INJECT_FAULT asked for it */
 };
 
 #endif /* _LINUX_ORDMA_REGS_H */

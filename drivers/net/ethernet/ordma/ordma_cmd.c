@@ -152,6 +152,21 @@ int ordma_cmd_query_stats(struct ordma_core_dev *cdev,
 }
 EXPORT_SYMBOL_NS_GPL(ordma_cmd_query_stats, ORDMA);
 
+int ordma_cmd_inject_fault(struct ordma_core_dev *cdev, u32 fault, u32 count,
+			   u32 arg)
+{
+	struct ordma_aq_comp comp;
+	struct ordma_aq_cmd cmd;
+
+	if (!(le32_to_cpu(cdev->caps.cap_flags) & ORDMA_DEV_CAP_FAULT_INJECT))
+		return -EOPNOTSUPP;
+	ordma_aq_cmd_init(&cmd, ORDMA_CMD_INJECT_FAULT);
+	cmd.inject_fault.fault = cpu_to_le32(fault);
+	cmd.inject_fault.count = cpu_to_le32(count);
+	cmd.inject_fault.arg = cpu_to_le32(arg);
+	return ordma_cmd_run(cdev, &cmd, &comp);
+}
+
 int ordma_cmd_query_resources(struct ordma_core_dev *cdev,
 			      struct ordma_resources *res)
 {

@@ -270,6 +270,9 @@ int ordma_cmd_destroy_eq(struct ordma_core_dev *cdev, u32 eqn);
 int ordma_cmd_create_eth_ring(struct ordma_core_dev *cdev, dma_addr_t ring,
 			      u8 log_size, u8 type, u32 eqn, u32 *ring_id);
 int ordma_cmd_destroy_eth_ring(struct ordma_core_dev *cdev, u32 ring_id);
+/* INJECT_FAULT (enum ordma_fault); -EOPNOTSUPP without the capability */
+int ordma_cmd_inject_fault(struct ordma_core_dev *cdev, u32 fault, u32 count,
+			   u32 arg);
 
 /* ordma_eq.c */
 int ordma_admin_irq_request(struct ordma_core_dev *cdev);

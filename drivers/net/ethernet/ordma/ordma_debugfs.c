@@ -6,6 +6,9 @@
  *   resources  QUERY_RESOURCES: "TYPE IN_USE MAX" per object type
  *   admin_cmd  raw admin command passthrough for bring-up tools, only
  *              with CONFIG_ORDMA_DEBUG_RAW_CMD
+ *   fault_inject  write "KIND [COUNT [ARG]]" to arm one of the device's
+ *              faults (INJECT_FAULT): dma_read, dma_write, admin_drop,
+ *              msix_drop, fatal, heartbeat_stuck; COUNT defaults to 1
  */
 
 #include <linux/capability.h>
@@ -240,6 +243,50 @@ static void ordma_debugfs_add_admin_cmd(struct ordma_core_dev *cdev,
 }
 #endif /* CONFIG_ORDMA_DEBUG_RAW_CMD */
 
+static const char *const ordma_fault_names[ORDMA_FAULTS] = {
+	[ORDMA_FAULT_DMA_READ]		= "dma_read",
+	[ORDMA_FAULT_DMA_WRITE]		= "dma_write",
+	[ORDMA_FAULT_ADMIN_DROP]	= "admin_drop",
+	[ORDMA_FAULT_MSIX_DROP]		= "msix_drop",
+	[ORDMA_FAULT_FATAL]		= "fatal",
+	[ORDMA_FAULT_HEARTBEAT_STUCK]	= "heartbeat_stuck",
+};
+
+static ssize_t ordma_fault_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	struct ordma_core_dev *cdev = file->private_data;
+	u32 times = 1, arg = 0;
+	char buf[64], kind[24];
+	int fault, n, err;
+
+	if (!count || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	n = sscanf(buf, "%23s %u %u", kind, &times, &arg);
+	if (n < 1)
+		return -EINVAL;
+	fault = match_string(ordma_fault_names, ARRAY_SIZE(ordma_fault_names),
+			     kind);
+	if (fault < 0)
+		return fault;
+	err = ordma_cmd_inject_fault(cdev, fault, times, arg);
+	if (err)
+		return err;
+	dev_info(ordma_dev(cdev), "fault injected: %s count %u arg %u\n",
+		 kind, times, arg);
+	return count;
+}
+
+static const struct file_operations ordma_fault_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = ordma_fault_write,
+	.llseek = noop_llseek,
+};
+
 void ordma_debugfs_register(void)
 {
 	ordma_debugfs_root = debugfs_create_dir("ordma", NULL);
@@ -264,6 +311,8 @@ void ordma_debugfs_add(struct ordma_core_dev *cdev)
 	debugfs_create_file("health", 0400, dir, cdev, &ordma_health_fops);
 	debugfs_create_file("resources", 0400, dir, cdev,
 			    &ordma_resources_fops);
+	debugfs_create_file("fault_inject", 0200, dir, cdev,
+			    &ordma_fault_fops);
 	ordma_debugfs_add_admin_cmd(cdev, dir);
 }
 
