@@ -233,6 +233,8 @@ int main(void)
 	bench_trace.buf = malloc(BENCH_TRACE_BUF);
 	if (!bench_trace.buf)
 		die("no trace buffer");
+	/* as the device model's buffers are after their first fill */
+	memset(bench_trace.buf, 0, BENCH_TRACE_BUF);
 	base = best_traced(0, &records);
 	report("no trace()", base, 0, NULL);
 	report("trace(), records dropped", best_traced(1, &records), base,

@@ -3,8 +3,8 @@
 #
 # The device's fault injection, driven as a bring-up engineer drives it:
 # debugfs fault_inject arms a fault through INJECT_FAULT, the driver and
-# devlink health see what a failing card would show, and ethtool -S
-# counts every fault injected.  A stuck heartbeat is reported and its end
+# devlink health see what a failing card would show, and ethtool -S and
+# devlink health diagnose count every fault injected.  A stuck heartbeat is reported and its end
 # seen; an injected fatal error with its code takes the function down
 # until PCI unbind/bind brings it back with clean counters.  The last
 # ORDMA function is the victim.
@@ -16,7 +16,7 @@ DBG=/sys/kernel/debug/ordma/$bdf
 [ -w "$DBG/fault_inject" ] || ktap_skip_all "no $DBG/fault_inject"
 command -v ethtool >/dev/null || ktap_skip_all "no ethtool"
 ktap_header
-ktap_set_plan 9
+ktap_set_plan 10
 
 nd=$(ordma_netdev "$bdf")
 kmsg_first=$(dmesg | wc -l)
@@ -55,6 +55,9 @@ inject heartbeat_stuck 0 && wait_for 30 kmsg_has "firmware heartbeat resumed" &&
 	wait_for 10 reporter_is healthy
 ktap_test_result $? "heartbeat_stuck 0: resumed, reporter fw healthy again"
 tap_eq "ethtool -S: fault_injected_heartbeat_stuck 1" 1 "$(stat fault_injected_heartbeat_stuck)"
+diag=$(devlink -j health diagnose "pci/$bdf" reporter fw 2>&1)
+tap_eq "devlink health diagnose: fault_injected_heartbeat_stuck 1" 1 \
+	"$(jq -r '.. | objects | .fault_injected_heartbeat_stuck? // empty' <<<"$diag" 2>/dev/null | head -n 1)"
 
 inject fatal 1 4 && wait_for 30 kmsg_declared 4
 ktap_test_result $? "fatal 1 4: the core declares the device failed with fatal code 4"

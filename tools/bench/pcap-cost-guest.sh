@@ -8,13 +8,16 @@
 # load.  Run by tools/bench/pcap-cost.sh; not a test.
 #
 # Environment: PCAP_COST_ROUNDS (5) off/on pairs per size,
-# PCAP_COST_SIZES ("65536 4096"), PCAP_COST_BYTES (64 MiB a run).
+# PCAP_COST_SIZES ("65536 4096"), PCAP_COST_BYTES (64 MiB a run),
+# PCAP_COST_PORTS (the ports that capture, e.g. "wire1": one end of the
+# cable, which sees both directions; default every port).
 # Writes $ORDMA_RESULTS/pcap-cost.tsv: "size capture Mbit/s" per run,
 # and prints the medians and their ratio per size.
 set -uo pipefail
 . "$(dirname "$0")/../../selftests/ordma/lib.sh"
 
 ROUNDS=${PCAP_COST_ROUNDS:-5}
+PORTS=${PCAP_COST_PORTS:-}
 SIZES=${PCAP_COST_SIZES:-"65536 4096"}
 BYTES=${PCAP_COST_BYTES:-67108864}
 RESULTS=${ORDMA_RESULTS:?}
@@ -22,11 +25,14 @@ P=${ORDMA_PROVIDER_DIR:?}
 export LD_LIBRARY_PATH=$P/lib
 TSV=$RESULTS/pcap-cost.tsv
 
-# capture on|off: every port's capture, switched by the host
+# capture on|off: every port's capture (on: those of PCAP_COST_PORTS),
+# switched by the host
 capture() {
 	local dir=$RESULTS reply i
 	rm -f "$dir/host-request.done"
-	echo "pcap $1" >"$dir/host-request.tmp" &&
+	local req="pcap $1"
+	[ "$1" = off ] || req+="${PORTS:+ $PORTS}"
+	echo "$req" >"$dir/host-request.tmp" &&
 		mv "$dir/host-request.tmp" "$dir/host-request" || return 1
 	for ((i = 0; i < 300; i++)); do
 		[ -e "$dir/host-request.done" ] && break

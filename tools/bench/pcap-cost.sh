@@ -9,7 +9,8 @@
 # from run to run by several times, which the alternation evens out.
 #
 # Usage: tools/bench/pcap-cost.sh [-o DIR]
-# Environment: PCAP_COST_ROUNDS, PCAP_COST_SIZES, PCAP_COST_BYTES (see
+# Environment: PCAP_COST_ROUNDS, PCAP_COST_SIZES, PCAP_COST_BYTES,
+# PCAP_COST_PORTS (see
 # pcap-cost-guest.sh); QEMU, VM_ORDMA_PROPS as for tools/vm/run-vm.sh.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,7 +24,7 @@ done
 OUT=${OUT:-$REPO/build/bench/pcap-cost-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$(dirname "$OUT")"
 vars=
-for v in PCAP_COST_ROUNDS PCAP_COST_SIZES PCAP_COST_BYTES; do
+for v in PCAP_COST_ROUNDS PCAP_COST_SIZES PCAP_COST_BYTES PCAP_COST_PORTS; do
 	[ -z "${!v:-}" ] || vars+="$v=$(printf %q "${!v}") "
 done
 "$REPO/tools/vm/run-vm.sh" --pcap -t 1800 -o "$OUT" \

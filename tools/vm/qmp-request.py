@@ -8,8 +8,9 @@ Usage: qmp-request.py SOCKET REQUEST...
                   (the guest's driver must release it first)
   pcap-mark TEXT  a marker with TEXT in the capture of every ORDMA port
                   (the device's pcap-mark property)
-  pcap-set DIR    every ORDMA port captures to DIR/<id>.pcapng (a new
-                  file); "pcap-set off" ends every capture
+  pcap-set DIR [ID...]  every ORDMA port (or those named) captures to
+                  DIR/<id>.pcapng (a new file); "pcap-set off" ends every
+                  capture
 
 Prints what QEMU answered; exits 0 when the request was carried out.
 """
@@ -81,10 +82,13 @@ def main():
                        UNPLUG_TIMEOUT)
         print('device %s deleted' % dev)
     elif len(req) >= 2 and req[0] in ('pcap-mark', 'pcap-set'):
-        arg = ' '.join(req[1:])
+        arg = ' '.join(req[1:]) if req[0] == 'pcap-mark' else req[1]
+        only = set(req[2:]) if req[0] == 'pcap-set' else set()
         done = []
         for dev in qmp.execute('qom-list', path='/machine/peripheral'):
             if dev.get('type') != 'child<ordma>':
+                continue
+            if only and dev['name'] not in only:
                 continue
             path = '/machine/peripheral/' + dev['name']
             if req[0] == 'pcap-mark':

@@ -380,8 +380,10 @@ serve_host_requests() {
 		case $req in
 		quit | "device_del wire"[12]) [ "$HOST_REQUESTS" = 1 ] || target= ;;
 		"pcap-mark "*) [ -n "$PCAP" ] || target= ;;
-		# the captures switched (tools/bench/pcap-cost.sh)
-		"pcap on") [ -n "$PCAP" ] && req="pcap-set $OUT/$name" || target= ;;
+		# the captures switched (tools/bench/pcap-cost.sh): every port,
+		# or the ports named after "pcap on"
+		"pcap on" | "pcap on "*)
+			[ -n "$PCAP" ] && req="pcap-set $OUT/$name${req#pcap on}" || target= ;;
 		"pcap off") [ -n "$PCAP" ] && req="pcap-set off" || target= ;;
 		*) target= ;;
 		esac

@@ -7,6 +7,7 @@
  * HEARTBEAT register, which the firmware advances every 100 ms.
  */
 
+#include <linux/slab.h>
 #include <net/devlink.h>
 
 #include "ordma_core.h"
@@ -59,6 +60,28 @@ const char *ordma_health_state_name(u32 state)
 	}
 }
 
+/* The faults injected into the device, if it counts them and answers */
+static void ordma_fw_reporter_faults(struct ordma_core_dev *cdev,
+				     struct devlink_fmsg *fmsg)
+{
+	struct ordma_port_stats *stats;
+	unsigned int i, first;
+
+	if (!(le32_to_cpu(cdev->caps.cap_flags) & ORDMA_DEV_CAP_FAULT_INJECT))
+		return;
+	stats = kzalloc(sizeof(*stats), GFP_KERNEL);
+	if (!stats)
+		return;
+	if (!ordma_cmd_query_stats(cdev, stats)) {
+		first = ORDMA_PORT_STAT_INDEX(fault_injected);
+		for (i = 0; i < ORDMA_FAULTS; i++)
+			devlink_fmsg_u64_pair_put(fmsg,
+						  ordma_port_stat_name(first + i),
+						  le64_to_cpu(stats->fault_injected[i]));
+	}
+	kfree(stats);
+}
+
 static int ordma_fw_reporter_diagnose(struct devlink_health_reporter *reporter,
 				      struct devlink_fmsg *fmsg,
 				      struct netlink_ext_ack *extack)
@@ -87,6 +110,7 @@ static int ordma_fw_reporter_diagnose(struct devlink_health_reporter *reporter,
 				  ordma_rd32(cdev, ORDMA_REG_FATAL_CODE));
 	devlink_fmsg_u32_pair_put(fmsg, "reg_heartbeat",
 				  ordma_rd32(cdev, ORDMA_REG_HEARTBEAT));
+	ordma_fw_reporter_faults(cdev, fmsg);
 	return 0;
 }
 
