@@ -127,10 +127,12 @@ else
 	step vm-single tools/vm/run-vm.sh "${iommu[@]}" -t 1500 -o build/vm/check-single single
 	# RDMA over cables that lose, reorder, duplicate and corrupt frames
 	# with a small flow-control-xoff the ports pause each other all along;
-	# the headers of every frame are captured and the firmware traced,
-	# kept with the run's timeline if the run fails
+	# the headers of every frame are captured, the firmware traced and
+	# every port's inputs recorded and replayed on the host; all of it
+	# kept, with the run's timeline, if the run fails
 	VM_ORDMA_PROPS=flow-control-xoff=16 \
-	step vm-impair tools/vm/run-vm.sh --pcap-failed --fwtrace-failed --wire "loss=1%,reorder=0.5%,dup=0.5%,corrupt=0.5%,seed=12" \
+	step vm-impair tools/vm/run-vm.sh --pcap-failed --fwtrace-failed \
+		--record-failed --record-max-mb 2048 --wire "loss=1%,reorder=0.5%,dup=0.5%,corrupt=0.5%,seed=12" \
 		-T wire_impair -o build/vm/check-impair single
 	# no tenant starves another with RNR NAKs: bandwidth alone and beside
 	# an RNR hog, in a VM of its own
