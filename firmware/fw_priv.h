@@ -241,6 +241,16 @@ struct fw_aq {
 	 * every command produces exactly one completion.
 	 */
 	uint16_t ci;
+	uint16_t pi;		/* the driver's producer, last doorbell */
+	/* a completion the ADMIN_DELAY fault holds back: the commands
+	 * after it wait until it is written
+	 */
+	bool delayed;
+	bool delayed_phase;
+	uint8_t delayed_opcode;
+	uint32_t delayed_slot;
+	uint64_t delayed_due_ns;
+	struct ordma_aq_comp delayed_comp;
 };
 
 struct fw_health {
@@ -254,6 +264,7 @@ struct fw_faults {
 	/* DMA_READ, DMA_WRITE, ADMIN_DROP, MSIX_DROP: how many to come */
 	uint32_t left[ORDMA_FAULTS];
 	bool heartbeat_stuck;
+	uint32_t admin_delay_ms;	/* ADMIN_DELAY's delay */
 	/* armed by the command being executed, for after its completion */
 	bool staged;
 	uint32_t staged_fault;

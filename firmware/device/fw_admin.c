@@ -366,7 +366,12 @@ static int fw_write_completion(struct ordma_fw *fw, uint64_t addr,
 	return fw_dma_write(fw, addr + body, &comp->flags, sizeof(comp->flags));
 }
 
-/* Returns false when the queue must stop (the device went fatal). */
+static bool fw_admin_complete(struct ordma_fw *fw, uint32_t slot, bool phase,
+			      uint8_t opcode, struct ordma_aq_comp *comp);
+
+/* Returns false when the queue must stop (the device went fatal, or a
+ * completion is held back).
+ */
 static bool fw_admin_process_one(struct ordma_fw *fw)
 {
 	uint32_t slot = fw->aq.ci & ((1u << fw->aq.log_depth) - 1);
@@ -395,19 +400,67 @@ static bool fw_admin_process_one(struct ordma_fw *fw)
 		fw->aq.ci++;
 		return true;
 	}
+	if (fw_fault_take(fw, ORDMA_FAULT_ADMIN_DELAY)) {
+		/* held back; the queue waits behind it (fw_admin_timer()) */
+		fw->aq.delayed = true;
+		fw->aq.delayed_phase = phase;
+		fw->aq.delayed_slot = slot;
+		fw->aq.delayed_opcode = cmd.hdr.opcode;
+		fw->aq.delayed_comp = comp;
+		fw->aq.delayed_due_ns = fw_now(fw) +
+			(uint64_t)fw->faults.admin_delay_ms * 1000000;
+		fw->aq.ci++;
+		/* an earlier deadline armed stays: its callback re-arms */
+		if (fw->aq.delayed_due_ns < fw->timer_armed_ns)
+			fw_timer_arm_at(fw, fw->aq.delayed_due_ns);
+		return false;
+	}
+	fw->aq.ci++;
+	return fw_admin_complete(fw, slot, phase, cmd.hdr.opcode, &comp);
+}
+
+/* Writes the completion of the command in slot (the consumer index is
+ * past it already); false if the queue must stop.
+ */
+static bool fw_admin_complete(struct ordma_fw *fw, uint32_t slot, bool phase,
+			      uint8_t opcode, struct ordma_aq_comp *comp)
+{
 	if (fw_write_completion(fw, fw->aq.comp_base +
 				(uint64_t)slot * ORDMA_AQ_COMP_SIZE,
-				&comp, phase)) {
+				comp, phase)) {
 		fw_fatal(fw, ORDMA_FATAL_ACQ_DMA, "admin completion write failed");
 		return false;
 	}
 	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_ADMIN, .qpn = ORDMA_FW_TRACE_NO_QPN,
-		 .index = fw->aq.ci, .aux = le16_to_cpu(cmd.hdr.token),
-		 .opcode = cmd.hdr.opcode, .status = comp.status);
-	fw->aq.ci++;
+		 .index = (uint16_t)(fw->aq.ci - 1),
+		 .aux = le16_to_cpu(comp->token), .opcode = opcode,
+		 .status = comp->status);
 	fw_raise_vector(fw, ORDMA_ADMIN_VECTOR);
 	fw_fault_commit(fw);
 	return fw_ready(fw);
+}
+
+/* Runs the commands the driver posted, up to its last doorbell */
+static void fw_admin_run(struct ordma_fw *fw)
+{
+	while (fw->aq.ci != fw->aq.pi && fw_ready(fw) && !fw->aq.delayed)
+		if (!fw_admin_process_one(fw))
+			break;
+}
+
+uint64_t fw_admin_timer(struct ordma_fw *fw)
+{
+	struct fw_aq *aq = &fw->aq;
+
+	if (!aq->delayed)
+		return UINT64_MAX;
+	if (fw_now(fw) < aq->delayed_due_ns)
+		return aq->delayed_due_ns;
+	aq->delayed = false;
+	if (fw_admin_complete(fw, aq->delayed_slot, aq->delayed_phase,
+			      aq->delayed_opcode, &aq->delayed_comp))
+		fw_admin_run(fw);
+	return aq->delayed ? aq->delayed_due_ns : UINT64_MAX;
 }
 
 void fw_admin_doorbell(struct ordma_fw *fw, uint32_t val)
@@ -427,9 +480,8 @@ void fw_admin_doorbell(struct ordma_fw *fw, uint32_t val)
 		       val, fw->aq.ci, 1u << fw->aq.log_depth);
 		return;
 	}
-	while (fw->aq.ci != pi && fw_ready(fw))
-		if (!fw_admin_process_one(fw))
-			break;
+	fw->aq.pi = pi;
+	fw_admin_run(fw);
 }
 
 void fw_admin_reset(struct ordma_fw *fw)

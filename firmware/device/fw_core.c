@@ -52,7 +52,7 @@ void fw_heartbeat_catch_up(struct ordma_fw *fw)
 
 void ordma_fw_timer_expired(struct ordma_fw *fw)
 {
-	uint64_t next;
+	uint64_t next, admin;
 
 	fw_trace_set_qp(fw, ORDMA_FW_TRACE_NO_QPN);
 	if (!fw_ready(fw))
@@ -62,6 +62,9 @@ void ordma_fw_timer_expired(struct ordma_fw *fw)
 	if (fw_eth_loopback_run(fw))
 		fw_timer_arm_at(fw, fw_now(fw));
 	next = fw_tp_timer(fw);
+	admin = fw_admin_timer(fw);
+	if (admin < next)
+		next = admin;
 	/* the engine may have armed an earlier deadline meanwhile */
 	if (next > fw->timer_armed_ns)
 		next = fw->timer_armed_ns;

@@ -26,6 +26,10 @@ void fw_fault_reset(struct ordma_fw *fw);
 /* fw_admin.c */
 void fw_admin_reset(struct ordma_fw *fw);
 void fw_admin_doorbell(struct ordma_fw *fw, uint32_t val);
+/* Writes a held-back completion when due, and runs the commands that
+ * waited for it; the next deadline, UINT64_MAX for none.
+ */
+uint64_t fw_admin_timer(struct ordma_fw *fw);
 
 /* fw_eq.c */
 void fw_eq_reset(struct ordma_fw *fw);

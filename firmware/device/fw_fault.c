@@ -34,6 +34,10 @@ static const char *fw_fault_check(unsigned int fault, uint32_t count,
 		if (count > 1)
 			return "HEARTBEAT_STUCK takes a count of 0 or 1";
 		return arg ? "arg must be 0 for this fault" : NULL;
+	case ORDMA_FAULT_ADMIN_DELAY:
+		if (count && (!arg || arg > ORDMA_FAULT_MAX_DELAY_MS))
+			return "arg: a delay of 1 to 60000 ms";
+		return NULL;
 	default:
 		return "unknown fault";
 	}
@@ -56,6 +60,10 @@ static void fw_fault_apply(struct ordma_fw *fw, unsigned int fault,
 		if (count && !f->heartbeat_stuck)
 			f->injected[fault]++;
 		f->heartbeat_stuck = count != 0;
+		break;
+	case ORDMA_FAULT_ADMIN_DELAY:
+		f->admin_delay_ms = arg;
+		f->left[fault] = count;
 		break;
 	default:
 		f->left[fault] = count;

@@ -5,7 +5,8 @@
 # debugfs fault_inject arms a fault through INJECT_FAULT, the driver and
 # devlink health see what a failing card would show, and ethtool -S and
 # devlink health diagnose count every fault injected.  A stuck heartbeat is reported and its end
-# seen; an injected fatal error with its code takes the function down
+# seen; a late admin completion is waited for; an injected fatal error
+# with its code takes the function down
 # until PCI unbind/bind brings it back with clean counters.  The last
 # ORDMA function is the victim.
 . "$(dirname "$0")/lib.sh"
@@ -16,7 +17,7 @@ DBG=/sys/kernel/debug/ordma/$bdf
 [ -w "$DBG/fault_inject" ] || ktap_skip_all "no $DBG/fault_inject"
 command -v ethtool >/dev/null || ktap_skip_all "no ethtool"
 ktap_header
-ktap_set_plan 10
+ktap_set_plan 11
 
 nd=$(ordma_netdev "$bdf")
 kmsg_first=$(dmesg | wc -l)
@@ -34,10 +35,10 @@ has_ibdev() { ordma_ibdev "$bdf" >/dev/null; }
 kmsg_declared() { kmsg_has "device failed: status 0x[0-9a-f]* fatal code $1"; }
 
 names=0
-for k in dma_read dma_write admin_drop msix_drop fatal heartbeat_stuck; do
+for k in dma_read dma_write admin_drop msix_drop fatal heartbeat_stuck admin_delay; do
 	[ "$(stat "fault_injected_$k")" = 0 ] && names=$((names + 1))
 done
-tap_eq "$nd: ethtool -S has the six fault_injected counters, all 0" 6 "$names"
+tap_eq "$nd: ethtool -S has the seven fault_injected counters, all 0" 7 "$names"
 
 bad=0
 for req in "bogus 1" "fatal 2" "dma_write 1 7" "heartbeat_stuck 2"; do
@@ -58,6 +59,12 @@ tap_eq "ethtool -S: fault_injected_heartbeat_stuck 1" 1 "$(stat fault_injected_h
 diag=$(devlink -j health diagnose "pci/$bdf" reporter fw 2>&1)
 tap_eq "devlink health diagnose: fault_injected_heartbeat_stuck 1" 1 \
 	"$(jq -r '.. | objects | .fault_injected_heartbeat_stuck? // empty' <<<"$diag" 2>/dev/null | head -n 1)"
+
+# the delayed completion may be any command's (the health poll's too):
+# the one after it reads the count
+inject admin_delay 1 500 && stat fault_injected_admin_delay >/dev/null
+tap_eq "admin_delay 1 500: one completion came late, counted, the queue went on" \
+	1 "$(stat fault_injected_admin_delay)"
 
 inject fatal 1 4 && wait_for 30 kmsg_declared 4
 ktap_test_result $? "fatal 1 4: the core declares the device failed with fatal code 4"

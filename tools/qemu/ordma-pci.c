@@ -620,7 +620,8 @@ static void ordma_set_link(Object *obj, bool up, Error **errp)
  * fault-inject (write only): "KIND[=COUNT][,arg=N]" arms one of the
  * device's faults from the host, as the driver's INJECT_FAULT does
  * (enum ordma_fault): dma-read=N, dma-write=N, admin-drop=N,
- * msix-drop=N (the next N), fatal (code ORDMA_FATAL_INJECTED, or
+ * msix-drop=N (the next N), admin-delay=N,arg=MS (the next N admin
+ * completions MS ms late), fatal (code ORDMA_FATAL_INJECTED, or
  * arg=CODE), heartbeat-stuck=1 or =0.  COUNT defaults to 1.
  */
 static const char *const ordma_fault_names[ORDMA_FAULTS] = {
@@ -630,6 +631,7 @@ static const char *const ordma_fault_names[ORDMA_FAULTS] = {
     [ORDMA_FAULT_MSIX_DROP] = "msix-drop",
     [ORDMA_FAULT_FATAL] = "fatal",
     [ORDMA_FAULT_HEARTBEAT_STUCK] = "heartbeat-stuck",
+    [ORDMA_FAULT_ADMIN_DELAY] = "admin-delay",
 };
 
 static void ordma_set_fault_inject(Object *obj, const char *value,
@@ -661,7 +663,7 @@ static void ordma_set_fault_inject(Object *obj, const char *value,
         (parts[1] && parts[2])) {
         error_setg(errp, "fault-inject: '%s' is not KIND[=COUNT][,arg=N] "
                    "with KIND dma-read, dma-write, admin-drop, msix-drop, "
-                   "fatal or heartbeat-stuck", value);
+                   "fatal, heartbeat-stuck or admin-delay", value);
         return;
     }
     if (!ordma_fw_enter(s, "fault-inject")) {

@@ -553,7 +553,7 @@ TEST(test_wire_faults_in_port_stats)
 	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STAT_INDEX(
 		roce_tx_pause_holds)), "roce_tx_pause_holds"));
 	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STATS_NUM - 1),
-		      "fault_injected_heartbeat_stuck"));
+		      "fault_injected_admin_delay"));
 	CHECK(!ordma_port_stat_name(ORDMA_PORT_STATS_NUM));
 	CHECK_EQ(ORDMA_PORT_STAT_INDEX(wire_fault[0]),
 		 ORDMA_PORT_STAT_INDEX(wire_rx_drop) + 1);

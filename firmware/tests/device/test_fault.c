@@ -203,3 +203,39 @@ TEST(test_fault_dma_read_fails_a_wqe)
 	no_cqe(b, false);
 	env_close(&e);
 }
+
+/*
+ * A completion held back: it arrives when its delay is over, and the
+ * command posted behind it waits for it and completes after it, in
+ * order; the one after that comes at once again.
+ */
+TEST(test_fault_admin_delay)
+{
+	struct ordma_aq_comp comp;
+	struct ordma_aq_cmd cmd;
+	struct drv d;
+
+	REQUIRE(drv_open(&d, 4));
+	CHECK_EQ(inject(&d, ORDMA_FAULT_ADMIN_DELAY, 1, 0),
+		 ORDMA_CMD_STATUS_BAD_PARAM);
+	CHECK_EQ(inject(&d, ORDMA_FAULT_ADMIN_DELAY, 1,
+			ORDMA_FAULT_MAX_DELAY_MS + 1), ORDMA_CMD_STATUS_BAD_PARAM);
+	CHECK_EQ(inject(&d, ORDMA_FAULT_ADMIN_DELAY, 1, 10),
+		 ORDMA_CMD_STATUS_OK);
+	drv_cmd_init(&cmd, ORDMA_CMD_QUERY_FW);
+	CHECK_EQ(drv_exec(&d, &cmd), DRV_STATUS_NO_COMPLETION);
+	drv_cmd_init(&cmd, ORDMA_CMD_HEALTH);
+	CHECK_EQ(drv_exec(&d, &cmd), DRV_STATUS_NO_COMPLETION);
+	fake_advance(&d.hal, 5000000);
+	CHECK(!drv_comp(&d, 1, &comp));
+	fake_advance(&d.hal, 6000000);
+	/* both completed, in order */
+	CHECK(drv_comp(&d, 1, &comp));
+	CHECK_EQ(comp.status, ORDMA_CMD_STATUS_OK);
+	CHECK(drv_comp(&d, 0, &comp));
+	CHECK_EQ(le16_to_cpu(comp.token), le16_to_cpu(cmd.hdr.token));
+	CHECK_EQ(d.fw->faults.injected[ORDMA_FAULT_ADMIN_DELAY], 1);
+	CHECK_EQ(drv_simple(&d, ORDMA_CMD_QUERY_FW), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(injected(&d, ORDMA_FAULT_ADMIN_DELAY), 1);
+	drv_close(&d);
+}

@@ -130,8 +130,10 @@ struct ordma_cmd_set_port {
  * times (0 disarms that fault); FATAL and HEARTBEAT_STUCK take no count
  * of repeats: FATAL goes fatal with arg as the fatal code
  * (ORDMA_FATAL_INJECTED if 0), HEARTBEAT_STUCK stops the heartbeat
- * register while count is not 0.  Every fault injected is counted in
- * QUERY_STATS' fault_injected[].
+ * register while count is not 0.  ADMIN_DELAY writes the next count
+ * completions arg ms (1..ORDMA_FAULT_MAX_DELAY_MS) late; the commands
+ * after a delayed one wait for its completion, in order.  Every fault
+ * injected is counted in QUERY_STATS' fault_injected[].
  */
 enum ordma_fault {
 	ORDMA_FAULT_DMA_READ		= 0,	/* next count DMA reads fail */
@@ -142,9 +144,14 @@ enum ordma_fault {
 	ORDMA_FAULT_HEARTBEAT_STUCK	= 5,	/* heartbeat stops (count 0:
 						 * it resumes)
 						 */
+	ORDMA_FAULT_ADMIN_DELAY		= 6,	/* next count completions
+						 * arg ms late
+						 */
 };
 
-#define ORDMA_FAULTS			6
+#define ORDMA_FAULTS			7
+/* ADMIN_DELAY: the longest delay, in ms */
+#define ORDMA_FAULT_MAX_DELAY_MS	60000
 
 struct ordma_cmd_inject_fault {
 	__le32	fault;			/* enum ordma_fault */
@@ -720,7 +727,7 @@ struct ordma_port_stats {
 	__le64	fault_injected[ORDMA_FAULTS];
 };
 
-#define ORDMA_PORT_STATS_SIZE		592
+#define ORDMA_PORT_STATS_SIZE		600
 
 /* QUERY_QP_STATS handle: the sum over every QP the device ever had */
 #define ORDMA_QP_STATS_ALL		0xffffffff
@@ -914,6 +921,7 @@ static inline const char *ordma_port_stat_name(unsigned int i)
 		ORDMA_STAT_FAULT(MSIX_DROP, "msix_drop"),
 		ORDMA_STAT_FAULT(FATAL, "fatal"),
 		ORDMA_STAT_FAULT(HEARTBEAT_STUCK, "heartbeat_stuck"),
+		ORDMA_STAT_FAULT(ADMIN_DELAY, "admin_delay"),
 	};
 
 	return i < ORDMA_PORT_STATS_NUM ? names[i] : NULL;

@@ -14,7 +14,8 @@ CMD_QUERY_FW = 0x01
 FATAL_INTERNAL, FATAL_INJECTED = 4, 5
 # fault_injected[] of struct ordma_port_stats, by enum ordma_fault
 FAULT_DMA_WRITE, FAULT_MSIX_DROP, FAULT_FATAL, FAULT_HEARTBEAT = 1, 3, 4, 5
-FAULTS_AT = PORT_STATS_NUM - 6
+FAULT_ADMIN_DELAY = 6
+FAULTS_AT = PORT_STATS_NUM - 7
 ADMIN_VECTOR = 0
 HEARTBEAT_NS = 100 * 1000 * 1000
 
@@ -67,6 +68,15 @@ def run_fault_inject(qemu):
             hb < f.reg(REG_HEARTBEAT) <= hb + 4 and
             injected(f, FAULT_HEARTBEAT) == 1,
             (reply, hb, stuck, f.reg(REG_HEARTBEAT)))
+
+        reply = qt.qom_set('nic0', 'fault-inject', 'admin-delay=1,arg=50')
+        st1, _, _ = f.command(CMD_QUERY_FW)
+        qt.step(60 * 1000 * 1000)
+        st2, _, _ = f.command(CMD_QUERY_FW)
+        tap('fault-inject admin-delay=1,arg=50: no completion until 50 ms '
+            'of device time passed, then the queue goes on',
+            reply == '' and st1 is None and st2 == 0 and
+            injected(f, FAULT_ADMIN_DELAY) == 1, (reply, st1, st2))
 
         reply = qt.qom_set('nic0', 'fault-inject', 'fatal,arg=%d' %
                            FATAL_INTERNAL)

@@ -8,7 +8,8 @@
  *              with CONFIG_ORDMA_DEBUG_RAW_CMD
  *   fault_inject  write "KIND [COUNT [ARG]]" to arm one of the device's
  *              faults (INJECT_FAULT): dma_read, dma_write, admin_drop,
- *              msix_drop, fatal, heartbeat_stuck; COUNT defaults to 1
+ *              msix_drop, fatal, heartbeat_stuck, admin_delay (ARG:
+ *              ms); COUNT defaults to 1
  */
 
 #include <linux/capability.h>
@@ -250,6 +251,7 @@ static const char *const ordma_fault_names[ORDMA_FAULTS] = {
 	[ORDMA_FAULT_MSIX_DROP]		= "msix_drop",
 	[ORDMA_FAULT_FATAL]		= "fatal",
 	[ORDMA_FAULT_HEARTBEAT_STUCK]	= "heartbeat_stuck",
+	[ORDMA_FAULT_ADMIN_DELAY]	= "admin_delay",
 };
 
 static ssize_t ordma_fault_write(struct file *file, const char __user *ubuf,
