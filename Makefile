@@ -18,6 +18,9 @@
 #   make vm-impair  RDMA between two NICs over impaired cables
 #                   (WIRE=SPEC, see tools/vm/run-vm.sh --wire)
 #   make vm-disturb Bus Master Enable, device_del and quit under traffic
+#   make deb        the Debian packages (ordma-dkms, ibverbs-provider-ordma,
+#                   ordma-tools) into build/deb; make vm-packages installs
+#                   and uses them in a VM
 #   make qtest-asan the device model's qtests on QEMU built with ASan,
 #                   LSan and UBSan (make qemu-asan builds it; not part
 #                   of make check: ~25 min cold build)
@@ -42,7 +45,7 @@ kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
 .PHONY: all modules modules_clean diag fw-build fw-check qemu qemu-unit provider lint \
 	vm-check vm-smoke vm-impair vm-disturb check demo clean help install fuzz \
-	qemu-asan qtest-asan trace-tool-check
+	qemu-asan qtest-asan trace-tool-check deb vm-packages
 
 all: modules diag fw-build
 
@@ -168,6 +171,31 @@ vm-disturb: diag
 	tools/vm/run-vm.sh --iommu --host-requests -T "bus_master device_del" single || rc=1; \
 	tools/vm/run-vm.sh --host-requests -T quit_pair pair || rc=1; \
 	exit $$rc
+
+# debian/ built from a copy of the tree (what git tracks or would track,
+# build/ left out) by dpkg-buildpackage; the .debs, its log and lintian's
+# report land in build/deb, the tree stays clean.
+DEB_DIR := $(BUILD)/deb
+deb:
+	@rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	@git ls-files -z -co --exclude-standard | grep -zv '^build/' | \
+		tar -cf - --null -T - | tar -xf - -C $(DEB_DIR)/src
+	@start=$$(date +%s); \
+	if ! (cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc) >$(DEB_DIR)/build.log 2>&1; then \
+		tail -n 30 $(DEB_DIR)/build.log; echo "make deb: failed, see $(DEB_DIR)/build.log"; exit 1; fi; \
+	echo "make deb: built in $$(($$(date +%s) - start)) s"
+	@rm -rf $(DEB_DIR)/src
+	@lintian --info $(DEB_DIR)/*.deb >$(DEB_DIR)/lintian.txt 2>&1 || true
+	@ls -1 $(DEB_DIR)/*.deb; echo "lintian: $$(grep -c '^[EW]:' $(DEB_DIR)/lintian.txt) errors and warnings ($(DEB_DIR)/lintian.txt)"
+
+# The packages installed and used in the single VM
+# (selftests/ordma/packages.sh): the repository's modules are loaded
+# first, then replaced by those DKMS builds in the guest, which takes
+# longer than the selftests' usual timeout under TCG.
+vm-packages: deb modules
+	@rm -rf $(BUILD)/vm/packages
+	tools/vm/run-vm.sh -t 1800 -o $(BUILD)/vm/packages \
+		-c "$(CURDIR)/selftests/ordma/run_kselftest.sh -o /mnt/results/selftests -t 1500 packages" single
 
 check:
 	@tools/check/run-check.sh

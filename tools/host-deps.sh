@@ -34,6 +34,9 @@ PKGS+=" iperf3 python3-matplotlib"
 PKGS+=" clang libclang-rt-14-dev"
 # make lint renders the documentation
 PKGS+=" python3-docutils"
+# make deb: the Debian packages (debian/), DKMS for ordma-dkms (the test
+# VM installs them too), lintian on the results
+PKGS+=" debhelper dh-dkms dkms lintian"
 
 SRC_LIST=/etc/apt/sources.list.d/ordma-src.sources
 

@@ -97,8 +97,10 @@ static int ordma_wqe_opcode_rc(enum ibv_wr_opcode op)
 		return ORDMA_WQE_LOCAL_INV;
 	case IBV_WR_BIND_MW:
 		return ORDMA_WQE_BIND_MW;
+#ifndef ORDMA_VERBS_NO_FLUSH
 	case IBV_WR_FLUSH:
 		return ORDMA_WQE_FLUSH;
+#endif
 	case IBV_WR_ATOMIC_WRITE:
 		return ORDMA_WQE_ATOMIC_WRITE;
 	default:

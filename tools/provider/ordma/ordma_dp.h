@@ -14,6 +14,26 @@
 #include <infiniband/verbs.h>
 #include <util/util.h>	/* BIT/GENMASK/FIELD_* used by ordma_io.h */
 
+/*
+ * ORDMA_VERBS_NO_FLUSH: built against the verbs.h of libibverbs 44
+ * (Debian 12's libibverbs1; tools/provider/build-system.sh), which has
+ * no FLUSH: its struct ibv_qp_ex ends before wr_flush, so struct
+ * verbs_qp, whose comp_mask that libibverbs reads, is 8 bytes shorter
+ * than in 45 and later.  The provider then offers no ibv_wr_flush(); the
+ * values it still decodes are the uverbs ABI's.
+ */
+#ifdef ORDMA_VERBS_NO_FLUSH
+#define IBV_WR_FLUSH			14
+#define IBV_WC_FLUSH			8
+#define IBV_ACCESS_FLUSH_GLOBAL		(1 << 8)
+#define IBV_ACCESS_FLUSH_PERSISTENT	(1 << 9)
+#define IBV_FLUSH_GLOBAL		(1U << 0)
+#define IBV_FLUSH_PERSISTENT		(1U << 1)
+#define IBV_FLUSH_RANGE			0
+#define IBV_FLUSH_MR			1
+#define IBV_QP_EX_WITH_FLUSH		0	/* not offered */
+#endif
+
 #include <linux/ordma/ordma_io.h>
 
 /* One SGE cap for both queues (ordma_cap_sge) */

@@ -1312,6 +1312,7 @@ static void ordma_qpx_atomic_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 		ordma_wqe_set_atomic_write(w, rkey, remote_addr, atomic_wr);
 }
 
+#ifndef ORDMA_VERBS_NO_FLUSH
 static void ordma_qpx_flush(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 			    uint64_t remote_addr, size_t len, uint8_t type,
 			    uint8_t level)
@@ -1323,6 +1324,7 @@ static void ordma_qpx_flush(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 				ordma_wqe_set_flush(w, rkey, remote_addr, len,
 						    type, level));
 }
+#endif
 
 /* The rkey a type 2 window gets is the caller's to track, as with
  * ibv_post_send; mw->rkey is left alone.
@@ -1442,7 +1444,9 @@ void ordma_qpx_set_ops(struct ordma_qp *qp)
 	x->wr_bind_mw = ordma_qpx_bind_mw;
 	x->wr_send_tso = ordma_qpx_send_tso;
 	x->wr_atomic_write = ordma_qpx_atomic_write;
+#ifndef ORDMA_VERBS_NO_FLUSH
 	x->wr_flush = ordma_qpx_flush;
+#endif
 	x->wr_set_xrc_srqn = ordma_qpx_set_xrc_srqn;
 	x->wr_set_ud_addr = ordma_qpx_set_ud_addr;
 	x->wr_set_sge = ordma_qpx_set_sge;
