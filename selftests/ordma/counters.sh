@@ -18,8 +18,7 @@ NAMES="out_of_sequence packet_seq_err duplicate_request rnr_nak_retry_err
 local_ack_timeout_err implied_nak_seq_err rx_read_requests rx_write_requests
 rx_atomic_requests resp_remote_access_errors np_cnp_sent rp_cnp_handled
 np_ecn_marked_roce_packets roce_rx_drop_no_qp roce_parse_drop_icrc
-wire_rx_drop pause_rx roce_tx_pause_holds fault_injected_dma_read
-fault_injected_fatal fault_injected_heartbeat_stuck"
+wire_rx_drop pause_rx roce_tx_pause_holds"
 
 mapfile -t devs < <(ordma_pci_devs)
 [ "${#devs[@]}" -ge 2 ] || ktap_skip_all "needs two ORDMA NICs cabled together"

@@ -41,13 +41,15 @@
 
 /*
  * Counters rdma statistic shows for a port: per-QP sums, then the port's
- * from roce_rx_frames on.  The Ethernet function's own counters before it
- * are ethtool -S's; with them the reply would pass the 8 KiB that
- * iproute2's rdma tool reads in one message.
+ * from roce_rx_frames up to the injected faults.  The Ethernet function's
+ * own counters before them, and the faults injected into the function
+ * after them, are ethtool -S's (and devlink health's): with them the
+ * reply would pass the 8 KiB that the kernel and iproute2's rdma tool
+ * put in one netlink message.
  */
 #define ORDMA_IB_PORT_STATS_FIRST	ORDMA_PORT_STAT_INDEX(roce_rx_frames)
 #define ORDMA_IB_PORT_STATS_NUM	\
-	(ORDMA_PORT_STATS_NUM - ORDMA_IB_PORT_STATS_FIRST)
+	(ORDMA_PORT_STAT_INDEX(fault_injected) - ORDMA_IB_PORT_STATS_FIRST)
 #define ORDMA_HW_STATS_NUM	(ORDMA_QP_STATS_NUM + ORDMA_IB_PORT_STATS_NUM)
 
 /* SGE slots of a send WQE an inline address vector takes */
