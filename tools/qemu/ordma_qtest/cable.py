@@ -221,9 +221,17 @@ def run_engine_flood(qemu):
             # The ring stops at its first failed write-back: make that
             # failure a translation the IOMMU refuses, then go on.
             qt.wr(4, vtd + 0x18, 1 << 31)          # translation on
-            rx.post()
-            tap('engine: the IOMMU recorded DMA faults',
-                wait_for(lambda: qt.rd(4, vtd + 0x34) & 0x2))
+            # each post gives the engine descriptors to fetch, and a
+            # fetch under translation faults; a flood that paused (the
+            # host's scheduler) gets another chance
+            faulted = False
+            for _ in range(3):
+                rx.post()
+                if wait_for(lambda: qt.rd(4, vtd + 0x34) & 0x2):
+                    faulted = True
+                    break
+            tap('engine: the IOMMU recorded DMA faults', faulted,
+                '%d frames sent' % sent[0])
             qt.wr(4, vtd + 0x18, 0)
             for _ in range(25):
                 a.cfg(0x04, 2, 0x2)                # bus master off
