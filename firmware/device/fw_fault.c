@@ -14,10 +14,14 @@
 #include "device/fw_device.h"
 #include "platform/fw_platform.h"
 
-/* NULL if fault, count and arg make a valid request, else why not */
+/*
+ * NULL if fault, count and arg make a valid request, else why not, with
+ * the offset of the command field at fault in *field
+ */
 static const char *fw_fault_check(unsigned int fault, uint32_t count,
-				  uint32_t arg)
+				  uint32_t arg, size_t *field)
 {
+	*field = FW_CMD_OFF(inject_fault.arg);
 	switch (fault) {
 	case ORDMA_FAULT_DMA_READ:
 	case ORDMA_FAULT_DMA_WRITE:
@@ -25,20 +29,22 @@ static const char *fw_fault_check(unsigned int fault, uint32_t count,
 	case ORDMA_FAULT_MSIX_DROP:
 		return arg ? "arg must be 0 for this fault" : NULL;
 	case ORDMA_FAULT_FATAL:
-		if (count != 1)
-			return "FATAL takes a count of 1";
 		if (arg > ORDMA_FATAL_INJECTED)
 			return "unknown fatal code";
-		return NULL;
+		*field = FW_CMD_OFF(inject_fault.count);
+		return count != 1 ? "FATAL takes a count of 1" : NULL;
 	case ORDMA_FAULT_HEARTBEAT_STUCK:
-		if (count > 1)
-			return "HEARTBEAT_STUCK takes a count of 0 or 1";
-		return arg ? "arg must be 0 for this fault" : NULL;
+		if (arg)
+			return "arg must be 0 for this fault";
+		*field = FW_CMD_OFF(inject_fault.count);
+		return count > 1 ? "HEARTBEAT_STUCK takes a count of 0 or 1" :
+				   NULL;
 	case ORDMA_FAULT_ADMIN_DELAY:
 		if (count && (!arg || arg > ORDMA_FAULT_MAX_DELAY_MS))
 			return "arg: a delay of 1 to 60000 ms";
 		return NULL;
 	default:
+		*field = FW_CMD_OFF(inject_fault.fault);
 		return "unknown fault";
 	}
 }
@@ -76,7 +82,8 @@ static void fw_fault_apply(struct ordma_fw *fw, unsigned int fault,
 int ordma_fw_inject_fault(struct ordma_fw *fw, unsigned int fault,
 			  uint32_t count, uint32_t arg)
 {
-	const char *why = fw_fault_check(fault, count, arg);
+	size_t field;
+	const char *why = fw_fault_check(fault, count, arg, &field);
 
 	fw_trace_set_qp(fw, ORDMA_FW_TRACE_NO_QPN);
 	if (why) {
@@ -94,14 +101,11 @@ uint8_t fw_cmd_inject_fault(struct ordma_fw *fw, struct fw_cmd *c)
 	uint32_t fault = le32_to_cpu(in->fault);
 	uint32_t count = le32_to_cpu(in->count);
 	uint32_t arg = le32_to_cpu(in->arg);
-	const char *why = fw_fault_check(fault, count, arg);
+	size_t field;
+	const char *why = fw_fault_check(fault, count, arg, &field);
 
 	if (why)
-		return fw_cmd_bad_param(c, fault >= ORDMA_FAULTS ?
-					FW_CMD_OFF(inject_fault.fault) :
-					why[0] == 'a' ?
-					FW_CMD_OFF(inject_fault.arg) :
-					FW_CMD_OFF(inject_fault.count), why);
+		return fw_cmd_bad_param(c, field, why);
 	/* the command's own completion must not be the first victim */
 	fw->faults.staged = true;
 	fw->faults.staged_fault = fault;
