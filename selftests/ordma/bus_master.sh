@@ -53,7 +53,9 @@ ns_listening() { in_ns ss -Hltn "sport = :$1" | grep -q .; }
 cm_listening() { rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*comm rping'; }
 nd1_tx() { ethtool -S "$nd1" 2>/dev/null | awk '$1 == "tx_frames:" { print $2 }'; }
 tx_beyond() { [ "$(nd1_tx)" -ge "$1" ]; }
-rebind_nic2() { ordma_rebind "$bdf2"; }
+# NIC 2 stays FATAL once the core declares it so, as the test expects:
+# no recovery by devlink health
+rebind_nic2() { ordma_rebind "$bdf2" && ordma_auto_recover "$bdf2" false; }
 pair_up() {
 	ordma_netns_pair_up "$NS" "${devs[0]}" "${devs[1]}" 1500 &&
 		nd1=$(ordma_netdev "${devs[0]}")
@@ -90,6 +92,7 @@ tool_end() {
 
 ktap_header
 ktap_set_plan 11
+ordma_auto_recover "$bdf2" false
 tap_cmd "ib_uverbs loads" modprobe ib_uverbs
 ip link set dev lo up
 if pair_up; then

@@ -33,10 +33,12 @@ ktap_header
 ktap_set_plan 5
 set_bus_master() { ordma_bus_master "$bdf" "$1"; }
 device_fatal() { ordma_dev_fatal "$bdf"; }
-rebind() { ordma_rebind "$bdf"; }
+# The failed device stays failed: no recovery by devlink health
+rebind() { ordma_rebind "$bdf" && ordma_auto_recover "$bdf" false; }
 
 kmsg_first=$(dmesg | wc -l)
 wait_for 60 has_ibdev
+ordma_auto_recover "$bdf" false
 bus_master
 ktap_test_result $? "$bdf: bus mastering on while the device works"
 

@@ -66,6 +66,9 @@ inject admin_delay 1 500 && stat fault_injected_admin_delay >/dev/null
 tap_eq "admin_delay 1 500: one completion came late, counted, the queue went on" \
 	1 "$(stat fault_injected_admin_delay)"
 
+# recovery by devlink health is recovery.sh's: here the function stays
+# failed until it is bound again
+ordma_auto_recover "$bdf" false
 inject fatal 1 4 && wait_for 30 kmsg_declared 4
 ktap_test_result $? "fatal 1 4: the core declares the device failed with fatal code 4"
 

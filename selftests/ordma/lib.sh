@@ -448,6 +448,13 @@ ordma_dev_fatal() {
 	return 1
 }
 
+# ordma_auto_recover BDF true|false: whether the devlink reporter
+# fw_fatal of BDF resets a failed function by itself (a new probe turns
+# it on again)
+ordma_auto_recover() {
+	devlink health set "pci/$1" reporter fw_fatal auto_recover "$2"
+}
+
 # ordma_rebind BDF: unbind BDF from ordma_core and bind it again; true
 # once its RDMA device is back
 ordma_rebind() {

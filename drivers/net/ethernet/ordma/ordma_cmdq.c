@@ -88,6 +88,21 @@ void ordma_cmd_dma_free(struct ordma_core_dev *cdev, struct ordma_cmd_dma *buf)
 	kfree(buf);
 }
 
+/* The device latches the queue's registers at ENABLE; a reset clears
+ * them.
+ */
+void ordma_cmdq_program(struct ordma_core_dev *cdev)
+{
+	struct ordma_cmdq *q = &cdev->cmdq;
+
+	ordma_wr32(cdev, ORDMA_REG_AQ_BASE_LO, lower_32_bits(q->sq_dma));
+	ordma_wr32(cdev, ORDMA_REG_AQ_BASE_HI, upper_32_bits(q->sq_dma));
+	ordma_wr32(cdev, ORDMA_REG_ACQ_BASE_LO, lower_32_bits(q->cq_dma));
+	ordma_wr32(cdev, ORDMA_REG_ACQ_BASE_HI, upper_32_bits(q->cq_dma));
+	ordma_wr32(cdev, ORDMA_REG_AQ_CFG,
+		   FIELD_PREP(ORDMA_AQ_CFG_LOG_DEPTH, q->log_depth));
+}
+
 /* @device_failed is called when a command finds the device failed. */
 int ordma_cmdq_init(struct ordma_core_dev *cdev,
 		    void (*device_failed)(struct ordma_core_dev *cdev))
@@ -121,13 +136,7 @@ int ordma_cmdq_init(struct ordma_core_dev *cdev,
 	q->cq_ci = 0;
 	q->cq_phase = 1;
 	q->dead = false;
-
-	ordma_wr32(cdev, ORDMA_REG_AQ_BASE_LO, lower_32_bits(q->sq_dma));
-	ordma_wr32(cdev, ORDMA_REG_AQ_BASE_HI, upper_32_bits(q->sq_dma));
-	ordma_wr32(cdev, ORDMA_REG_ACQ_BASE_LO, lower_32_bits(q->cq_dma));
-	ordma_wr32(cdev, ORDMA_REG_ACQ_BASE_HI, upper_32_bits(q->cq_dma));
-	ordma_wr32(cdev, ORDMA_REG_AQ_CFG,
-		   FIELD_PREP(ORDMA_AQ_CFG_LOG_DEPTH, q->log_depth));
+	ordma_cmdq_program(cdev);
 	return 0;
 
 err_free_cq:
@@ -137,6 +146,84 @@ err_free_sq:
 	dma_free_coherent(dev, q->depth * ORDMA_AQ_CMD_SIZE, q->sq, q->sq_dma);
 	q->sq = NULL;
 	return -ENOMEM;
+}
+
+/*
+ * Only after ordma_cmdq_mark_dead() and a device reset, which made the
+ * device forget the queue: release what timed-out commands left
+ * quarantined, clear the completion ring and hand the same rings to the
+ * device again.  The queue stays dead until ordma_cmdq_open(), after
+ * ENABLE: the device ignores a doorbell before it is ready.  The memory
+ * is kept, so a caller racing with a recovery finds a dead queue, never
+ * a freed one.
+ */
+void ordma_cmdq_restart(struct ordma_core_dev *cdev)
+{
+	struct ordma_cmdq *q = &cdev->cmdq;
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&q->lock, flags);
+	for (i = 0; i < q->depth; i++) {
+		struct ordma_cmd_slot *slot = &q->slots[i];
+
+		if (slot->state == ORDMA_SLOT_FREE)
+			continue;
+		/* Dead queues have no PENDING slot: all were abandoned. */
+		ordma_cmd_dma_free(cdev, slot->buf);
+		slot->buf = NULL;
+		slot->wait = NULL;
+		slot->state = ORDMA_SLOT_FREE;
+		up(&q->avail);
+	}
+	memset(q->cq, 0, q->depth * ORDMA_AQ_COMP_SIZE);
+	q->pi = 0;
+	q->cq_ci = 0;
+	q->cq_phase = 1;
+	ordma_cmdq_program(cdev);
+	spin_unlock_irqrestore(&q->lock, flags);
+}
+
+/* The device is ENABLEd with the rings ordma_cmdq_restart() gave it. */
+void ordma_cmdq_open(struct ordma_core_dev *cdev)
+{
+	WRITE_ONCE(cdev->cmdq.dead, false);
+}
+
+/* The last ORDMA_CMD_HISTORY commands, oldest first; returns how many. */
+unsigned int ordma_cmdq_history(struct ordma_core_dev *cdev,
+				struct ordma_cmd_record *out)
+{
+	struct ordma_cmdq *q = &cdev->cmdq;
+	unsigned int i, n, first;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	n = min_t(u32, q->history_count, ORDMA_CMD_HISTORY);
+	first = q->history_count - n;
+	for (i = 0; i < n; i++)
+		out[i] = q->history[(first + i) % ORDMA_CMD_HISTORY];
+	spin_unlock_irqrestore(&q->lock, flags);
+	return n;
+}
+
+static void ordma_cmdq_record(struct ordma_core_dev *cdev,
+			      const struct ordma_aq_cmd *cmd, u16 token,
+			      u64 start_ns, int err, u8 status)
+{
+	struct ordma_cmdq *q = &cdev->cmdq;
+	struct ordma_cmd_record *rec;
+	unsigned long flags;
+
+	spin_lock_irqsave(&q->lock, flags);
+	rec = &q->history[q->history_count++ % ORDMA_CMD_HISTORY];
+	rec->start_ns = start_ns;
+	rec->duration_us = div_u64(ktime_get_ns() - start_ns, NSEC_PER_USEC);
+	rec->token = token;
+	rec->opcode = cmd->hdr.opcode;
+	rec->status = status;
+	rec->err = err;
+	spin_unlock_irqrestore(&q->lock, flags);
 }
 
 /* Only after the device has been reset: nothing may DMA any more. */
@@ -321,10 +408,12 @@ int ordma_cmdq_exec(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
 	struct ordma_cmd_wait wait;
 	bool timed_out = false;
 	unsigned long flags;
+	u64 start_ns;
 	u16 token;
 	int err;
 
 	might_sleep();
+	start_ns = ktime_get_ns();
 
 	if (READ_ONCE(q->dead) || ordma_cmdq_check_fatal(cdev)) {
 		err = -ENODEV;
@@ -381,12 +470,16 @@ int ordma_cmdq_exec(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
 		dev_err(ordma_dev(cdev),
 			"admin command 0x%02x (token 0x%04x) timed out after %u ms\n",
 			cmd->hdr.opcode, token, cdev->cmd_timeout_ms);
-		return ordma_cmdq_check_fatal(cdev) ? -ENODEV : -ETIMEDOUT;
+		err = ordma_cmdq_check_fatal(cdev) ? -ENODEV : -ETIMEDOUT;
+		ordma_cmdq_record(cdev, cmd, token, start_ns, err, 0);
+		return err;
 	}
 	/* -ENODEV from ordma_cmdq_mark_dead(), which leaves the buffer in
 	 * the quarantined slot, or -EIO for a garbled completion, after
 	 * which the buffer has been freed.
 	 */
+	ordma_cmdq_record(cdev, cmd, token, start_ns, wait.err,
+			  wait.err ? 0 : wait.comp.status);
 	if (wait.err)
 		return wait.err;
 

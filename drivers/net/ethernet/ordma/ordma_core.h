@@ -84,6 +84,18 @@ struct ordma_cmd_slot {
 	u8 opcode;
 };
 
+/* One admin command the device was given, for the fw_fatal dump */
+#define ORDMA_CMD_HISTORY		16
+
+struct ordma_cmd_record {
+	u64 start_ns;		/* ktime_get_ns() at submission */
+	u32 duration_us;
+	int err;		/* ordma_cmdq_exec()'s result */
+	u16 token;
+	u8 opcode;
+	u8 status;		/* the completion's, when err == 0 */
+};
+
 struct ordma_cmdq {
 	struct ordma_aq_cmd *sq;
 	dma_addr_t sq_dma;
@@ -105,6 +117,8 @@ struct ordma_cmdq {
 	u32 timeouts;
 	u32 late_completions;
 	u32 stray_completions;
+	struct ordma_cmd_record history[ORDMA_CMD_HISTORY];
+	u32 history_count;	/* free-running */
 	/* The queue's owner, told when a command finds the device failed
 	 * (fatal status or no longer on the bus); process context.  Set by
 	 * ordma_cmdq_init(), so the queue never calls up into probe code.
@@ -198,9 +212,20 @@ struct ordma_core_dev {
 	u32 port_event_seq;
 	bool port_events;		/* ndev may take carrier updates */
 
+	/* Under the devlink instance lock: the function is reset and not
+	 * enabled (ordma_core_stop()), is being removed, or is inside a
+	 * Function Level Reset.
+	 */
+	bool stopped;
+	bool removing;
+	bool in_flr;
+	unsigned long flr_start;	/* jiffies at reset_prepare */
+
 	struct workqueue_struct *wq;
 	struct delayed_work health_work;
+	struct work_struct fatal_report_work;
 	struct devlink_health_reporter *fw_reporter;
+	struct devlink_health_reporter *fw_fatal_reporter;
 	u32 last_heartbeat;
 	u32 heartbeat_stalls;
 	bool heartbeat_reported;
@@ -241,6 +266,11 @@ static inline struct device *ordma_dev(struct ordma_core_dev *cdev)
 int ordma_cmdq_init(struct ordma_core_dev *cdev,
 		    void (*device_failed)(struct ordma_core_dev *cdev));
 void ordma_cmdq_destroy(struct ordma_core_dev *cdev);
+void ordma_cmdq_restart(struct ordma_core_dev *cdev);
+void ordma_cmdq_program(struct ordma_core_dev *cdev);
+void ordma_cmdq_open(struct ordma_core_dev *cdev);
+unsigned int ordma_cmdq_history(struct ordma_core_dev *cdev,
+				struct ordma_cmd_record *out);
 void ordma_cmdq_process(struct ordma_core_dev *cdev);
 void ordma_cmdq_mark_dead(struct ordma_core_dev *cdev);
 int ordma_cmdq_exec(struct ordma_core_dev *cdev, struct ordma_aq_cmd *cmd,
@@ -291,6 +321,9 @@ void ordma_netdev_port_event(struct ordma_core_dev *cdev, u32 state);
 void ordma_netdev_ring_error(struct ordma_core_dev *cdev, u32 ring_id);
 void ordma_netdev_device_dead(struct ordma_core_dev *cdev);
 void ordma_netdev_detach(struct ordma_core_dev *cdev);
+void ordma_netdev_suspend(struct ordma_core_dev *cdev);
+void ordma_netdev_reclaim(struct ordma_core_dev *cdev);
+int ordma_netdev_resume(struct ordma_core_dev *cdev);
 
 /* ordma_devlink.c */
 struct devlink *ordma_devlink_alloc(struct device *dev);
@@ -298,6 +331,7 @@ int ordma_health_init(struct ordma_core_dev *cdev);
 void ordma_health_start(struct ordma_core_dev *cdev);
 void ordma_health_stop(struct ordma_core_dev *cdev);
 void ordma_health_fini(struct ordma_core_dev *cdev);
+void ordma_health_cancel_report(struct ordma_core_dev *cdev);
 const char *ordma_health_state_name(u32 state);
 
 /* ordma_debugfs.c */
@@ -313,5 +347,8 @@ void ordma_aux_exit(void);
 
 /* ordma_main.c */
 void ordma_device_fatal(struct ordma_core_dev *cdev);
+void ordma_core_stop(struct ordma_core_dev *cdev);
+int ordma_core_start(struct ordma_core_dev *cdev);
+int ordma_core_reinit(struct ordma_core_dev *cdev);
 
 #endif /* _ORDMA_CORE_H */

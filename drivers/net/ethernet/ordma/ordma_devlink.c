@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
-/* ORDMA devlink: device information and the firmware health reporter.
+/* ORDMA devlink: device information, reload and the health reporters.
  *
  * `devlink dev info` shows the serial number and board id the device
- * reports in QUERY_DEVICE and the QUERY_FW firmware version.  The "fw"
- * health reporter is fed by a poller that watches STATUS.FATAL and the
- * HEARTBEAT register, which the firmware advances every 100 ms.
+ * reports in QUERY_DEVICE and the QUERY_FW firmware version.  A poller
+ * watches STATUS.FATAL and the HEARTBEAT register, which the firmware
+ * advances every 100 ms.  A stopped heartbeat goes to the "fw" reporter,
+ * which diagnoses; a fatal device goes to "fw_fatal", which also dumps
+ * what the device and the driver last did and recovers by resetting the
+ * function (ordma_core_reinit()), by itself unless the previous recovery
+ * was less than the grace period ago.  `devlink dev reload` (action
+ * driver_reinit) resets the function the same way.
  */
 
 #include <linux/slab.h>
@@ -36,7 +41,50 @@ static int ordma_devlink_info_get(struct devlink *devlink,
 						cdev->fw_version);
 }
 
+static int ordma_devlink_reload_down(struct devlink *devlink,
+				     bool netns_change,
+				     enum devlink_reload_action action,
+				     enum devlink_reload_limit limit,
+				     struct netlink_ext_ack *extack)
+{
+	struct ordma_core_dev *cdev = devlink_priv(devlink);
+
+	if (netns_change) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "moving the device to another namespace is not supported");
+		return -EOPNOTSUPP;
+	}
+	if (cdev->in_flr) {
+		NL_SET_ERR_MSG_MOD(extack, "a function level reset is running");
+		return -EBUSY;
+	}
+	if (cdev->removing)
+		return -ENODEV;
+	ordma_core_stop(cdev);
+	return 0;
+}
+
+static int ordma_devlink_reload_up(struct devlink *devlink,
+				   enum devlink_reload_action action,
+				   enum devlink_reload_limit limit,
+				   u32 *actions_performed,
+				   struct netlink_ext_ack *extack)
+{
+	struct ordma_core_dev *cdev = devlink_priv(devlink);
+	int err;
+
+	*actions_performed = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT);
+	err = ordma_core_start(cdev);
+	if (err)
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the function did not come up again; see the kernel log");
+	return err;
+}
+
 static const struct devlink_ops ordma_devlink_ops = {
+	.reload_actions = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT),
+	.reload_down = ordma_devlink_reload_down,
+	.reload_up = ordma_devlink_reload_up,
 	.info_get = ordma_devlink_info_get,
 };
 
@@ -119,6 +167,122 @@ static const struct devlink_health_reporter_ops ordma_fw_reporter_ops = {
 	.diagnose = ordma_fw_reporter_diagnose,
 };
 
+/* Every readable register, as the device shows them now */
+static const struct {
+	const char *name;
+	u32 offset;
+} ordma_dump_regs[] = {
+	{ "VERSION",	ORDMA_REG_VERSION },
+	{ "CAPS",	ORDMA_REG_CAPS },
+	{ "DB_CAPS",	ORDMA_REG_DB_CAPS },
+	{ "TIMEOUTS",	ORDMA_REG_TIMEOUTS },
+	{ "CTRL",	ORDMA_REG_CTRL },
+	{ "STATUS",	ORDMA_REG_STATUS },
+	{ "FATAL_CODE",	ORDMA_REG_FATAL_CODE },
+	{ "HEARTBEAT",	ORDMA_REG_HEARTBEAT },
+	{ "AQ_BASE_LO",	ORDMA_REG_AQ_BASE_LO },
+	{ "AQ_BASE_HI",	ORDMA_REG_AQ_BASE_HI },
+	{ "ACQ_BASE_LO", ORDMA_REG_ACQ_BASE_LO },
+	{ "ACQ_BASE_HI", ORDMA_REG_ACQ_BASE_HI },
+	{ "AQ_CFG",	ORDMA_REG_AQ_CFG },
+};
+
+static void ordma_dump_admin_queue(struct ordma_core_dev *cdev,
+				   struct devlink_fmsg *fmsg)
+{
+	struct ordma_cmdq *q = &cdev->cmdq;
+	struct ordma_cmd_record *recs;
+	unsigned int i, n;
+
+	devlink_fmsg_pair_nest_start(fmsg, "admin_queue");
+	devlink_fmsg_obj_nest_start(fmsg);
+	devlink_fmsg_bool_pair_put(fmsg, "dead", READ_ONCE(q->dead));
+	devlink_fmsg_u32_pair_put(fmsg, "producer", READ_ONCE(q->pi));
+	devlink_fmsg_u32_pair_put(fmsg, "timeouts", READ_ONCE(q->timeouts));
+	devlink_fmsg_u32_pair_put(fmsg, "late_completions",
+				  READ_ONCE(q->late_completions));
+	devlink_fmsg_u32_pair_put(fmsg, "stray_completions",
+				  READ_ONCE(q->stray_completions));
+	devlink_fmsg_obj_nest_end(fmsg);
+	devlink_fmsg_pair_nest_end(fmsg);
+
+	recs = kcalloc(ORDMA_CMD_HISTORY, sizeof(*recs), GFP_KERNEL);
+	if (!recs)
+		return;
+	n = ordma_cmdq_history(cdev, recs);
+	devlink_fmsg_arr_pair_nest_start(fmsg, "last_admin_commands");
+	for (i = 0; i < n; i++) {
+		devlink_fmsg_obj_nest_start(fmsg);
+		devlink_fmsg_u8_pair_put(fmsg, "opcode", recs[i].opcode);
+		devlink_fmsg_u32_pair_put(fmsg, "token", recs[i].token);
+		devlink_fmsg_u8_pair_put(fmsg, "status", recs[i].status);
+		devlink_fmsg_u32_pair_put(fmsg, "errno", -recs[i].err);
+		devlink_fmsg_u64_pair_put(fmsg, "submitted_ns",
+					  recs[i].start_ns);
+		devlink_fmsg_u32_pair_put(fmsg, "duration_us",
+					  recs[i].duration_us);
+		devlink_fmsg_obj_nest_end(fmsg);
+	}
+	devlink_fmsg_arr_pair_nest_end(fmsg);
+	kfree(recs);
+}
+
+/* What the device and the driver last did: the registers, the admin
+ * queue's state and its last commands.  Readable from a dead device.
+ */
+static int ordma_fw_fatal_reporter_dump(struct devlink_health_reporter *reporter,
+					struct devlink_fmsg *fmsg,
+					void *priv_ctx,
+					struct netlink_ext_ack *extack)
+{
+	struct ordma_core_dev *cdev = devlink_health_reporter_priv(reporter);
+	unsigned int i;
+
+	devlink_fmsg_pair_nest_start(fmsg, "registers");
+	devlink_fmsg_obj_nest_start(fmsg);
+	for (i = 0; i < ARRAY_SIZE(ordma_dump_regs); i++)
+		devlink_fmsg_u32_pair_put(fmsg, ordma_dump_regs[i].name,
+					  ordma_rd32(cdev,
+						     ordma_dump_regs[i].offset));
+	devlink_fmsg_obj_nest_end(fmsg);
+	devlink_fmsg_pair_nest_end(fmsg);
+	devlink_fmsg_bool_pair_put(fmsg, "declared_fatal",
+				   test_bit(ORDMA_STATE_FATAL, &cdev->state));
+	ordma_dump_admin_queue(cdev, fmsg);
+	return 0;
+}
+
+static int ordma_fw_fatal_reporter_recover(struct devlink_health_reporter *reporter,
+					   void *priv_ctx,
+					   struct netlink_ext_ack *extack)
+{
+	struct ordma_core_dev *cdev = devlink_health_reporter_priv(reporter);
+	int err;
+
+	err = ordma_core_reinit(cdev);
+	if (err)
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the function did not come up again; see the kernel log");
+	return err;
+}
+
+static const struct devlink_health_reporter_ops ordma_fw_fatal_reporter_ops = {
+	.name = "fw_fatal",
+	.diagnose = ordma_fw_reporter_diagnose,
+	.dump = ordma_fw_fatal_reporter_dump,
+	.recover = ordma_fw_fatal_reporter_recover,
+};
+
+/* Not from the poller: recovery stops the poller, waiting for it. */
+static void ordma_fatal_report_work(struct work_struct *work)
+{
+	struct ordma_core_dev *cdev =
+		container_of(work, struct ordma_core_dev, fatal_report_work);
+
+	devlink_health_report(cdev->fw_fatal_reporter,
+			      "device fatal error", NULL);
+}
+
 static void ordma_health_poll(struct work_struct *work)
 {
 	struct ordma_core_dev *cdev =
@@ -131,10 +295,7 @@ static void ordma_health_poll(struct work_struct *work)
 		if (!cdev->fatal_reported) {
 			cdev->fatal_reported = true;
 			ordma_device_fatal(cdev);
-			devlink_health_report(cdev->fw_reporter,
-					      status == ORDMA_REG_DEAD ?
-					      "device not responding" :
-					      "device fatal error", NULL);
+			queue_work(cdev->wq, &cdev->fatal_report_work);
 		}
 		/* Sticky until reset: nothing left to watch. */
 		return;
@@ -166,17 +327,32 @@ static void ordma_health_poll(struct work_struct *work)
 			   msecs_to_jiffies(ORDMA_HEALTH_POLL_MS));
 }
 
+/* Automatic recovery again only this long after the previous one */
+#define ORDMA_FW_FATAL_GRACE_MS		60000
+
 int ordma_health_init(struct ordma_core_dev *cdev)
 {
 	struct devlink_health_reporter *reporter;
 
 	INIT_DELAYED_WORK(&cdev->health_work, ordma_health_poll);
+	INIT_WORK(&cdev->fatal_report_work, ordma_fatal_report_work);
 	reporter = devlink_health_reporter_create(cdev->devlink,
 						  &ordma_fw_reporter_ops, 0,
 						  cdev);
 	if (IS_ERR(reporter))
 		return PTR_ERR(reporter);
 	cdev->fw_reporter = reporter;
+
+	reporter = devlink_health_reporter_create(cdev->devlink,
+						  &ordma_fw_fatal_reporter_ops,
+						  ORDMA_FW_FATAL_GRACE_MS,
+						  cdev);
+	if (IS_ERR(reporter)) {
+		devlink_health_reporter_destroy(cdev->fw_reporter);
+		cdev->fw_reporter = NULL;
+		return PTR_ERR(reporter);
+	}
+	cdev->fw_fatal_reporter = reporter;
 	return 0;
 }
 
@@ -197,11 +373,21 @@ void ordma_health_stop(struct ordma_core_dev *cdev)
 		cancel_delayed_work_sync(&cdev->health_work);
 }
 
+/* Without the devlink lock: the report may be taking it to recover. */
+void ordma_health_cancel_report(struct ordma_core_dev *cdev)
+{
+	if (cdev->fw_reporter)
+		cancel_work_sync(&cdev->fatal_report_work);
+}
+
 void ordma_health_fini(struct ordma_core_dev *cdev)
 {
 	if (!cdev->fw_reporter)
 		return;
 	ordma_health_stop(cdev);
+	ordma_health_cancel_report(cdev);
+	devlink_health_reporter_destroy(cdev->fw_fatal_reporter);
+	cdev->fw_fatal_reporter = NULL;
 	devlink_health_reporter_destroy(cdev->fw_reporter);
 	cdev->fw_reporter = NULL;
 }

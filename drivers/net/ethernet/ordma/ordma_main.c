@@ -422,6 +422,107 @@ static void ordma_device_fini(struct ordma_core_dev *cdev)
 	ordma_quiesce_and_free(cdev);
 }
 
+/*
+ * Recovery, devlink reload and Function Level Reset take the function
+ * down to a reset device that is not enabled, keeping what does not
+ * depend on the device's state: the PCI setup, the MSI-X vectors and the
+ * admin interrupt, the admin queue's memory, the netdev (detached) and
+ * devlink.  The RDMA auxiliary device goes: its ib_device unregisters,
+ * user contexts are disassociated, and a new one registers on start.
+ * Called with the devlink instance lock held.
+ */
+void ordma_core_stop(struct ordma_core_dev *cdev)
+{
+	devl_assert_locked(cdev->devlink);
+	if (cdev->stopped)
+		return;
+	ordma_health_stop(cdev);
+	if (cdev->aux)
+		ordma_aux_del(cdev);
+	ordma_netdev_suspend(cdev);
+	/* The last commands to a device that may still answer them */
+	ordma_eqs_destroy(cdev);
+	ordma_cmdq_mark_dead(cdev);
+	ordma_device_reset(cdev);
+	pci_clear_master(cdev->pdev);
+	ordma_eqs_free(cdev);
+	ordma_netdev_reclaim(cdev);
+	ordma_cmdq_restart(cdev);
+	cdev->stopped = true;
+}
+
+/* Bring a stopped function up again; on failure it is left stopped. */
+int ordma_core_start(struct ordma_core_dev *cdev)
+{
+	int err;
+
+	devl_assert_locked(cdev->devlink);
+	if (cdev->removing)
+		return -ENODEV;
+	if (!cdev->stopped)
+		return 0;
+	cdev->stopped = false;
+
+	/* Read again: a new firmware may speak a newer minor version. */
+	err = ordma_read_hw_version(cdev);
+	if (err)
+		goto err_stop;
+	clear_bit(ORDMA_STATE_FATAL, &cdev->state);
+	cdev->fatal_reported = false;
+	cdev->heartbeat_reported = false;
+	pci_set_master(cdev->pdev);
+	/* A Function Level Reset after the stop cleared them. */
+	ordma_cmdq_program(cdev);
+	err = ordma_device_enable(cdev);
+	if (err)
+		goto err_stop;
+	ordma_cmdq_open(cdev);
+	err = ordma_query_caps(cdev);
+	if (err)
+		goto err_stop;
+	err = ordma_eqs_create(cdev);
+	if (err)
+		goto err_stop;
+	err = ordma_netdev_resume(cdev);
+	if (err)
+		goto err_stop;
+	ordma_health_start(cdev);
+	err = ordma_aux_add(cdev);
+	if (err) {
+		dev_err(ordma_dev(cdev),
+			"cannot add the RDMA auxiliary device: %d\n", err);
+		goto err_stop;
+	}
+	return 0;
+
+err_stop:
+	ordma_core_stop(cdev);
+	return err;
+}
+
+/* A full reset of the function under its users: stop, then start. */
+int ordma_core_reinit(struct ordma_core_dev *cdev)
+{
+	unsigned long start = jiffies;
+	int err;
+
+	devl_assert_locked(cdev->devlink);
+	if (cdev->removing)
+		return -ENODEV;
+	if (cdev->in_flr)
+		return -EBUSY;
+	dev_info(ordma_dev(cdev), "resetting the function\n");
+	ordma_core_stop(cdev);
+	err = ordma_core_start(cdev);
+	if (err)
+		dev_err(ordma_dev(cdev), "reset failed: %d; the function stays down\n",
+			err);
+	else
+		dev_info(ordma_dev(cdev), "function reset in %u ms\n",
+			 jiffies_to_msecs(jiffies - start));
+	return err;
+}
+
 static int ordma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct ordma_core_dev *cdev;
@@ -483,8 +584,18 @@ static void ordma_remove(struct pci_dev *pdev)
 {
 	struct ordma_core_dev *cdev = pci_get_drvdata(pdev);
 
-	ordma_aux_del(cdev);
+	/* No recovery or reload runs now or will start: they hold the
+	 * devlink lock throughout and look at removing first.
+	 */
+	devl_lock(cdev->devlink);
+	cdev->removing = true;
+	devl_unlock(cdev->devlink);
 	ordma_health_stop(cdev);
+	/* Its report finds removing set; it takes the devlink lock. */
+	ordma_health_cancel_report(cdev);
+
+	if (cdev->aux)
+		ordma_aux_del(cdev);
 	devlink_unregister(cdev->devlink);
 	ordma_health_fini(cdev);
 	ordma_debugfs_remove(cdev);
@@ -510,8 +621,41 @@ static void ordma_shutdown(struct pci_dev *pdev)
 	ordma_device_reset(cdev);
 }
 
-/* No recovery yet: a channel error leaves the function dead until it is
- * unbound.
+/* Function Level Reset through pci_reset_function(): sysfs "reset",
+ * VFIO, or the PCI core.  The device lock is held from prepare to done,
+ * so probe and remove cannot run in between; recovery and reload are
+ * refused until done.
+ */
+static void ordma_reset_prepare(struct pci_dev *pdev)
+{
+	struct ordma_core_dev *cdev = pci_get_drvdata(pdev);
+
+	devl_lock(cdev->devlink);
+	cdev->flr_start = jiffies;
+	ordma_core_stop(cdev);
+	cdev->in_flr = true;
+	devl_unlock(cdev->devlink);
+}
+
+static void ordma_reset_done(struct pci_dev *pdev)
+{
+	struct ordma_core_dev *cdev = pci_get_drvdata(pdev);
+	int err;
+
+	devl_lock(cdev->devlink);
+	cdev->in_flr = false;
+	err = ordma_core_start(cdev);
+	devl_unlock(cdev->devlink);
+	if (err)
+		dev_err(&pdev->dev, "function does not restart after its reset: %d\n",
+			err);
+	else
+		dev_info(&pdev->dev, "function reset in %u ms (FLR)\n",
+			 jiffies_to_msecs(jiffies - cdev->flr_start));
+}
+
+/* No recovery from a PCI channel error: the function stays dead until it
+ * is unbound.
  */
 static pci_ers_result_t ordma_pci_error_detected(struct pci_dev *pdev,
 						 pci_channel_state_t state)
@@ -526,6 +670,8 @@ static pci_ers_result_t ordma_pci_error_detected(struct pci_dev *pdev,
 
 static const struct pci_error_handlers ordma_pci_err_handlers = {
 	.error_detected = ordma_pci_error_detected,
+	.reset_prepare = ordma_reset_prepare,
+	.reset_done = ordma_reset_done,
 };
 
 static struct pci_driver ordma_pci_driver = {

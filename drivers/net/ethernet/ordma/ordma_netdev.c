@@ -490,6 +490,114 @@ void ordma_netdev_free(struct ordma_core_dev *cdev)
 	free_netdev(ndev);
 }
 
+/*
+ * Recovery and reload reset the function under a registered interface,
+ * which keeps its name, addresses and configuration.  Detached, it takes
+ * no packets and cannot be opened, and nothing creates rings until
+ * ordma_netdev_resume().
+ */
+void ordma_netdev_suspend(struct ordma_core_dev *cdev)
+{
+	struct net_device *ndev = cdev->ndev;
+	struct ordma_netdev_priv *priv;
+
+	if (!ndev)
+		return;
+	priv = netdev_priv(ndev);
+
+	rtnl_lock();
+	spin_lock_irq(&cdev->port_lock);
+	cdev->port_events = false;
+	ordma_set_carrier(ndev, false);
+	spin_unlock_irq(&cdev->port_lock);
+	priv->suspended = true;
+	netif_device_detach(ndev);
+	ordma_datapath_down(priv);
+	rtnl_unlock();
+	cancel_work_sync(&priv->ring_reset_work);
+}
+
+/* After the device reset: rings it would not destroy are gone now. */
+void ordma_netdev_reclaim(struct ordma_core_dev *cdev)
+{
+	struct ordma_netdev_priv *priv;
+
+	if (!cdev->ndev)
+		return;
+	priv = netdev_priv(cdev->ndev);
+	if (!priv->broken)
+		return;
+	ordma_datapath_free(priv);
+	priv->tx.created = false;
+	priv->rx.created = false;
+	priv->broken = false;
+}
+
+/* Give a reset device the interface's MTU, MAC and RX mode again. */
+static int ordma_netdev_restore_port(struct ordma_netdev_priv *priv)
+{
+	struct ordma_core_dev *cdev = priv->cdev;
+	struct ordma_port_cfg cfg = {
+		.mask = ORDMA_SET_PORT_MTU | ORDMA_SET_PORT_MAC,
+		.mtu = priv->ndev->mtu,
+	};
+	struct ordma_port_attr attr;
+	int err;
+
+	err = ordma_cmd_query_port(cdev, &attr);
+	if (err)
+		return err;
+	memcpy(cfg.mac, priv->ndev->dev_addr, ETH_ALEN);
+	err = ordma_cmd_set_port(cdev, &cfg);
+	if (err)
+		return err;
+	priv->rx_mode_hw = attr.rx_mode;
+	queue_work(cdev->wq, &priv->rx_mode_work);
+	return 0;
+}
+
+/* The reset device runs again, with its event queues created. */
+int ordma_netdev_resume(struct ordma_core_dev *cdev)
+{
+	struct net_device *ndev = cdev->ndev;
+	struct ordma_netdev_priv *priv;
+	int err;
+
+	if (!ndev)
+		return 0;
+	priv = netdev_priv(ndev);
+	priv->eq = &cdev->comp_eqs[0];
+
+	rtnl_lock();
+	err = ordma_netdev_restore_port(priv);
+	if (err) {
+		netdev_err(ndev, "cannot restore the port configuration: %d\n",
+			   err);
+		goto out;
+	}
+	spin_lock_irq(&cdev->port_lock);
+	cdev->port_events = true;
+	spin_unlock_irq(&cdev->port_lock);
+	priv->suspended = false;
+
+	/* Rings first: attaching wakes the transmit queue. */
+	if (netif_running(ndev)) {
+		err = ordma_datapath_up(priv);
+		if (!err)
+			err = ordma_set_admin(priv, true);
+		if (err) {
+			netdev_err(ndev, "cannot restart the port: %d\n", err);
+			ordma_datapath_down(priv);
+			goto out;
+		}
+		ordma_sync_carrier(priv);
+	}
+	netif_device_attach(ndev);
+out:
+	rtnl_unlock();
+	return err;
+}
+
 /* Shutdown: no more transmits; the device is reset right after. */
 void ordma_netdev_detach(struct ordma_core_dev *cdev)
 {

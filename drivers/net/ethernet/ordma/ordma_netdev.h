@@ -63,6 +63,8 @@ struct ordma_netdev_priv {
 	 * device is reset at removal; the interface cannot come up again.
 	 */
 	bool broken;
+	/* The function is being reset under the interface. */
+	bool suspended;
 	struct ordma_napi_stats napi_stats;
 	struct ordma_xmit_stats xmit_stats;
 

@@ -391,6 +391,8 @@ int ordma_datapath_up(struct ordma_netdev_priv *priv)
 
 	if (priv->broken)
 		return -EIO;
+	if (priv->suspended)
+		return -ENODEV;
 
 	priv->rx_buf_len = ndev->mtu + ORDMA_ETH_OVERHEAD;
 
