@@ -19,10 +19,15 @@
 #include "ordma_fw.h"
 #include "wire/fw_roce_wire.h"
 
+/* A firmware image build sets its own (make fw-image FW_VERSION=...). */
+#ifndef FW_VERSION_MAJOR
 #define FW_VERSION_MAJOR		1
 #define FW_VERSION_MINOR		0
 #define FW_VERSION_SUB_MINOR		0
+#endif
+#ifndef FW_BUILD_NUMBER
 #define FW_BUILD_NUMBER			1
+#endif
 
 #define FW_HW_VERSION \
 	(FIELD_PREP(ORDMA_VERSION_MAJOR, ORDMA_HW_VERSION_MAJOR) | \

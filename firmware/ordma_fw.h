@@ -193,6 +193,21 @@ static inline void ordma_fw_mac_to_eui64(const uint8_t mac[6],
 	eui[7] = mac[5];
 }
 
+/*
+ * The board this firmware and device model are: QUERY_DEVICE's board_id,
+ * and what a firmware image must name to be accepted (ordma_image.h).
+ */
+#define ORDMA_FW_BOARD_ID		"ORDMA-RNIC-V1"
+
+/*
+ * Version of the firmware's entry table, the interface between a device
+ * model and a firmware image it loads (struct ordma_fw_image): the
+ * functions below, struct ordma_hal_ops and struct ordma_fw_config.  A
+ * new major breaks it; a new minor only appends.
+ */
+#define ORDMA_FW_ABI_MAJOR		1
+#define ORDMA_FW_ABI_MINOR		0
+
 /* Returns NULL on allocation failure or an invalid configuration. */
 struct ordma_fw *ordma_fw_create(const struct ordma_hal_ops *ops, void *ctx,
 				 const struct ordma_fw_config *cfg);

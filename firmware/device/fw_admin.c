@@ -165,7 +165,7 @@ static uint8_t fw_cmd_query_fw(struct ordma_fw *fw, struct fw_cmd *c)
 static void fw_fill_device_caps(const struct ordma_fw *fw,
 				struct ordma_device_caps *caps)
 {
-	static const char board_id[] = "ORDMA-RNIC-V1";
+	static const char board_id[] = ORDMA_FW_BOARD_ID;
 
 	memset(caps, 0, sizeof(*caps));
 	ordma_fw_mac_to_eui64(fw->cfg.mac, (uint8_t *)&caps->node_guid);
