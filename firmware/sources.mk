@@ -35,3 +35,10 @@ FW_SRCS := $(FW_DEVICE_SRCS) $(FW_OBJECTS_SRCS) $(FW_TRANSPORT_SRCS) \
 # headers go with them.  Not part of the firmware's rooms.
 FW_HOST_DIRS := replay trace
 FW_HOST_SRCS := replay/ordma_rec.c trace/ordma_trace_file.c
+
+# Firmware images and the flash that holds them (image/ordma_image.h):
+# parsing, Ed25519 verification (libsodium) and building.  Used by the
+# hosts' tools (tools/fw/ordma-fw-image) and by the device model, which
+# checks what a guest hands it; not part of the firmware's rooms.
+FW_IMAGE_DIRS := image
+FW_IMAGE_SRCS := image/ordma_image.c

@@ -32,6 +32,8 @@ PKGS+=" ucx-utils openmpi-bin libopenmpi-dev"
 PKGS+=" iperf3 python3-matplotlib"
 # the firmware's libFuzzer harnesses (clang's fuzzer runtime is only recommended)
 PKGS+=" clang libclang-rt-14-dev"
+# Ed25519 of the firmware images: the image library and ordma-fw-image
+PKGS+=" libsodium-dev"
 # make lint renders the documentation
 PKGS+=" python3-docutils"
 # make deb: the Debian packages (debian/), DKMS for ordma-dkms (the test
