@@ -15,6 +15,8 @@
 #                   host, under ASan/UBSan; builds pcap-icrc
 #   make trace-tool-check  tests of tools/diag/ordma-trace (host,
 #                   Python only)
+#   make fw-image   build/bin/ordma-fw-image: signing keys, firmware
+#                   images and flash files; fw-image-check tests it
 #   make vm-impair  RDMA between two NICs over impaired cables
 #                   (WIRE=SPEC, see tools/vm/run-vm.sh --wire)
 #   make vm-disturb Bus Master Enable, device_del and quit under traffic
@@ -40,14 +42,16 @@ export VM_IOMMU
 
 BUILD := $(CURDIR)/build
 DIAG := $(BUILD)/bin/ordma-diag
+FW_IMAGE_TOOL := $(BUILD)/bin/ordma-fw-image
 KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m CONFIG_ORDMA_DEBUG_RAW_CMD=y
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
 .PHONY: all modules modules_clean diag fw-build fw-check qemu qemu-unit provider lint \
 	vm-check vm-smoke vm-impair vm-disturb check demo clean help install fuzz \
-	qemu-asan qtest-asan trace-tool-check deb vm-packages
+	qemu-asan qtest-asan trace-tool-check deb vm-packages fw-image \
+	fw-image-check
 
-all: modules diag fw-build
+all: modules diag fw-build fw-image
 
 help:
 	@sed -n '3,/^[^#]/{/^#/p}' Makefile | sed 's/^# \{0,1\}//'
@@ -73,6 +77,38 @@ diag: $(DIAG)
 $(DIAG): tools/diag/ordma-diag.c $(HW_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -o $@ $<
+
+# ordma-fw-image, with the firmware's image library (firmware/image/),
+# its board id and entry-table version (firmware/ordma_fw.h); Ed25519
+# from libsodium.
+FW_IMAGE_SRCS := tools/fw/ordma-fw-image.c firmware/image/ordma_image.c
+SODIUM_CFLAGS = $(shell pkg-config --cflags libsodium 2>/dev/null)
+SODIUM_LIBS = $(or $(shell pkg-config --libs libsodium 2>/dev/null),-lsodium)
+
+fw-image: $(FW_IMAGE_TOOL)
+
+$(FW_IMAGE_TOOL): $(FW_IMAGE_SRCS) firmware/image/ordma_image.h \
+		firmware/ordma_fw.h $(HW_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -Iinclude -Ifirmware \
+		$(SODIUM_CFLAGS) -o $@ $(FW_IMAGE_SRCS) $(SODIUM_LIBS)
+
+# Its tests: keys, images good and bad, a flash file (TAP output), run
+# on a copy built with ASan (leaks included) and UBSan, since the tool
+# reads files from anywhere.
+FW_IMAGE_SAN := $(BUILD)/fw-image-san/ordma-fw-image
+
+$(FW_IMAGE_SAN): $(FW_IMAGE_SRCS) firmware/image/ordma_image.h \
+		firmware/ordma_fw.h $(HW_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -Iinclude -Ifirmware \
+		-fsanitize=address,undefined -fno-sanitize-recover=all \
+		-fno-omit-frame-pointer $(SODIUM_CFLAGS) -o $@ $(FW_IMAGE_SRCS) \
+		$(SODIUM_LIBS)
+
+fw-image-check: $(FW_IMAGE_SAN)
+	ASAN_OPTIONS=detect_leaks=1 bash tools/fw/test-ordma-fw-image.sh \
+		$(FW_IMAGE_SAN)
 
 fw-build:
 	@if [ -f firmware/Makefile ]; then $(MAKE) -C firmware; \

@@ -86,6 +86,8 @@ step kernel tools/vm/fetch-kernel.sh
 step fw-check $MAKE -C firmware check
 # The device model's frame logic (the cable's impairments), no QEMU needed
 step qemu-unit $MAKE qemu-unit
+# ordma-fw-image: keys, signed images good and bad, flash files
+step fw-image-check $MAKE fw-image-check
 step lint $MAKE lint
 step modules modules_warnfree
 step diag $MAKE diag
