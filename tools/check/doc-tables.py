@@ -3,7 +3,8 @@
 """Check that the hardware reference says what the hardware header defines.
 
 Parses the hardware headers include/linux/ordma/ordma_{regs,admin,io}.h
-(enums, BIT() defines, structure layouts) and the tables of
+and the firmware image formats (ordma_image.h) (enums, BIT() defines,
+structure layouts) and the tables of
 Documentation/ordma/hw-reference.rst, and compares:
 
   - every enum table of the document (command opcodes, command status,
@@ -28,8 +29,9 @@ import re
 import sys
 
 HEADER_DIR = 'include/linux/ordma'
-# ordma_hw.h only includes these; io first, as ordma_admin.h includes it
-HEADERS = ['ordma_regs.h', 'ordma_io.h', 'ordma_admin.h']
+# ordma_hw.h only includes these; io first, as ordma_admin.h includes it;
+# then the firmware image and flash formats
+HEADERS = ['ordma_regs.h', 'ordma_io.h', 'ordma_admin.h', 'ordma_image.h']
 DOC = 'Documentation/ordma/hw-reference.rst'
 DOC_DIR = 'Documentation/ordma'
 
@@ -330,6 +332,8 @@ STRUCT_TABLES = [
     ('Receive WQE', 'ordma_recv_wqe'),
     ('Scatter/gather entry', 'ordma_sge'),
     ('Completion queue entry', 'ordma_cqe'),
+    ('Image header', 'ordma_image_header'),
+    ('Flash header', 'ordma_flash_header'),
 ]
 
 

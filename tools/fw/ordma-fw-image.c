@@ -345,7 +345,7 @@ static int cmd_sign(int argc, char **argv)
 	const char *key = NULL, *out = NULL, *board = ORDMA_FW_BOARD_ID;
 	struct ordma_image_info info;
 	uint8_t *payload = NULL;
-	size_t payload_len, img_len;
+	size_t payload_len, img_len, len;
 	uint16_t v[3];
 	void *img = NULL;
 	uint64_t build;
@@ -404,10 +404,11 @@ static int cmd_sign(int argc, char **argv)
 	}
 	if (!key || !out || optind + 1 != argc)
 		return bad_usage("sign -k KEY -o OUT [options] PAYLOAD");
-	if (strlen(board) >= sizeof(info.board_id))
+	len = strlen(board);
+	if (len >= sizeof(info.board_id))
 		return fail("sign: board id '%s' is longer than %zu characters",
 			    board, sizeof(info.board_id) - 1);
-	strcpy(info.board_id, board);
+	memcpy(info.board_id, board, len + 1);
 
 	if (read_key(key, sk, sizeof(sk)))
 		return 1;
@@ -544,7 +545,7 @@ static int cmd_flash(int argc, char **argv)
 		case OPT_SLOT_SIZE:
 			if (!parse_u64(optarg, UINT32_MAX, &slot_size) ||
 			    !slot_size || slot_size % ORDMA_FLASH_BLOCK)
-				return fail("flash: bad slot size '%s' (a multiple of %d below 4 GiB)",
+				return fail("flash: bad slot size '%s' (a multiple of %d, below 4 GiB)",
 					    optarg, ORDMA_FLASH_BLOCK);
 			break;
 		default:
@@ -734,7 +735,7 @@ int main(int argc, char **argv)
 	}
 	if (sodium_init() < 0)
 		return fail("libsodium failed to initialise");
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
 	fail("unknown command '%s'", argv[1]);

@@ -346,7 +346,7 @@ TEST(test_image_payload_size_bounds)
 	img = build_default(&k, &len);
 	REQUIRE(img);
 
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		hdr(img)->payload_size = cpu_to_le64(sizes[i]);
 		CHECK_EQ(ordma_image_parse(img, len, NULL),
 			 ORDMA_IMAGE_TOO_LARGE);
