@@ -15,8 +15,11 @@
 #                   host, under ASan/UBSan; builds pcap-icrc
 #   make trace-tool-check  tests of tools/diag/ordma-trace (host,
 #                   Python only)
-#   make fw-image   build/bin/ordma-fw-image: signing keys, firmware
-#                   images and flash files; fw-image-check tests it
+#   make fw-image   a signed firmware image of this tree's firmware
+#                   (FW_VERSION, FW_BUILD) in build/fw/, with the
+#                   development key made there on first use; the tool
+#                   (make fw-image-tool: build/bin/ordma-fw-image) makes
+#                   keys, images and flash files; fw-image-check tests it
 #   make vm-impair  RDMA between two NICs over impaired cables
 #                   (WIRE=SPEC, see tools/vm/run-vm.sh --wire)
 #   make vm-disturb Bus Master Enable, device_del and quit under traffic
@@ -49,9 +52,9 @@ kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 .PHONY: all modules modules_clean diag fw-build fw-check qemu qemu-unit provider lint \
 	vm-check vm-smoke vm-impair vm-disturb check demo clean help install fuzz \
 	qemu-asan qtest-asan trace-tool-check deb vm-packages fw-image \
-	fw-image-check
+	fw-image-tool fw-image-check
 
-all: modules diag fw-build fw-image
+all: modules diag fw-build fw-image-tool
 
 help:
 	@sed -n '3,/^[^#]/{/^#/p}' Makefile | sed 's/^# \{0,1\}//'
@@ -85,7 +88,23 @@ FW_IMAGE_SRCS := tools/fw/ordma-fw-image.c firmware/image/ordma_image.c
 SODIUM_CFLAGS = $(shell pkg-config --cflags libsodium 2>/dev/null)
 SODIUM_LIBS = $(or $(shell pkg-config --libs libsodium 2>/dev/null),-lsodium)
 
+fw-image-tool: $(FW_IMAGE_TOOL)
+
+# The firmware as an image payload (firmware/Makefile image-so), signed
+# with FW_KEY (made on first use: a development key, never a product's)
+FW_VERSION ?= 1.0.0
+FW_BUILD ?= 1
+FW_KEY ?= $(BUILD)/fw/ordma-dev
+FW_IMAGE := $(BUILD)/fw/ordma-fw-$(FW_VERSION).img
+
 fw-image: $(FW_IMAGE_TOOL)
+	@mkdir -p $(BUILD)/fw
+	@[ -f $(FW_KEY).key ] || $(FW_IMAGE_TOOL) keygen -o $(FW_KEY)
+	@so=$$($(MAKE) -s --no-print-directory -C firmware image-so \
+		FW_VERSION=$(FW_VERSION) FW_BUILD=$(FW_BUILD) | tail -n 1) && \
+	$(FW_IMAGE_TOOL) sign -k $(FW_KEY).key -v $(FW_VERSION) \
+		-b $(FW_BUILD) -o $(FW_IMAGE) "$$so" && \
+	echo "$(FW_IMAGE) (key $(FW_KEY).pub)"
 
 $(FW_IMAGE_TOOL): $(FW_IMAGE_SRCS) firmware/image/ordma_image.h \
 		firmware/ordma_fw.h $(HW_HEADERS)

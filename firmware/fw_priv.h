@@ -19,15 +19,12 @@
 #include "ordma_fw.h"
 #include "wire/fw_roce_wire.h"
 
-/* A firmware image build sets its own (make fw-image FW_VERSION=...). */
-#ifndef FW_VERSION_MAJOR
-#define FW_VERSION_MAJOR		1
-#define FW_VERSION_MINOR		0
-#define FW_VERSION_SUB_MINOR		0
-#endif
-#ifndef FW_BUILD_NUMBER
-#define FW_BUILD_NUMBER			1
-#endif
+/*
+ * The firmware's own entry table (device/fw_entry.c), which carries the
+ * version it reports: only that file is built again for an image of
+ * another version (make -C firmware image-so FW_VERSION=...).
+ */
+const struct ordma_fw_image *fw_entry_table(void);
 
 #define FW_HW_VERSION \
 	(FIELD_PREP(ORDMA_VERSION_MAJOR, ORDMA_HW_VERSION_MAJOR) | \

@@ -203,7 +203,10 @@ static inline void ordma_fw_mac_to_eui64(const uint8_t mac[6],
  * Version of the firmware's entry table, the interface between a device
  * model and a firmware image it loads (struct ordma_fw_image): the
  * functions below, struct ordma_hal_ops and struct ordma_fw_config.  A
- * new major breaks it; a new minor only appends.
+ * new major breaks it.  A new minor only appends: entries to the table,
+ * which a model uses only if the image's abi_minor has them, and HAL
+ * operations, which a firmware checks for NULL as it does every optional
+ * one.  So any minor of a major works with any other.
  */
 #define ORDMA_FW_ABI_MAJOR		1
 #define ORDMA_FW_ABI_MINOR		0
@@ -245,5 +248,51 @@ void ordma_fw_timer_expired(struct ordma_fw *fw);
  */
 int ordma_fw_inject_fault(struct ordma_fw *fw, unsigned int fault,
 			  uint32_t count, uint32_t arg);
+
+/*
+ * The firmware's entry table: everything a device model calls, through
+ * one structure, so that it can run firmware it did not link.  The
+ * firmware linked into a model is ordma_fw_builtin; a firmware image's
+ * payload is a shared object that exports one such table under the name
+ * ORDMA_FW_IMAGE_SYMBOL.  Each entry is the function of the same name
+ * above.  The fields before create never move.
+ */
+struct ordma_fw_image {
+	uint16_t abi_major;		/* ORDMA_FW_ABI_MAJOR */
+	uint16_t abi_minor;		/* ORDMA_FW_ABI_MINOR */
+	uint16_t fw_major;		/* what QUERY_FW reports */
+	uint16_t fw_minor;
+	uint16_t fw_sub_minor;
+	uint16_t reserved;
+	uint32_t fw_build;
+
+	struct ordma_fw *(*create)(const struct ordma_hal_ops *ops, void *ctx,
+				   const struct ordma_fw_config *cfg);
+	void (*destroy)(struct ordma_fw *fw);
+	void (*reset)(struct ordma_fw *fw);
+	void (*bus_master_enabled)(struct ordma_fw *fw);
+	uint64_t (*reg_read)(struct ordma_fw *fw, uint64_t off,
+			     unsigned int size);
+	void (*reg_write)(struct ordma_fw *fw, uint64_t off, uint64_t val,
+			  unsigned int size);
+	void (*db_write)(struct ordma_fw *fw, uint64_t off, uint64_t val,
+			 unsigned int size);
+	bool (*can_receive)(struct ordma_fw *fw);
+	void (*rx_frame)(struct ordma_fw *fw, const void *frame, size_t len);
+	void (*set_link)(struct ordma_fw *fw, bool up);
+	void (*timer_expired)(struct ordma_fw *fw);
+	int (*inject_fault)(struct ordma_fw *fw, unsigned int fault,
+			    uint32_t count, uint32_t arg);
+	/*
+	 * Run before the firmware is used: 0 if it works on this host (its
+	 * CRC engine gives the known answers), -1 if not.  The model then
+	 * goes back to the image it ran before.
+	 */
+	int (*self_test)(void);
+};
+
+#define ORDMA_FW_IMAGE_SYMBOL		"ordma_fw_image_entry"
+
+extern const struct ordma_fw_image ordma_fw_builtin;
 
 #endif /* ORDMA_FW_H */

@@ -153,11 +153,13 @@ static uint8_t fw_cmd_query_fw(struct ordma_fw *fw, struct fw_cmd *c)
 {
 	struct ordma_comp_query_fw *out = &c->out->query_fw;
 
+	const struct ordma_fw_image *self = fw_entry_table();
+
 	(void)fw;
-	out->major = cpu_to_le16(FW_VERSION_MAJOR);
-	out->minor = cpu_to_le16(FW_VERSION_MINOR);
-	out->sub_minor = cpu_to_le16(FW_VERSION_SUB_MINOR);
-	out->build = cpu_to_le32(FW_BUILD_NUMBER);
+	out->major = cpu_to_le16(self->fw_major);
+	out->minor = cpu_to_le16(self->fw_minor);
+	out->sub_minor = cpu_to_le16(self->fw_sub_minor);
+	out->build = cpu_to_le32(self->fw_build);
 	out->hw_version = cpu_to_le32(FW_HW_VERSION);
 	return ORDMA_CMD_STATUS_OK;
 }

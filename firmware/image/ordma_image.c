@@ -161,8 +161,8 @@ int ordma_image_verify(const void *img, size_t len,
 
 	if (board_id && strcmp(info->board_id, board_id))
 		return ORDMA_IMAGE_WRONG_BOARD;
-	if (info->abi_major != ORDMA_FW_ABI_MAJOR ||
-	    info->abi_minor > ORDMA_FW_ABI_MINOR)
+	/* A minor only appends (ordma_fw.h): any minor of the major works. */
+	if (info->abi_major != ORDMA_FW_ABI_MAJOR)
 		return ORDMA_IMAGE_BAD_ABI;
 	if (info->if_major != ORDMA_HW_VERSION_MAJOR)
 		return ORDMA_IMAGE_BAD_INTERFACE;

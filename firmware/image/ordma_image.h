@@ -18,7 +18,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <ordma-compat/ordma_compat.h>
 #include <linux/ordma/ordma_image.h>
 
 enum ordma_image_error {

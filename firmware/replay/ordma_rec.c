@@ -31,6 +31,7 @@ struct rec_blob {
 };
 
 struct ordma_rec {
+	const struct ordma_fw_image *img;	/* the firmware's entries */
 	struct ordma_fw *fw;
 	const struct ordma_hal_ops *host_ops;
 	void *host_ctx;
@@ -472,14 +473,24 @@ struct ordma_rec *ordma_rec_create(const struct ordma_hal_ops *ops, void *ctx,
 				   const struct ordma_fw_config *cfg,
 				   const struct ordma_rec_opts *opts)
 {
+	return ordma_rec_create_image(&ordma_fw_builtin, ops, ctx, cfg, opts);
+}
+
+struct ordma_rec *ordma_rec_create_image(const struct ordma_fw_image *img,
+					 const struct ordma_hal_ops *ops,
+					 void *ctx,
+					 const struct ordma_fw_config *cfg,
+					 const struct ordma_rec_opts *opts)
+{
 	struct ordma_rec *rec;
 
 	/* as ordma_fw_create(): no device without a HAL and a config */
-	if (!ops || !cfg)
+	if (!img || !ops || !cfg)
 		return NULL;
 	rec = calloc(1, sizeof(*rec));
 	if (!rec)
 		return NULL;
+	rec->img = img;
 	rec->host_ops = ops;
 	rec->host_ctx = ctx;
 	rec->ops = (struct ordma_hal_ops) {
@@ -497,7 +508,7 @@ struct ordma_rec *ordma_rec_create(const struct ordma_hal_ops *ops, void *ctx,
 		.trace = ops->trace ? rec_trace : NULL,
 	};
 	if (!opts) {
-		rec->fw = ordma_fw_create(ops, ctx, cfg);
+		rec->fw = img->create(ops, ctx, cfg);
 	} else {
 		if (!rec_open(rec, cfg, opts)) {
 			rec_close(rec);
@@ -506,7 +517,7 @@ struct ordma_rec *ordma_rec_create(const struct ordma_hal_ops *ops, void *ctx,
 		}
 		rec_simple(rec, ORDMA_REPLAY_CREATE);
 		rec_enter(rec);
-		rec->fw = ordma_fw_create(&rec->ops, rec, cfg);
+		rec->fw = img->create(&rec->ops, rec, cfg);
 		rec_leave(rec);
 		rec_u64(rec, ORDMA_REPLAY_RETURN, rec->fw != NULL);
 		if (!rec->fw)
@@ -526,7 +537,7 @@ void ordma_rec_destroy(struct ordma_rec *rec)
 		return;
 	rec_enter(rec);
 	rec_simple(rec, ORDMA_REPLAY_DESTROY);
-	ordma_fw_destroy(rec->fw);
+	rec->img->destroy(rec->fw);
 	rec_leave(rec);
 	rec_finish(rec, ORDMA_REPLAY_STOP_DESTROYED);
 	rec_close(rec);
@@ -561,7 +572,7 @@ void ordma_rec_reset(struct ordma_rec *rec)
 {
 	rec_enter(rec);
 	rec_simple(rec, ORDMA_REPLAY_RESET);
-	ordma_fw_reset(rec->fw);
+	rec->img->reset(rec->fw);
 	rec_leave(rec);
 }
 
@@ -569,7 +580,7 @@ void ordma_rec_bus_master_enabled(struct ordma_rec *rec)
 {
 	rec_enter(rec);
 	rec_simple(rec, ORDMA_REPLAY_BUS_MASTER_ENABLED);
-	ordma_fw_bus_master_enabled(rec->fw);
+	rec->img->bus_master_enabled(rec->fw);
 	rec_leave(rec);
 }
 
@@ -583,7 +594,7 @@ uint64_t ordma_rec_reg_read(struct ordma_rec *rec, uint64_t off,
 	put64(f, off);
 	put32(f + 8, size);
 	rec_emit(rec, ORDMA_REPLAY_REG_READ, f, sizeof(f), false, NULL, 0);
-	val = ordma_fw_reg_read(rec->fw, off, size);
+	val = rec->img->reg_read(rec->fw, off, size);
 	rec_u64(rec, ORDMA_REPLAY_RETURN, val);
 	rec_leave(rec);
 	return val;
@@ -605,7 +616,7 @@ void ordma_rec_reg_write(struct ordma_rec *rec, uint64_t off, uint64_t val,
 {
 	rec_enter(rec);
 	rec_write_entry(rec, ORDMA_REPLAY_REG_WRITE, off, val, size);
-	ordma_fw_reg_write(rec->fw, off, val, size);
+	rec->img->reg_write(rec->fw, off, val, size);
 	rec_leave(rec);
 }
 
@@ -614,7 +625,7 @@ void ordma_rec_db_write(struct ordma_rec *rec, uint64_t off, uint64_t val,
 {
 	rec_enter(rec);
 	rec_write_entry(rec, ORDMA_REPLAY_DB_WRITE, off, val, size);
-	ordma_fw_db_write(rec->fw, off, val, size);
+	rec->img->db_write(rec->fw, off, val, size);
 	rec_leave(rec);
 }
 
@@ -624,7 +635,7 @@ bool ordma_rec_can_receive(struct ordma_rec *rec)
 
 	rec_enter(rec);
 	rec_simple(rec, ORDMA_REPLAY_CAN_RECEIVE);
-	ok = ordma_fw_can_receive(rec->fw);
+	ok = rec->img->can_receive(rec->fw);
 	rec_u64(rec, ORDMA_REPLAY_RETURN, ok);
 	rec_leave(rec);
 	return ok;
@@ -634,7 +645,7 @@ void ordma_rec_rx_frame(struct ordma_rec *rec, const void *frame, size_t len)
 {
 	rec_enter(rec);
 	rec_emit(rec, ORDMA_REPLAY_RX_FRAME, NULL, 0, true, frame, len);
-	ordma_fw_rx_frame(rec->fw, frame, len);
+	rec->img->rx_frame(rec->fw, frame, len);
 	rec_leave(rec);
 }
 
@@ -645,7 +656,7 @@ void ordma_rec_set_link(struct ordma_rec *rec, bool up)
 	rec_enter(rec);
 	put32(f, up);
 	rec_emit(rec, ORDMA_REPLAY_SET_LINK, f, sizeof(f), false, NULL, 0);
-	ordma_fw_set_link(rec->fw, up);
+	rec->img->set_link(rec->fw, up);
 	rec_leave(rec);
 }
 
@@ -656,7 +667,7 @@ int ordma_rec_inject_fault(struct ordma_rec *rec, unsigned int fault,
 
 	rec_enter(rec);
 	rec_write_entry(rec, ORDMA_REPLAY_INJECT_FAULT, fault, count, arg);
-	ret = ordma_fw_inject_fault(rec->fw, fault, count, arg);
+	ret = rec->img->inject_fault(rec->fw, fault, count, arg);
 	rec_u64(rec, ORDMA_REPLAY_RETURN, (uint64_t)(int64_t)ret);
 	rec_leave(rec);
 	return ret;
@@ -666,6 +677,6 @@ void ordma_rec_timer_expired(struct ordma_rec *rec)
 {
 	rec_enter(rec);
 	rec_simple(rec, ORDMA_REPLAY_TIMER_EXPIRED);
-	ordma_fw_timer_expired(rec->fw);
+	rec->img->timer_expired(rec->fw);
 	rec_leave(rec);
 }

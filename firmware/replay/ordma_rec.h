@@ -69,6 +69,15 @@ struct ordma_rec_stats {
 struct ordma_rec *ordma_rec_create(const struct ordma_hal_ops *ops, void *ctx,
 				   const struct ordma_fw_config *cfg,
 				   const struct ordma_rec_opts *opts);
+/* The same with the firmware of an entry table: a loaded image's, or
+ * ordma_fw_builtin (what ordma_rec_create() uses).  The table must stay
+ * valid until ordma_rec_destroy().
+ */
+struct ordma_rec *ordma_rec_create_image(const struct ordma_fw_image *img,
+					 const struct ordma_hal_ops *ops,
+					 void *ctx,
+					 const struct ordma_fw_config *cfg,
+					 const struct ordma_rec_opts *opts);
 /* Destroys the firmware, ends and closes the log, frees the recorder. */
 void ordma_rec_destroy(struct ordma_rec *rec);
 /* The firmware behind the recorder: for inspection, not for entry calls,

@@ -330,7 +330,7 @@ pair_rdma_up() {
 		ip addr add "$ORDMA_LOCAL_IP/24" dev "$nd" 2>/dev/null
 		ip link set dev "$nd" mtu 9000	# path MTU 4096 available
 	fi
-	wait_for 30 test -n "$(roce_v2_gid_index "$ib" "$ORDMA_LOCAL_IP")"
+	wait_for 30 has_roce_v2_gid "$ib" "$ORDMA_LOCAL_IP"
 	gidx=$(roce_v2_gid_index "$ib" "$ORDMA_LOCAL_IP")
 	wait_for 60 ping -c 1 -W 1 "$ORDMA_PEER_IP"
 	pair_barrier up
@@ -342,6 +342,12 @@ roce_v2_gid_index() {
 	local gid
 	gid=$(ipv4_to_gid "$2")
 	ordma_gid_table "$1" | awk -v g="$gid" '$2 == g && $3 == "RoCE_v2" { print $1; exit }'
+}
+
+# has_roce_v2_gid DEV ADDR: DEV has the IPv4 RoCE v2 GID of ADDR (for
+# wait_for, which runs its command again each time)
+has_roce_v2_gid() {
+	[ -n "$(roce_v2_gid_index "$1" "$2")" ]
 }
 
 # ordma_rdma_pair_up BDF1 BDF2: both NICs up with MTU 9000 (every path
@@ -374,7 +380,7 @@ ordma_rdma_pair_up() {
 		ip link set dev "$nd" up
 		ip addr add "$(ordma_test_ip "$n")/24" dev "$nd" 2>/dev/null
 		wait_for 20 sh -c "rdma link show ${ib[n]}/1 | grep -q 'state ACTIVE'" || ok=1
-		wait_for 20 test -n "$(roce_v2_gid_index "${ib[n]}" "$(ordma_test_ip "$n")")" || ok=1
+		wait_for 20 has_roce_v2_gid "${ib[n]}" "$(ordma_test_ip "$n")" || ok=1
 		gidx[n]=$(roce_v2_gid_index "${ib[n]}" "$(ordma_test_ip "$n")")
 	done
 	return "$ok"
@@ -405,8 +411,8 @@ ordma_netns_pair_up() {
 	ip netns exec "$ns" ip link set dev "$nd2" mtu "$mtu" up
 	ip netns exec "$ns" ip addr replace "$ip2/24" dev "$nd2"
 	ib[1]=$(ordma_ibdev "$2") && ib[2]=$(ordma_ibdev "$3") || return 1
-	wait_for 30 test -n "$(roce_v2_gid_index "${ib[1]}" "$ip1")" || return 1
-	wait_for 30 test -n "$(roce_v2_gid_index "${ib[2]}" "$ip2")" || return 1
+	wait_for 30 has_roce_v2_gid "${ib[1]}" "$ip1" || return 1
+	wait_for 30 has_roce_v2_gid "${ib[2]}" "$ip2" || return 1
 	wait_for 30 sh -c "rdma link show ${ib[1]}/1 | grep -q 'state ACTIVE'" || return 1
 	wait_for 30 sh -c "rdma link show ${ib[2]}/1 | grep -q 'state ACTIVE'" || return 1
 	gidx[1]=$(roce_v2_gid_index "${ib[1]}" "$ip1")

@@ -11,9 +11,10 @@
 # ibv_rc_pingpong passes again.  Then the
 # same ten times in a row (grace period 0), with the devices' object
 # counts and the kernel log checked afterwards; recovery with automatic
-# recovery off (`devlink health recover`); `devlink dev reload`; and a
-# Function Level Reset through sysfs under ib_write_bw.  The times of the
-# resets are printed.
+# recovery off (`devlink health recover`); `devlink dev reload` under
+# ib_write_bw; a
+# Function Level Reset through sysfs under ib_write_bw; and rping (rdma_cm)
+# connecting again after a recovery.  The times of the resets are printed.
 . "$(dirname "$0")/lib.sh"
 
 ordma_require_device
@@ -31,7 +32,7 @@ TOOL_TIMEOUT=${ORDMA_TOOL_TIMEOUT:-120}
 PORT=19400
 
 ktap_header
-ktap_set_plan 25
+ktap_set_plan 28
 modprobe ib_uverbs
 ip link set dev lo up
 kmsg_first=$(dmesg | wc -l)
@@ -197,10 +198,12 @@ wait_for 60 recovered_count $((n + 1)) && wait_for 60 nic2_ready && pingpong
 ktap_test_result $? "after devlink health recover: healthy, ibv_rc_pingpong passes"
 devlink health set "pci/$bdf" reporter fw_fatal auto_recover true grace_period 60000
 
-# --- devlink dev reload
-old_ib=$(ordma_ibdev "$bdf")
+# --- devlink dev reload, under traffic
+traffic_start
+ktap_test_result $? "ib_write_bw runs from ${ib[2]} to ${ib[1]} before the reload"
 reload=$(devlink dev reload "pci/$bdf" action driver_reinit 2>&1 | tr -s '\n\t ' ' ')
 ktap_test_result $? "devlink dev reload action driver_reinit: $reload"
+traffic_stop
 wait_for 60 nic2_ready && pingpong
 ktap_test_result $? "after reload: ${ib[2]:-no ib_device} ACTIVE, ibv_rc_pingpong passes"
 tap_eq "after reload: the netdev carried on" "$nd $ifindex" \
@@ -221,6 +224,48 @@ traffic_stop
 ktap_print_msg "FLR: function reset in $(last_reset_ms) ms"
 wait_for 60 nic2_ready && pingpong
 ktap_test_result $((rc || $?)) "FLR through sysfs under traffic: the function comes back, ibv_rc_pingpong passes"
+
+# --- rdma_cm across a recovery: NIC 2 in a namespace, so that the
+# connection takes the cable; rping with data verification
+NS=ordma-recovery
+in_ns() { ip netns exec "$NS" "$@"; }
+cm_listening() { rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN.*comm rping"; }
+# rping_once: rping -V, 10 round trips, server on NIC 2, client on NIC 1
+rping_once() {
+	local port=$PORT srv
+	PORT=$((PORT + 1))
+	in_ns timeout "$TOOL_TIMEOUT" "$(bin rping)" -s -a "$(ordma_test_ip 2)" -p "$port" \
+		-C 10 -V >/dev/null 2>&1 &
+	srv=$!
+	if ! wait_for 30 cm_listening; then
+		stop_pid "$srv"
+		return 1
+	fi
+	if ! timeout "$TOOL_TIMEOUT" "$(bin rping)" -c -a "$(ordma_test_ip 2)" -p "$port" \
+		-C 10 -V >/dev/null 2>&1; then
+		stop_pid "$srv"
+		return 1
+	fi
+	wait "$srv"
+}
+# As an rdma_cm application that retries does: until it connects
+rping_retry() {
+	local i
+	for i in 1 2 3 4 5; do
+		rping_once && return 0
+		ktap_print_msg "rping attempt $i failed"
+	done
+	return 1
+}
+ordma_netns_pair_up "$NS" "${devs[0]}" "$bdf" 1500 && rping_once
+ktap_test_result $? "rping -V from NIC 1 to NIC 2 (in namespace $NS)"
+devlink health set "pci/$bdf" reporter fw_fatal grace_period 0
+n=$(fw_fatal recover)
+inject_fatal && wait_for 60 recovered_count $((n + 1)) && rping_retry
+ktap_test_result $? "after a fatal error and its recovery, rping -V connects again"
+devlink health set "pci/$bdf" reporter fw_fatal grace_period 60000
+in_ns ip link set dev "$(in_ns ls /sys/class/net | grep -v '^lo$' | head -n 1)" netns 1 2>/dev/null
+ip netns del "$NS"
 
 bad=$(dmesg | tail -n +$((kmsg_first + 1)) | grep -E "$BAD_KMSG")
 [ -z "$bad" ]

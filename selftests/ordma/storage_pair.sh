@@ -10,7 +10,10 @@
 #   at random offsets and reads it back with crc32c verification.  Twice:
 #   with a receive queue per QP, then with nvmet-rdma use_srq=1, where A
 #   checks that the queues of the connected host are on kernel SRQs of
-#   its ORDMA device (rdma resource show srq).
+#   its ORDMA device (rdma resource show srq).  Then A's NIC fails and
+#   recovers (devlink health) under the connected host, A enables the
+#   port again, and B's controller reconnects by itself and passes the
+#   same verification.
 # - NFS over RDMA: nfsd on A exports a tmpfs and listens on rdma port
 #   20049; B mounts it with -o rdma,port=20049 (NFSv4.2), writes a file,
 #   remounts, reads it back; both sides compare its sha256.
@@ -46,9 +49,9 @@ ISER_DISK=/dev/shm/ordma-iser.img
 
 ktap_header
 if [ "$GUEST_ROLE" = A ]; then
-	ktap_set_plan $((1 + 2 * 3 + 2 + 2))
+	ktap_set_plan $((1 + 2 * 3 + 4 + 2 + 2))
 else
-	ktap_set_plan $((1 + 2 * 4 + 3 + 5))
+	ktap_set_plan $((1 + 2 * 4 + 4 + 3 + 5))
 fi
 
 pair_rdma_up
@@ -166,6 +169,80 @@ nvmeof_round() {	# $1: round, $2: nvmet-rdma parameters
 
 nvmeof_round 1 ""
 nvmeof_round 2 "use_srq=1"
+
+# The target's NIC fails and recovers by itself (devlink health fw_fatal)
+# under a connected host.  Its listener went with the old ib_device, so
+# the target's administrator enables the port again (the subsystem is
+# linked to it anew); the host's error recovery, retrying every second,
+# reconnects the same controller, whose namespace passes the fio
+# verification again without a new nvme connect.
+fw_fatal_recovered() {
+	devlink -j health show "pci/$bdf" reporter fw_fatal 2>/dev/null |
+		jq -r '.. | objects | select(.reporter? == "fw_fatal") | "\(.recover) \(.state)"' 2>/dev/null
+}
+nvme_ctrl() {
+	local d
+
+	for d in /sys/class/nvme/nvme*; do
+		[ "$(cat "$d/subsysnqn" 2>/dev/null)" = "$NQN" ] && basename "$d" && return 0
+	done
+	return 1
+}
+nvme_reconnected() {
+	dmesg | tail -n +$((kmsg_lines + 1)) | grep -q "$1: Successfully reconnected" &&
+		[ "$(cat "/sys/class/nvme/$1/state" 2>/dev/null)" = live ]
+}
+recovered_from() { [ "$(fw_fatal_recovered)" = "$(($1 + 1)) healthy" ]; }
+gid_back() {
+	local dev
+	dev=$(ordma_ibdev "$bdf") && [ -n "$(roce_v2_gid_index "$dev" "$ORDMA_LOCAL_IP")" ]
+}
+target_listening() { rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN.*comm \[nvmet_rdma\]"; }
+
+nvmeof_recovery_round() {
+	local what="nvmet-rdma, target NIC recovery" out rc n ctrl
+
+	if [ "$GUEST_ROLE" = A ]; then
+		modprobe nvmet
+		out=$(modprobe nvmet_rdma 2>&1 && nvmet_up 2>&1)
+		ktap_test_result $? "$what: $NQN on rdma $ORDMA_LOCAL_IP:$NVME_PORT"
+		[ -z "$out" ] || ktap_print_msg "$out"
+		barrier nvme-up3
+		barrier nvme-connected3
+		n=$(fw_fatal_recovered | cut -d' ' -f1)
+		echo "fatal 1 4" >"/sys/kernel/debug/ordma/$bdf/fault_inject" &&
+			wait_for 60 recovered_from "$n" && wait_for 60 gid_back
+		ktap_test_result $? "$what: the NIC failed, recovered, its RoCE GID is back"
+		rm "$NVMET/ports/1/subsystems/$NQN" &&
+			ln -s "$NVMET/subsystems/$NQN" "$NVMET/ports/1/subsystems/$NQN" &&
+			wait_for 30 target_listening
+		ktap_test_result $? "$what: port enabled again, nvmet-rdma listens on the new device"
+		barrier nvme-recovered3
+		barrier nvme-done3
+		out=$(nvmet_down 2>&1)
+		ktap_test_result $? "$what: target removed, module unloaded"
+		[ -z "$out" ] || ktap_print_msg "$out"
+	else
+		modprobe nvme_rdma
+		barrier nvme-up3
+		out=$(timeout 60 nvme connect -t rdma -a "$ORDMA_PEER_IP" \
+			-s "$NVME_PORT" -n "$NQN" -q "$HOSTNQN" --reconnect-delay=1 \
+			--ctrl-loss-tmo=180 2>&1) && wait_for 30 nvme_dev
+		rc=$?
+		ctrl=$(nvme_ctrl)
+		ktap_test_result "$rc" "$what: nvme connect (reconnect delay 1 s), controller ${ctrl:-none}"
+		[ "$rc" -eq 0 ] || ktap_print_msg "$out"
+		kmsg_lines=$(dmesg | wc -l)
+		barrier nvme-connected3
+		barrier nvme-recovered3
+		wait_for 180 nvme_reconnected "$ctrl"
+		ktap_test_result $? "$what: nvme-rdma reconnected $ctrl (state $(cat "/sys/class/nvme/$ctrl/state" 2>/dev/null))"
+		fio_verify "$what, reconnected" "$(nvme_dev)"
+		tap_cmd "$what: nvme disconnect" timeout 60 nvme disconnect -n "$NQN"
+		barrier nvme-done3
+	fi
+}
+nvmeof_recovery_round
 
 # ---------------------------------------------------------------- NFS/RDMA
 nfs_server_up() {

@@ -39,7 +39,7 @@ if [ -n "$nd" ]; then
 	ip addr add "$ORDMA_LOCAL_IP/24" dev "$nd" 2>/dev/null
 	ip link set dev "$nd" mtu 9000
 fi
-wait_for 30 test -n "$(roce_v2_gid_index "$ib" "$ORDMA_LOCAL_IP")"
+wait_for 30 has_roce_v2_gid "$ib" "$ORDMA_LOCAL_IP"
 gidx=$(roce_v2_gid_index "$ib" "$ORDMA_LOCAL_IP")
 wait_for 60 ping -c 1 -W 1 "$ORDMA_PEER_IP"
 pair_barrier up
@@ -67,7 +67,7 @@ if [ "$GUEST_ROLE" = B ]; then
 	rdma link delete rxe0 2>/dev/null
 	modprobe -r rdma_rxe
 	modprobe ordma_ib
-	wait_for 30 test -n "$(ordma_ibdev "$bdf")"
+	wait_for 30 ordma_ibdev "$bdf"
 	tap_match "ordma_ib back on $bdf" '^ordma' "$(ordma_ibdev "$bdf")"
 else
 	tap_match "$ib/1 still ACTIVE after the tools" 'state ACTIVE' \

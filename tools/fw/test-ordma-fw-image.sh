@@ -130,10 +130,14 @@ out=$("$TOOL" verify -p "$DIR/k.pub" --any-board "$DIR/board" 2>&1)
 [ "$out" = ok ]
 result $? "it verifies for any board" "$out"
 
-run "sign makes an image of a newer entry table" "$TOOL" sign \
+run "sign makes an image of a newer entry table minor" "$TOOL" sign \
 	-k "$DIR/k.key" --abi 1.1 -o "$DIR/abi" "$DIR/payload"
-refused "an image of a newer entry table is refused" "entry table" \
+run "an image of a newer entry table minor verifies (a minor only appends)" \
 	"$TOOL" verify -p "$DIR/k.pub" "$DIR/abi"
+run "sign makes an image of another entry table major" "$TOOL" sign \
+	-k "$DIR/k.key" --abi 2.0 -o "$DIR/abi2" "$DIR/payload"
+refused "an image of another entry table major is refused" "entry table" \
+	"$TOOL" verify -p "$DIR/k.pub" "$DIR/abi2"
 run "sign makes an image of another interface" "$TOOL" sign \
 	-k "$DIR/k.key" --interface 2.0 -o "$DIR/if" "$DIR/payload"
 refused "an image of another interface major is refused" "interface" \

@@ -90,7 +90,7 @@ if [ "$SANITIZE" = 1 ]; then
 fi
 BUILD_PKGS="build-essential ninja-build meson pkg-config python3 dpkg-dev ccache
 	libglib2.0-dev libpixman-1-dev zlib1g-dev libfdt-dev libslirp-dev
-	libcap-ng-dev seabios ipxe-qemu qemu-system-data"
+	libcap-ng-dev libsodium-dev seabios ipxe-qemu qemu-system-data"
 
 # The device model: the PCIe function and the port's cable (C and headers)
 DEVICE_FILES=("$QEMU_TOOLS"/ordma-*.[ch])
@@ -126,6 +126,11 @@ read -ra FW_ROOMS <<<"$(sources_mk_var FW_ROOMS)" || true
 read -ra FW_HOST_C <<<"$(sources_mk_var FW_HOST_SRCS)" || true
 read -ra FW_HOST_DIRS <<<"$(sources_mk_var FW_HOST_DIRS)" || true
 FW_C+=("${FW_HOST_C[@]}")
+# The firmware image library (flash=: verifies and reads images)
+read -ra FW_IMAGE_C <<<"$(sources_mk_var FW_IMAGE_SRCS)" || true
+FW_C+=("${FW_IMAGE_C[@]}")
+read -ra FW_IMAGE_DIRS <<<"$(sources_mk_var FW_IMAGE_DIRS)" || true
+FW_HOST_DIRS+=("${FW_IMAGE_DIRS[@]}")
 for f in "${FW_C[@]}"; do
 	[ -f "$FW_DIR/$f" ] || die "$FW_SOURCES_MK lists $f, which does not exist"
 done
@@ -364,7 +369,7 @@ set_block "$SRC/hw/net/Kconfig" "config ORDMA
     bool
     default y if PCI_DEVICES
     depends on PCI && MSI_NONBROKEN"
-set_block "$SRC/hw/net/meson.build" "softmmu_ss.add(when: 'CONFIG_ORDMA', if_true: [files($meson_files), declare_dependency(include_directories: include_directories('ordma/include', 'ordma'))])"
+set_block "$SRC/hw/net/meson.build" "softmmu_ss.add(when: 'CONFIG_ORDMA', if_true: [files($meson_files), declare_dependency(include_directories: include_directories('ordma/include', 'ordma'), dependencies: [dependency('libsodium')])])"
 set_block "$SRC/hw/net/trace-events" "$(cat "$TRACE_EVENTS")"
 
 # ------------------------------------------------------------------

@@ -896,6 +896,9 @@ static void ordma_realize(PCIDevice *pdev, Error **errp)
     if (!ordma_cable_open(s, errp)) {
         goto err_cable;
     }
+    if (!ordma_flash_open(s, errp)) {
+        goto err_flash;
+    }
     qemu_mutex_init(&s->fw_lock);
     if (s->record && *s->record) {
         struct ordma_rec_opts opts = {
@@ -904,7 +907,8 @@ static void ordma_realize(PCIDevice *pdev, Error **errp)
             .dedup_bytes = ORDMA_REC_DEDUP_BYTES,
         };
 
-        s->rec = ordma_rec_create(&s->hal, s, &cfg, &opts);
+        s->rec = ordma_rec_create_image(s->flash.img, &s->hal, s, &cfg,
+                                        &opts);
         if (!s->rec) {
             error_setg(errp, "record=%s: the log could not be opened or "
                        "the firmware rejected the configuration", s->record);
@@ -913,7 +917,8 @@ static void ordma_realize(PCIDevice *pdev, Error **errp)
         s->rec_exit.notify = ordma_rec_exit_notify;
         qemu_add_exit_notifier(&s->rec_exit);
     } else {
-        s->rec = ordma_rec_create(&s->hal, s, &cfg, NULL);
+        s->rec = ordma_rec_create_image(s->flash.img, &s->hal, s, &cfg,
+                                        NULL);
         if (!s->rec) {
             error_setg(errp, "the firmware rejected the configuration");
             goto err_fw;
@@ -933,6 +938,10 @@ static void ordma_realize(PCIDevice *pdev, Error **errp)
 err_fw:
     ordma_cable_close(s);
     qemu_mutex_destroy(&s->fw_lock);
+    ordma_flash_close(s);
+    goto err_cable;
+err_flash:
+    ordma_cable_close(s);
 err_cable:
     ordma_fwtrace_close(s);
 err_fwtrace:
@@ -965,6 +974,8 @@ static void ordma_exit(PCIDevice *pdev)
     }
     ordma_rec_destroy(s->rec);
     s->rec = NULL;
+    /* the firmware's code goes with it */
+    ordma_flash_close(s);
     ordma_fwtrace_close(s);
     timer_free(s->timer);
     s->timer = NULL;
@@ -999,6 +1010,11 @@ static Property ordma_properties[] = {
     DEFINE_PROP_UINT32("record-max-mb", OrdmaState, record_max_mb, 0),
     /* fwtrace=FILE writes the firmware's trace records (ordma-fwtrace.c) */
     DEFINE_PROP_STRING("fwtrace", OrdmaState, fwtrace_path),
+    /* flash=FILE: run the firmware image of its active slot, signed with
+     * the key of fw-pubkey=FILE (ordma-flash.c)
+     */
+    DEFINE_PROP_STRING("flash", OrdmaState, flash_path),
+    DEFINE_PROP_STRING("fw-pubkey", OrdmaState, fw_pubkey_path),
     DEFINE_PROP_STRING("cable-peer", OrdmaState, cable_peer),
     /* or a cable in memory to another ordma device (its id) */
     DEFINE_PROP_STRING("cable-to", OrdmaState, cable_to),
@@ -1030,6 +1046,8 @@ static void ordma_instance_init(Object *obj)
     s->cable.fd = -1;
     s->cable.link_up = true;
     s->fwtrace.fd = -1;
+    s->flash.fd = -1;
+    s->flash.running_slot = -1;
     ordma_pcap_instance_init(s);
 }
 
@@ -1065,6 +1083,7 @@ static void ordma_class_init(ObjectClass *klass, void *data)
     ordma_wire_class_init(klass);
     ordma_pcap_class_init(klass);
     ordma_fwtrace_class_init(klass);
+    ordma_flash_class_init(klass);
     set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
 }
 

@@ -94,6 +94,7 @@
 #include "ordma-wire.h"
 #include "ordma-pcap.h"
 #include "ordma-fwtrace.h"
+#include "ordma-flash.h"
 
 #define TYPE_ORDMA_PCI "ordma"
 OBJECT_DECLARE_SIMPLE_TYPE(OrdmaState, ORDMA_PCI)
@@ -207,6 +208,7 @@ struct OrdmaState {
     OrdmaCable cable;
     OrdmaPcap pcap;                 /* pcap=: the port's capture */
     OrdmaFwTrace fwtrace;           /* fwtrace=: the firmware's trace */
+    OrdmaFlash flash;               /* flash=: the firmware it runs */
 
     /* properties */
     char *serial;
@@ -216,6 +218,8 @@ struct OrdmaState {
     char *cable_local;
     char *record;           /* log of the firmware's inputs ("" for none) */
     uint32_t record_max_mb; /* its size cap; 0 for the recorder's default */
+    char *flash_path;       /* the device's flash ("" for none) */
+    char *fw_pubkey_path;   /* the key its images are signed with */
     char *fwtrace_path;     /* the firmware's trace records ("" for none) */
     char *cable_peer;
     char *cable_to;

@@ -34,7 +34,7 @@ gid_of() {
 
 run_suite() {
 	local dev=$1 gid
-	wait_for 30 test -n "$(gid_of "$dev")"
+	wait_for 30 has_roce_v2_gid "$dev" "$(ordma_test_ip 1)"
 	gid=$(gid_of "$dev")
 	echo "pyverbs: $dev GID index ${gid:-none}"
 	(cd "$SRC/tests" && timeout "$TIMEOUT" /usr/bin/python3 run_tests.py \

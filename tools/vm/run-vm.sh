@@ -26,6 +26,11 @@
 #   -f, --fwtrace  trace every ORDMA port's firmware, make the run's timeline (below)
 #   --fwtrace-failed  the same, kept only if the run fails
 #   -H, --host-requests  carry out what the guests ask of the host (below)
+#   --fw-image IMG  every ORDMA NIC boots the signed firmware image IMG
+#                from a flash file of its own (DIR/<vm>/wireN.flash); the
+#                guest gets its version in ORDMA_FW_IMAGE_VERSION
+#   --fw-pubkey PUB  the key IMG is signed with (default: the development
+#                key of make fw-image, build/fw/ordma-dev.pub)
 #   -v           copy the serial console to stderr while running
 #   -V           the same, without the timestamp and VM name prefixes
 #   --asan       QEMU built with ASan, LSan and UBSan (see below)
@@ -153,6 +158,9 @@ RECORD_MAX_MB=0
 RECORD_KEEP=all
 FWTRACE=
 HOST_REQUESTS=0
+FW_IMAGE=
+FW_IMAGE_VERSION=
+FW_PUBKEY=$ORDMA_REPO/build/fw/ordma-dev.pub
 usage() {
 	sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 	exit 2
@@ -174,6 +182,8 @@ while [ $# -gt 0 ]; do
 	-f | --fwtrace) FWTRACE=all; shift ;;
 	--fwtrace-failed) FWTRACE=failed; shift ;;
 	-H | --host-requests) HOST_REQUESTS=1; shift ;;
+	--fw-image) FW_IMAGE=$2; shift 2 ;;
+	--fw-pubkey) FW_PUBKEY=$2; shift 2 ;;
 	-v) VERBOSE=1; shift ;;
 	-V) VERBOSE=2; shift ;;
 	--asan) export SANITIZE=1 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}; shift ;;
@@ -248,6 +258,16 @@ fi
 	vm_die "--record needs ORDMA NICs (not the $TOPOLOGY topology)"
 [ -z "$FWTRACE" ] || [ "$NIC_DEV" = ordma ] ||
 	vm_die "--fwtrace needs ORDMA NICs (not the $TOPOLOGY topology)"
+if [ -n "$FW_IMAGE" ]; then
+	[ "$NIC_DEV" = ordma ] || vm_die "--fw-image needs ORDMA NICs (not the $TOPOLOGY topology)"
+	[ -r "$FW_IMAGE" ] && [ -r "$FW_PUBKEY" ] ||
+		vm_die "--fw-image $FW_IMAGE, --fw-pubkey $FW_PUBKEY: not readable (make fw-image)"
+	FW_IMAGE_TOOL=$ORDMA_REPO/build/bin/ordma-fw-image
+	make -s -C "$ORDMA_REPO" fw-image-tool >/dev/null || vm_die "cannot build ordma-fw-image"
+	# what the guest's drivers must report
+	FW_IMAGE_VERSION=$("$FW_IMAGE_TOOL" info "$FW_IMAGE" | awk '$1 == "fw_version" { print $2 }')
+	[ -n "$FW_IMAGE_VERSION" ] || vm_die "--fw-image $FW_IMAGE: not an image"
+fi
 if ! [[ $RECORD_MAX_MB =~ ^[0-9]{1,4}$ ]] || [ "$RECORD_MAX_MB" -gt 4095 ]; then
 	vm_die "--record-max-mb $RECORD_MAX_MB: MiB, 0..4095 (0: 64)"
 fi
@@ -323,6 +343,8 @@ nic_args() {
 		[ "$RECORD" = 0 ] ||
 			cable+=",record=$OUT/$vm-wire$i.rec,record-max-mb=$RECORD_MAX_MB"
 		[ -z "$FWTRACE" ] || cable+=",fwtrace=$OUT/$vm/wire$i.fwtrace"
+		[ -z "$FW_IMAGE" ] ||
+			cable+=",flash=$OUT/$vm/wire$i.flash,fw-pubkey=$FW_PUBKEY"
 		if [ "$i" = 1 ]; then
 			printf '%s\n' -device "ordma,$cable,mac=$mac,serial=ORDSN0001,bus=rp$slot"
 		else
@@ -409,6 +431,13 @@ boot_node() {
 	rm -rf "$d"
 	mkdir -p "$d/guest"
 	local nics=() expect=() i
+	# each NIC's flash, holding the image in its active slot
+	if [ -n "$FW_IMAGE" ]; then
+		for i in 1 2; do
+			"$FW_IMAGE_TOOL" flash -o "$d/wire$i.flash" "$FW_IMAGE" >/dev/null ||
+				vm_die "cannot make $d/wire$i.flash"
+		done
+	fi
 	case "$TOPOLOGY:$role" in
 	single:* | smoke:*)
 		mapfile -t nics < <(nic_args 1 1 "${ports[0]}" "${ports[1]}" "$name"
@@ -431,6 +460,7 @@ boot_node() {
 		printf 'ORDMA_WIRE=%q\nORDMA_PROPS=%q\n' "$WIRE" "${VM_ORDMA_PROPS:-}"
 		printf 'ORDMA_DIAG=%q\nORDMA_PROVIDER_DIR=%q\n' "$diag" "$provider"
 		printf 'ORDMA_HOST_REQUESTS=%q\nORDMA_PCAP=%q\n' "$HOST_REQUESTS" "$PCAP"
+		printf 'ORDMA_FW_IMAGE_VERSION=%q\n' "$FW_IMAGE_VERSION"
 		if [ "$TOPOLOGY" = pair ]; then
 			printf 'ORDMA_SYNC=/mnt/sync\nORDMA_PEER_ROLE=%s\n' "$([ "$role" = A ] && echo B || echo A)"
 			printf 'ORDMA_LOCAL_IP=192.0.2.%s\nORDMA_PEER_IP=192.0.2.%s\n' \

@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ORDMA device model: the device's flash and the firmware it runs.
+ *
+ * flash=FILE is the device's non-volatile store in the format of
+ * include/linux/ordma/ordma_image.h: a header block naming the active
+ * slot, then two slots of one firmware image each.  At power-on (realize)
+ * the model boots the active slot: it reads the image into its own
+ * memory, verifies it there (structure, signing key, Ed25519 signature
+ * over header and payload with the key of fw-pubkey=FILE, board, entry
+ * table and interface versions), and only then copies the payload into a
+ * sealed memfd and dlopen()s it: no byte it did not verify is loaded, and
+ * no one can change the bytes between the check and the load.  The
+ * payload's entry table must carry the version its header announced, and
+ * its self-test must pass.  An active slot that fails any of this is
+ * given up for the other slot, which becomes the active one in the flash
+ * header (the rollback a firmware-test engineer relies on); the reasons
+ * are kept in the read-only property fw-boot-log.  With no bootable slot
+ * realize fails.
+ *
+ * Without flash= the model runs the firmware linked into it.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/error-report.h"
+#include "qapi/error.h"
+#include "qapi/visitor.h"
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+
+#include "ordma-pci.h"
+
+/* The public key file: 64 hex digits, optional trailing white space */
+static bool ordma_flash_read_pubkey(const char *path, uint8_t *key,
+                                    Error **errp)
+{
+    g_autofree char *text = NULL;
+    gsize len;
+    unsigned int i;
+
+    if (!g_file_get_contents(path, &text, &len, NULL)) {
+        error_setg(errp, "fw-pubkey=%s: cannot read the file", path);
+        return false;
+    }
+    g_strchomp(text);
+    if (strlen(text) != 2 * ORDMA_IMAGE_PUBKEY_SIZE) {
+        error_setg(errp, "fw-pubkey=%s: not %u hex digits", path,
+                   2 * ORDMA_IMAGE_PUBKEY_SIZE);
+        return false;
+    }
+    for (i = 0; i < ORDMA_IMAGE_PUBKEY_SIZE; i++) {
+        int hi = g_ascii_xdigit_value(text[2 * i]);
+        int lo = g_ascii_xdigit_value(text[2 * i + 1]);
+
+        if (hi < 0 || lo < 0) {
+            error_setg(errp, "fw-pubkey=%s: not a hex key", path);
+            return false;
+        }
+        key[i] = hi << 4 | lo;
+    }
+    return true;
+}
+
+static void ordma_flash_log(OrdmaFlash *f, const char *fmt, ...)
+    G_GNUC_PRINTF(2, 3);
+
+static void ordma_flash_log(OrdmaFlash *f, const char *fmt, ...)
+{
+    g_autofree char *msg = NULL;
+    char *log;
+    va_list ap;
+
+    va_start(ap, fmt);
+    msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    log = g_strdup_printf("%s%s%s", f->boot_log ? f->boot_log : "",
+                          f->boot_log ? "; " : "", msg);
+    g_free(f->boot_log);
+    f->boot_log = log;
+}
+
+/*
+ * The verified payload, in a memfd sealed against every change, loaded
+ * from there.  Returns the dlopen() handle or NULL (reason in *why).
+ */
+static void *ordma_flash_dlopen(const uint8_t *payload, size_t len,
+                                char **why)
+{
+    g_autofree char *path = NULL;
+    size_t done = 0;
+    void *handle;
+    int fd;
+
+    fd = memfd_create("ordma-fw", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) {
+        *why = g_strdup_printf("memfd_create: %s", strerror(errno));
+        return NULL;
+    }
+    while (done < len) {
+        ssize_t n = write(fd, payload + done, len - done);
+
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            *why = g_strdup_printf("memfd write: %s",
+                                   n < 0 ? strerror(errno) : "short");
+            close(fd);
+            return NULL;
+        }
+        done += n;
+    }
+    if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+              F_SEAL_SEAL) < 0) {
+        *why = g_strdup_printf("memfd seal: %s", strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    path = g_strdup_printf("/proc/self/fd/%d", fd);
+    handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    close(fd);
+    if (!handle) {
+        *why = g_strdup_printf("dlopen: %s", dlerror());
+    }
+    return handle;
+}
+
+/* Boot one slot: true with f->handle, f->img and f->running set */
+static bool ordma_flash_boot_slot(OrdmaFlash *f, unsigned int slot)
+{
+    uint64_t size = f->st.image_size[slot];
+    struct ordma_image_info info;
+    const struct ordma_fw_image *img;
+    g_autofree uint8_t *buf = NULL;
+    g_autofree char *why = NULL;
+    void *handle;
+    ssize_t n;
+    int err;
+
+    if (!size) {
+        ordma_flash_log(f, "slot %u: empty", slot);
+        return false;
+    }
+    buf = g_malloc(size);
+    n = pread(f->fd, buf, size,
+              ORDMA_FLASH_SLOT_OFFSET(f->st.slot_size, slot));
+    if (n < 0 || (uint64_t)n != size) {
+        ordma_flash_log(f, "slot %u: cannot read %" PRIu64 " bytes", slot,
+                        size);
+        return false;
+    }
+    err = ordma_image_verify(buf, size, f->pubkey, ORDMA_FW_BOARD_ID, &info);
+    if (err) {
+        ordma_flash_log(f, "slot %u: %s", slot, ordma_image_strerror(err));
+        return false;
+    }
+
+    handle = ordma_flash_dlopen(buf + info.payload_offset, info.payload_size,
+                                &why);
+    if (!handle) {
+        ordma_flash_log(f, "slot %u: %s", slot, why);
+        return false;
+    }
+    img = dlsym(handle, ORDMA_FW_IMAGE_SYMBOL);
+    if (!img) {
+        ordma_flash_log(f, "slot %u: no %s in the payload", slot,
+                        ORDMA_FW_IMAGE_SYMBOL);
+        goto err_close;
+    }
+    if (img->abi_major != ORDMA_FW_ABI_MAJOR ||
+        img->abi_major != info.abi_major ||
+        img->abi_minor != info.abi_minor) {
+        ordma_flash_log(f, "slot %u: entry table %u.%u, header says %u.%u, "
+                        "the device takes %u.x", slot, img->abi_major,
+                        img->abi_minor, info.abi_major, info.abi_minor,
+                        ORDMA_FW_ABI_MAJOR);
+        goto err_close;
+    }
+    if (img->fw_major != info.fw_major || img->fw_minor != info.fw_minor ||
+        img->fw_sub_minor != info.fw_sub_minor ||
+        img->fw_build != info.fw_build) {
+        ordma_flash_log(f, "slot %u: payload is firmware %u.%u.%u build %u, "
+                        "the header says %u.%u.%u build %u", slot,
+                        img->fw_major, img->fw_minor, img->fw_sub_minor,
+                        img->fw_build, info.fw_major, info.fw_minor,
+                        info.fw_sub_minor, info.fw_build);
+        goto err_close;
+    }
+    if (img->self_test() != 0) {
+        ordma_flash_log(f, "slot %u: firmware %u.%u.%u failed its self-test",
+                        slot, info.fw_major, info.fw_minor, info.fw_sub_minor);
+        goto err_close;
+    }
+    f->handle = handle;
+    f->img = img;
+    f->running = info;
+    f->running_slot = slot;
+    return true;
+
+err_close:
+    dlclose(handle);
+    return false;
+}
+
+/* The flash header block, rewritten in place */
+static bool ordma_flash_write_header(OrdmaFlash *f)
+{
+    g_autofree uint8_t *block = g_malloc0(ORDMA_FLASH_BLOCK);
+
+    f->st.generation++;
+    ordma_flash_encode(&f->st, block);
+    return pwrite(f->fd, block, ORDMA_FLASH_BLOCK, 0) == ORDMA_FLASH_BLOCK &&
+           fdatasync(f->fd) == 0;
+}
+
+bool ordma_flash_open(OrdmaState *s, Error **errp)
+{
+    OrdmaFlash *f = &s->flash;
+    g_autofree uint8_t *block = NULL;
+    unsigned int active;
+    struct stat st;
+    int err;
+
+    f->running_slot = -1;
+    if (!s->flash_path || !*s->flash_path) {
+        f->img = &ordma_fw_builtin;
+        return true;
+    }
+    if (!s->fw_pubkey_path || !*s->fw_pubkey_path) {
+        error_setg(errp, "flash=%s needs fw-pubkey=FILE, the key its "
+                   "images are signed with", s->flash_path);
+        return false;
+    }
+    if (!ordma_flash_read_pubkey(s->fw_pubkey_path, f->pubkey, errp)) {
+        return false;
+    }
+    f->fd = qemu_open(s->flash_path, O_RDWR, errp);
+    if (f->fd < 0) {
+        return false;
+    }
+    block = g_malloc0(ORDMA_FLASH_BLOCK);
+    if (fstat(f->fd, &st) < 0 ||
+        pread(f->fd, block, ORDMA_FLASH_BLOCK, 0) != ORDMA_FLASH_BLOCK) {
+        error_setg(errp, "flash=%s: cannot read its header", s->flash_path);
+        goto err_close;
+    }
+    err = ordma_flash_parse(block, ORDMA_FLASH_BLOCK, st.st_size, &f->st);
+    if (err) {
+        error_setg(errp, "flash=%s: %s", s->flash_path,
+                   ordma_image_strerror(err));
+        goto err_close;
+    }
+
+    active = f->st.active;
+    if (!ordma_flash_boot_slot(f, active)) {
+        if (!ordma_flash_boot_slot(f, !active)) {
+            error_setg(errp, "flash=%s: no bootable firmware: %s",
+                       s->flash_path, f->boot_log);
+            goto err_close;
+        }
+        /* Rolled back: the slot that booted is the active one now. */
+        warn_report("%s: %s; booted slot %u", s->ident, f->boot_log,
+                    !active);
+        f->st.active = !active;
+        if (f->st.pending == f->st.active) {
+            f->st.pending = ORDMA_FLASH_NO_SLOT;
+        }
+        if (!ordma_flash_write_header(f)) {
+            warn_report("%s: flash=%s: the new active slot could not be "
+                        "written", s->ident, s->flash_path);
+        }
+    }
+    return true;
+
+err_close:
+    close(f->fd);
+    f->fd = -1;
+    return false;
+}
+
+void ordma_flash_close(OrdmaState *s)
+{
+    OrdmaFlash *f = &s->flash;
+
+    if (f->handle) {
+        dlclose(f->handle);
+        f->handle = NULL;
+    }
+    f->img = NULL;
+    if (f->fd >= 0) {
+        close(f->fd);
+        f->fd = -1;
+    }
+    g_free(f->boot_log);
+    f->boot_log = NULL;
+}
+
+static void ordma_flash_get_version(Object *obj, Visitor *v,
+                                    const char *name, void *opaque,
+                                    Error **errp)
+{
+    OrdmaState *s = ORDMA_PCI(obj);
+    const struct ordma_fw_image *img = s->flash.img ?: &ordma_fw_builtin;
+    g_autofree char *version = g_strdup_printf("%u.%u.%u", img->fw_major,
+                                               img->fw_minor,
+                                               img->fw_sub_minor);
+
+    visit_type_str(v, name, &version, errp);
+}
+
+static void ordma_flash_get_slot(Object *obj, Visitor *v, const char *name,
+                                 void *opaque, Error **errp)
+{
+    int32_t slot = ORDMA_PCI(obj)->flash.running_slot;
+
+    visit_type_int32(v, name, &slot, errp);
+}
+
+static void ordma_flash_get_boot_log(Object *obj, Visitor *v,
+                                     const char *name, void *opaque,
+                                     Error **errp)
+{
+    OrdmaState *s = ORDMA_PCI(obj);
+    g_autofree char *log = g_strdup(s->flash.boot_log ?: "");
+
+    visit_type_str(v, name, &log, errp);
+}
+
+void ordma_flash_class_init(ObjectClass *klass)
+{
+    object_class_property_add(klass, "fw-version", "str",
+                              ordma_flash_get_version, NULL, NULL, NULL);
+    object_class_property_set_description(klass, "fw-version",
+        "version of the firmware running (read only)");
+    object_class_property_add(klass, "fw-slot", "int32",
+                              ordma_flash_get_slot, NULL, NULL, NULL);
+    object_class_property_set_description(klass, "fw-slot",
+        "flash slot of the firmware running, -1 for the built-in one "
+        "(read only)");
+    object_class_property_add(klass, "fw-boot-log", "str",
+                              ordma_flash_get_boot_log, NULL, NULL, NULL);
+    object_class_property_set_description(klass, "fw-boot-log",
+        "why flash slots were refused at power-on (read only)");
+}
