@@ -20,38 +20,9 @@
 
 #include <linux/ordma/ordma_image.h>
 
-enum ordma_image_error {
-	ORDMA_IMAGE_OK = 0,
-	/* the image: structure */
-	ORDMA_IMAGE_TRUNCATED,		/* shorter than its header says */
-	ORDMA_IMAGE_BAD_MAGIC,
-	ORDMA_IMAGE_BAD_FORMAT,
-	ORDMA_IMAGE_BAD_HEADER,		/* header_size, reserved, board_id, length */
-	ORDMA_IMAGE_TOO_LARGE,		/* payload > ORDMA_IMAGE_MAX_PAYLOAD */
-	ORDMA_IMAGE_BAD_SIG_TYPE,
-	/* the image: signature */
-	ORDMA_IMAGE_UNKNOWN_KEY,	/* key_id is not the key's */
-	ORDMA_IMAGE_BAD_SIGNATURE,
-	/* the image: does it fit this device */
-	ORDMA_IMAGE_WRONG_BOARD,
-	ORDMA_IMAGE_BAD_ABI,
-	ORDMA_IMAGE_BAD_INTERFACE,
-	/* building */
-	ORDMA_IMAGE_BAD_ARGUMENT,
-	ORDMA_IMAGE_NO_MEMORY,
-	ORDMA_IMAGE_CRYPTO_FAILED,	/* libsodium failed to initialise or sign */
-	/* the flash header */
-	ORDMA_FLASH_TRUNCATED,		/* block or file too short */
-	ORDMA_FLASH_BAD_MAGIC,
-	ORDMA_FLASH_BAD_FORMAT,
-	ORDMA_FLASH_BAD_HEADER,		/* reserved field set */
-	ORDMA_FLASH_BAD_SLOT_SIZE,
-	ORDMA_FLASH_BAD_ACTIVE,
-	ORDMA_FLASH_BAD_PENDING,
-	ORDMA_FLASH_BAD_IMAGE_SIZE,	/* larger than its slot */
-
-	ORDMA_IMAGE_ERRORS
-};
+/* enum ordma_image_error is in <linux/ordma/ordma_image.h>: FLASH_COMMIT
+ * reports it to the driver.
+ */
 
 /* A short fixed message for an enum ordma_image_error */
 const char *ordma_image_strerror(int err);

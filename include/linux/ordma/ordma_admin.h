@@ -37,6 +37,11 @@ enum ordma_cmd_opcode {
 	ORDMA_CMD_CREATE_ETH_RING	= 0x0a,
 	ORDMA_CMD_DESTROY_ETH_RING	= 0x0b,
 	ORDMA_CMD_INJECT_FAULT		= 0x0c,
+	/* Firmware update (ORDMA_DEV_CAP_FLASH) */
+	ORDMA_CMD_FLASH_WRITE		= 0x0d,
+	ORDMA_CMD_FLASH_COMMIT		= 0x0e,
+	ORDMA_CMD_QUERY_FLASH		= 0x0f,
+	ORDMA_CMD_FW_ACTIVATE		= 0x16,
 	ORDMA_CMD_ADD_GID		= 0x10,
 	ORDMA_CMD_DEL_GID		= 0x11,
 	ORDMA_CMD_ALLOC_UCTX		= 0x12,
@@ -158,6 +163,66 @@ struct ordma_cmd_inject_fault {
 	__le32	count;
 	__le32	arg;
 };
+
+/*
+ * Firmware update (ORDMA_DEV_CAP_FLASH).  FLASH_WRITE hands the device a
+ * firmware image (<linux/ordma/ordma_image.h>) in order, up to
+ * ORDMA_AQ_MAX_BUF bytes a command: offset is the number of bytes
+ * written before, and 0 starts a new image.  FLASH_COMMIT ends it: the
+ * device checks the image (size, structure, signing key, signature,
+ * board, entry-table and interface versions) and stores it in the slot
+ * that is not running, which becomes the pending slot.  The image that
+ * runs is never written.  A refused image completes FLASH_COMMIT with
+ * BAD_PARAM and its enum ordma_image_error (firmware/image/) as the
+ * syndrome; the pending slot, if any, is kept.  FW_ACTIVATE makes the
+ * pending slot run from the next reset (CTRL.RESET or a function level
+ * reset); if its image does not boot there, the device runs the image
+ * it ran before.  QUERY_FLASH (struct ordma_cmd_query_buf, port 0)
+ * writes struct ordma_flash_info.
+ */
+struct ordma_cmd_flash_write {
+	__le64	buf_addr;		/* DMA address, 8-byte aligned */
+	__le32	buf_len;		/* 1..ORDMA_AQ_MAX_BUF */
+	__le32	offset;			/* bytes of the image written before */
+};
+
+struct ordma_cmd_flash_commit {
+	__le32	image_size;		/* bytes written in all */
+};
+
+enum ordma_flash_slot_state {
+	ORDMA_FLASH_SLOT_EMPTY		= 0,
+	ORDMA_FLASH_SLOT_VALID		= 1,	/* an image that verifies */
+	ORDMA_FLASH_SLOT_INVALID	= 2,	/* an image that does not */
+};
+
+enum ordma_flash_activation {
+	ORDMA_FLASH_ACTIVATION_NONE	= 0,
+	ORDMA_FLASH_ACTIVATION_REQUESTED = 1,	/* at the next reset */
+	ORDMA_FLASH_ACTIVATION_DONE	= 2,	/* the pending slot runs */
+	ORDMA_FLASH_ACTIVATION_ROLLED_BACK = 3,	/* it did not boot */
+};
+
+struct ordma_flash_slot_info {
+	__le32	state;			/* enum ordma_flash_slot_state */
+	__le16	fw_major;		/* of a VALID slot's image */
+	__le16	fw_minor;
+	__le16	fw_sub_minor;
+	__le16	reserved_a;
+	__le32	fw_build;
+};
+
+struct ordma_flash_info {
+	__le32	running;		/* slot of the running firmware, or
+					 * ORDMA_FLASH_NO_SLOT: built in
+					 */
+	__le32	active;			/* slot booted at power-on */
+	__le32	pending;		/* or ORDMA_FLASH_NO_SLOT */
+	__le32	activation;		/* enum ordma_flash_activation */
+	struct ordma_flash_slot_info slot[2];
+};
+
+#define ORDMA_FLASH_INFO_SIZE		48
 
 enum ordma_eq_type {
 	ORDMA_EQ_TYPE_ASYNC		= 0,	/* one per device, vector 0 */
@@ -468,6 +533,8 @@ struct ordma_aq_cmd {
 		struct ordma_cmd_alloc_mw	alloc_mw;
 		struct ordma_cmd_mcast		mcast;
 		struct ordma_cmd_inject_fault	inject_fault;
+		struct ordma_cmd_flash_write	flash_write;
+		struct ordma_cmd_flash_commit	flash_commit;
 		__u8				raw[56];
 	};
 };
@@ -539,6 +606,7 @@ struct ordma_aq_comp {
 #define ORDMA_DEV_CAP_FLUSH		BIT(10)	/* FLUSH WQE, global + persistent */
 #define ORDMA_DEV_CAP_ATOMIC_WRITE	BIT(11)	/* ATOMIC_WRITE WQE */
 #define ORDMA_DEV_CAP_FAULT_INJECT	BIT(12)	/* INJECT_FAULT */
+#define ORDMA_DEV_CAP_FLASH		BIT(13)	/* FLASH_*, QUERY_FLASH, FW_ACTIVATE */
 
 struct ordma_device_caps {
 	__be64	node_guid;		/* EUI-64 of the factory MAC */
@@ -997,6 +1065,11 @@ static_assert(sizeof(struct ordma_qp_attr) == 72, "qp_attr");
 static_assert(sizeof(struct ordma_cmd_create_ah) == 48, "cmd_create_ah");
 static_assert(sizeof(struct ordma_cmd_mcast) == 32, "cmd_mcast");
 static_assert(sizeof(struct ordma_cmd_inject_fault) == 12, "cmd_inject_fault");
+static_assert(sizeof(struct ordma_cmd_flash_write) == 16, "cmd_flash_write");
+static_assert(sizeof(struct ordma_cmd_flash_commit) == 4, "cmd_flash_commit");
+static_assert(sizeof(struct ordma_flash_slot_info) == 16, "flash_slot_info");
+static_assert(sizeof(struct ordma_flash_info) == ORDMA_FLASH_INFO_SIZE,
+	      "flash_info");
 static_assert(sizeof(struct ordma_aq_cmd) == ORDMA_AQ_CMD_SIZE, "aq_cmd");
 static_assert(sizeof(struct ordma_comp_query_fw) == 16, "comp_query_fw");
 static_assert(sizeof(struct ordma_comp_handle) == 8, "comp_handle");

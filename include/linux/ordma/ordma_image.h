@@ -72,6 +72,45 @@ struct ordma_image_header {
 #define ORDMA_IMAGE_SIZE(payload) \
 	(sizeof(struct ordma_image_header) + (payload) + ORDMA_IMAGE_SIG_SIZE)
 
+/*
+ * Why an image (or a flash header) is refused: the checks in the order
+ * the device makes them.  FLASH_COMMIT reports the value as its
+ * BAD_PARAM syndrome; the *_ARGUMENT, *_MEMORY and *_CRYPTO values are
+ * the image library's own (firmware/image/).
+ */
+enum ordma_image_error {
+	ORDMA_IMAGE_OK = 0,
+	/* the image: structure */
+	ORDMA_IMAGE_TRUNCATED,		/* shorter than its header says */
+	ORDMA_IMAGE_BAD_MAGIC,
+	ORDMA_IMAGE_BAD_FORMAT,
+	ORDMA_IMAGE_BAD_HEADER,		/* header_size, reserved, board_id, length */
+	ORDMA_IMAGE_TOO_LARGE,		/* payload > ORDMA_IMAGE_MAX_PAYLOAD */
+	ORDMA_IMAGE_BAD_SIG_TYPE,
+	/* the image: signature */
+	ORDMA_IMAGE_UNKNOWN_KEY,	/* key_id is not the key's */
+	ORDMA_IMAGE_BAD_SIGNATURE,
+	/* the image: does it fit this device */
+	ORDMA_IMAGE_WRONG_BOARD,
+	ORDMA_IMAGE_BAD_ABI,
+	ORDMA_IMAGE_BAD_INTERFACE,
+	/* building (the library, not the device) */
+	ORDMA_IMAGE_BAD_ARGUMENT,
+	ORDMA_IMAGE_NO_MEMORY,
+	ORDMA_IMAGE_CRYPTO_FAILED,	/* libsodium failed to initialise or sign */
+	/* the flash header */
+	ORDMA_FLASH_TRUNCATED,		/* block or file too short */
+	ORDMA_FLASH_BAD_MAGIC,
+	ORDMA_FLASH_BAD_FORMAT,
+	ORDMA_FLASH_BAD_HEADER,		/* reserved field set */
+	ORDMA_FLASH_BAD_SLOT_SIZE,
+	ORDMA_FLASH_BAD_ACTIVE,
+	ORDMA_FLASH_BAD_PENDING,
+	ORDMA_FLASH_BAD_IMAGE_SIZE,	/* larger than its slot */
+
+	ORDMA_IMAGE_ERRORS
+};
+
 /* ------------------------------------------------------------------ */
 /* Flash                                                               */
 /* ------------------------------------------------------------------ */
