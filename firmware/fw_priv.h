@@ -275,6 +275,12 @@ struct fw_faults {
 	uint64_t injected[ORDMA_FAULTS];	/* QUERY_STATS fault_injected */
 };
 
+/* An image FLASH_WRITE is handing to the flash */
+struct fw_flash {
+	bool writing;
+	uint32_t written;		/* bytes so far */
+};
+
 struct ordma_fw {
 	struct ordma_hal_ops hal;
 	void *hal_ctx;
@@ -290,6 +296,7 @@ struct ordma_fw {
 	struct fw_port_stats stats;
 	struct fw_health health;
 	struct fw_faults faults;
+	struct fw_flash flash;
 	struct fw_tp_stats tp;		/* transport engine counters */
 	struct fw_tp_timers *tp_timers;	/* QP deadlines (fw_transport.c) */
 	/* QPs the timer callbacks examined, since the device was created:

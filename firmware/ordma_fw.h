@@ -122,6 +122,21 @@ struct ordma_fw_trace {
 	uint8_t status;
 };
 
+/* What a device's flash holds (struct ordma_flash_info, in CPU order) */
+struct ordma_fw_flash_info {
+	uint32_t running;		/* slot, or ORDMA_FLASH_NO_SLOT */
+	uint32_t active;
+	uint32_t pending;		/* or ORDMA_FLASH_NO_SLOT */
+	uint32_t activation;		/* enum ordma_flash_activation */
+	struct {
+		uint32_t state;		/* enum ordma_flash_slot_state */
+		uint16_t fw_major;
+		uint16_t fw_minor;
+		uint16_t fw_sub_minor;
+		uint32_t fw_build;
+	} slot[2];
+};
+
 struct ordma_hal_ops {
 	/* DMA between device and host memory; 0 on success, -1 on a
 	 * bus/IOMMU error.
@@ -154,6 +169,21 @@ struct ordma_hal_ops {
 	 * looked at when the device is created: NULL costs nothing.
 	 */
 	void (*trace)(void *ctx, const struct ordma_fw_trace *rec);
+	/*
+	 * Optional, all four or none: the device's flash, which checks and
+	 * stores firmware images (ORDMA_DEV_CAP_FLASH; hw-reference,
+	 * "Firmware update").  flash_write stores bytes [off, off + len) of
+	 * the image being written: 0, or -1 if they would not fit a slot.
+	 * flash_commit checks the len-byte image and makes it the pending
+	 * slot: 0, or why it refused it (enum ordma_image_error).
+	 * flash_query describes the flash.  flash_activate: the pending
+	 * slot runs from the next reset; 0, or -1 if no slot is pending.
+	 */
+	int (*flash_write)(void *ctx, uint32_t off, const void *data,
+			   uint32_t len);
+	int (*flash_commit)(void *ctx, uint32_t len);
+	void (*flash_query)(void *ctx, struct ordma_fw_flash_info *info);
+	int (*flash_activate)(void *ctx);
 };
 
 /*

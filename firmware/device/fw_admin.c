@@ -66,6 +66,13 @@ static const struct fw_cmd_desc fw_cmds[] = {
 		 fw_cmd_destroy_eth_ring) },
 	{ FW_CMD(INJECT_FAULT, sizeof(struct ordma_cmd_inject_fault),
 		 fw_cmd_inject_fault) },
+	{ FW_CMD(FLASH_WRITE, sizeof(struct ordma_cmd_flash_write),
+		 fw_cmd_flash_write) },
+	{ FW_CMD(FLASH_COMMIT, sizeof(struct ordma_cmd_flash_commit),
+		 fw_cmd_flash_commit) },
+	{ FW_CMD(QUERY_FLASH, sizeof(struct ordma_cmd_query_buf),
+		 fw_cmd_query_flash) },
+	{ FW_CMD(FW_ACTIVATE, 0, fw_cmd_fw_activate) },
 	{ FW_CMD(ADD_GID, sizeof(struct ordma_cmd_add_gid), fw_cmd_add_gid),
 	  .reserved = { FW_RESERVED(add_gid.reserved_5),
 			FW_RESERVED(add_gid.reserved_30) } },
@@ -186,6 +193,8 @@ static void fw_fill_device_caps(const struct ordma_fw *fw,
 				      ORDMA_DEV_CAP_ATOMIC_WRITE);
 	caps->cap_flags |= cpu_to_le32(ORDMA_DEV_CAP_GSI | ORDMA_DEV_CAP_MCAST |
 				       ORDMA_DEV_CAP_FAULT_INJECT);
+	if (fw_has_flash(fw))
+		caps->cap_flags |= cpu_to_le32(ORDMA_DEV_CAP_FLASH);
 	caps->max_mcast_grp = cpu_to_le32(FW_CAP_MAX_MCAST_GRP);
 	caps->max_mcast_qp_attach = cpu_to_le32(FW_CAP_MAX_MCAST_QP_ATTACH);
 	caps->max_total_mcast_qp_attach =

@@ -131,6 +131,7 @@ static void fw_reset_state(struct ordma_fw *fw)
 	fw_mcast_reset(fw);
 	fw_resources_reset(fw);
 	fw_fault_reset(fw);
+	fw_flash_reset(fw);
 }
 
 void ordma_fw_reset(struct ordma_fw *fw)

@@ -23,6 +23,14 @@ uint8_t fw_cmd_inject_fault(struct ordma_fw *fw, struct fw_cmd *c);
 void fw_fault_commit(struct ordma_fw *fw);
 void fw_fault_reset(struct ordma_fw *fw);
 
+/* fw_flash.c: firmware update, through the HAL's flash */
+bool fw_has_flash(const struct ordma_fw *fw);
+uint8_t fw_cmd_flash_write(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_flash_commit(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_query_flash(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_fw_activate(struct ordma_fw *fw, struct fw_cmd *c);
+void fw_flash_reset(struct ordma_fw *fw);
+
 /* fw_admin.c */
 void fw_admin_reset(struct ordma_fw *fw);
 void fw_admin_doorbell(struct ordma_fw *fw, uint32_t val);

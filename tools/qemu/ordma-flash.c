@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 
 #include "ordma-pci.h"
+#include "replay/ordma_rec.h"
 
 /* The public key file: 64 hex digits, optional trailing white space */
 static bool ordma_flash_read_pubkey(const char *path, uint8_t *key,
@@ -126,33 +127,56 @@ static void *ordma_flash_dlopen(const uint8_t *payload, size_t len,
     return handle;
 }
 
-/* Boot one slot: true with f->handle, f->img and f->running set */
-static bool ordma_flash_boot_slot(OrdmaFlash *f, unsigned int slot)
+/*
+ * Read a slot's image into memory of the model's own and verify it
+ * there; the slot's state follows.  Returns the image (g_free() it) or
+ * NULL, with the reason logged.
+ */
+static uint8_t *ordma_flash_read_slot(OrdmaFlash *f, unsigned int slot,
+                                      struct ordma_image_info *info)
 {
     uint64_t size = f->st.image_size[slot];
-    struct ordma_image_info info;
-    const struct ordma_fw_image *img;
-    g_autofree uint8_t *buf = NULL;
-    g_autofree char *why = NULL;
-    void *handle;
+    uint8_t *buf;
     ssize_t n;
     int err;
 
+    f->slot[slot].state = ORDMA_FLASH_SLOT_EMPTY;
     if (!size) {
         ordma_flash_log(f, "slot %u: empty", slot);
-        return false;
+        return NULL;
     }
+    f->slot[slot].state = ORDMA_FLASH_SLOT_INVALID;
     buf = g_malloc(size);
     n = pread(f->fd, buf, size,
               ORDMA_FLASH_SLOT_OFFSET(f->st.slot_size, slot));
     if (n < 0 || (uint64_t)n != size) {
         ordma_flash_log(f, "slot %u: cannot read %" PRIu64 " bytes", slot,
                         size);
-        return false;
+        g_free(buf);
+        return NULL;
     }
-    err = ordma_image_verify(buf, size, f->pubkey, ORDMA_FW_BOARD_ID, &info);
+    err = ordma_image_verify(buf, size, f->pubkey, ORDMA_FW_BOARD_ID, info);
     if (err) {
         ordma_flash_log(f, "slot %u: %s", slot, ordma_image_strerror(err));
+        g_free(buf);
+        return NULL;
+    }
+    f->slot[slot].state = ORDMA_FLASH_SLOT_VALID;
+    f->slot[slot].info = *info;
+    return buf;
+}
+
+/* Boot one slot: true with f->handle, f->img and f->running set */
+static bool ordma_flash_boot_slot(OrdmaFlash *f, unsigned int slot)
+{
+    struct ordma_image_info info;
+    const struct ordma_fw_image *img;
+    g_autofree uint8_t *buf = NULL;
+    g_autofree char *why = NULL;
+    void *handle;
+
+    buf = ordma_flash_read_slot(f, slot, &info);
+    if (!buf) {
         return false;
     }
 
@@ -253,6 +277,10 @@ bool ordma_flash_open(OrdmaState *s, Error **errp)
     }
 
     active = f->st.active;
+    /* what QUERY_FLASH reports of the slot that does not boot */
+    g_free(ordma_flash_read_slot(f, !active, &(struct ordma_image_info){}));
+    g_free(f->boot_log);
+    f->boot_log = NULL;
     if (!ordma_flash_boot_slot(f, active)) {
         if (!ordma_flash_boot_slot(f, !active)) {
             error_setg(errp, "flash=%s: no bootable firmware: %s",
@@ -279,6 +307,190 @@ err_close:
     return false;
 }
 
+/* ------------------------------------------------------------------ */
+/* Firmware update: the HAL's flash operations (under fw_lock)          */
+/* ------------------------------------------------------------------ */
+
+/* The largest image a slot takes */
+static uint64_t ordma_flash_max_image(const OrdmaFlash *f)
+{
+    return MIN((uint64_t)f->st.slot_size,
+               ORDMA_IMAGE_SIZE((uint64_t)ORDMA_IMAGE_MAX_PAYLOAD));
+}
+
+static int ordma_flash_hal_write(void *ctx, uint32_t off, const void *data,
+                                 uint32_t len)
+{
+    OrdmaFlash *f = &((OrdmaState *)ctx)->flash;
+
+    if ((uint64_t)off + len > ordma_flash_max_image(f)) {
+        return -1;
+    }
+    if (!off) {
+        f->stage_len = 0;
+    }
+    /* the firmware writes in order; the model holds it to that too */
+    if (off != f->stage_len) {
+        return -1;
+    }
+    f->stage = g_realloc(f->stage, (size_t)off + len);
+    memcpy(f->stage + off, data, len);
+    f->stage_len = off + len;
+    return 0;
+}
+
+/*
+ * The image is checked as at power-on, then written to the slot that
+ * does not run, which becomes the pending one.  Returns 0 or an enum
+ * ordma_image_error.
+ */
+static int ordma_flash_hal_commit(void *ctx, uint32_t len)
+{
+    OrdmaState *s = ctx;
+    OrdmaFlash *f = &s->flash;
+    unsigned int slot = f->running_slot == 0 ? 1 : 0;
+    g_autofree uint8_t *image = f->stage;
+    struct ordma_image_info info;
+    uint32_t staged = f->stage_len;
+    ssize_t n;
+    int err;
+
+    f->stage = NULL;
+    f->stage_len = 0;
+    if (len != staged) {
+        return ORDMA_IMAGE_TRUNCATED;
+    }
+    err = ordma_image_verify(image, len, f->pubkey, ORDMA_FW_BOARD_ID,
+                             &info);
+    if (err) {
+        warn_report("%s: flash: image refused: %s", s->ident,
+                    ordma_image_strerror(err));
+        return err;
+    }
+    n = pwrite(f->fd, image, len,
+               ORDMA_FLASH_SLOT_OFFSET(f->st.slot_size, slot));
+    if (n < 0 || (uint32_t)n != len || fdatasync(f->fd)) {
+        /* the slot's old image is gone too */
+        f->st.image_size[slot] = 0;
+        f->slot[slot].state = ORDMA_FLASH_SLOT_EMPTY;
+        if (f->st.pending == slot) {
+            f->st.pending = ORDMA_FLASH_NO_SLOT;
+        }
+        ordma_flash_write_header(f);
+        error_report("%s: flash: cannot write slot %u", s->ident, slot);
+        return ORDMA_IMAGE_NO_MEMORY;
+    }
+    f->st.image_size[slot] = len;
+    f->st.pending = slot;
+    f->slot[slot].state = ORDMA_FLASH_SLOT_VALID;
+    f->slot[slot].info = info;
+    if (!ordma_flash_write_header(f)) {
+        error_report("%s: flash: cannot write its header", s->ident);
+    }
+    return 0;
+}
+
+static void ordma_flash_hal_query(void *ctx, struct ordma_fw_flash_info *fi)
+{
+    OrdmaFlash *f = &((OrdmaState *)ctx)->flash;
+    unsigned int i;
+
+    memset(fi, 0, sizeof(*fi));
+    fi->running = f->running_slot < 0 ? ORDMA_FLASH_NO_SLOT :
+                  (uint32_t)f->running_slot;
+    fi->active = f->st.active;
+    fi->pending = f->st.pending;
+    fi->activation = f->activation;
+    for (i = 0; i < ORDMA_FLASH_SLOTS; i++) {
+        fi->slot[i].state = f->slot[i].state;
+        if (f->slot[i].state != ORDMA_FLASH_SLOT_VALID) {
+            continue;
+        }
+        fi->slot[i].fw_major = f->slot[i].info.fw_major;
+        fi->slot[i].fw_minor = f->slot[i].info.fw_minor;
+        fi->slot[i].fw_sub_minor = f->slot[i].info.fw_sub_minor;
+        fi->slot[i].fw_build = f->slot[i].info.fw_build;
+    }
+}
+
+static int ordma_flash_hal_activate(void *ctx)
+{
+    OrdmaFlash *f = &((OrdmaState *)ctx)->flash;
+
+    if (f->st.pending == ORDMA_FLASH_NO_SLOT) {
+        return -1;
+    }
+    f->activate_requested = true;
+    f->activation = ORDMA_FLASH_ACTIVATION_REQUESTED;
+    return 0;
+}
+
+void ordma_flash_hal_ops(OrdmaState *s, struct ordma_hal_ops *hal)
+{
+    if (s->flash.fd < 0) {
+        return;
+    }
+    hal->flash_write = ordma_flash_hal_write;
+    hal->flash_commit = ordma_flash_hal_commit;
+    hal->flash_query = ordma_flash_hal_query;
+    hal->flash_activate = ordma_flash_hal_activate;
+}
+
+void ordma_flash_switch(OrdmaState *s)
+{
+    OrdmaFlash *f = &s->flash;
+    int from = f->running_slot;
+    unsigned int to = f->st.pending;
+
+    f->activate_requested = false;
+    if (to == ORDMA_FLASH_NO_SLOT || from < 0) {
+        return;
+    }
+    /*
+     * The firmware that runs goes, and its code with it: the loader
+     * knows an object by the name it was opened by, and a new payload's
+     * /proc/self/fd/N may be the old one's name.
+     */
+    ordma_rec_destroy(s->rec);
+    s->rec = NULL;
+    dlclose(f->handle);
+    f->handle = NULL;
+    f->img = NULL;
+    g_free(f->boot_log);
+    f->boot_log = NULL;
+    f->st.pending = ORDMA_FLASH_NO_SLOT;
+    if (ordma_flash_boot_slot(f, to)) {
+        f->st.active = to;
+        f->activation = ORDMA_FLASH_ACTIVATION_DONE;
+        info_report("%s: firmware %u.%u.%u (slot %u) runs", s->ident,
+                    f->running.fw_major, f->running.fw_minor,
+                    f->running.fw_sub_minor, to);
+    } else {
+        f->activation = ORDMA_FLASH_ACTIVATION_ROLLED_BACK;
+        warn_report("%s: %s; slot %d runs again", s->ident, f->boot_log,
+                    from);
+        if (!ordma_flash_boot_slot(f, from)) {
+            /* the image that ran a moment ago: should never happen */
+            error_report("%s: %s; the built-in firmware runs", s->ident,
+                         f->boot_log);
+            f->img = &ordma_fw_builtin;
+            f->running_slot = -1;
+        }
+    }
+    if (!ordma_flash_write_header(f)) {
+        warn_report("%s: the flash header could not be written", s->ident);
+    }
+    /* a new device behind the same HAL; a recording ends here */
+    s->rec = ordma_rec_create_image(f->img, &s->hal, s, &s->fw_cfg, NULL);
+    if (!s->rec) {
+        error_report("%s: the new firmware refused the configuration; "
+                     "the built-in firmware runs", s->ident);
+        s->rec = ordma_rec_create_image(&ordma_fw_builtin, &s->hal, s,
+                                        &s->fw_cfg, NULL);
+        assert(s->rec);
+    }
+}
+
 void ordma_flash_close(OrdmaState *s)
 {
     OrdmaFlash *f = &s->flash;
@@ -294,6 +506,8 @@ void ordma_flash_close(OrdmaState *s)
     }
     g_free(f->boot_log);
     f->boot_log = NULL;
+    g_free(f->stage);
+    f->stage = NULL;
 }
 
 static void ordma_flash_get_version(Object *obj, Visitor *v,

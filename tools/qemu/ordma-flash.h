@@ -14,6 +14,16 @@
 #include "ordma_fw.h"
 #include "image/ordma_image.h"
 
+/* What the model knows of a slot's image */
+typedef struct OrdmaFlashSlot {
+    uint32_t state;                 /* enum ordma_flash_slot_state */
+    struct ordma_image_info info;   /* of a VALID slot */
+} OrdmaFlashSlot;
+
+/*
+ * Under the device's fw_lock once realized: the flash HAL calls come
+ * from the firmware, the switch at reset from ordma_fw_leave().
+ */
 typedef struct OrdmaFlash {
     int fd;                         /* the flash file, or -1 */
     uint8_t pubkey[ORDMA_IMAGE_PUBKEY_SIZE];
@@ -23,6 +33,11 @@ typedef struct OrdmaFlash {
     int running_slot;               /* -1: the built-in firmware */
     struct ordma_image_info running;    /* header of the running image */
     char *boot_log;                 /* why slots were refused at boot */
+    OrdmaFlashSlot slot[ORDMA_FLASH_SLOTS];
+    uint8_t *stage;                 /* the image FLASH_WRITE hands over */
+    uint32_t stage_len;
+    uint32_t activation;            /* enum ordma_flash_activation */
+    bool activate_requested;        /* FW_ACTIVATE: switch at reset */
 } OrdmaFlash;
 
 struct OrdmaState;
@@ -37,5 +52,14 @@ void ordma_flash_class_init(ObjectClass *klass);
 bool ordma_flash_open(struct OrdmaState *s, Error **errp);
 /* Once the firmware is destroyed: unloads its code */
 void ordma_flash_close(struct OrdmaState *s);
+/* The HAL's flash operations, if the device has a flash */
+void ordma_flash_hal_ops(struct OrdmaState *s, struct ordma_hal_ops *hal);
+/*
+ * A reset after FW_ACTIVATE: the firmware that runs is destroyed and
+ * the pending slot's booted in its place, or the slot that ran before
+ * if it does not boot.  From ordma_fw_leave(), with fw_lock held and no
+ * firmware call in progress.
+ */
+void ordma_flash_switch(struct OrdmaState *s);
 
 #endif

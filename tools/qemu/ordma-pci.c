@@ -215,12 +215,18 @@ void ordma_fw_leave(OrdmaState *s)
     uint64_t vectors;
     bool rx_deferred;
 
-    while (s->reset_pending || s->link_pending) {
+    while (s->reset_pending || s->link_pending || s->flash_switch_pending) {
         bool reset = s->reset_pending;
+        bool flash_switch = s->flash_switch_pending;
 
         s->reset_pending = false;
         s->link_pending = false;
-        if (reset) {
+        s->flash_switch_pending = false;
+        if (flash_switch) {
+            /* a new firmware, fresh from its reset */
+            ordma_flash_switch(s);
+            s->rx_deferred = true;
+        } else if (reset) {
             ordma_rec_reset(s->rec);
             s->rx_deferred = true;
         }
@@ -477,6 +483,11 @@ static MemTxResult ordma_reg_write(void *opaque, hwaddr addr, uint64_t data,
         return MEMTX_ERROR;
     }
     ordma_rec_reg_write(s->rec, addr, data, size);
+    /* CTRL.RESET after FW_ACTIVATE runs the pending image */
+    if (addr == ORDMA_REG_CTRL && (data & ORDMA_CTRL_RESET) &&
+        s->flash.activate_requested) {
+        s->flash_switch_pending = true;
+    }
     ordma_fw_leave(s);
     ordma_rx_kick(s);
     return MEMTX_OK;
@@ -719,10 +730,13 @@ static void ordma_reset(DeviceState *dev)
     s->msix_held = 0;
     if (!ordma_fw_enter(s, "reset")) {
         s->reset_pending = true;
+        s->flash_switch_pending |= s->flash.activate_requested;
         return;
     }
     ordma_rec_reset(s->rec);
     ordma_rec_set_link(s->rec, ordma_link_up(s));
+    /* a function level reset after FW_ACTIVATE runs the pending image */
+    s->flash_switch_pending |= s->flash.activate_requested;
     ordma_fw_leave(s);
     s->rx_refused = true;
     ordma_rx_kick(s);
@@ -893,12 +907,15 @@ static void ordma_realize(PCIDevice *pdev, Error **errp)
     if (s->fwtrace.ready) {
         s->hal.trace = ordma_fwtrace_record;
     }
+    s->fw_cfg = cfg;
     if (!ordma_cable_open(s, errp)) {
         goto err_cable;
     }
     if (!ordma_flash_open(s, errp)) {
         goto err_flash;
     }
+    /* flash=: firmware update through the flash */
+    ordma_flash_hal_ops(s, &s->hal);
     qemu_mutex_init(&s->fw_lock);
     if (s->record && *s->record) {
         struct ordma_rec_opts opts = {

@@ -204,6 +204,8 @@ struct OrdmaState {
     bool rx_refused;        /* the firmware said it cannot take frames */
     bool reset_pending;
     bool link_pending;
+    bool flash_switch_pending;      /* a reset after FW_ACTIVATE */
+    struct ordma_fw_config fw_cfg;  /* the firmware is created with */
 
     OrdmaCable cable;
     OrdmaPcap pcap;                 /* pcap=: the port's capture */

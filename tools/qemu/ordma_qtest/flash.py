@@ -11,9 +11,20 @@ import struct
 import subprocess
 import tempfile
 
-from .common import REPO, QTest, enabled_function, tap
+from .common import (
+    BUF, CTRL_RESET, REG_CTRL, REPO, QTest, enabled_function, tap)
 
 CMD_QUERY_FW = 0x01
+CMD_QUERY_DEVICE = 0x02
+CMD_FLASH_WRITE, CMD_FLASH_COMMIT, CMD_QUERY_FLASH = 0x0d, 0x0e, 0x0f
+CMD_FW_ACTIVATE = 0x16
+CAP_FLASH = 1 << 13
+CAP_FLAGS_AT = 44            # struct ordma_device_caps.cap_flags
+STATUS_OK, STATUS_BAD_PARAM, STATUS_BAD_STATE = 0, 2, 5
+IMAGE_BAD_SIGNATURE = 8      # enum ordma_image_error
+NO_SLOT = 0xffffffff
+ACTIVATION_DONE, ACTIVATION_ROLLED_BACK = 2, 3
+STAGE = BUF + 0x10000        # 4 KiB chunks of the image, in guest memory
 TOOL = os.path.join(REPO, 'build', 'bin', 'ordma-fw-image')
 FLASH_BLOCK = 4096
 
@@ -53,6 +64,127 @@ def query_fw(f):
         return None
     major, minor, sub, build = struct.unpack_from('<HHHxxI', out)
     return '%d.%d.%d' % (major, minor, sub), build
+
+
+def cap_flags(f):
+    f.qt.memw(BUF, bytes(4096))
+    status, _, _ = f.command(CMD_QUERY_DEVICE, struct.pack('<QII', BUF, 4096, 0))
+    if status != 0:
+        return None
+    return struct.unpack_from('<I', f.qt.mem(BUF, 64), CAP_FLAGS_AT)[0]
+
+
+def query_flash(f):
+    """(running, active, pending, activation, [(state, version)] * 2)"""
+    f.qt.memw(BUF, bytes(64))
+    status, _, _ = f.command(CMD_QUERY_FLASH, struct.pack('<QII', BUF, 48, 0))
+    if status != 0:
+        return None
+    raw = f.qt.mem(BUF, 48)
+    head = struct.unpack_from('<IIII', raw)
+    slots = []
+    for i in range(2):
+        st, ma, mi, sub, _, build = struct.unpack_from('<IHHHHI', raw,
+                                                        16 + 16 * i)
+        slots.append((st, '%d.%d.%d' % (ma, mi, sub) if st == 1 else None))
+    return head + (slots,)
+
+
+def stage(f, image):
+    """FLASH_WRITE of the whole image, then FLASH_COMMIT: (status,
+    syndrome) of the commit, or of the first write that failed"""
+    with open(image, 'rb') as fh:
+        data = fh.read()
+    for off in range(0, len(data), 4096):
+        chunk = data[off:off + 4096]
+        f.qt.memw(STAGE, chunk)
+        status, syndrome, _ = f.command(
+            CMD_FLASH_WRITE, struct.pack('<QII', STAGE, len(chunk), off))
+        if status != 0:
+            return status, syndrome
+    status, syndrome, _ = f.command(CMD_FLASH_COMMIT,
+                                    struct.pack('<I', len(data)))
+    return status, syndrome
+
+
+def activate_and_reset(f):
+    """FW_ACTIVATE, then a reset and the enable handshake again"""
+    status, _, _ = f.command(CMD_FW_ACTIVATE)
+    f.reg(REG_CTRL, 0)
+    f.reg(REG_CTRL, CTRL_RESET)
+    f.enable()
+    return status
+
+
+def run_update(qemu, tmp, pub, good, new, stfail):
+    """FLASH_WRITE/COMMIT, QUERY_FLASH and FW_ACTIVATE on a device that
+    boots a 1.1.0 image from slot 0"""
+    fl = os.path.join(tmp, 'update.flash')
+    tool('flash', '-o', fl, good)
+    tampered = os.path.join(tmp, 'tampered.img')
+    with open(new, 'rb') as fh:
+        data = bytearray(fh.read())
+    data[len(data) // 2] ^= 0x20
+    with open(tampered, 'wb') as fh:
+        fh.write(data)
+
+    qt, err = boot(qemu, fl, pub)
+    if qt is None:
+        tap('update: the device boots 1.1.0 from its flash', False, err)
+        return
+    try:
+        f = enabled_function(qt)
+        caps = cap_flags(f)
+        info = query_flash(f)
+        tap('update: ORDMA_DEV_CAP_FLASH; QUERY_FLASH: slot 0 runs 1.1.0, '
+            'slot 1 empty, nothing pending',
+            caps is not None and caps & CAP_FLASH and
+            info == (0, 0, NO_SLOT, 0, [(1, '1.1.0'), (0, None)]),
+            (caps, info))
+
+        tap('update: FW_ACTIVATE with nothing pending: BAD_STATE',
+            f.command(CMD_FW_ACTIVATE)[0] == STATUS_BAD_STATE)
+
+        res = stage(f, tampered)
+        info = query_flash(f)
+        tap('update: a tampered image: FLASH_COMMIT BAD_PARAM, syndrome '
+            '8 (signature), the flash untouched',
+            res == (STATUS_BAD_PARAM, IMAGE_BAD_SIGNATURE) and
+            info[2] == NO_SLOT and info[4][1] == (0, None), (res, info))
+
+        res = stage(f, new)
+        info = query_flash(f)
+        flash_info = tool('flash-info', fl)
+        tap('update: a 1.2.0 image written and committed: slot 1 pending '
+            'with 1.2.0, in the flash file too',
+            res == (STATUS_OK, 0) and info[2] == 1 and
+            info[4][1] == (1, '1.2.0') and 'pending 1' in flash_info,
+            (res, info, flash_info))
+
+        status = activate_and_reset(f)
+        info = query_flash(f)
+        tap('update: FW_ACTIVATE, reset: QUERY_FW answers 1.2.0, slot 1 '
+            'runs and is active',
+            status == STATUS_OK and query_fw(f) == ('1.2.0', 1) and
+            info[:4] == (1, 1, NO_SLOT, ACTIVATION_DONE) and
+            qt.qom_get('nic0', 'fw-version').strip('"') == '1.2.0',
+            (status, query_fw(f), info))
+
+        res = stage(f, stfail)
+        info = query_flash(f)
+        tap('update: the next image goes to slot 0, the one not running',
+            res == (STATUS_OK, 0) and info[2] == 0 and
+            info[4][0] == (1, '1.3.0'), (res, info))
+        status = activate_and_reset(f)
+        info = query_flash(f)
+        log = qt.qom_get('nic0', 'fw-boot-log')
+        tap('update: an image failing its self-test is activated: 1.2.0 '
+            'runs again, activation rolled back',
+            status == STATUS_OK and query_fw(f) == ('1.2.0', 1) and
+            info[:4] == (1, 1, NO_SLOT, ACTIVATION_ROLLED_BACK) and
+            'self-test' in log, (status, query_fw(f), info, log))
+    finally:
+        qt.close()
 
 
 def boot(qemu, flash, pub):
@@ -173,6 +305,12 @@ def run_flash(qemu):
         qt, err = boot(qemu, flash('nokey', good), None)
         tap('flash= without fw-pubkey=: refused', qt is None and
             'fw-pubkey' in err, err)
+
+        newer = payload('1.2.0', 1)
+        run_update(qemu, tmp, pub, good,
+                   image('new', newer, version='1.2.0', build=1),
+                   image('stfail3', payload('1.3.0', 1, self_test_fail=True),
+                         version='1.3.0', build=1))
     except (TimeoutError, RuntimeError, OSError) as err:
         tap('flash: the device boots its firmware from the flash', False,
             err)
