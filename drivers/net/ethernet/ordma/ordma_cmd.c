@@ -6,6 +6,7 @@
 
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
+#include <linux/ordma/ordma_image.h>
 #include <linux/string.h>
 
 #include "ordma_core.h"
@@ -97,8 +98,8 @@ int ordma_client_cmd_buf(struct ordma_core_dev *cdev,
 }
 EXPORT_SYMBOL_NS_GPL(ordma_client_cmd_buf, ORDMA);
 
-/* QUERY_DEVICE / QUERY_PORT / QUERY_STATS / QUERY_RESOURCES into @out of
- * @len bytes
+/* QUERY_DEVICE / QUERY_PORT / QUERY_STATS / QUERY_RESOURCES / QUERY_FLASH
+ * into @out of @len bytes
  */
 static int ordma_cmd_query(struct ordma_core_dev *cdev, u8 opcode, u32 port,
 			   void *out, u32 len)
@@ -281,4 +282,68 @@ int ordma_cmd_create_eth_ring(struct ordma_core_dev *cdev, dma_addr_t ring,
 int ordma_cmd_destroy_eth_ring(struct ordma_core_dev *cdev, u32 ring_id)
 {
 	return ordma_cmd_destroy(cdev, ORDMA_CMD_DESTROY_ETH_RING, ring_id, 0);
+}
+
+int ordma_cmd_flash_write(struct ordma_core_dev *cdev, const void *data,
+			  u32 len, u32 offset)
+{
+	struct ordma_cmd_dma *buf;
+	struct ordma_aq_comp comp;
+	struct ordma_aq_cmd cmd;
+	int err;
+
+	buf = ordma_cmd_dma_alloc(cdev, len);
+	if (!buf)
+		return len && len <= ORDMA_AQ_MAX_BUF ? -ENOMEM : -EINVAL;
+	memcpy(buf->va, data, len);
+	dma_sync_single_for_device(ordma_dev(cdev), buf->dma, len,
+				   DMA_BIDIRECTIONAL);
+
+	ordma_aq_cmd_init(&cmd, ORDMA_CMD_FLASH_WRITE);
+	cmd.flash_write.buf_addr = cpu_to_le64(buf->dma);
+	cmd.flash_write.buf_len = cpu_to_le32(len);
+	cmd.flash_write.offset = cpu_to_le32(offset);
+	err = ordma_cmdq_exec(cdev, &cmd, &comp, buf);
+	if (err)
+		return err;	/* the queue has released buf */
+	err = ordma_cmd_check(cdev, &cmd, &comp);
+	ordma_cmd_dma_free(cdev, buf);
+	return err;
+}
+
+int ordma_cmd_flash_commit(struct ordma_core_dev *cdev, u32 size,
+			   u32 *syndrome)
+{
+	struct ordma_aq_comp comp;
+	struct ordma_aq_cmd cmd;
+	int err;
+
+	*syndrome = ORDMA_IMAGE_OK;
+	ordma_aq_cmd_init(&cmd, ORDMA_CMD_FLASH_COMMIT);
+	cmd.flash_commit.image_size = cpu_to_le32(size);
+	err = ordma_cmdq_exec(cdev, &cmd, &comp, NULL);
+	if (err)
+		return err;
+	/* The caller names the refusal: BAD_PARAM carries its reason. */
+	if (comp.status == ORDMA_CMD_STATUS_BAD_PARAM) {
+		*syndrome = le32_to_cpu(comp.syndrome);
+		return -EINVAL;
+	}
+	return ordma_cmd_check(cdev, &cmd, &comp);
+}
+
+int ordma_cmd_query_flash(struct ordma_core_dev *cdev,
+			  struct ordma_flash_info *info)
+{
+	return ordma_cmd_query(cdev, ORDMA_CMD_QUERY_FLASH, 0, info,
+			       sizeof(*info));
+}
+
+int ordma_cmd_fw_activate(struct ordma_core_dev *cdev)
+{
+	struct ordma_aq_comp comp;
+	struct ordma_aq_cmd cmd;
+
+	ordma_aq_cmd_init(&cmd, ORDMA_CMD_FW_ACTIVATE);
+	return ordma_cmd_run(cdev, &cmd, &comp);
 }

@@ -196,6 +196,8 @@ struct ordma_core_dev {
 	struct ordma_device_caps caps;
 	struct ordma_fw_info fw;
 	char fw_version[32];
+	/* The version that ran before a reload fw_activate, for its report */
+	char fw_version_before[32];
 	char serial[sizeof_field(struct ordma_device_caps, serial) + 1];
 	char board_id[sizeof_field(struct ordma_device_caps, board_id) + 1];
 
@@ -303,6 +305,18 @@ int ordma_cmd_destroy_eth_ring(struct ordma_core_dev *cdev, u32 ring_id);
 /* INJECT_FAULT (enum ordma_fault); -EOPNOTSUPP without the capability */
 int ordma_cmd_inject_fault(struct ordma_core_dev *cdev, u32 fault, u32 count,
 			   u32 arg);
+/* Firmware update (ORDMA_DEV_CAP_FLASH).  FLASH_WRITE sends @len bytes,
+ * at most ORDMA_AQ_MAX_BUF, at @offset of the image.  FLASH_COMMIT
+ * returns -EINVAL with the enum ordma_image_error in @syndrome when the
+ * device refuses the image.
+ */
+int ordma_cmd_flash_write(struct ordma_core_dev *cdev, const void *data,
+			  u32 len, u32 offset);
+int ordma_cmd_flash_commit(struct ordma_core_dev *cdev, u32 size,
+			   u32 *syndrome);
+int ordma_cmd_query_flash(struct ordma_core_dev *cdev,
+			  struct ordma_flash_info *info);
+int ordma_cmd_fw_activate(struct ordma_core_dev *cdev);
 
 /* ordma_eq.c */
 int ordma_admin_irq_request(struct ordma_core_dev *cdev);

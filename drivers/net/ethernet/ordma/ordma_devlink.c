@@ -10,18 +10,63 @@
  * function (ordma_core_reinit()), by itself unless the previous recovery
  * was less than the grace period ago.  `devlink dev reload` (action
  * driver_reinit) resets the function the same way.
+ *
+ * A device with ORDMA_DEV_CAP_FLASH takes firmware images through
+ * `devlink dev flash` into the flash slot that does not run, and runs
+ * them from the reset of `devlink dev reload action fw_activate`.
  */
 
+#include <linux/firmware.h>
+#include <linux/minmax.h>
+#include <linux/ordma/ordma_image.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <net/devlink.h>
 
 #include "ordma_core.h"
+
+static bool ordma_has_flash(struct ordma_core_dev *cdev)
+{
+	return le32_to_cpu(cdev->caps.cap_flags) & ORDMA_DEV_CAP_FLASH;
+}
+
+/* "X.Y.Z" of a flash slot holding a valid image; false for any other */
+static bool ordma_flash_slot_version(const struct ordma_flash_info *info,
+				     u32 slot, char *buf, size_t len)
+{
+	const struct ordma_flash_slot_info *si;
+
+	if (slot >= ARRAY_SIZE(info->slot))
+		return false;
+	si = &info->slot[slot];
+	if (le32_to_cpu(si->state) != ORDMA_FLASH_SLOT_VALID)
+		return false;
+	snprintf(buf, len, "%u.%u.%u", le16_to_cpu(si->fw_major),
+		 le16_to_cpu(si->fw_minor), le16_to_cpu(si->fw_sub_minor));
+	return true;
+}
+
+/* The image the device runs after its next reset: the pending one if
+ * there is one, otherwise the running one.
+ */
+static bool ordma_flash_stored_version(const struct ordma_flash_info *info,
+				       char *buf, size_t len)
+{
+	u32 pending = le32_to_cpu(info->pending);
+
+	if (pending != ORDMA_FLASH_NO_SLOT)
+		return ordma_flash_slot_version(info, pending, buf, len);
+	return ordma_flash_slot_version(info, le32_to_cpu(info->running),
+					buf, len);
+}
 
 static int ordma_devlink_info_get(struct devlink *devlink,
 				  struct devlink_info_req *req,
 				  struct netlink_ext_ack *extack)
 {
 	struct ordma_core_dev *cdev = devlink_priv(devlink);
+	struct ordma_flash_info flash;
+	char stored[32];
 	int err;
 
 	if (cdev->serial[0]) {
@@ -36,9 +81,237 @@ static int ordma_devlink_info_get(struct devlink *devlink,
 		if (err)
 			return err;
 	}
-	return devlink_info_version_running_put(req,
-						DEVLINK_INFO_VERSION_GENERIC_FW,
-						cdev->fw_version);
+	err = devlink_info_version_running_put(req,
+					       DEVLINK_INFO_VERSION_GENERIC_FW,
+					       cdev->fw_version);
+	if (err)
+		return err;
+
+	/* A device that does not answer still shows what it ran. */
+	if (!ordma_has_flash(cdev) || ordma_cmd_query_flash(cdev, &flash) ||
+	    !ordma_flash_stored_version(&flash, stored, sizeof(stored)))
+		return 0;
+	return devlink_info_version_stored_put(req,
+					       DEVLINK_INFO_VERSION_GENERIC_FW,
+					       stored);
+}
+
+/* FLASH_COMMIT's BAD_PARAM syndrome: why the device refused the image */
+static const char * const ordma_image_error_text[ORDMA_IMAGE_ERRORS] = {
+	[ORDMA_IMAGE_TRUNCATED]		= "image is truncated",
+	[ORDMA_IMAGE_BAD_MAGIC]		= "not a firmware image (bad magic)",
+	[ORDMA_IMAGE_BAD_FORMAT]	= "unknown image format",
+	[ORDMA_IMAGE_BAD_HEADER]	= "malformed image header",
+	[ORDMA_IMAGE_TOO_LARGE]		= "image is too large",
+	[ORDMA_IMAGE_BAD_SIG_TYPE]	= "unknown signature type",
+	[ORDMA_IMAGE_UNKNOWN_KEY]	= "signed with an unknown key",
+	[ORDMA_IMAGE_BAD_SIGNATURE]	= "signature does not verify",
+	[ORDMA_IMAGE_WRONG_BOARD]	= "image is for another board",
+	[ORDMA_IMAGE_BAD_ABI]		= "entry table version not supported",
+	[ORDMA_IMAGE_BAD_INTERFACE]	= "interface version not supported",
+	[ORDMA_IMAGE_BAD_ARGUMENT]	= "invalid argument",
+	[ORDMA_IMAGE_NO_MEMORY]		= "out of memory",
+	[ORDMA_IMAGE_CRYPTO_FAILED]	= "signature check failed to run",
+	[ORDMA_FLASH_TRUNCATED]		= "flash header is truncated",
+	[ORDMA_FLASH_BAD_MAGIC]		= "flash header has a bad magic",
+	[ORDMA_FLASH_BAD_FORMAT]	= "unknown flash format",
+	[ORDMA_FLASH_BAD_HEADER]	= "malformed flash header",
+	[ORDMA_FLASH_BAD_SLOT_SIZE]	= "bad flash slot size",
+	[ORDMA_FLASH_BAD_ACTIVE]	= "bad active flash slot",
+	[ORDMA_FLASH_BAD_PENDING]	= "bad pending flash slot",
+	[ORDMA_FLASH_BAD_IMAGE_SIZE]	= "image does not fit a flash slot",
+};
+
+static const char *ordma_image_error_name(u32 err)
+{
+	if (err < ARRAY_SIZE(ordma_image_error_text) &&
+	    ordma_image_error_text[err])
+		return ordma_image_error_text[err];
+	return "unknown reason";
+}
+
+/* The header checks the driver can make itself: the device makes them
+ * again, but refusing here costs no transfer and names the mismatch.
+ */
+static int ordma_image_check(struct ordma_core_dev *cdev,
+			     const struct firmware *fw,
+			     struct netlink_ext_ack *extack)
+{
+	const struct ordma_image_header *hdr = (const void *)fw->data;
+	const char *board = (const char *)hdr->board_id;
+	u64 payload, expected;
+	size_t board_len;
+
+	if (fw->size < sizeof(*hdr)) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "image is truncated: %zu bytes", fw->size);
+		return -EINVAL;
+	}
+	if (memcmp(hdr->magic, ORDMA_IMAGE_MAGIC, ORDMA_IMAGE_MAGIC_LEN)) {
+		NL_SET_ERR_MSG_MOD(extack, "not an ORDMA firmware image (bad magic)");
+		return -EINVAL;
+	}
+	if (le32_to_cpu(hdr->format) != ORDMA_IMAGE_FORMAT) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "unknown image format %u",
+				       le32_to_cpu(hdr->format));
+		return -EINVAL;
+	}
+	if (le32_to_cpu(hdr->header_size) != sizeof(*hdr)) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "bad image header size %u",
+				       le32_to_cpu(hdr->header_size));
+		return -EINVAL;
+	}
+	payload = le64_to_cpu(hdr->payload_size);
+	if (payload > ORDMA_IMAGE_MAX_PAYLOAD) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "image payload of %llu bytes exceeds %u",
+				       payload, ORDMA_IMAGE_MAX_PAYLOAD);
+		return -EINVAL;
+	}
+	expected = ORDMA_IMAGE_SIZE(payload);
+	if (fw->size < expected) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "image is truncated: %zu of %llu bytes",
+				       fw->size, expected);
+		return -EINVAL;
+	}
+	if (fw->size > expected) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "image has %zu bytes, its header says %llu",
+				       fw->size, expected);
+		return -EINVAL;
+	}
+	board_len = strnlen(board, sizeof(hdr->board_id));
+	if (board_len == sizeof(hdr->board_id)) {
+		NL_SET_ERR_MSG_MOD(extack, "image board id is not terminated");
+		return -EINVAL;
+	}
+	if (strcmp(board, cdev->board_id)) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "image is for board %.15s, this adapter is %s",
+				       board_len ? board : "(none)",
+				       cdev->board_id[0] ? cdev->board_id : "(none)");
+		return -EINVAL;
+	}
+	/* Any minor of the major this driver speaks is compatible. */
+	if (le16_to_cpu(hdr->if_major) != ORDMA_HW_VERSION_MAJOR) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "image is for interface %u.%u; the driver speaks %u.x",
+				       le16_to_cpu(hdr->if_major),
+				       le16_to_cpu(hdr->if_minor),
+				       ORDMA_HW_VERSION_MAJOR);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Progress notifications at least this often */
+#define ORDMA_FLASH_NOTIFY_BYTES	(64 * 1024)
+
+static int ordma_devlink_flash_update(struct devlink *devlink,
+				      struct devlink_flash_update_params *params,
+				      struct netlink_ext_ack *extack)
+{
+	struct ordma_core_dev *cdev = devlink_priv(devlink);
+	const struct firmware *fw = params->fw;
+	size_t done = 0, notified = 0;
+	u32 chunk, syndrome;
+	int err;
+
+	/* Held by the devlink core: a reload cannot reset the function
+	 * between two parts of the image.
+	 */
+	devl_assert_locked(devlink);
+
+	if (params->component) {
+		NL_SET_ERR_MSG_MOD(extack, "the device has no flash components");
+		return -EOPNOTSUPP;
+	}
+	if (!ordma_has_flash(cdev)) {
+		NL_SET_ERR_MSG_MOD(extack, "the device firmware cannot be updated");
+		return -EOPNOTSUPP;
+	}
+	if (cdev->stopped || cdev->in_flr || cdev->removing) {
+		NL_SET_ERR_MSG_MOD(extack, "the function is down");
+		return -EBUSY;
+	}
+	err = ordma_image_check(cdev, fw, extack);
+	if (err)
+		return err;
+
+	devlink_flash_update_status_notify(devlink, "Writing", NULL, 0,
+					   fw->size);
+	while (done < fw->size) {
+		chunk = min_t(size_t, fw->size - done, ORDMA_AQ_MAX_BUF);
+		err = ordma_cmd_flash_write(cdev, fw->data + done, chunk, done);
+		if (err) {
+			NL_SET_ERR_MSG_FMT_MOD(extack,
+					       "image write failed at byte %zu: %d",
+					       done, err);
+			return err;
+		}
+		done += chunk;
+		if (done - notified >= ORDMA_FLASH_NOTIFY_BYTES ||
+		    done == fw->size) {
+			devlink_flash_update_status_notify(devlink, "Writing",
+							   NULL, done,
+							   fw->size);
+			notified = done;
+		}
+	}
+
+	devlink_flash_update_status_notify(devlink, "Verifying", NULL, 0, 0);
+	err = ordma_cmd_flash_commit(cdev, fw->size, &syndrome);
+	if (err == -EINVAL && syndrome != ORDMA_IMAGE_OK) {
+		/* The size sent is the size written, so syndrome 8 (a size
+		 * mismatch) cannot occur: it is BAD_SIGNATURE.
+		 */
+		NL_SET_ERR_MSG_FMT_MOD(extack, "the device refused the image: %s",
+				       ordma_image_error_name(syndrome));
+		return err;
+	}
+	if (err) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "committing the image failed: %d",
+				       err);
+		return err;
+	}
+	devlink_flash_update_status_notify(devlink, "Flashing done", NULL, 0, 0);
+	return 0;
+}
+
+/* Ask the device to run the pending image from the reset that stopping
+ * the function makes.
+ */
+static int ordma_fw_activate_down(struct ordma_core_dev *cdev,
+				  struct netlink_ext_ack *extack)
+{
+	struct ordma_flash_info flash;
+	int err;
+
+	if (!ordma_has_flash(cdev)) {
+		NL_SET_ERR_MSG_MOD(extack, "the device firmware cannot be updated");
+		return -EOPNOTSUPP;
+	}
+	err = ordma_cmd_query_flash(cdev, &flash);
+	if (err) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "cannot read the flash state: %d",
+				       err);
+		return err;
+	}
+	if (le32_to_cpu(flash.pending) == ORDMA_FLASH_NO_SLOT) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "no firmware image is pending activation; flash one first");
+		return -EINVAL;
+	}
+	err = ordma_cmd_fw_activate(cdev);
+	if (err) {
+		NL_SET_ERR_MSG_FMT_MOD(extack, "FW_ACTIVATE failed: %d", err);
+		return err;
+	}
+	strscpy(cdev->fw_version_before, cdev->fw_version);
+	ordma_core_stop(cdev);
+	return 0;
 }
 
 static int ordma_devlink_reload_down(struct devlink *devlink,
@@ -60,7 +333,41 @@ static int ordma_devlink_reload_down(struct devlink *devlink,
 	}
 	if (cdev->removing)
 		return -ENODEV;
+	if (action == DEVLINK_RELOAD_ACTION_FW_ACTIVATE)
+		return ordma_fw_activate_down(cdev, extack);
 	ordma_core_stop(cdev);
+	return 0;
+}
+
+/* The function is up again; tell whether it runs the new image. */
+static int ordma_fw_activate_up(struct ordma_core_dev *cdev,
+				struct netlink_ext_ack *extack)
+{
+	struct ordma_flash_info flash;
+	int err;
+
+	/* The image that runs now may lack the capability. */
+	if (ordma_has_flash(cdev)) {
+		err = ordma_cmd_query_flash(cdev, &flash);
+		if (err) {
+			NL_SET_ERR_MSG_FMT_MOD(extack,
+					       "cannot read the flash state after the activation: %d",
+					       err);
+			return err;
+		}
+		if (le32_to_cpu(flash.activation) ==
+		    ORDMA_FLASH_ACTIVATION_ROLLED_BACK) {
+			dev_warn(ordma_dev(cdev),
+				 "new firmware did not boot; firmware %s runs again\n",
+				 cdev->fw_version);
+			NL_SET_ERR_MSG_FMT_MOD(extack,
+					       "new firmware did not boot; firmware %.17s runs again",
+					       cdev->fw_version);
+			return -EIO;
+		}
+	}
+	dev_info(ordma_dev(cdev), "firmware %s -> %s\n",
+		 cdev->fw_version_before, cdev->fw_version);
 	return 0;
 }
 
@@ -74,18 +381,26 @@ static int ordma_devlink_reload_up(struct devlink *devlink,
 	int err;
 
 	*actions_performed = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT);
+	if (action == DEVLINK_RELOAD_ACTION_FW_ACTIVATE)
+		*actions_performed |= BIT(DEVLINK_RELOAD_ACTION_FW_ACTIVATE);
 	err = ordma_core_start(cdev);
-	if (err)
+	if (err) {
 		NL_SET_ERR_MSG_MOD(extack,
 				   "the function did not come up again; see the kernel log");
-	return err;
+		return err;
+	}
+	if (action == DEVLINK_RELOAD_ACTION_FW_ACTIVATE)
+		return ordma_fw_activate_up(cdev, extack);
+	return 0;
 }
 
 static const struct devlink_ops ordma_devlink_ops = {
-	.reload_actions = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT),
+	.reload_actions = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT) |
+			  BIT(DEVLINK_RELOAD_ACTION_FW_ACTIVATE),
 	.reload_down = ordma_devlink_reload_down,
 	.reload_up = ordma_devlink_reload_up,
 	.info_get = ordma_devlink_info_get,
+	.flash_update = ordma_devlink_flash_update,
 };
 
 struct devlink *ordma_devlink_alloc(struct device *dev)
