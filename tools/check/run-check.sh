@@ -137,10 +137,13 @@ else
 		--record-failed --record-max-mb 2048 --wire "loss=1%,reorder=0.5%,dup=0.5%,corrupt=0.5%,seed=12" \
 		-T wire_impair -o build/vm/check-impair single
 	# the NICs boot a signed firmware image of this tree from their flash
-	# (version 1.1.0, development key) and run the verbs data path on it
+	# (version 1.1.0, development key) and run the verbs data path on it;
+	# devlink flashes, activates and rolls back images (1.2.0, a 1.3.0
+	# whose self-test fails, bad ones) and goes back to 1.1.0
 	step vm-image sh -c "$MAKE -s fw-image FW_VERSION=1.1.0 FW_BUILD=2 >/dev/null &&
-		tools/vm/run-vm.sh --fw-image build/fw/ordma-fw-1.1.0.img -T fw_image \
-		-o build/vm/check-image single"
+		tools/fw/test-images.sh build/fw/test-images >/dev/null &&
+		tools/vm/run-vm.sh --fw-image build/fw/ordma-fw-1.1.0.img \
+		-T 'fw_image fw_flash' -o build/vm/check-image single"
 	# no tenant starves another with RNR NAKs: bandwidth alone and beside
 	# an RNR hog, in a VM of its own
 	step vm-fair tools/vm/run-vm.sh -T rnr_fair -o build/vm/check-fair single
