@@ -431,6 +431,35 @@ ordma_require_rdma_pair() {
 	ktap_test_pass "${ib[1]} (GID ${gidx[1]}) and ${ib[2]} (GID ${gidx[2]}) ACTIVE with IPv4 RoCE v2 GIDs"
 }
 
+# pair_rc_pingpong PORT: ibv_rc_pingpong (50 x 4096 bytes, path MTU 1024,
+# data checked) with its server on ${ib[1]} and its client on ${ib[2]}
+# (GID indices ${gidx[1]}, ${gidx[2]}), meeting on TCP port PORT of the
+# loopback; both must succeed.  The tools' last lines are printed as
+# diagnostics on failure.  TOOL_TIMEOUT bounds each (default 120 s).
+pair_rc_pingpong() {
+	local port=$1 srv cli spid crc src tmo=${TOOL_TIMEOUT:-120}
+	srv=$(mktemp) cli=$(mktemp)
+	timeout "$tmo" "$(bin ibv_rc_pingpong)" -d "${ib[1]}" -g "${gidx[1]}" \
+		-p "$port" -n 50 -s 4096 -m 1024 -c >"$srv" 2>&1 &
+	spid=$!
+	if wait_listen 60 "$port" "$spid"; then
+		timeout "$tmo" "$(bin ibv_rc_pingpong)" -d "${ib[2]}" -g "${gidx[2]}" \
+			-p "$port" -n 50 -s 4096 -m 1024 -c 127.0.0.1 >"$cli" 2>&1
+		crc=$?
+	else
+		crc=-1
+	fi
+	if [ "$crc" = 0 ]; then wait "$spid"; src=$?; else stop_pid "$spid"; src=$?; fi
+	if [ "$crc" = 0 ] && [ "$src" = 0 ] && grep -q 'bytes in' "$cli"; then
+		rm -f "$srv" "$cli"
+		return 0
+	fi
+	sed 's/^/#   client: /' "$cli" | tail -n 5
+	sed 's/^/#   server: /' "$srv" | tail -n 5
+	rm -f "$srv" "$cli"
+	return 1
+}
+
 # ordma_bus_master BDF [0|1]: whether BDF has Bus Master Enable set;
 # with 0 or 1, clear or set it (setpci, the rest of COMMAND kept)
 ordma_bus_master() {

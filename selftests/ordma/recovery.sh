@@ -65,30 +65,11 @@ last_reset_ms() {
 		tail -n 1 | sed 's/.* in \([0-9]*\) ms.*/\1/'
 }
 
-# pingpong NAME: ibv_rc_pingpong with data checked, NIC 1 to NIC 2
+# pingpong: ibv_rc_pingpong with data checked, NIC 1 to NIC 2, on a
+# port of its own
 pingpong() {
-	local srv cli spid crc src port=$PORT
 	PORT=$((PORT + 1))
-	srv=$(mktemp) cli=$(mktemp)
-	timeout "$TOOL_TIMEOUT" "$(bin ibv_rc_pingpong)" -d "${ib[1]}" -g "${gidx[1]}" \
-		-p "$port" -n 50 -s 4096 -m 1024 -c >"$srv" 2>&1 &
-	spid=$!
-	if wait_listen 60 "$port" "$spid"; then
-		timeout "$TOOL_TIMEOUT" "$(bin ibv_rc_pingpong)" -d "${ib[2]}" -g "${gidx[2]}" \
-			-p "$port" -n 50 -s 4096 -m 1024 -c 127.0.0.1 >"$cli" 2>&1
-		crc=$?
-	else
-		crc=-1
-	fi
-	if [ "$crc" = 0 ]; then wait "$spid"; src=$?; else stop_pid "$spid"; src=$?; fi
-	if [ "$crc" = 0 ] && [ "$src" = 0 ] && grep -q 'bytes in' "$cli"; then
-		rm -f "$srv" "$cli"
-		return 0
-	fi
-	sed 's/^/#   client: /' "$cli" | tail -n 5
-	sed 's/^/#   server: /' "$srv" | tail -n 5
-	rm -f "$srv" "$cli"
-	return 1
+	pair_rc_pingpong "$PORT"
 }
 
 tap_eq "devlink health: reporters fw and fw_fatal" "fw fw_fatal" \

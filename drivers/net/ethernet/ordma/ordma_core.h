@@ -349,6 +349,8 @@ void ordma_health_cancel_report(struct ordma_core_dev *cdev);
 const char *ordma_health_state_name(u32 state);
 
 /* ordma_debugfs.c */
+extern const struct debugfs_reg32 ordma_readable_regs[];
+extern const unsigned int ordma_num_readable_regs;
 void ordma_debugfs_register(void);
 void ordma_debugfs_unregister(void);
 void ordma_debugfs_add(struct ordma_core_dev *cdev);

@@ -23,8 +23,10 @@
 
 static struct dentry *ordma_debugfs_root;
 
-/* Every readable register; AQ_DB is write-only. */
-static const struct debugfs_reg32 ordma_debugfs_regs[] = {
+/* Every readable register; AQ_DB is write-only.  The fw_fatal dump
+ * shows them too.
+ */
+const struct debugfs_reg32 ordma_readable_regs[] = {
 	{ "VERSION",		ORDMA_REG_VERSION },
 	{ "CAPS",		ORDMA_REG_CAPS },
 	{ "DB_CAPS",		ORDMA_REG_DB_CAPS },
@@ -40,6 +42,8 @@ static const struct debugfs_reg32 ordma_debugfs_regs[] = {
 	{ "AQ_CFG",		ORDMA_REG_AQ_CFG },
 	{ "SCRATCH",		ORDMA_REG_SCRATCH },
 };
+
+const unsigned int ordma_num_readable_regs = ARRAY_SIZE(ordma_readable_regs);
 
 static int ordma_health_show(struct seq_file *s, void *unused)
 {
@@ -306,8 +310,8 @@ void ordma_debugfs_add(struct ordma_core_dev *cdev)
 
 	dir = debugfs_create_dir(pci_name(cdev->pdev), ordma_debugfs_root);
 	cdev->debugfs = dir;
-	cdev->regset.regs = ordma_debugfs_regs;
-	cdev->regset.nregs = ARRAY_SIZE(ordma_debugfs_regs);
+	cdev->regset.regs = ordma_readable_regs;
+	cdev->regset.nregs = ordma_num_readable_regs;
 	cdev->regset.base = cdev->regs;
 	debugfs_create_regset32("regs", 0400, dir, &cdev->regset);
 	debugfs_create_file("health", 0400, dir, cdev, &ordma_health_fops);

@@ -482,26 +482,6 @@ static const struct devlink_health_reporter_ops ordma_fw_reporter_ops = {
 	.diagnose = ordma_fw_reporter_diagnose,
 };
 
-/* Every readable register, as the device shows them now */
-static const struct {
-	const char *name;
-	u32 offset;
-} ordma_dump_regs[] = {
-	{ "VERSION",	ORDMA_REG_VERSION },
-	{ "CAPS",	ORDMA_REG_CAPS },
-	{ "DB_CAPS",	ORDMA_REG_DB_CAPS },
-	{ "TIMEOUTS",	ORDMA_REG_TIMEOUTS },
-	{ "CTRL",	ORDMA_REG_CTRL },
-	{ "STATUS",	ORDMA_REG_STATUS },
-	{ "FATAL_CODE",	ORDMA_REG_FATAL_CODE },
-	{ "HEARTBEAT",	ORDMA_REG_HEARTBEAT },
-	{ "AQ_BASE_LO",	ORDMA_REG_AQ_BASE_LO },
-	{ "AQ_BASE_HI",	ORDMA_REG_AQ_BASE_HI },
-	{ "ACQ_BASE_LO", ORDMA_REG_ACQ_BASE_LO },
-	{ "ACQ_BASE_HI", ORDMA_REG_ACQ_BASE_HI },
-	{ "AQ_CFG",	ORDMA_REG_AQ_CFG },
-};
-
 static void ordma_dump_admin_queue(struct ordma_core_dev *cdev,
 				   struct devlink_fmsg *fmsg)
 {
@@ -555,10 +535,10 @@ static int ordma_fw_fatal_reporter_dump(struct devlink_health_reporter *reporter
 
 	devlink_fmsg_pair_nest_start(fmsg, "registers");
 	devlink_fmsg_obj_nest_start(fmsg);
-	for (i = 0; i < ARRAY_SIZE(ordma_dump_regs); i++)
-		devlink_fmsg_u32_pair_put(fmsg, ordma_dump_regs[i].name,
+	for (i = 0; i < ordma_num_readable_regs; i++)
+		devlink_fmsg_u32_pair_put(fmsg, ordma_readable_regs[i].name,
 					  ordma_rd32(cdev,
-						     ordma_dump_regs[i].offset));
+						     ordma_readable_regs[i].offset));
 	devlink_fmsg_obj_nest_end(fmsg);
 	devlink_fmsg_pair_nest_end(fmsg);
 	devlink_fmsg_bool_pair_put(fmsg, "declared_fatal",
