@@ -275,6 +275,12 @@ struct fw_faults {
 	uint64_t injected[ORDMA_FAULTS];	/* QUERY_STATS fault_injected */
 };
 
+/* The event log window of BAR0 (ORDMA_REG_EVENT_LOG) */
+struct fw_event_log {
+	struct ordma_event_log_entry ring[ORDMA_EVENT_LOG_LEN];
+	uint32_t count;			/* events since reset */
+};
+
 /* An image FLASH_WRITE is handing to the flash */
 struct fw_flash {
 	bool writing;
@@ -297,6 +303,7 @@ struct ordma_fw {
 	struct fw_health health;
 	struct fw_faults faults;
 	struct fw_flash flash;
+	struct fw_event_log event_log;
 	struct fw_tp_stats tp;		/* transport engine counters */
 	struct fw_tp_timers *tp_timers;	/* QP deadlines (fw_transport.c) */
 	/* QPs the timer callbacks examined, since the device was created:

@@ -442,6 +442,8 @@ static bool fw_admin_complete(struct ordma_fw *fw, uint32_t slot, bool phase,
 		fw_fatal(fw, ORDMA_FATAL_ACQ_DMA, "admin completion write failed");
 		return false;
 	}
+	fw_event_log(fw, ORDMA_EVENT_ADMIN, opcode, comp->status,
+		     le16_to_cpu(comp->token), le32_to_cpu(comp->syndrome));
 	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_ADMIN, .qpn = ORDMA_FW_TRACE_NO_QPN,
 		 .index = (uint16_t)(fw->aq.ci - 1),
 		 .aux = le16_to_cpu(comp->token), .opcode = opcode,

@@ -104,6 +104,7 @@ void fw_fatal(struct ordma_fw *fw, enum ordma_fatal_code code, const char *why)
 	fw_heartbeat_catch_up(fw);
 	fw->regs.status = ORDMA_STATUS_FATAL;
 	fw->regs.fatal_code = code;
+	fw_event_log(fw, ORDMA_EVENT_FATAL, 0, (uint8_t)code, 0, 0);
 	fw_heartbeat_stop(fw);
 	fw_log(fw, ORDMA_FW_LOG_GUEST_ERROR, "fatal: %s: %s",
 	       fw_fatal_name(code), why);
@@ -132,6 +133,7 @@ static void fw_reset_state(struct ordma_fw *fw)
 	fw_resources_reset(fw);
 	fw_fault_reset(fw);
 	fw_flash_reset(fw);
+	fw_event_log_reset(fw);
 }
 
 void ordma_fw_reset(struct ordma_fw *fw)
@@ -251,7 +253,13 @@ uint64_t ordma_fw_reg_read(struct ordma_fw *fw, uint64_t off,
 	if (!fw_reg_access_ok(fw, off, size, "read"))
 		return 0;
 
+	if (off >= ORDMA_REG_EVENT_LOG &&
+	    off < ORDMA_REG_EVENT_LOG +
+		  ORDMA_EVENT_LOG_LEN * ORDMA_EVENT_LOG_ENTRY_SIZE)
+		return fw_event_log_read(fw, off - ORDMA_REG_EVENT_LOG);
 	switch (off) {
+	case ORDMA_REG_EVENT_LOG_COUNT:
+		return fw->event_log.count;
 	case ORDMA_REG_VERSION:
 		return FW_HW_VERSION;
 	case ORDMA_REG_CAPS:

@@ -245,6 +245,9 @@ static void fw_qp_set_state(struct ordma_fw *fw, struct fw_qp *qp,
 {
 	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_QP_STATE, .qpn = qp->qpn,
 		 .opcode = qp->state, .status = state);
+	if (qp->state != state)
+		fw_event_log(fw, ORDMA_EVENT_QP_STATE, qp->state, state,
+			     qp->qpn, 0);
 	qp->state = state;
 }
 

@@ -92,6 +92,16 @@ static inline void fw_trace_set_qp(struct ordma_fw *fw, uint32_t qpn)
 	fw->trace_qpn = qpn;
 }
 
+/*
+ * fw_event_log.c: the event log of BAR0 (ORDMA_REG_EVENT_LOG), kept
+ * whether or not the host asked for trace records
+ */
+void fw_event_log(struct ordma_fw *fw, enum ordma_event_kind kind,
+		  uint8_t op, uint8_t status, uint32_t arg0, uint32_t arg1);
+/* The dword of the window at offset off from ORDMA_REG_EVENT_LOG */
+uint32_t fw_event_log_read(const struct ordma_fw *fw, uint64_t off);
+void fw_event_log_reset(struct ordma_fw *fw);
+
 /* fw_cmd.c: what a command handler answers with */
 uint8_t fw_cmd_fail(struct fw_cmd *c, uint8_t status, const char *why);
 uint8_t fw_cmd_bad_param(struct fw_cmd *c, size_t offset, const char *why);

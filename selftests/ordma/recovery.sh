@@ -32,7 +32,7 @@ TOOL_TIMEOUT=${ORDMA_TOOL_TIMEOUT:-120}
 PORT=19400
 
 ktap_header
-ktap_set_plan 28
+ktap_set_plan 29
 modprobe ib_uverbs
 ip link set dev lo up
 kmsg_first=$(dmesg | wc -l)
@@ -137,6 +137,11 @@ tap_eq "fw_fatal dump taken at the error: FATAL_CODE 4, STATUS.FATAL set" "4 2" 
 ncmds=$(jq -r '[.. | objects | .last_admin_commands? // empty | .[]] | length' <<<"$dump" 2>/dev/null)
 [ "${ncmds:-0}" -ge 1 ]
 ktap_test_result $? "fw_fatal dump lists the last admin commands (${ncmds:-0})"
+# the device's own event log: admin completions, then the fatal error
+last_event=$(jq -r '[.. | objects | .device_event_log? // empty | .[]] | last | "\(.event) \(.fatal_code)"' <<<"$dump" 2>/dev/null)
+nadmin=$(jq -r '[.. | objects | .device_event_log? // empty | .[] | select(.event == "admin")] | length' <<<"$dump" 2>/dev/null)
+[ "$last_event" = "fatal 4" ] && [ "${nadmin:-0}" -ge 1 ]
+ktap_test_result $? "fw_fatal dump: the device's event log ends with the fatal error, code 4 ($last_event, ${nadmin:-0} admin events)"
 
 wait_for 60 nic2_ready
 ktap_test_result $? "a new ib_device (${ib[2]:-none}, was $old_ib) is ACTIVE with its RoCE GID"

@@ -7,6 +7,13 @@
 #ifndef _LINUX_ORDMA_REGS_H
 #define _LINUX_ORDMA_REGS_H
 
+#include <linux/types.h>
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#else
+#include <assert.h>		/* static_assert */
+#endif
+
 /* ------------------------------------------------------------------ */
 /* BARs and interrupt vectors                                         */
 /* ------------------------------------------------------------------ */
@@ -62,6 +69,39 @@
 #define ORDMA_REG_AQ_DB			0x034	/* WO */
 #define   ORDMA_AQ_DB_PI		GENMASK(15, 0)
 #define ORDMA_REG_SCRATCH		0x038	/* RW, no side effects */
+#define ORDMA_REG_EVENT_LOG_COUNT	0x03c	/* RO, events since reset */
+
+/*
+ * The event log: the firmware's last ORDMA_EVENT_LOG_LEN control-path
+ * events, in a read-only window of BAR0 that answers when the device is
+ * fatal too.  Event n (0 is the first since reset; EVENT_LOG_COUNT have
+ * been logged) is the struct ordma_event_log_entry at
+ * ORDMA_REG_EVENT_LOG + (n % ORDMA_EVENT_LOG_LEN) * 32 while it is one
+ * of the last ORDMA_EVENT_LOG_LEN; its seq field says which event a
+ * slot holds.  32-bit reads, like every register.
+ */
+#define ORDMA_REG_EVENT_LOG		0x1000	/* RO window */
+#define ORDMA_EVENT_LOG_LEN		32
+#define ORDMA_EVENT_LOG_ENTRY_SIZE	32
+
+enum ordma_event_kind {
+	ORDMA_EVENT_ADMIN		= 1,	/* an admin command completed */
+	ORDMA_EVENT_QP_STATE		= 2,	/* a QP changed state */
+	ORDMA_EVENT_FATAL		= 3,	/* the device failed */
+};
+
+struct ordma_event_log_entry {
+	__le32	seq;			/* which event: n */
+	__le16	kind;			/* enum ordma_event_kind */
+	__u8	op;			/* ADMIN: opcode; QP_STATE: old state */
+	__u8	status;			/* ADMIN: status; QP_STATE: new
+					 * state; FATAL: the fatal code
+					 */
+	__le64	time_ns;		/* device clock */
+	__le32	arg0;			/* ADMIN: token; QP_STATE: QPN */
+	__le32	arg1;			/* ADMIN: syndrome */
+	__le32	reserved_18[2];
+};
 
 enum ordma_fatal_code {
 	ORDMA_FATAL_NONE		= 0,
@@ -71,5 +111,8 @@ enum ordma_fatal_code {
 	ORDMA_FATAL_INTERNAL		= 4,
 	ORDMA_FATAL_INJECTED		= 5,	/* INJECT_FAULT asked for it */
 };
+
+static_assert(sizeof(struct ordma_event_log_entry) ==
+	      ORDMA_EVENT_LOG_ENTRY_SIZE, "event_log_entry");
 
 #endif /* _LINUX_ORDMA_REGS_H */

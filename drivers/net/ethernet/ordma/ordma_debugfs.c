@@ -41,6 +41,7 @@ const struct debugfs_reg32 ordma_readable_regs[] = {
 	{ "ACQ_BASE_HI",	ORDMA_REG_ACQ_BASE_HI },
 	{ "AQ_CFG",		ORDMA_REG_AQ_CFG },
 	{ "SCRATCH",		ORDMA_REG_SCRATCH },
+	{ "EVENT_LOG_COUNT",	ORDMA_REG_EVENT_LOG_COUNT },
 };
 
 const unsigned int ordma_num_readable_regs = ARRAY_SIZE(ordma_readable_regs);

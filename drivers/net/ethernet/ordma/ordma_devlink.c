@@ -522,8 +522,85 @@ static void ordma_dump_admin_queue(struct ordma_core_dev *cdev,
 	kfree(recs);
 }
 
-/* What the device and the driver last did: the registers, the admin
- * queue's state and its last commands.  Readable from a dead device.
+static const char *ordma_event_kind_name(u16 kind)
+{
+	switch (kind) {
+	case ORDMA_EVENT_ADMIN:
+		return "admin";
+	case ORDMA_EVENT_QP_STATE:
+		return "qp_state";
+	case ORDMA_EVENT_FATAL:
+		return "fatal";
+	default:
+		return "unknown";
+	}
+}
+
+/* One entry of the window, as 32-bit register reads */
+static void ordma_read_event(struct ordma_core_dev *cdev, u32 n,
+			     struct ordma_event_log_entry *e)
+{
+	__le32 dw[ORDMA_EVENT_LOG_ENTRY_SIZE / sizeof(__le32)];
+	u32 base = ORDMA_REG_EVENT_LOG +
+		   (n % ORDMA_EVENT_LOG_LEN) * ORDMA_EVENT_LOG_ENTRY_SIZE;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(dw); i++)
+		dw[i] = cpu_to_le32(ordma_rd32(cdev, base + i * sizeof(dw[0])));
+	memcpy(e, dw, sizeof(*e));
+}
+
+/* The device's own account: its event log window, oldest first */
+static void ordma_dump_event_log(struct ordma_core_dev *cdev,
+				 struct devlink_fmsg *fmsg)
+{
+	u32 count = ordma_rd32(cdev, ORDMA_REG_EVENT_LOG_COUNT);
+	struct ordma_event_log_entry e;
+	u32 n, first;
+
+	if (count == ORDMA_REG_DEAD)
+		return;
+	devlink_fmsg_u32_pair_put(fmsg, "device_events", count);
+	first = count > ORDMA_EVENT_LOG_LEN ? count - ORDMA_EVENT_LOG_LEN : 0;
+	devlink_fmsg_arr_pair_nest_start(fmsg, "device_event_log");
+	for (n = first; n < count; n++) {
+		ordma_read_event(cdev, n, &e);
+		/* overwritten by a newer event while we read */
+		if (le32_to_cpu(e.seq) != n)
+			continue;
+		devlink_fmsg_obj_nest_start(fmsg);
+		devlink_fmsg_u32_pair_put(fmsg, "seq", n);
+		devlink_fmsg_u64_pair_put(fmsg, "time_ns",
+					  le64_to_cpu(e.time_ns));
+		devlink_fmsg_string_pair_put(fmsg, "event",
+					     ordma_event_kind_name(le16_to_cpu(e.kind)));
+		switch (le16_to_cpu(e.kind)) {
+		case ORDMA_EVENT_ADMIN:
+			devlink_fmsg_u8_pair_put(fmsg, "opcode", e.op);
+			devlink_fmsg_u8_pair_put(fmsg, "status", e.status);
+			devlink_fmsg_u32_pair_put(fmsg, "token",
+						  le32_to_cpu(e.arg0));
+			devlink_fmsg_u32_pair_put(fmsg, "syndrome",
+						  le32_to_cpu(e.arg1));
+			break;
+		case ORDMA_EVENT_QP_STATE:
+			devlink_fmsg_u32_pair_put(fmsg, "qpn",
+						  le32_to_cpu(e.arg0));
+			devlink_fmsg_u8_pair_put(fmsg, "from", e.op);
+			devlink_fmsg_u8_pair_put(fmsg, "to", e.status);
+			break;
+		case ORDMA_EVENT_FATAL:
+			devlink_fmsg_u8_pair_put(fmsg, "fatal_code", e.status);
+			break;
+		}
+		devlink_fmsg_obj_nest_end(fmsg);
+	}
+	devlink_fmsg_arr_pair_nest_end(fmsg);
+}
+
+/* What the device and the driver last did: the registers, the device's
+ * event log, the admin queue's state and its last commands.  Readable
+ * from a dead device.
  */
 static int ordma_fw_fatal_reporter_dump(struct devlink_health_reporter *reporter,
 					struct devlink_fmsg *fmsg,
@@ -543,6 +620,7 @@ static int ordma_fw_fatal_reporter_dump(struct devlink_health_reporter *reporter
 	devlink_fmsg_pair_nest_end(fmsg);
 	devlink_fmsg_bool_pair_put(fmsg, "declared_fatal",
 				   test_bit(ORDMA_STATE_FATAL, &cdev->state));
+	ordma_dump_event_log(cdev, fmsg);
 	ordma_dump_admin_queue(cdev, fmsg);
 	return 0;
 }
