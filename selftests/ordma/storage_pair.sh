@@ -14,6 +14,10 @@
 #   recovers (devlink health) under the connected host, A enables the
 #   port again, and B's controller reconnects by itself and passes the
 #   same verification.
+# - Over impaired cables (run-vm.sh --wire, make check's vm-storage-impair)
+#   all of it must pass anyway, and each VM's counters show the faults
+#   dealt with: retransmissions, and corrupted frames dropped by the ICRC
+#   check.
 # - NFS over RDMA: nfsd on A exports a tmpfs and listens on rdma port
 #   20049; B mounts it with -o rdma,port=20049 (NFSv4.2), writes a file,
 #   remounts, reads it back; both sides compare its sha256.
@@ -48,14 +52,24 @@ ISER_PORT=3260
 ISER_DISK=/dev/shm/ordma-iser.img
 
 ktap_header
+wire_checks=0
+[ -z "${ORDMA_WIRE:-}" ] || wire_checks=2
 if [ "$GUEST_ROLE" = A ]; then
-	ktap_set_plan $((1 + 2 * 3 + 4 + 2 + 2))
+	ktap_set_plan $((1 + 2 * 3 + 4 + 2 + 2 + wire_checks))
 else
-	ktap_set_plan $((1 + 2 * 4 + 4 + 3 + 5))
+	ktap_set_plan $((1 + 2 * 4 + 4 + 3 + 5 + wire_checks))
 fi
 
 pair_rdma_up
 ktap_test_result $? "${ib:-no RDMA device} on ${nd:-no netdev}: RoCE v2 GID ready, $ORDMA_PEER_IP answers"
+# stat NAME: one ethtool -S counter of this VM's NIC
+stat() { ethtool -S "$nd" 2>/dev/null | awk -v k="$1:" '$1 == k { print $2 }'; }
+# over impaired cables (run-vm.sh --wire) the counters must show the
+# faults were there and were dealt with
+wire_rate() { tr ',' '\n' <<<"${ORDMA_WIRE:-}" | sed -n "s/^$1=//p"; }
+wire_on() { [ -n "$(wire_rate "$1")" ] && [ "$(wire_rate "$1")" != 0 ]; }
+retrans0=$(stat roce_retransmits)
+icrc0=$(stat roce_parse_drop_icrc)
 
 # ---------------------------------------------------------------- NVMe-oF
 # nvmet_up: subsystem $NQN with the file $NVME_DISK as namespace 1 on
@@ -379,6 +393,29 @@ else
 	tap_cmd "iscsiadm --logout" timeout 60 iscsiadm -m node -T "$ISER_IQN" \
 		-p "$ORDMA_PEER_IP:$ISER_PORT" --logout
 	barrier iser-done
+fi
+
+if [ -n "${ORDMA_WIRE:-}" ]; then
+	ktap_print_msg "wire: $ORDMA_WIRE"
+	# what this NIC sent was impaired on the way: the peer's drops and
+	# this NIC's retransmissions; what it received, its own ICRC drops
+	# (a recovery of the NIC starts its counters again from 0)
+	retrans=$(stat roce_retransmits)
+	icrc=$(stat roce_parse_drop_icrc)
+	[ "$retrans" -lt "${retrans0:-0}" ] || retrans=$((retrans - ${retrans0:-0}))
+	[ "$icrc" -lt "${icrc0:-0}" ] || icrc=$((icrc - ${icrc0:-0}))
+	if wire_on loss; then
+		[ "$retrans" -gt 0 ]
+		ktap_test_result $? "over the impaired cable: roce_retransmits non-zero ($retrans)"
+	else
+		ktap_test_skip "over the impaired cable: roce_retransmits non-zero" "no loss"
+	fi
+	if wire_on corrupt; then
+		[ "$icrc" -gt 0 ]
+		ktap_test_result $? "over the impaired cable: corrupted frames dropped by the ICRC check ($icrc)"
+	else
+		ktap_test_skip "over the impaired cable: ICRC drops" "no corruption"
+	fi
 fi
 
 ktap_finished
