@@ -510,24 +510,50 @@ void ordma_flash_close(OrdmaState *s)
     f->stage = NULL;
 }
 
+/*
+ * What runs, and why, copied under fw_lock: an activation replaces the
+ * firmware (and unloads the old one's code) and its boot log.
+ */
+static void ordma_flash_snapshot(OrdmaState *s, int32_t *slot,
+                                 char **version, char **log)
+{
+    OrdmaFlash *f = &s->flash;
+    bool locked = DEVICE(s)->realized && ordma_fw_enter(s, "flash query");
+
+    *slot = f->running_slot;
+    if (f->running_slot >= 0) {
+        *version = g_strdup_printf("%u.%u.%u", f->running.fw_major,
+                                   f->running.fw_minor,
+                                   f->running.fw_sub_minor);
+    } else {
+        *version = g_strdup_printf("%u.%u.%u", ordma_fw_builtin.fw_major,
+                                   ordma_fw_builtin.fw_minor,
+                                   ordma_fw_builtin.fw_sub_minor);
+    }
+    *log = g_strdup(f->boot_log ?: "");
+    if (locked) {
+        ordma_fw_leave(s);
+    }
+}
+
 static void ordma_flash_get_version(Object *obj, Visitor *v,
                                     const char *name, void *opaque,
                                     Error **errp)
 {
-    OrdmaState *s = ORDMA_PCI(obj);
-    const struct ordma_fw_image *img = s->flash.img ?: &ordma_fw_builtin;
-    g_autofree char *version = g_strdup_printf("%u.%u.%u", img->fw_major,
-                                               img->fw_minor,
-                                               img->fw_sub_minor);
+    g_autofree char *version = NULL, *log = NULL;
+    int32_t slot;
 
+    ordma_flash_snapshot(ORDMA_PCI(obj), &slot, &version, &log);
     visit_type_str(v, name, &version, errp);
 }
 
 static void ordma_flash_get_slot(Object *obj, Visitor *v, const char *name,
                                  void *opaque, Error **errp)
 {
-    int32_t slot = ORDMA_PCI(obj)->flash.running_slot;
+    g_autofree char *version = NULL, *log = NULL;
+    int32_t slot;
 
+    ordma_flash_snapshot(ORDMA_PCI(obj), &slot, &version, &log);
     visit_type_int32(v, name, &slot, errp);
 }
 
@@ -535,9 +561,10 @@ static void ordma_flash_get_boot_log(Object *obj, Visitor *v,
                                      const char *name, void *opaque,
                                      Error **errp)
 {
-    OrdmaState *s = ORDMA_PCI(obj);
-    g_autofree char *log = g_strdup(s->flash.boot_log ?: "");
+    g_autofree char *version = NULL, *log = NULL;
+    int32_t slot;
 
+    ordma_flash_snapshot(ORDMA_PCI(obj), &slot, &version, &log);
     visit_type_str(v, name, &log, errp);
 }
 

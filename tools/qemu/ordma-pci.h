@@ -29,7 +29,11 @@
  *   fw_lock             per device: struct ordma_fw and every HAL call
  *                       the firmware makes, msix_pending, the *_deferred,
  *                       *_pending and rx_* fields below, the cable's
- *                       rx_held frames, the cable's dead flag.
+ *                       rx_held frames, the cable's dead flag, the flash
+ *                       once realized (the firmware that runs, its code,
+ *                       boot log and the image being written: an
+ *                       activation replaces them; the fw-* properties
+ *                       copy them under it).
  *   another device's    taken only with a trylock by a thread that holds
  *   fw_lock             one already (cables in memory), so two devices
  *                       sending to each other cannot deadlock.
