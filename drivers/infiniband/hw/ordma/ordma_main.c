@@ -303,7 +303,14 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 	mutex_init(&dev->counter_lock);
 	atomic_set(&dev->key_seq, get_random_u8());
 
-	dev->wq = alloc_ordered_workqueue("ordma_ib/%s", 0, pci_name(pdev));
+	/*
+	 * Storage ULPs (nvmet-rdma, iSER) tear down from their reclaim-safe
+	 * workqueues: dealloc_pd flushes this one (deferred DESTROY_AH), and
+	 * their drains wait for the software flush of CQs run here, so it
+	 * needs its rescuer too.
+	 */
+	dev->wq = alloc_ordered_workqueue("ordma_ib/%s", WQ_MEM_RECLAIM,
+					  pci_name(pdev));
 	if (!dev->wq) {
 		err = -ENOMEM;
 		goto err_dealloc;
