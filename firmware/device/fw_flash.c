@@ -89,8 +89,9 @@ uint8_t fw_cmd_flash_commit(struct ordma_fw *fw, struct fw_cmd *c)
 					"size is not the bytes written");
 	err = fw->hal.flash_commit(fw->hal_ctx, size);
 	if (err) {
-		/* The syndrome is the image's fault, not a field's. */
-		c->out->syndrome = cpu_to_le32((uint32_t)err);
+		/* The image's fault, not a field's: above the field offsets */
+		c->out->syndrome = cpu_to_le32(ORDMA_SYNDROME_IMAGE_BASE +
+					       (uint32_t)err);
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_PARAM,
 				   "the flash refused the image");
 	}

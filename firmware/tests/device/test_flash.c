@@ -224,7 +224,8 @@ TEST(test_flash_commit_refused)
 	flash.commit_result = ORDMA_IMAGE_BAD_SIGNATURE;
 	CHECK_EQ(write_image(&d, 100), ORDMA_CMD_STATUS_OK);
 	CHECK_EQ(flash_commit_cmd(&d, 100), ORDMA_CMD_STATUS_BAD_PARAM);
-	CHECK_EQ(drv_syndrome(&d), ORDMA_IMAGE_BAD_SIGNATURE);
+	CHECK_EQ(drv_syndrome(&d),
+		 ORDMA_SYNDROME_IMAGE_BASE + ORDMA_IMAGE_BAD_SIGNATURE);
 	CHECK_EQ(flash.committed, 100);
 	drv_close(&d);
 }

@@ -93,6 +93,12 @@ enum ordma_cmd_status {
  * as ORDMA_SYNDROME_BUF_BASE + its byte offset inside the buffer.
  */
 #define ORDMA_SYNDROME_BUF_BASE		64
+/*
+ * FLASH_COMMIT reports an image it refused as ORDMA_SYNDROME_IMAGE_BASE +
+ * its enum ordma_image_error (<linux/ordma/ordma_image.h>): a syndrome
+ * below the base is a field's offset, as for every command.
+ */
+#define ORDMA_SYNDROME_IMAGE_BASE	0x100
 
 struct ordma_aq_cmd_hdr {
 	__u8	opcode;			/* enum ordma_cmd_opcode */
@@ -173,8 +179,8 @@ struct ordma_cmd_inject_fault {
  * board, entry-table and interface versions) and stores it in the slot
  * that is not running, which becomes the pending slot.  The image that
  * runs is never written.  A refused image completes FLASH_COMMIT with
- * BAD_PARAM and its enum ordma_image_error (firmware/image/) as the
- * syndrome; the pending slot, if any, is kept.  FW_ACTIVATE makes the
+ * BAD_PARAM and ORDMA_SYNDROME_IMAGE_BASE + its enum ordma_image_error
+ * as the syndrome; the pending slot, if any, is kept.  FW_ACTIVATE makes the
  * pending slot run from the next reset (CTRL.RESET or a function level
  * reset); if its image does not boot there, the device runs the image
  * it ran before.  QUERY_FLASH (struct ordma_cmd_query_buf, port 0)

@@ -21,7 +21,7 @@ CMD_FW_ACTIVATE = 0x16
 CAP_FLASH = 1 << 13
 CAP_FLAGS_AT = 44            # struct ordma_device_caps.cap_flags
 STATUS_OK, STATUS_BAD_PARAM, STATUS_BAD_STATE = 0, 2, 5
-IMAGE_BAD_SIGNATURE = 8      # enum ordma_image_error
+IMAGE_BAD_SIGNATURE = 0x100 + 8  # ORDMA_SYNDROME_IMAGE_BASE + enum ordma_image_error
 NO_SLOT = 0xffffffff
 ACTIVATION_DONE, ACTIVATION_ROLLED_BACK = 2, 3
 STAGE = BUF + 0x10000        # 4 KiB chunks of the image, in guest memory
@@ -148,7 +148,7 @@ def run_update(qemu, tmp, pub, good, new, stfail):
         res = stage(f, tampered)
         info = query_flash(f)
         tap('update: a tampered image: FLASH_COMMIT BAD_PARAM, syndrome '
-            '8 (signature), the flash untouched',
+            '0x108 (signature), the flash untouched',
             res == (STATUS_BAD_PARAM, IMAGE_BAD_SIGNATURE) and
             info[2] == NO_SLOT and info[4][1] == (0, None), (res, info))
 

@@ -325,8 +325,10 @@ int ordma_cmd_flash_commit(struct ordma_core_dev *cdev, u32 size,
 	if (err)
 		return err;
 	/* The caller names the refusal: BAD_PARAM carries its reason. */
-	if (comp.status == ORDMA_CMD_STATUS_BAD_PARAM) {
-		*syndrome = le32_to_cpu(comp.syndrome);
+	if (comp.status == ORDMA_CMD_STATUS_BAD_PARAM &&
+	    le32_to_cpu(comp.syndrome) >= ORDMA_SYNDROME_IMAGE_BASE) {
+		*syndrome = le32_to_cpu(comp.syndrome) -
+			    ORDMA_SYNDROME_IMAGE_BASE;
 		return -EINVAL;
 	}
 	return ordma_cmd_check(cdev, &cmd, &comp);

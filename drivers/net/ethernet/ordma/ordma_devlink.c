@@ -263,9 +263,6 @@ static int ordma_devlink_flash_update(struct devlink *devlink,
 	devlink_flash_update_status_notify(devlink, "Verifying", NULL, 0, 0);
 	err = ordma_cmd_flash_commit(cdev, fw->size, &syndrome);
 	if (err == -EINVAL && syndrome != ORDMA_IMAGE_OK) {
-		/* The size sent is the size written, so syndrome 8 (a size
-		 * mismatch) cannot occur: it is BAD_SIGNATURE.
-		 */
 		NL_SET_ERR_MSG_FMT_MOD(extack, "the device refused the image: %s",
 				       ordma_image_error_name(syndrome));
 		return err;
