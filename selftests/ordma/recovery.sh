@@ -32,7 +32,7 @@ TOOL_TIMEOUT=${ORDMA_TOOL_TIMEOUT:-120}
 PORT=19400
 
 ktap_header
-ktap_set_plan 29
+ktap_set_plan 30
 modprobe ib_uverbs
 ip link set dev lo up
 kmsg_first=$(dmesg | wc -l)
@@ -257,4 +257,11 @@ bad=$(dmesg | tail -n +$((kmsg_first + 1)) | grep -E "$BAD_KMSG")
 [ -z "$bad" ]
 ktap_test_result $? "no oops, WARN or leak report in the kernel log"
 [ -n "$bad" ] && sed 's/^/#   /' <<<"$bad" | head -n 20
+# a failed function took its objects with it: their destroy commands
+# failing with -ENODEV is expected, not an error line each
+noise=$(dmesg | tail -n +$((kmsg_first + 1)) |
+	grep -E '(DESTROY|DEALLOC|DEREG|DEL)_[A-Z_]+ [0-9a-fx]+ failed: -19')
+[ -z "$noise" ]
+ktap_test_result $? "the teardowns of the failed functions logged no per-object -ENODEV errors"
+[ -n "$noise" ] && sed 's/^/#   /' <<<"$noise" | head -n 10
 ktap_finished

@@ -76,9 +76,7 @@ static void ordma_ah_release_work(struct work_struct *work)
 	int err;
 
 	err = ordma_cmd_destroy_ah(rel->dev, rel->uctx_id, rel->handle);
-	if (err)
-		ibdev_err(&rel->dev->ibdev, "DESTROY_AH %u failed: %d\n",
-			  rel->handle, err);
+	ordma_report_destroy(rel->dev, err, "DESTROY_AH %u", rel->handle);
 	kfree(rel);
 }
 
@@ -105,8 +103,6 @@ int ordma_destroy_ah(struct ib_ah *ibah, u32 flags)
 	}
 
 	err = ordma_cmd_destroy_ah(dev, ah->uctx_id, ah->handle);
-	if (err)
-		ibdev_err(&dev->ibdev, "DESTROY_AH %u failed: %d\n",
-			  ah->handle, err);
+	ordma_report_destroy(dev, err, "DESTROY_AH %u", ah->handle);
 	return 0;
 }

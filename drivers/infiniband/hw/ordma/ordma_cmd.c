@@ -25,6 +25,29 @@ bool ordma_device_may_use_memory(enum ordma_mem_cmd cmd, int err)
 	}
 }
 
+/*
+ * A command that frees a device object failed.  A device that is gone
+ * (-ENODEV: fatal, being reset or removed) took every object with it; a
+ * line for each of them would bury the one report that matters.
+ */
+void ordma_report_destroy(struct ordma_ibdev *dev, int err,
+			  const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	if (!err)
+		return;
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	if (err == -ENODEV)
+		ibdev_dbg(&dev->ibdev, "%pV: device gone\n", &vaf);
+	else
+		ibdev_err(&dev->ibdev, "%pV failed: %d\n", &vaf, err);
+	va_end(args);
+}
+
 static int ordma_cmd_post(struct ordma_ibdev *dev, struct ordma_aq_cmd *cmd,
 			  struct ordma_aq_comp *comp)
 {

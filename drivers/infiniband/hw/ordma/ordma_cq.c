@@ -347,9 +347,7 @@ int ordma_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	int err;
 
 	err = ordma_cmd_destroy_cq(dev, cq->uctx_id, cq->cqn);
-	if (err)
-		ibdev_err(&dev->ibdev, "DESTROY_CQ %u failed: %d\n", cq->cqn,
-			  err);
+	ordma_report_destroy(dev, err, "DESTROY_CQ %u", cq->cqn);
 
 	/* No new handler finds the CQ; wait for those running. */
 	xa_erase_irq(&dev->cqs, cq->cqn);

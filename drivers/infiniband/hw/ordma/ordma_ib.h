@@ -358,6 +358,9 @@ enum ordma_mem_cmd {
 };
 
 /* ordma_cmd.c */
+__printf(3, 4)
+void ordma_report_destroy(struct ordma_ibdev *dev, int err,
+			  const char *fmt, ...);
 /*
  * ordma_device_may_use_memory() - may the device use the memory after
  * the command returned @err?

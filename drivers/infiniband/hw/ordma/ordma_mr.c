@@ -591,9 +591,7 @@ int ordma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	/* Windows are still bound to it: the MR stays, pages and all. */
 	if (err == -EBUSY)
 		return err;
-	if (err)
-		ibdev_err(&dev->ibdev, "DEREG_MR %#x failed: %d\n", ibmr->lkey,
-			  err);
+	ordma_report_destroy(dev, err, "DEREG_MR %#x", ibmr->lkey);
 	/* The device may still translate through the pages. */
 	if (ordma_device_may_use_memory(ORDMA_MEM_DESTROY, err))
 		return 0;

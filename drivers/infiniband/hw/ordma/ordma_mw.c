@@ -59,9 +59,7 @@ int ordma_dealloc_mw(struct ib_mw *ibmw)
 	int err;
 
 	err = ordma_cmd_dealloc_mw(dev, mw->uctx_id, ibmw->rkey);
-	if (err)
-		ibdev_err(&dev->ibdev, "DEALLOC_MW %#x failed: %d\n",
-			  ibmw->rkey, err);
+	ordma_report_destroy(dev, err, "DEALLOC_MW %#x", ibmw->rkey);
 	/* Nothing of the host is behind a window: the object may go. */
 	return 0;
 }

@@ -479,9 +479,7 @@ int ordma_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	int err;
 
 	err = ordma_cmd_destroy_qp(dev, qp->uctx_id, qp->qpn);
-	if (err)
-		ibdev_err(&dev->ibdev, "DESTROY_QP %u failed: %d\n", qp->qpn,
-			  err);
+	ordma_report_destroy(dev, err, "DESTROY_QP %u", qp->qpn);
 
 	xa_erase_irq(&dev->qps, qp->qpn);
 	ordma_obj_ref_drain(&qp->ref);

@@ -300,9 +300,7 @@ int ordma_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	int err;
 
 	err = ordma_cmd_destroy_srq(dev, srq->uctx_id, srq->srqn);
-	if (err)
-		ibdev_err(&dev->ibdev, "DESTROY_SRQ %u failed: %d\n",
-			  srq->srqn, err);
+	ordma_report_destroy(dev, err, "DESTROY_SRQ %u", srq->srqn);
 
 	xa_erase_irq(&dev->srqs, srq->srqn);
 	ordma_obj_ref_drain(&srq->ref);

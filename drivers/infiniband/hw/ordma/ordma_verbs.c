@@ -242,9 +242,7 @@ int ordma_del_gid(const struct ib_gid_attr *attr, void **context)
 	int err;
 
 	err = ordma_cmd_del_gid(dev, attr->index);
-	if (err)
-		ibdev_err(&dev->ibdev, "DEL_GID %u failed: %d\n", attr->index,
-			  err);
+	ordma_report_destroy(dev, err, "DEL_GID %u", attr->index);
 
 	return err;
 }
@@ -357,9 +355,7 @@ void ordma_dealloc_ucontext(struct ib_ucontext *ibucontext)
 	rdma_user_mmap_entry_remove(uctx->db_mmap_entry);
 
 	err = ordma_cmd_dealloc_uctx(dev, uctx->uctx_id);
-	if (err)
-		ibdev_err(&dev->ibdev, "DEALLOC_UCTX %u failed: %d\n",
-			  uctx->uctx_id, err);
+	ordma_report_destroy(dev, err, "DEALLOC_UCTX %u", uctx->uctx_id);
 }
 
 /*
@@ -467,9 +463,7 @@ int ordma_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	 * is gone; report it and let the PD go.
 	 */
 	err = ordma_cmd_dealloc_pd(dev, pd->uctx_id, pd->pdn);
-	if (err)
-		ibdev_err(&dev->ibdev, "DEALLOC_PD %u failed: %d\n", pd->pdn,
-			  err);
+	ordma_report_destroy(dev, err, "DEALLOC_PD %u", pd->pdn);
 
 	return 0;
 }

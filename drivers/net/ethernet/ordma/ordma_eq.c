@@ -276,7 +276,8 @@ static void ordma_eq_destroy(struct ordma_core_dev *cdev, struct ordma_eq *eq)
 	if (!eq->created)
 		return;
 	err = ordma_cmd_destroy_eq(cdev, eq->eqn);
-	if (err)
+	/* a device that is gone took its EQs with it */
+	if (err && err != -ENODEV)
 		dev_warn(ordma_dev(cdev), "DESTROY_EQ %u failed: %d\n",
 			 eq->eqn, err);
 	eq->created = false;

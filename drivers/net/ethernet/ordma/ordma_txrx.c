@@ -130,8 +130,10 @@ static int ordma_ring_destroy_hw(struct ordma_netdev_priv *priv,
 		return 0;
 	err = ordma_cmd_destroy_eth_ring(priv->cdev, ring->id);
 	if (err) {
-		netdev_err(priv->ndev, "DESTROY_ETH_RING %u failed: %d\n",
-			   ring->id, err);
+		/* a device that is gone took its rings with it */
+		if (err != -ENODEV)
+			netdev_err(priv->ndev, "DESTROY_ETH_RING %u failed: %d\n",
+				   ring->id, err);
 		return err;
 	}
 	ring->created = false;
