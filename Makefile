@@ -7,6 +7,8 @@
 #   make            modules, ordma-diag, firmware host tests
 #   make check      everything, tested (host + VM); last line
 #                   "N passed, N failed, N skipped"
+#   make soak       the longer fault, recovery and race checks (an hour
+#                   or more; tools/check/soak.sh), same last line
 #   make demo       boot a VM with two ORDMA NICs and show them working
 #   make fuzz       the firmware's libFuzzer harnesses, FUZZ_TIME seconds
 #                   each (FUZZ=name for one; clang only)
@@ -49,7 +51,7 @@ FW_IMAGE_TOOL := $(BUILD)/bin/ordma-fw-image
 KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m CONFIG_ORDMA_DEBUG_RAW_CMD=y
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
-.PHONY: all modules modules_clean diag fw-build fw-check qemu qemu-unit provider lint \
+.PHONY: soak all modules modules_clean diag fw-build fw-check qemu qemu-unit provider lint \
 	vm-check vm-smoke vm-impair vm-disturb check demo clean help install fuzz \
 	qemu-asan qtest-asan trace-tool-check deb vm-packages fw-image \
 	fw-image-tool fw-image-check
@@ -254,6 +256,11 @@ vm-packages: deb modules
 
 check:
 	@tools/check/run-check.sh
+
+# The longer variants of the fault, recovery and race checks (an hour or
+# more; tools/check/soak.sh has the knobs)
+soak:
+	@tools/check/soak.sh
 
 # The libibverbs provider into the system's libibverbs (DESTDIR honoured);
 # the kernel modules install with `make -C $$KDIR M=$$PWD modules_install`.

@@ -13,10 +13,12 @@
 # Usage: run_kselftest.sh [-o OUTDIR] [-t TIMEOUT] [TEST...]
 #   TEST is a name in this directory (probe or probe.sh) or a path;
 #   default: every test listed in TEST_PROGS of the Makefile here.
+#   TIMEOUT (seconds per test): -t, else ORDMA_SELFTEST_TIMEOUT, else
+#   the settings file's.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 OUTDIR=${KSFT_OUTDIR:-/tmp/ordma-selftests}
-TIMEOUT=
+TIMEOUT=${ORDMA_SELFTEST_TIMEOUT:-}
 
 while getopts "o:t:" opt; do
 	case "$opt" in

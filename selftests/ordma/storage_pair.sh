@@ -121,19 +121,24 @@ nvme_dev() {
 }
 
 # fio_verify WHAT DEV: 32 MiB of random writes to the block device DEV,
-# read back and checked against their crc32c
+# read back and checked against their crc32c; FIO_LOOPS times
+# (ORDMA_FIO_LOOPS, 1; make soak runs more)
+FIO_LOOPS=${ORDMA_FIO_LOOPS:-1}
 fio_verify() {
 	local what=$1 dev=$2 out rc
 
-	out=$(timeout 300 fio --name=ordma-verify --filename="${dev:-/dev/null}" \
+	out=$(timeout $((300 * FIO_LOOPS)) \
+		fio --name=ordma-verify --filename="${dev:-/dev/null}" \
 		--direct=1 --ioengine=libaio --iodepth=8 --rw=randwrite \
-		--bsrange=4k-128k --size=32m --verify=crc32c \
+		--bsrange=4k-128k --size=32m --verify=crc32c --loops="$FIO_LOOPS" \
 		--verify_fatal=1 --do_verify=1 2>&1)
 	rc=$?
+	what="$what: fio 32 MiB random writes 4-128 KiB"
+	[ "$FIO_LOOPS" = 1 ] || what="$what ($FIO_LOOPS times)"
 	if [ -n "$dev" ] && [ "$rc" -eq 0 ] && grep -q 'err= 0' <<<"$out"; then
-		ktap_test_pass "$what: fio 32 MiB random writes 4-128 KiB to $dev, crc32c verified"
+		ktap_test_pass "$what to $dev, crc32c verified"
 	else
-		ktap_test_fail "$what: fio 32 MiB random writes 4-128 KiB to ${dev:-no disk}, crc32c verified"
+		ktap_test_fail "$what to ${dev:-no disk}, crc32c verified"
 		ktap_print_msg "$(tail -n 20 <<<"$out")"
 	fi
 }

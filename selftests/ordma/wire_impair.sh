@@ -142,10 +142,13 @@ run_pair "impaired: rping -V 200 x 4096 bytes, data verified" "$rping_re" \
 	rping -v -V -C 200 -S 4096
 run_pair "impaired: rping -V 20 x 60000 bytes, data verified" "$rping_re" \
 	rping -v -V -C 20 -S 60000
-run_pair "impaired: ib_write_bw 500 x 64 KiB" '^[[:space:]]*65536[[:space:]]+500[[:space:]]+[0-9.]+' \
-	ib_write_bw -n 500 -s 65536
-run_pair "impaired: ib_read_bw 200 x 64 KiB" '^[[:space:]]*65536[[:space:]]+200[[:space:]]+[0-9.]+' \
-	ib_read_bw -n 200 -s 65536
+# make soak runs more of each (ORDMA_IMPAIR_ITERATIONS)
+wr_n=${ORDMA_IMPAIR_ITERATIONS:-500}
+rd_n=$(( (wr_n * 2 + 4) / 5 ))
+run_pair "impaired: ib_write_bw $wr_n x 64 KiB" "^[[:space:]]*65536[[:space:]]+${wr_n}[[:space:]]+[0-9.]+" \
+	ib_write_bw -n "$wr_n" -s 65536
+run_pair "impaired: ib_read_bw $rd_n x 64 KiB" "^[[:space:]]*65536[[:space:]]+${rd_n}[[:space:]]+[0-9.]+" \
+	ib_read_bw -n "$rd_n" -s 65536
 
 # The tools are done; a frame still on its way (a delay, a held frame)
 # is counted within the bound.

@@ -34,6 +34,8 @@
 #   -v           copy the serial console to stderr while running
 #   -V           the same, without the timestamp and VM name prefixes
 #   --asan       QEMU built with ASan, LSan and UBSan (see below)
+#   -e NAME=VALUE  set NAME (ORDMA_*) in the guest's environment, e.g. a
+#                selftest's size or repeat count (make soak); repeatable
 #
 # Every NIC is cabled with a UDP socket between two free loopback ports:
 # an ORDMA port owns its socket (cable-local/cable-peer, served by the
@@ -161,6 +163,7 @@ HOST_REQUESTS=0
 FW_IMAGE=
 FW_IMAGE_VERSION=
 FW_PUBKEY=$ORDMA_REPO/build/fw/ordma-dev.pub
+GUEST_VARS=()
 usage() {
 	sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 	exit 2
@@ -187,6 +190,10 @@ while [ $# -gt 0 ]; do
 	-v) VERBOSE=1; shift ;;
 	-V) VERBOSE=2; shift ;;
 	--asan) export SANITIZE=1 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}; shift ;;
+	-e)
+		[[ ${2:-} =~ ^ORDMA_[A-Z0-9_]+=.*$ ]] ||
+			{ echo "run-vm.sh: -e takes ORDMA_NAME=VALUE, not '${2:-}'" >&2; exit 2; }
+		GUEST_VARS+=("$2"); shift 2 ;;
 	-h | --help) usage ;;
 	-*) usage ;;
 	*) break ;;
@@ -450,7 +457,7 @@ boot_node() {
 		mapfile -t nics < <(nic_args 2 1 "${ports[1]}" "${ports[0]}" "$name")
 		expect=("$(nic_expect 2 1)") ;;
 	esac
-	local cmd=$GUEST_CMD
+	local cmd=$GUEST_CMD v
 	[ -n "$cmd" ] || cmd="$RUNNER -o /mnt/results/selftests $TESTS"
 	{
 		printf 'GUEST_NAME=%q\nGUEST_TOPOLOGY=%q\nGUEST_ROLE=%q\n' "$name" "$TOPOLOGY" "$role"
@@ -461,6 +468,9 @@ boot_node() {
 		printf 'ORDMA_DIAG=%q\nORDMA_PROVIDER_DIR=%q\n' "$diag" "$provider"
 		printf 'ORDMA_HOST_REQUESTS=%q\nORDMA_PCAP=%q\n' "$HOST_REQUESTS" "$PCAP"
 		printf 'ORDMA_FW_IMAGE_VERSION=%q\n' "$FW_IMAGE_VERSION"
+		for v in "${GUEST_VARS[@]}"; do
+			printf '%s=%q\n' "${v%%=*}" "${v#*=}"
+		done
 		if [ "$TOPOLOGY" = pair ]; then
 			printf 'ORDMA_SYNC=/mnt/sync\nORDMA_PEER_ROLE=%s\n' "$([ "$role" = A ] && echo B || echo A)"
 			printf 'ORDMA_LOCAL_IP=192.0.2.%s\nORDMA_PEER_IP=192.0.2.%s\n' \
