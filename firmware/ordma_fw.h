@@ -196,13 +196,21 @@ struct ordma_hal_ops {
 #define ORDMA_FW_MIN_DB_PAGES		2
 #define ORDMA_FW_MAX_DB_PAGES		65535
 
+/*
+ * The fields up to speed_mbps are ABI 1.0's; later minors append, and a
+ * model hands a firmware of minor 1 or later its size (create_sized).
+ */
 struct ordma_fw_config {
 	uint8_t mac[6];
 	char serial[16];		/* NUL padded */
 	unsigned int num_vectors;	/* MSI-X vectors, ORDMA_FW_*_VECTORS */
 	unsigned int num_db_pages;	/* BAR2 pages, ORDMA_FW_*_DB_PAGES */
 	unsigned int speed_mbps;
+	/* ABI 1.1 */
+	uint8_t link_layer;		/* enum ordma_link_layer (ordma_admin.h) */
 };
+
+#define ORDMA_FW_CONFIG_SIZE_1_0	offsetof(struct ordma_fw_config, link_layer)
 
 struct ordma_fw;
 
@@ -239,11 +247,19 @@ static inline void ordma_fw_mac_to_eui64(const uint8_t mac[6],
  * one.  So any minor of a major works with any other.
  */
 #define ORDMA_FW_ABI_MAJOR		1
-#define ORDMA_FW_ABI_MINOR		0
+#define ORDMA_FW_ABI_MINOR		1
 
 /* Returns NULL on allocation failure or an invalid configuration. */
 struct ordma_fw *ordma_fw_create(const struct ordma_hal_ops *ops, void *ctx,
 				 const struct ordma_fw_config *cfg);
+/*
+ * The same from a configuration of cfg_size bytes, which may be another
+ * minor's: fields beyond it are 0, bytes beyond this minor's ignored.
+ */
+struct ordma_fw *ordma_fw_create_sized(const struct ordma_hal_ops *ops,
+				       void *ctx,
+				       const struct ordma_fw_config *cfg,
+				       size_t cfg_size);
 void ordma_fw_destroy(struct ordma_fw *fw);
 
 /* Power-on / PCI function level reset: back to the register reset values. */
@@ -319,10 +335,31 @@ struct ordma_fw_image {
 	 * goes back to the image it ran before.
 	 */
 	int (*self_test)(void);
+	/* ABI 1.1: create() reads ABI 1.0's configuration only */
+	struct ordma_fw *(*create_sized)(const struct ordma_hal_ops *ops,
+					 void *ctx,
+					 const struct ordma_fw_config *cfg,
+					 size_t cfg_size);
 };
 
 #define ORDMA_FW_IMAGE_SYMBOL		"ordma_fw_image_entry"
 
 extern const struct ordma_fw_image ordma_fw_builtin;
+
+/*
+ * What a model calls to create img's firmware with its cfg: an image of
+ * ABI 1.0 knows an Ethernet port only, so it gets no other.
+ */
+static inline struct ordma_fw *
+ordma_fw_image_create(const struct ordma_fw_image *img,
+		      const struct ordma_hal_ops *ops, void *ctx,
+		      const struct ordma_fw_config *cfg)
+{
+	if (img->abi_minor >= 1)
+		return img->create_sized(ops, ctx, cfg, sizeof(*cfg));
+	if (cfg->link_layer)
+		return NULL;
+	return img->create(ops, ctx, cfg);
+}
 
 #endif /* ORDMA_FW_H */

@@ -380,7 +380,22 @@ static bool fw_config_valid(const struct ordma_fw_config *cfg)
 	       cfg->num_vectors <= ORDMA_FW_MAX_VECTORS &&
 	       cfg->num_db_pages >= ORDMA_FW_MIN_DB_PAGES &&
 	       cfg->num_db_pages <= ORDMA_FW_MAX_DB_PAGES &&
-	       !(cfg->mac[0] & 1) && memcmp(cfg->mac, zero_mac, 6);
+	       !(cfg->mac[0] & 1) && memcmp(cfg->mac, zero_mac, 6) &&
+	       (cfg->link_layer == ORDMA_LINK_LAYER_ETHERNET ||
+		cfg->link_layer == ORDMA_LINK_LAYER_INFINIBAND);
+}
+
+struct ordma_fw *ordma_fw_create_sized(const struct ordma_hal_ops *ops,
+				       void *ctx,
+				       const struct ordma_fw_config *cfg,
+				       size_t cfg_size)
+{
+	struct ordma_fw_config own = { 0 };
+
+	if (!cfg || cfg_size < ORDMA_FW_CONFIG_SIZE_1_0)
+		return NULL;
+	memcpy(&own, cfg, cfg_size < sizeof(own) ? cfg_size : sizeof(own));
+	return ordma_fw_create(ops, ctx, &own);
 }
 
 struct ordma_fw *ordma_fw_create(const struct ordma_hal_ops *ops, void *ctx,

@@ -36,6 +36,14 @@ static int fw_self_test(void)
 	return 0;
 }
 
+/* ABI 1.0's create: its model's configuration ends before link_layer */
+static struct ordma_fw *fw_create_abi_1_0(const struct ordma_hal_ops *ops,
+					  void *ctx,
+					  const struct ordma_fw_config *cfg)
+{
+	return ordma_fw_create_sized(ops, ctx, cfg, ORDMA_FW_CONFIG_SIZE_1_0);
+}
+
 #define FW_ENTRY_TABLE {						\
 	.abi_major = ORDMA_FW_ABI_MAJOR,				\
 	.abi_minor = ORDMA_FW_ABI_MINOR,				\
@@ -43,7 +51,7 @@ static int fw_self_test(void)
 	.fw_minor = FW_VERSION_MINOR,					\
 	.fw_sub_minor = FW_VERSION_SUB_MINOR,				\
 	.fw_build = FW_BUILD_NUMBER,					\
-	.create = ordma_fw_create,					\
+	.create = fw_create_abi_1_0,					\
 	.destroy = ordma_fw_destroy,					\
 	.reset = ordma_fw_reset,					\
 	.bus_master_enabled = ordma_fw_bus_master_enabled,		\
@@ -56,6 +64,7 @@ static int fw_self_test(void)
 	.timer_expired = ordma_fw_timer_expired,			\
 	.inject_fault = ordma_fw_inject_fault,				\
 	.self_test = fw_self_test,					\
+	.create_sized = ordma_fw_create_sized,				\
 }
 
 #ifdef FW_IMAGE_BUILD

@@ -20,14 +20,18 @@
 /* Port                                                                */
 /* ------------------------------------------------------------------ */
 
+/* An InfiniBand port with link waits in INIT for a subnet manager. */
 static uint8_t fw_port_state(const struct ordma_fw *fw)
 {
+	if (fw_port_is_ib(fw))
+		return fw->port.link_up ? ORDMA_PORT_INIT : ORDMA_PORT_DOWN;
 	return fw_port_is_active(fw) ? ORDMA_PORT_ACTIVE : ORDMA_PORT_DOWN;
 }
 
+/* An InfiniBand port has no administrative state: it trains when cabled. */
 static uint8_t fw_port_phys_state(const struct ordma_fw *fw)
 {
-	if (!fw->port.admin_up)
+	if (!fw->port.admin_up && !fw_port_is_ib(fw))
 		return ORDMA_PORT_PHYS_DISABLED;
 	return fw->port.link_up ? ORDMA_PORT_PHYS_LINK_UP :
 				  ORDMA_PORT_PHYS_POLLING;
@@ -54,18 +58,25 @@ uint8_t fw_cmd_query_port(struct ordma_fw *fw, struct fw_cmd *c)
 	struct ordma_port_attr attr;
 
 	memset(&attr, 0, sizeof(attr));
-	memcpy(attr.mac, fw->port.mac, sizeof(attr.mac));
 	attr.state = fw_port_state(fw);
 	attr.phys_state = fw_port_phys_state(fw);
+	attr.max_ib_mtu = cpu_to_le32(FW_IB_MTU_MAX);
+	attr.speed_mbps = cpu_to_le32(fw->cfg.speed_mbps);
+	attr.link_up = fw->port.link_up;
+	attr.gid_table_len = cpu_to_le32(FW_GID_TABLE_LEN);
+	if (fw_port_is_ib(fw)) {
+		/* no Ethernet: no MAC, MTU or RX mode; LIDs come from the SM */
+		attr.link_layer = ORDMA_LINK_LAYER_INFINIBAND;
+		attr.active_ib_mtu = cpu_to_le32(FW_IB_MTU_MAX);
+		return fw_cmd_write_query_buf(fw, c, ORDMA_PORT_NUM, &attr,
+					      sizeof(attr));
+	}
+	memcpy(attr.mac, fw->port.mac, sizeof(attr.mac));
 	attr.mtu = cpu_to_le32(fw->port.mtu);
 	attr.max_mtu = cpu_to_le32(ORDMA_ETH_MAX_MTU);
 	attr.active_ib_mtu = cpu_to_le32(fw_port_active_ib_mtu(fw));
-	attr.max_ib_mtu = cpu_to_le32(FW_IB_MTU_MAX);
-	attr.speed_mbps = cpu_to_le32(fw->cfg.speed_mbps);
 	attr.admin_up = fw->port.admin_up;
-	attr.link_up = fw->port.link_up;
 	attr.rx_mode = fw->port.rx_mode;
-	attr.gid_table_len = cpu_to_le32(FW_GID_TABLE_LEN);
 	return fw_cmd_write_query_buf(fw, c, ORDMA_PORT_NUM, &attr, sizeof(attr));
 }
 
@@ -249,6 +260,9 @@ uint8_t fw_cmd_set_port(struct ordma_fw *fw, struct fw_cmd *c)
 	if (le32_to_cpu(p->port) != ORDMA_PORT_NUM)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(set_port.port),
 					"port must be 1");
+	if (fw_port_is_ib(fw))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
+				   "an InfiniBand port has no Ethernet settings");
 	if (!mask || mask & ~(uint32_t)ORDMA_SET_PORT_ALL_FIELDS)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(set_port.field_mask),
 					"field_mask empty or unknown bits");
@@ -508,6 +522,9 @@ uint8_t fw_cmd_create_eth_ring(struct ordma_fw *fw, struct fw_cmd *c)
 	struct fw_eth_ring *ring;
 	uint32_t id;
 
+	if (fw_port_is_ib(fw))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
+				   "an InfiniBand port has no Ethernet rings");
 	if (!ring_addr || ring_addr % FW_ETH_RING_ALIGN)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(eth_ring.ring_addr),
 					"ring address zero or not 4 KiB aligned");
@@ -729,6 +746,7 @@ void ordma_fw_rx_frame(struct ordma_fw *fw, const void *data, size_t len)
 	fw_trace_set_qp(fw, ORDMA_FW_TRACE_NO_QPN);
 	if (!fw_ready(fw))
 		return;		/* a stopped device does not receive */
+	/* an InfiniBand port in INIT takes no data packets either */
 	if (!fw_port_is_active(fw)) {
 		fw->stats.rx_drop_link_down++;
 		return;

@@ -171,7 +171,13 @@ struct fw_eq *fw_async_eq(struct ordma_fw *fw, uint32_t *eqn);
 uint32_t fw_ib_mtu_bytes(uint8_t path_mtu);
 /* QUERY_PORT active_ib_mtu in bytes (256..4096); MODIFY_QP's path_mtu limit */
 uint32_t fw_port_active_ib_mtu(const struct ordma_fw *fw);
-/* Port admin up and link up: frames may be sent and received */
+/* The port is InfiniBand's (link=ib), not Ethernet's */
+bool fw_port_is_ib(const struct ordma_fw *fw);
+/*
+ * Frames may be sent and received: an Ethernet port admin up with link;
+ * an InfiniBand port never yet, since no subnet manager can make it
+ * ACTIVE (it stays in INIT, where the IBTA lets data packets be dropped)
+ */
 bool fw_port_is_active(const struct ordma_fw *fw);
 /* The end of a PAUSE the link partner asked for, or 0 if none is on. */
 uint64_t fw_port_paused_until(struct ordma_fw *fw);

@@ -11,9 +11,14 @@
 
 #include "platform/fw_platform.h"
 
+bool fw_port_is_ib(const struct ordma_fw *fw)
+{
+	return fw->cfg.link_layer == ORDMA_LINK_LAYER_INFINIBAND;
+}
+
 bool fw_port_is_active(const struct ordma_fw *fw)
 {
-	return fw->port.admin_up && fw->port.link_up;
+	return !fw_port_is_ib(fw) && fw->port.admin_up && fw->port.link_up;
 }
 
 uint32_t fw_ib_mtu_bytes(uint8_t path_mtu)

@@ -90,11 +90,13 @@ static void dump(const struct ordma_replay_log *log)
 	size_t i;
 
 	printf("# config mac %02x:%02x:%02x:%02x:%02x:%02x serial \"%.16s\" "
-	       "vectors %u db_pages %u speed %u Mb/s, cap %" PRIu64 " bytes\n",
+	       "vectors %u db_pages %u speed %u Mb/s link %s, cap %" PRIu64
+	       " bytes\n",
 	       log->cfg.mac[0], log->cfg.mac[1], log->cfg.mac[2],
 	       log->cfg.mac[3], log->cfg.mac[4], log->cfg.mac[5],
 	       log->cfg.serial, log->cfg.num_vectors, log->cfg.num_db_pages,
-	       log->cfg.speed_mbps, log->max_bytes);
+	       log->cfg.speed_mbps, log->cfg.link_layer ? "ib" : "eth",
+	       log->max_bytes);
 	for (i = 0; i < log->n; i++) {
 		ordma_replay_describe(&log->ev[i], d, sizeof(d));
 		printf("%zu %s%s\n", i + 1, d,

@@ -457,6 +457,7 @@ static bool rec_open(struct ordma_rec *rec, const struct ordma_fw_config *cfg,
 	p = put16(p, ORDMA_REPLAY_HEADER_SIZE);
 	put32(p, flags);
 	memcpy(h + 16, cfg->mac, 6);
+	h[22] = cfg->link_layer;
 	memcpy(h + 24, cfg->serial, 16);
 	p = put32(h + 40, cfg->num_vectors);
 	p = put32(p, cfg->num_db_pages);
@@ -508,7 +509,7 @@ struct ordma_rec *ordma_rec_create_image(const struct ordma_fw_image *img,
 		.trace = ops->trace ? rec_trace : NULL,
 	};
 	if (!opts) {
-		rec->fw = img->create(ops, ctx, cfg);
+		rec->fw = ordma_fw_image_create(img, ops, ctx, cfg);
 	} else {
 		if (!rec_open(rec, cfg, opts)) {
 			rec_close(rec);
@@ -517,7 +518,7 @@ struct ordma_rec *ordma_rec_create_image(const struct ordma_fw_image *img,
 		}
 		rec_simple(rec, ORDMA_REPLAY_CREATE);
 		rec_enter(rec);
-		rec->fw = img->create(&rec->ops, rec, cfg);
+		rec->fw = ordma_fw_image_create(img, &rec->ops, rec, cfg);
 		rec_leave(rec);
 		rec_u64(rec, ORDMA_REPLAY_RETURN, rec->fw != NULL);
 		if (!rec->fw)

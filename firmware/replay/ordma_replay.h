@@ -77,7 +77,9 @@
  *	 8 u16 version			ORDMA_REPLAY_VERSION
  *	10 u16 header_size		ORDMA_REPLAY_HEADER_SIZE
  *	12 u32 hal			ORDMA_REPLAY_HAL_*
- *	16 u8 mac[6], 2 bytes 0
+ *	16 u8 mac[6]
+ *	22 u8 link_layer		enum ordma_link_layer (0 before it was)
+ *	23 u8 0
  *	24 char serial[16]		NUL padded, as in ordma_fw_config
  *	40 u32 num_vectors
  *	44 u32 num_db_pages

@@ -246,6 +246,7 @@ static bool parse_header(const uint8_t *h, size_t len,
 	}
 	log->hal = get32(h + 12);
 	memcpy(log->cfg.mac, h + 16, 6);
+	log->cfg.link_layer = h[22];
 	memcpy(log->cfg.serial, h + 24, 16);
 	log->cfg.num_vectors = get32(h + 40);
 	log->cfg.num_db_pages = get32(h + 44);

@@ -203,9 +203,10 @@ TEST(test_query_port)
 	CHECK_EQ(attr.admin_up, 0);
 	CHECK_EQ(attr.link_up, 1);
 	CHECK_EQ(attr.rx_mode, 0);
-	CHECK_EQ(attr.reserved_31, 0);
+	CHECK_EQ(attr.link_layer, ORDMA_LINK_LAYER_ETHERNET);
 	CHECK_EQ(le32_to_cpu(attr.gid_table_len), 16);
-	CHECK_EQ(attr.reserved_36, 0);
+	CHECK_EQ(le16_to_cpu(attr.lid), 0);
+	CHECK_EQ(le16_to_cpu(attr.sm_lid), 0);
 
 	REQUIRE_EQ(drv_port_up(&d), ORDMA_CMD_STATUS_OK);
 	drv_query(&d, ORDMA_CMD_QUERY_PORT, 1, &attr, sizeof(attr));

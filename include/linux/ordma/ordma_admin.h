@@ -657,9 +657,18 @@ struct ordma_device_caps {
 	__le32	reserved_196;
 };
 
+/* The IBTA's logical port states; an Ethernet port is DOWN or ACTIVE */
 enum ordma_port_state {
 	ORDMA_PORT_DOWN			= 1,
+	ORDMA_PORT_INIT			= 2,	/* InfiniBand: link up, no SM yet */
+	ORDMA_PORT_ARMED		= 3,
 	ORDMA_PORT_ACTIVE		= 4,
+};
+
+/* What the port carries, chosen when the device is configured */
+enum ordma_link_layer {
+	ORDMA_LINK_LAYER_ETHERNET	= 0,	/* RoCEv2 and the netdev's frames */
+	ORDMA_LINK_LAYER_INFINIBAND	= 1,
 };
 
 enum ordma_port_phys_state {
@@ -680,9 +689,10 @@ struct ordma_port_attr {
 	__u8	admin_up;
 	__u8	link_up;
 	__u8	rx_mode;
-	__u8	reserved_31;
+	__u8	link_layer;		/* enum ordma_link_layer */
 	__le32	gid_table_len;
-	__le32	reserved_36;
+	__le16	lid;			/* InfiniBand: 0 until the SM sets it */
+	__le16	sm_lid;			/* InfiniBand: 0 until the SM sets it */
 };
 
 /* QUERY_STATS: why the RoCE engine dropped a received frame, the index of

@@ -355,6 +355,12 @@ static int ordma_netdev_setup_port(struct ordma_netdev_priv *priv)
 		dev_err(ordma_dev(cdev), "QUERY_PORT failed: %d\n", err);
 		return err;
 	}
+	if (attr.link_layer != ORDMA_LINK_LAYER_ETHERNET) {
+		dev_err(ordma_dev(cdev),
+			"port link layer %u is not Ethernet: not supported\n",
+			attr.link_layer);
+		return -EOPNOTSUPP;
+	}
 
 	max_mtu = le32_to_cpu(cdev->caps.max_eth_mtu);
 	port_max = le32_to_cpu(attr.max_mtu);
