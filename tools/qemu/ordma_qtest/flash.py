@@ -629,6 +629,35 @@ def run_flash_inputs(qemu):
                 got[0] == '0' and got[1] is not None and
                 got[1][4] == [(SLOT_VALID, '1.1.0'), (SLOT_INVALID, None)] and
                 got[2] is not None and got[2] < 1 << 20, got)
+
+        # The same refusals when the device is plugged at run time: the
+        # monitor says why, the half-built device is taken apart and
+        # QEMU runs on; a good flash then plugs in.
+        qt = QTest(qemu, ['-device', 'pcie-root-port,id=rp0,chassis=1,'
+                          'bus=pcie.0,addr=06.0'])
+        try:
+            add = 'device_add ordma,bus=rp0,id=hp%d,flash=%s,fw-pubkey=%s'
+            got = [qt.hmp_reply(add % (i, fl, key)) for i, (fl, key) in
+                   enumerate(((bad_flash[4][1], pub),
+                              (sig_flipped(good), pub),
+                              (flash(good),
+                               os.path.join(tmp, 'nothere.pub'))))]
+            tap('flash inputs: device_add with a bad header, no bootable '
+                'slot, a missing key: each refused on the monitor',
+                got[0] == 'Error: flash=%s: not a flash file (bad magic)' %
+                bad_flash[4][1] and
+                got[1].startswith('Error: flash=') and
+                'no bootable firmware' in got[1] and
+                got[2].endswith('nothere.pub: cannot read the file'), got)
+            got = (qt.hmp_reply(add % (9, flash(good), pub)),
+                   qt.qom_get('hp9', 'fw-slot'))
+            qt.hmp('quit')
+            rc = qt.proc.wait(timeout=REPLY_TIMEOUT)
+            tap('flash inputs: then a good flash plugs in (fw-slot 0) and '
+                'QEMU quits with 0', got == ('', '0') and rc == 0,
+                (got, rc))
+        finally:
+            qt.close()
     except (TimeoutError, RuntimeError, OSError,
             subprocess.TimeoutExpired) as err:
         tap('flash inputs: QEMU checks its flash and key at power-on', False,

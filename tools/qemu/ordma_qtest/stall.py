@@ -33,7 +33,7 @@ FLAPS = 20                   # link down and up: two PORT_CHANGE each
 STAT_RX_FRAMES, STAT_RX_DROP_NO_BUF = 2, 6
 # An MMIO read answers within this, flood or not (the qtest protocol's
 # own REPLY_TIMEOUT is only the point where the test gives up)
-MMIO_BOUND = 1.0
+MMIO_BOUND = 2.0
 QUIT_BOUND = 5.0
 
 
