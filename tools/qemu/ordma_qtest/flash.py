@@ -372,6 +372,12 @@ def header(fl, **fields):
     return fl
 
 
+def read_header(fl):
+    """The flash header fields of the file fl"""
+    with open(fl, 'rb') as fh:
+        return FLASH_HDR.unpack(fh.read(FLASH_HDR.size))
+
+
 def peak_rss_kib(pid):
     with open('/proc/%d/status' % pid) as fh:
         for line in fh:
@@ -461,7 +467,7 @@ def run_flash_inputs(qemu):
             (rc, lines))
 
         # ---- the flash file and its header
-        slot_size = FLASH_HDR.unpack(open(fl, 'rb').read(48))[2]
+        slot_size = read_header(fl)[2]
 
         def truncated(size):
             out = flash(good)
@@ -531,18 +537,35 @@ def run_flash_inputs(qemu):
         tap('flash inputs: the only image has a bad signature: realize '
             'fails, exit 1, both slots named', ok, got)
 
-        def falls_back(fl, why, slot1=(SLOT_VALID, '1.1.0')):
+        def falls_back(fl, why):
             """slot 1 boots instead of slot 0, is the active slot in the
             flash file, and QEMU quits with 0"""
-            log = tempfile.TemporaryFile(mode='w+')
-            before = FLASH_HDR.unpack(open(fl, 'rb').read(48))
-            try:
-                qt = QTest(qemu, ['-device', 'ordma,addr=04.0,id=nic0,'
-                                  'flash=%s,fw-pubkey=%s' % (fl, pub)],
-                           stderr=log)
-            except RuntimeError as err:
+            before = read_header(fl)
+            with tempfile.TemporaryFile(mode='w+') as log:
+                try:
+                    qt = QTest(qemu, ['-device', 'ordma,addr=04.0,id=nic0,'
+                                      'flash=%s,fw-pubkey=%s' % (fl, pub)],
+                               stderr=log)
+                except RuntimeError as err:
+                    log.seek(0)
+                    return False, (err, log.read())
+                got, rc = booted(qt)
                 log.seek(0)
-                return False, (err, log.read())
+                warn = log.read().strip().splitlines()
+            after = read_header(fl)
+            ok = (got[0] == '1' and got[1] == 'slot 0: ' + why and
+                  got[2] == ('1.1.0', 2) and
+                  got[3] is not None and got[3][:3] == (1, 1, NO_SLOT) and
+                  got[3][4] == [(SLOT_INVALID, None),
+                                (SLOT_VALID, '1.1.0')] and
+                  after[3] == 1 and after[4] == NO_SLOT and
+                  after[5] == before[5] + 1 and
+                  rc == 0 and len(warn) == 1 and why in warn[0] and
+                  'booted slot 1' in warn[0])
+            return ok, (got, before, after, rc, warn)
+
+        def booted(qt):
+            """What runs, and the exit status of hmp quit"""
             try:
                 f = enabled_function(qt)
                 got = (qt.qom_get('nic0', 'fw-slot'),
@@ -552,20 +575,13 @@ def run_flash_inputs(qemu):
                 rc = qt.proc.wait(timeout=REPLY_TIMEOUT)
             finally:
                 qt.close()
-            after = FLASH_HDR.unpack(open(fl, 'rb').read(48))
-            log.seek(0)
-            warn = log.read().strip().splitlines()
-            ok = (got[0] == '1' and got[1] == 'slot 0: ' + why and
-                  got[2] == ('1.1.0', 2) and
-                  got[3] is not None and got[3][:3] == (1, 1, NO_SLOT) and
-                  got[3][4] == [(SLOT_INVALID, None), slot1] and
-                  after[3] == 1 and after[5] == before[5] + 1 and
-                  rc == 0 and len(warn) == 1 and why in warn[0] and
-                  'booted slot 1' in warn[0])
-            return ok, (got, before, after, rc, warn)
+            return got, rc
 
         for what, fl, why in (
                 ('a bad signature', sig_flipped(good, good),
+                 'signature does not verify'),
+                ('a bad signature and slot 1 pending (no longer pending '
+                 'once it runs)', header(sig_flipped(good, good), pending=1),
                  'signature does not verify'),
                 ('format 2 in its header', format2(good, good),
                  'unknown image format'),
