@@ -16,7 +16,9 @@
  * given up for the other slot, which becomes the active one in the flash
  * header (the rollback a firmware-test engineer relies on); the reasons
  * are kept in the read-only property fw-boot-log.  With no bootable slot
- * realize fails.
+ * realize fails, as it does for a key or flash header that does not
+ * pass its checks (Documentation/ordma/hw-reference.rst, "Power-on
+ * from the flash").
  *
  * Without flash= the model runs the firmware linked into it.
  */
@@ -127,6 +129,13 @@ static void *ordma_flash_dlopen(const uint8_t *payload, size_t len,
     return handle;
 }
 
+/* The largest image a slot takes */
+static uint64_t ordma_flash_max_image(const OrdmaFlash *f)
+{
+    return MIN((uint64_t)f->st.slot_size,
+               ORDMA_IMAGE_SIZE((uint64_t)ORDMA_IMAGE_MAX_PAYLOAD));
+}
+
 /*
  * Read a slot's image into memory of the model's own and verify it
  * there; the slot's state follows.  Returns the image (g_free() it) or
@@ -146,6 +155,12 @@ static uint8_t *ordma_flash_read_slot(OrdmaFlash *f, unsigned int slot,
         return NULL;
     }
     f->slot[slot].state = ORDMA_FLASH_SLOT_INVALID;
+    /* the header's size alone is no reason to take gigabytes of memory */
+    if (size > ordma_flash_max_image(f)) {
+        ordma_flash_log(f, "slot %u: %s", slot,
+                        ordma_image_strerror(ORDMA_IMAGE_TOO_LARGE));
+        return NULL;
+    }
     buf = g_malloc(size);
     n = pread(f->fd, buf, size,
               ORDMA_FLASH_SLOT_OFFSET(f->st.slot_size, slot));
@@ -244,10 +259,16 @@ bool ordma_flash_open(OrdmaState *s, Error **errp)
     g_autofree uint8_t *block = NULL;
     unsigned int active;
     struct stat st;
+    ssize_t n;
     int err;
 
     f->running_slot = -1;
     if (!s->flash_path || !*s->flash_path) {
+        if (s->fw_pubkey_path && *s->fw_pubkey_path) {
+            error_setg(errp, "fw-pubkey=%s without flash=: the key checks "
+                       "the images of a flash", s->fw_pubkey_path);
+            return false;
+        }
         f->img = &ordma_fw_builtin;
         return true;
     }
@@ -264,12 +285,15 @@ bool ordma_flash_open(OrdmaState *s, Error **errp)
         return false;
     }
     block = g_malloc0(ORDMA_FLASH_BLOCK);
-    if (fstat(f->fd, &st) < 0 ||
-        pread(f->fd, block, ORDMA_FLASH_BLOCK, 0) != ORDMA_FLASH_BLOCK) {
-        error_setg(errp, "flash=%s: cannot read its header", s->flash_path);
+    n = fstat(f->fd, &st) < 0 ? -1 :
+        pread(f->fd, block, ORDMA_FLASH_BLOCK, 0);
+    if (n < 0) {
+        error_setg_errno(errp, errno, "flash=%s: cannot read its header",
+                         s->flash_path);
         goto err_close;
     }
-    err = ordma_flash_parse(block, ORDMA_FLASH_BLOCK, st.st_size, &f->st);
+    /* a shorter file is a truncated flash */
+    err = ordma_flash_parse(block, n, st.st_size, &f->st);
     if (err) {
         error_setg(errp, "flash=%s: %s", s->flash_path,
                    ordma_image_strerror(err));
@@ -304,19 +328,14 @@ bool ordma_flash_open(OrdmaState *s, Error **errp)
 err_close:
     close(f->fd);
     f->fd = -1;
+    g_free(f->boot_log);
+    f->boot_log = NULL;
     return false;
 }
 
 /* ------------------------------------------------------------------ */
 /* Firmware update: the HAL's flash operations (under fw_lock)          */
 /* ------------------------------------------------------------------ */
-
-/* The largest image a slot takes */
-static uint64_t ordma_flash_max_image(const OrdmaFlash *f)
-{
-    return MIN((uint64_t)f->st.slot_size,
-               ORDMA_IMAGE_SIZE((uint64_t)ORDMA_IMAGE_MAX_PAYLOAD));
-}
 
 static int ordma_flash_hal_write(void *ctx, uint32_t off, const void *data,
                                  uint32_t len)

@@ -1070,7 +1070,11 @@ static void ordma_instance_init(Object *obj)
 
 static void ordma_instance_finalize(Object *obj)
 {
-    ordma_pcap_instance_finalize(ORDMA_PCI(obj));
+    OrdmaState *s = ORDMA_PCI(obj);
+
+    ordma_pcap_instance_finalize(s);
+    /* realize failed after naming the device (device_add): not exited */
+    g_free(s->ident);
 }
 
 static void ordma_class_init(ObjectClass *klass, void *data)

@@ -17,8 +17,9 @@ a few seconds.
 The checks live in ordma_qtest/, one module per area: admin (base
 registers, admin queue, reset), iommu, cable (cables and the engine
 thread), wire (impairments), capture and record (the firmware's inputs
-logged and replayed), flash (the firmware booted from signed images);
-common.py holds the qtest
+logged and replayed), flash (the firmware booted from signed images,
+and what power-on does with a bad flash or key), stall (a driver that
+stops answering); common.py holds the qtest
 connection, the PCI function and the frames they share.  A new check goes
 into its area's module and its run_* function into main() below.
 
@@ -45,7 +46,8 @@ from ordma_qtest.capture import run_pcap, run_pcap_local
 from ordma_qtest.record import run_record
 from ordma_qtest.trace import run_fwtrace
 from ordma_qtest.fault import run_fault_inject
-from ordma_qtest.flash import run_flash
+from ordma_qtest.flash import run_flash, run_flash_inputs
+from ordma_qtest.stall import run_stalled_driver
 from ordma_qtest.wire import run_wire_props, run_wire_udp, run_wire_icrc
 
 
@@ -65,7 +67,8 @@ def main():
                  run_engine_sched, run_engine_flood, run_msix_held, run_flow_control,
                  run_wire_props, run_wire_udp, run_wire_icrc, run_pcap,
                  run_pcap_local, run_record, run_fwtrace, run_fault_inject,
-                 run_flash, run_iommu_faults):
+                 run_flash, run_flash_inputs, run_stalled_driver,
+                 run_iommu_faults):
         try:
             part(qemu)
         except RuntimeError as err:
