@@ -4,8 +4,9 @@
  * every received byte before the transport sees it.  The transport
  * headers are the RoCEv2 layer's (fw_roce_put_transport(),
  * fw_roce_check_transport()); what is InfiniBand's own is the LRH, the
- * GRH, the two CRCs and the subnet management lane's rule (VL15 carries
- * QP0 traffic and only that, IBTA C7-?-style link checks).
+ * GRH, the two CRCs and the subnet management lane's rule: VL15 carries
+ * QP0 (subnet management) traffic, and QP0 traffic travels on VL15
+ * only.
  *
  * The checks run in the order a link, then a channel adapter, would
  * apply them: length and VCRC first (a damaged packet says nothing
@@ -143,8 +144,11 @@ static enum fw_ib_drop fw_ib_transport_drop(enum fw_roce_drop r)
 		return FW_IB_DROP_EXT_SHORT;
 	case FW_ROCE_DROP_PAD:
 		return FW_IB_DROP_PAD;
-	default:
+	case FW_ROCE_OK:
 		return FW_IB_OK;
+	default:
+		/* the transport check returns no other: drop all the same */
+		return FW_IB_DROP_OPCODE;
 	}
 }
 

@@ -15,7 +15,8 @@
  * VCRC covers every byte from the LRH to the ICRC and is recomputed by
  * every hop.  Both are stored least significant byte first, the order
  * in which a reflected CRC leaves the shift register (as the RoCEv2
- * ICRC and the Ethernet FCS).
+ * ICRC and the Ethernet FCS); for the VCRC that is the ICRC's analogy,
+ * not yet checked against a real link (tests/wire/vectors/README.md).
  *
  * fw_ib_frame_init() and fw_ib_frame_seal() write a packet from a
  * struct fw_ib_hdrs, fw_ib_parse() validates every byte of a received
@@ -38,9 +39,6 @@
 #define FW_IB_VCRC_LEN			2
 /* LRH.PktLen counts 4-byte words from the LRH to the ICRC, in 11 bits */
 #define FW_IB_PKTLEN_MAX		0x7ff
-/* The shortest packet with a BTH: LRH, BTH and ICRC */
-#define FW_IB_MIN_TRANSPORT_LEN		(FW_IB_LRH_LEN + FW_ROCE_BTH_LEN + \
-					 FW_IB_ICRC_LEN)
 /* The longest packet: PktLen's words and the VCRC */
 #define FW_IB_MAX_PKT_LEN		(FW_IB_PKTLEN_MAX * 4 + FW_IB_VCRC_LEN)
 
@@ -284,7 +282,8 @@ enum fw_ib_drop {
 
 /* A validated packet; the pointers point into it.  xport describes the
  * transport headers as fw_roce_parse() would (bth, op, the extension
- * headers, payload, payload_len, icrc); its frame, ip and udp are NULL.
+ * headers, payload, payload_len, icrc; pkt_len counts from the LRH to
+ * the ICRC); its frame, ip and udp are NULL.
  */
 struct fw_ib_pkt {
 	const uint8_t *pkt;
