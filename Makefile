@@ -166,9 +166,10 @@ QEMU_UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Wshadow -Wundef \
 	-fno-omit-frame-pointer
 
 qemu-unit: $(QEMU_UNIT)/test-wire-frame $(QEMU_UNIT)/test-pcap-format \
-		$(QEMU_UNIT)/pcap-icrc
+		$(QEMU_UNIT)/pcap-icrc $(QEMU_UNIT)/test-ib-capture
 	$(QEMU_UNIT)/test-wire-frame
 	$(QEMU_UNIT)/test-pcap-format
+	$(QEMU_UNIT)/test-ib-capture
 
 # The QEMU-free parts of the device model (tools/qemu/ordma-<name>.c: the
 # wire's frame logic, the capture's pcapng blocks), plain C11 and libc:
@@ -191,6 +192,23 @@ $(QEMU_UNIT)/pcap-icrc: tools/qemu/tests/pcap-icrc.c \
 		$(QEMU_UNIT)/ordma-pcap-format.o tools/qemu/ordma-pcap-format.h \
 		firmware/wire/fw_icrc.c firmware/wire/fw_roce_wire.h
 	$(CC) $(QEMU_UNIT_CFLAGS) -D_GNU_SOURCE -Itools/qemu -Ifirmware/wire \
+		-o $@ $(filter %.c %.o,$^)
+
+# test-ib-capture: native InfiniBand packets of the firmware's wire layer
+# (firmware/wire/fw_ib_wire.c) in a capture of LINKTYPE_INFINIBAND, read
+# back, dissected by tshark and their CRCs recomputed by the independent
+# reference (firmware/tests/wire/vectors/ib_reference.py).
+IB_WIRE_SRCS := firmware/wire/fw_ib_wire.c firmware/wire/fw_roce_wire.c \
+		firmware/wire/fw_icrc.c
+$(QEMU_UNIT)/test-ib-capture: tools/qemu/tests/test-ib-capture.c \
+		$(QEMU_UNIT)/ordma-pcap-format.o tools/qemu/ordma-pcap-format.h \
+		$(IB_WIRE_SRCS) firmware/wire/fw_ib_wire.h \
+		firmware/wire/fw_roce_wire.h tools/testing/ordma_test.c \
+		tools/testing/ordma_test.h \
+		firmware/tests/wire/vectors/ib_reference.py
+	$(CC) $(QEMU_UNIT_CFLAGS) -D_GNU_SOURCE -Itools/qemu -Ifirmware/wire \
+		-Itools/testing \
+		-DORDMA_IB_REFERENCE='"$(CURDIR)/firmware/tests/wire/vectors/ib_reference.py"' \
 		-o $@ $(filter %.c %.o,$^)
 
 # ordma-trace, the one timeline of a run's firmware traces and wire

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * CRC-32 and the RoCEv2 invariant CRC (ICRC).
+ * CRC-32 and the RoCEv2 invariant CRC (ICRC); the ICRC and the variant
+ * CRC (VCRC) of native InfiniBand packets.
  *
  * The ICRC is the CRC-32 of IEEE 802.3 over the fields of a packet that
  * no router changes, as IBTA Annex A17 defines it for RoCEv2: over the
@@ -20,6 +21,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "fw_ib_wire.h"
 #include "fw_roce_wire.h"
 
 /*
@@ -252,4 +254,70 @@ uint32_t fw_roce_icrc(const uint8_t *pkt, size_t ip_hlen, size_t pkt_len)
 	crc = fw_crc32_le(crc, pkt + hdr_len,
 			  pkt_len - hdr_len - FW_ROCE_ICRC_LEN);
 	return ~crc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Native InfiniBand                                                   */
+/* ------------------------------------------------------------------ */
+
+#define FW_GRH_HOPLMT		7
+/* LRH, GRH, BTH: the headers with fields counted as ones */
+#define FW_IB_MASKED_MAX	(FW_IB_LRH_LEN + FW_IB_GRH_LEN + \
+				 FW_ROCE_BTH_LEN)
+
+uint32_t fw_ib_icrc(const uint8_t *pkt, size_t len)
+{
+	uint8_t hdr[FW_IB_MASKED_MAX];
+	bool global = (pkt[1] & FW_LRH_LNH_MASK) == FW_IB_LNH_GLOBAL;
+	size_t hdr_len = FW_IB_LRH_LEN + (global ? FW_IB_GRH_LEN : 0) +
+			 FW_ROCE_BTH_LEN;
+	uint8_t *grh = hdr + FW_IB_LRH_LEN;
+	uint32_t crc;
+
+	if (len < hdr_len + FW_IB_ICRC_LEN)
+		return 0;	/* not a packet: callers never ask */
+	memcpy(hdr, pkt, hdr_len);
+	if (global) {
+		/* routers rebuild the LRH: none of it is invariant */
+		memset(hdr, 0xff, FW_IB_LRH_LEN);
+		/* IPVer stays; traffic class and flow label become ones */
+		grh[0] |= 0x0f;
+		memset(grh + 1, 0xff, 3);
+		grh[FW_GRH_HOPLMT] = 0xff;
+	} else {
+		/* switches may move a packet to another VL */
+		hdr[0] |= 0xf0;
+	}
+	hdr[hdr_len - FW_ROCE_BTH_LEN + FW_BTH_FB] = 0xff;
+
+	crc = fw_crc32_le(0xffffffffu, hdr, hdr_len);
+	crc = fw_crc32_le(crc, pkt + hdr_len, len - hdr_len - FW_IB_ICRC_LEN);
+	return ~crc;
+}
+
+/*
+ * The CRC-16 four bits at a time: fw_crc16_ib_nibble[n] is the
+ * register's change for the four low bits n (reflected polynomial
+ * 0xd008); tests check it against a bitwise CRC.
+ */
+static const uint16_t fw_crc16_ib_nibble[16] = {
+	0x0000, 0x1a01, 0x3402, 0x2e03, 0x6804, 0x7205, 0x5c06, 0x4607,
+	0xd008, 0xca09, 0xe40a, 0xfe0b, 0xb80c, 0xa20d, 0x8c0e, 0x960f,
+};
+
+uint16_t fw_crc16_ib(uint16_t crc, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len--) {
+		crc ^= *p++;
+		crc = (uint16_t)(fw_crc16_ib_nibble[crc & 0xf] ^ (crc >> 4));
+		crc = (uint16_t)(fw_crc16_ib_nibble[crc & 0xf] ^ (crc >> 4));
+	}
+	return crc;
+}
+
+uint16_t fw_ib_vcrc(const uint8_t *pkt, size_t len)
+{
+	return (uint16_t)~fw_crc16_ib(0xffff, pkt, len);
 }

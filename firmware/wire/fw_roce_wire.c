@@ -367,6 +367,22 @@ static void fw_roce_put_bth(uint8_t *p, const struct fw_roce_hdrs *h,
 	fw_bth_set_apsn(bth, h->ack_req, h->psn);
 }
 
+size_t fw_roce_put_transport(uint8_t *p, const struct fw_roce_hdrs *h,
+			     const struct fw_roce_opcode_info *op,
+			     unsigned int pad)
+{
+	size_t off = FW_ROCE_BTH_LEN, i;
+
+	fw_roce_put_bth(p, h, pad);
+	for (i = 0; i < FW_ROCE_NUM_EXTS; i++) {
+		if (!(op->flags & fw_roce_exts[i].flag))
+			continue;
+		fw_roce_put_ext(fw_roce_exts[i].flag, p + off, h);
+		off += fw_roce_exts[i].len;
+	}
+	return off;
+}
+
 int fw_roce_frame_init(struct fw_roce_frame *f, uint8_t *buf, size_t cap,
 		       const struct fw_roce_hdrs *h, size_t payload_len)
 {
@@ -374,7 +390,7 @@ int fw_roce_frame_init(struct fw_roce_frame *f, uint8_t *buf, size_t cap,
 	bool ipv6 = !fw_roce_gid_is_ipv4(h->dgid);
 	size_t ip_hlen = ipv6 ? FW_ROCE_IPV6_HLEN : FW_ROCE_IPV4_HLEN;
 	size_t pad = (4 - payload_len % 4) % 4;
-	size_t off, udp_len, end, len, i;
+	size_t off, udp_len, end, len;
 	uint8_t *p;
 
 	memset(f, 0, sizeof(*f));
@@ -427,14 +443,7 @@ int fw_roce_frame_init(struct fw_roce_frame *f, uint8_t *buf, size_t cap,
 	off += FW_ROCE_UDP_HLEN;
 
 	f->bth_off = off;
-	fw_roce_put_bth(buf + off, h, (unsigned int)pad);
-	off += FW_ROCE_BTH_LEN;
-	for (i = 0; i < FW_ROCE_NUM_EXTS; i++) {
-		if (!(op->flags & fw_roce_exts[i].flag))
-			continue;
-		fw_roce_put_ext(fw_roce_exts[i].flag, buf + off, h);
-		off += fw_roce_exts[i].len;
-	}
+	off += fw_roce_put_transport(buf + off, h, op, (unsigned int)pad);
 
 	f->payload_off = off;
 	f->payload_len = payload_len;
@@ -538,30 +547,62 @@ static enum fw_roce_drop fw_parse_udp(const uint8_t *udp, size_t l4_len,
 	return FW_ROCE_OK;
 }
 
+enum fw_roce_drop
+fw_roce_check_transport(const uint8_t *bth, size_t len,
+			const struct fw_roce_opcode_info **opp)
+{
+	const struct fw_roce_bth *b = (const struct fw_roce_bth *)bth;
+	const struct fw_roce_opcode_info *op;
+	size_t padded;
+
+	if (fw_bth_tver(b) != FW_BTH_TVER)
+		return FW_ROCE_DROP_TVER;
+	op = fw_roce_opcode_info(fw_bth_opcode(b));
+	if (!op)
+		return FW_ROCE_DROP_OPCODE;
+	if (len < op->hdr_len)
+		return FW_ROCE_DROP_EXT_SHORT;
+	padded = len - op->hdr_len;
+	/* IB packets are whole 4-byte words; pad fills the last one */
+	if (padded % 4 || fw_bth_pad(b) > padded ||
+	    (!(op->flags & FW_ROCE_HAS_PAYLOAD) && padded))
+		return FW_ROCE_DROP_PAD;
+	*opp = op;
+	return FW_ROCE_OK;
+}
+
+void fw_roce_point_transport(const uint8_t *bth, size_t len,
+			     const struct fw_roce_opcode_info *op,
+			     struct fw_roce_pkt *pkt)
+{
+	size_t off = FW_ROCE_BTH_LEN, i;
+
+	pkt->bth = (const struct fw_roce_bth *)bth;
+	pkt->op = op;
+	for (i = 0; i < FW_ROCE_NUM_EXTS; i++) {
+		if (!(op->flags & fw_roce_exts[i].flag))
+			continue;
+		fw_roce_point_ext(fw_roce_exts[i].flag, bth + off, pkt);
+		off += fw_roce_exts[i].len;
+	}
+	pkt->payload = bth + off;
+	pkt->payload_len = len - off - fw_bth_pad(pkt->bth);
+}
+
 /* Transport headers in bth[0, len): len is the UDP payload length. */
 static enum fw_roce_drop fw_parse_transport(const uint8_t *bth, size_t len,
 					    struct fw_roce_pkt *pkt)
 {
-	const struct fw_roce_opcode_info *op;
-	size_t padded, pad, off, i;
+	const struct fw_roce_opcode_info *op = NULL;
 	const uint8_t *icrc;
+	enum fw_roce_drop r;
 
 	if (len < FW_ROCE_BTH_LEN + FW_ROCE_ICRC_LEN)
 		return FW_ROCE_DROP_BTH_SHORT;
 	pkt->bth = (const struct fw_roce_bth *)bth;
-	if (fw_bth_tver(pkt->bth) != FW_BTH_TVER)
-		return FW_ROCE_DROP_TVER;
-	op = fw_roce_opcode_info(fw_bth_opcode(pkt->bth));
-	if (!op)
-		return FW_ROCE_DROP_OPCODE;
-	if (len < (size_t)op->hdr_len + FW_ROCE_ICRC_LEN)
-		return FW_ROCE_DROP_EXT_SHORT;
-	padded = len - op->hdr_len - FW_ROCE_ICRC_LEN;
-	pad = fw_bth_pad(pkt->bth);
-	/* IB packets are whole 4-byte words; pad fills the last one */
-	if (padded % 4 || pad > padded ||
-	    (!(op->flags & FW_ROCE_HAS_PAYLOAD) && padded))
-		return FW_ROCE_DROP_PAD;
+	r = fw_roce_check_transport(bth, len - FW_ROCE_ICRC_LEN, &op);
+	if (r != FW_ROCE_OK)
+		return r;
 
 	icrc = bth + len - FW_ROCE_ICRC_LEN;
 	pkt->icrc = (uint32_t)icrc[0] | (uint32_t)icrc[1] << 8 |
@@ -570,16 +611,7 @@ static enum fw_roce_drop fw_parse_transport(const uint8_t *bth, size_t len,
 	if (fw_roce_icrc(pkt->ip, pkt->ip_hlen, pkt->pkt_len) != pkt->icrc)
 		return FW_ROCE_DROP_ICRC;
 
-	pkt->op = op;
-	off = FW_ROCE_BTH_LEN;
-	for (i = 0; i < FW_ROCE_NUM_EXTS; i++) {
-		if (!(op->flags & fw_roce_exts[i].flag))
-			continue;
-		fw_roce_point_ext(fw_roce_exts[i].flag, bth + off, pkt);
-		off += fw_roce_exts[i].len;
-	}
-	pkt->payload = bth + off;
-	pkt->payload_len = padded - pad;
+	fw_roce_point_transport(bth, len - FW_ROCE_ICRC_LEN, op, pkt);
 	return FW_ROCE_OK;
 }
 

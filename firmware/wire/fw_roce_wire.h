@@ -761,6 +761,36 @@ enum fw_roce_drop fw_roce_parse(const uint8_t *frame, size_t len,
  */
 bool fw_roce_frame_dgid(const uint8_t *frame, size_t len, uint8_t gid[16]);
 
+/*
+ * The transport headers on their own, for the native InfiniBand wire
+ * format (fw_ib_wire.h), which puts the same BTH and extension headers
+ * behind an LRH (and GRH) instead of IP and UDP.
+ *
+ * fw_roce_put_transport: the BTH (pad count pad) and the extension
+ * headers op (the opcode of h) carries, from h, at p; returns the bytes
+ * written (op->hdr_len).
+ */
+size_t fw_roce_put_transport(uint8_t *p, const struct fw_roce_hdrs *h,
+			     const struct fw_roce_opcode_info *op,
+			     unsigned int pad);
+
+/*
+ * fw_roce_check_transport: validates the transport headers, payload and
+ * pad in bth[0, len) (len >= FW_ROCE_BTH_LEN, the ICRC not included):
+ * FW_ROCE_OK and *op, or TVER, OPCODE, EXT_SHORT or PAD.  Reads nothing
+ * outside bth[0, len).
+ */
+enum fw_roce_drop
+fw_roce_check_transport(const uint8_t *bth, size_t len,
+			const struct fw_roce_opcode_info **op);
+
+/* After fw_roce_check_transport() passed: the BTH, extension header and
+ * payload pointers of pkt, payload_len and op; nothing else of pkt.
+ */
+void fw_roce_point_transport(const uint8_t *bth, size_t len,
+			     const struct fw_roce_opcode_info *op,
+			     struct fw_roce_pkt *pkt);
+
 /* ------------------------------------------------------------------ */
 /* CRCs (fw_icrc.c)                                                    */
 /* ------------------------------------------------------------------ */

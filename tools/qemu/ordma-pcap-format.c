@@ -175,6 +175,13 @@ size_t ordma_pcap_shb(uint8_t *out, size_t room, const char *appl)
 size_t ordma_pcap_idb(uint8_t *out, size_t room, const char *name,
                       uint32_t snaplen)
 {
+    return ordma_pcap_idb_link(out, room, ORDMA_PCAP_LINK_ETHERNET, name,
+                               snaplen);
+}
+
+size_t ordma_pcap_idb_link(uint8_t *out, size_t room, uint16_t linktype,
+                           const char *name, uint32_t snaplen)
+{
     static const uint8_t nanoseconds = 9;
     size_t nlen = ordma_pcap_strlen(name);
     size_t size = ORDMA_PCAP_BLOCK_MIN + 8 +
@@ -185,7 +192,7 @@ size_t ordma_pcap_idb(uint8_t *out, size_t room, const char *name,
     if (size > room) {
         return 0;
     }
-    ordma_pcap_put16(p, ORDMA_PCAP_LINK_ETHERNET);
+    ordma_pcap_put16(p, linktype);
     ordma_pcap_put16(p + 2, 0);
     ordma_pcap_put32(p + 4, snaplen);
     p += 8;

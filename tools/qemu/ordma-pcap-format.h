@@ -8,8 +8,9 @@
  * (tools/qemu/tests/test-pcap-format.c) runs it under the sanitizers.
  *
  * A file is one section: a Section Header Block, then an Interface
- * Description Block per capture interface (Ethernet, timestamps in
- * nanoseconds, the snap length), then an Enhanced Packet Block per
+ * Description Block per capture interface (Ethernet or InfiniBand,
+ * timestamps in nanoseconds, the snap length), then an Enhanced Packet
+ * Block per
  * frame with its direction (epb_flags) and, for a frame the port's wire
  * impaired, a comment that says how (opt_comment):
  *
@@ -38,6 +39,12 @@
 #define ORDMA_PCAP_BT_EPB       0x00000006u
 #define ORDMA_PCAP_BYTE_ORDER   0x1a2b3c4du
 #define ORDMA_PCAP_LINK_ETHERNET 1
+/*
+ * LINKTYPE_INFINIBAND: each packet an InfiniBand link packet from the
+ * first byte of its LRH to the last of its VCRC (the firmware's native
+ * InfiniBand wire format, firmware/wire/fw_ib_wire.h)
+ */
+#define ORDMA_PCAP_LINK_INFINIBAND 247
 
 /* epb_flags bits 0-1: the direction of the frame */
 #define ORDMA_PCAP_DIR_IN       1u
@@ -80,6 +87,13 @@ size_t ordma_pcap_shb(uint8_t *out, size_t room, const char *appl);
  */
 size_t ordma_pcap_idb(uint8_t *out, size_t room, const char *name,
                       uint32_t snaplen);
+
+/*
+ * ordma_pcap_idb_link: the same for an interface of another link type
+ * (ORDMA_PCAP_LINK_*, e.g. ORDMA_PCAP_LINK_INFINIBAND).
+ */
+size_t ordma_pcap_idb_link(uint8_t *out, size_t room, uint16_t linktype,
+                           const char *name, uint32_t snaplen);
 
 /* The size of the block ordma_pcap_epb() writes for these arguments */
 size_t ordma_pcap_epb_size(size_t len, uint32_t snaplen,

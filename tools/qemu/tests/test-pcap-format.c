@@ -193,6 +193,42 @@ TEST(epb_snaplen_keeps_the_original_length)
 }
 
 /* A file: section, two interfaces, three frames */
+/* An InfiniBand interface differs from an Ethernet one in its link type
+ * only, and an Ethernet one is what it was.
+ */
+TEST(idb_link_infiniband)
+{
+    uint8_t eth[64], ib[64], idb[64];
+    size_t n = ordma_pcap_idb_link(ib, sizeof(ib),
+                                   ORDMA_PCAP_LINK_INFINIBAND, "ib0", 0);
+    OrdmaPcapReader r;
+    OrdmaPcapBlock b;
+    uint8_t f[256];
+    size_t m;
+
+    REQUIRE_EQ(n, ordma_pcap_idb(eth, sizeof(eth), "ib0", 0));
+    CHECK_EQ(get16(ib + 8), 247);
+    CHECK_EQ(get16(ib + 10), 0);
+    ib[8] = ORDMA_PCAP_LINK_ETHERNET;
+    CHECK(!memcmp(ib, eth, n));
+    CHECK_EQ(ordma_pcap_idb_link(idb, n - 1, ORDMA_PCAP_LINK_INFINIBAND,
+                                 "ib0", 0), 0);
+    REQUIRE_EQ(ordma_pcap_idb_link(idb, sizeof(idb),
+                                   ORDMA_PCAP_LINK_ETHERNET, "ib0", 0), n);
+    CHECK(!memcmp(idb, eth, n));
+
+    m = ordma_pcap_shb(f, sizeof(f), NULL);
+    m += ordma_pcap_idb_link(f + m, sizeof(f) - m,
+                             ORDMA_PCAP_LINK_INFINIBAND, "ib0", 0);
+    ordma_pcap_reader_init(&r, f, m);
+    REQUIRE_EQ(ordma_pcap_read(&r, &b), 1);
+    REQUIRE_EQ(ordma_pcap_read(&r, &b), 1);
+    CHECK_EQ(b.type, ORDMA_PCAP_BT_IDB);
+    CHECK_EQ(b.linktype, ORDMA_PCAP_LINK_INFINIBAND);
+    CHECK(b.name_len == 3 && !memcmp(b.name, "ib0", 3));
+    CHECK_EQ(ordma_pcap_read(&r, &b), 0);
+}
+
 static size_t build_file(uint8_t *f, size_t room)
 {
     static const uint8_t frame[70] = { 0x52, 0x54, 0, 0x12, 0x34, 2 };
