@@ -171,7 +171,7 @@ struct fw_eq *fw_async_eq(struct ordma_fw *fw, uint32_t *eqn);
 uint32_t fw_ib_mtu_bytes(uint8_t path_mtu);
 /* QUERY_PORT active_ib_mtu in bytes (256..4096); MODIFY_QP's path_mtu limit */
 uint32_t fw_port_active_ib_mtu(const struct ordma_fw *fw);
-/* The port is InfiniBand's (link=ib), not Ethernet's */
+/* The port is InfiniBand's (link-layer=ib), not Ethernet's */
 bool fw_port_is_ib(const struct ordma_fw *fw);
 /*
  * Frames may be sent and received: an Ethernet port admin up with link;

@@ -770,6 +770,11 @@ static bool ordma_check_props(OrdmaState *s, Error **errp)
         error_setg(errp, "db-spin-us must be 0..%u", ORDMA_DB_SPIN_MAX_US);
         return false;
     }
+    if (s->link_layer && strcmp(s->link_layer, "eth") &&
+        strcmp(s->link_layer, "ib")) {
+        error_setg(errp, "link-layer must be eth or ib");
+        return false;
+    }
     if (s->serial) {
         if (!*s->serial ||
             strlen(s->serial) >= sizeof_field(struct ordma_fw_config, serial)) {
@@ -889,6 +894,8 @@ static void ordma_realize(PCIDevice *pdev, Error **errp)
     cfg.num_vectors = s->vectors;
     cfg.num_db_pages = s->db_pages;
     cfg.speed_mbps = s->speed;
+    cfg.link_layer = s->link_layer && !strcmp(s->link_layer, "ib") ?
+                     ORDMA_LINK_LAYER_INFINIBAND : ORDMA_LINK_LAYER_ETHERNET;
 
     s->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ordma_timer_cb, s);
     s->rx_flush_bh = qemu_bh_new_guarded(ordma_rx_flush_bh, s,
@@ -1017,6 +1024,7 @@ static const VMStateDescription ordma_vmstate = {
 static Property ordma_properties[] = {
     DEFINE_NIC_PROPERTIES(OrdmaState, conf),
     DEFINE_PROP_STRING("serial", OrdmaState, serial),
+    DEFINE_PROP_STRING("link-layer", OrdmaState, link_layer),
     DEFINE_PROP_UINT32("vectors", OrdmaState, vectors, 8),
     DEFINE_PROP_UINT32("db-pages", OrdmaState, db_pages, 256),
     DEFINE_PROP_UINT32("speed", OrdmaState, speed, 25000),

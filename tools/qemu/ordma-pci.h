@@ -218,6 +218,7 @@ struct OrdmaState {
 
     /* properties */
     char *serial;
+    char *link_layer;       /* the port's link layer: "eth" or "ib" */
     uint32_t vectors;
     uint32_t db_pages;
     uint32_t speed;

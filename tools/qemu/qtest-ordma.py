@@ -48,6 +48,7 @@ from ordma_qtest.trace import run_fwtrace
 from ordma_qtest.fault import run_fault_inject
 from ordma_qtest.flash import run_flash, run_flash_inputs
 from ordma_qtest.stall import run_stalled_driver
+from ordma_qtest.link import run_link_layer
 from ordma_qtest.wire import run_wire_props, run_wire_udp, run_wire_icrc
 
 
@@ -67,7 +68,7 @@ def main():
                  run_engine_sched, run_engine_flood, run_msix_held, run_flow_control,
                  run_wire_props, run_wire_udp, run_wire_icrc, run_pcap,
                  run_pcap_local, run_record, run_fwtrace, run_fault_inject,
-                 run_flash, run_flash_inputs, run_stalled_driver,
+                 run_flash, run_flash_inputs, run_stalled_driver, run_link_layer,
                  run_iommu_faults):
         try:
             part(qemu)

@@ -3,7 +3,7 @@
 """The qtest checks that race the engine thread against the vCPUs, run
 again and again (make soak): floods while the memory map changes, DMA
 faults behind the IOMMU, MSI-X held back, flow control, host fault
-injection.  One round is what make check runs once; a race that loses
+injection, a driver that stops answering.  One round is what make check runs once; a race that loses
 one run in a hundred shows here first.
 
 Usage: qtest-soak.py [--rounds N] [--part NAME]... QEMU
@@ -24,6 +24,7 @@ from ordma_qtest.iommu import run_iommu_faults
 from ordma_qtest.cable import (
     run_engine_flood, run_engine_sched, run_msix_held, run_flow_control)
 from ordma_qtest.fault import run_fault_inject
+from ordma_qtest.stall import run_stalled_driver
 
 class FailureLog:
     """Passes the TAP output through and keeps the names of failures."""
@@ -48,6 +49,7 @@ PARTS = {
     'msix_held': run_msix_held,
     'flow_control': run_flow_control,
     'fault_inject': run_fault_inject,
+    'stalled_driver': run_stalled_driver,
 }
 
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * The port's link layer, chosen by the configuration: an InfiniBand port
- * (link=ib) reports itself in QUERY_PORT, waits in INIT for a subnet
+ * (link-layer=ib) reports itself in QUERY_PORT, waits in INIT for a subnet
  * manager, has none of the Ethernet function, and drops what arrives;
  * and the entry table's ABI 1.1 that carries the choice to a firmware
  * image, while an ABI 1.0 caller gets an Ethernet port.
