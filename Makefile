@@ -280,7 +280,8 @@ check:
 soak:
 	@tools/check/soak.sh
 
-# The libibverbs provider into the system's libibverbs (DESTDIR honoured);
+# The libibverbs provider, built for the system's libibverbs
+# (tools/provider/build-system.sh), into it (DESTDIR honoured);
 # the kernel modules install with `make -C $$KDIR M=$$PWD modules_install`.
 install:
 	$(MAKE) -C tools/provider install

@@ -7,8 +7,9 @@
 # builds the drivers for the running kernel, and the system's own tools
 # (libibverbs 44, no LD_LIBRARY_PATH) use the NICs through the packaged
 # provider: ibv_devices, ibv_devinfo, RC ping-pongs with data checked
-# (ibv_post_send and the extended send API), then ordma-diag from the
-# package and the removal of the DKMS package.
+# (ibv_post_send and the extended send API), UD and SRQ ping-pongs,
+# perftest's WRITE, READ, SEND and atomic bandwidth and WRITE latency,
+# then ordma-diag from the package and the removal of the DKMS package.
 #
 # In the test VM the module tree is the host's, read-only: it gets a
 # tmpfs overlay, and its 'build' link points at the kernel headers of
@@ -43,7 +44,7 @@ unset LD_LIBRARY_PATH RDMAV_DRIVERS
 export DEBIAN_FRONTEND=noninteractive
 
 ktap_header
-ktap_set_plan 22
+ktap_set_plan 30
 
 # ---------------------------------------------------------------- setup
 tap_cmd "the repository's modules unload" modprobe -r ordma_ib ordma_core
@@ -120,23 +121,39 @@ tap_eq "the provider ibv_devinfo loaded (${loaded:-none}) is ibverbs-provider-or
 tap_cmd "the packaged files are unmodified (dpkg --verify)" \
 	sh -c '! dpkg --verify ibverbs-provider-ordma ordma-dkms ordma-tools | grep .'
 
+# The tools the tests run are Debian's, on the system's libibverbs.
+perftest_verbs=$(ldd "$(command -v ib_write_bw)" 2>&1 | sed -n 's/^[[:space:]]*libibverbs\.so\.1 => \([^ ]*\) .*/\1/p')
+tap_eq "perftest's ib_write_bw runs on libibverbs1's library (${perftest_verbs:-none})" \
+	libibverbs1 "$(dpkg -S "$(readlink -f "${perftest_verbs:-/none}")" 2>&1 | cut -d: -f1)"
+
 PORT=18515
-# pingpong NAME ARGS...: ibv_rc_pingpong, server on NIC 1, client on NIC 2
-pingpong() {
-	local name=$1 srv cli spid crc src port=$PORT
-	shift
+# run_pair NAME EXPECTED TOOL ARGS...: TOOL as server on NIC 1 and as
+# client on NIC 2, meeting over TCP on the loopback interface (-d/-g for
+# the ibv_* tools, -d/-x for perftest are added here).  Both must exit 0
+# and every line of EXPECTED (one extended regular expression a line)
+# must match a line of the client's output.
+run_pair() {
+	local name=$1 expected=$2 tool=$3 sopt copt srv cli spid src crc re missing=""
+	local port=$PORT
+	shift 3
 	PORT=$((PORT + 1))
+	case $tool in
+	ibv_*) sopt="-d ${ib[1]} -g ${gidx[1]}" copt="-d ${ib[2]} -g ${gidx[2]}" ;;
+	*) sopt="-d ${ib[1]} -x ${gidx[1]} -F" copt="-d ${ib[2]} -x ${gidx[2]} -F" ;;
+	esac
 	srv=$(mktemp) cli=$(mktemp)
-	timeout "$TOOL_TIMEOUT" ibv_rc_pingpong -d "${ib[1]}" -g "${gidx[1]}" -p "$port" "$@" >"$srv" 2>&1 &
+	# shellcheck disable=SC2086 # option strings split on purpose
+	timeout "$TOOL_TIMEOUT" "$tool" $sopt -p "$port" "$@" >"$srv" 2>&1 &
 	spid=$!
 	if wait_listen 60 "$port" "$spid"; then
-		timeout "$TOOL_TIMEOUT" ibv_rc_pingpong -d "${ib[2]}" -g "${gidx[2]}" -p "$port" "$@" \
-			127.0.0.1 >"$cli" 2>&1
+		# shellcheck disable=SC2086
+		timeout "$TOOL_TIMEOUT" "$tool" $copt -p "$port" "$@" 127.0.0.1 >"$cli" 2>&1
 		crc=$?
 	else
 		crc=-1
-		echo "server did not listen on TCP port $port" >"$cli"
+		echo "server did not listen on TCP port $port within 60 s" >"$cli"
 	fi
+	# A server whose client failed would wait for it until the timeout.
 	if [ "$crc" != 0 ]; then
 		stop_pid "$spid"
 		src=$?
@@ -144,21 +161,52 @@ pingpong() {
 		wait "$spid"
 		src=$?
 	fi
-	if [ "$crc" = 0 ] && [ "$src" = 0 ] && grep -Eq 'bytes in [0-9.]+ seconds' "$cli"; then
+	while IFS= read -r re; do
+		grep -Eq -- "$re" "$cli" || missing+="${missing:+, }/$re/"
+	done <<<"$expected"
+	if [ "$crc" = 0 ] && [ "$src" = 0 ] && [ -z "$missing" ]; then
 		ktap_test_pass "$name"
-		grep -E 'bytes in' "$cli" | sed 's/^/#   /'
+		while IFS= read -r re; do
+			grep -E -- "$re" "$cli" | head -n 1 | sed 's/^/#   /'
+		done <<<"$expected"
 	else
 		ktap_test_fail "$name (client rc $crc, server rc $src)"
-		sed 's/^/#   client: /' "$cli" | tail -n 10
-		sed 's/^/#   server: /' "$srv" | tail -n 10
+		[ -z "$missing" ] || ktap_print_msg "no client line matches $missing"
+		sed 's/^/#   client: /' "$cli" | tail -n 15
+		sed 's/^/#   server: /' "$srv" | tail -n 15
 	fi
 	rm -f "$srv" "$cli"
 }
-pingpong "ibv_rc_pingpong (system): 100 x 4096 bytes, data checked" -n 100 -s 4096 -m 1024 -c
+# pingpong_expect ITERS SIZE: what the ibv_*_pingpong client reports
+# (it counts each message twice, there and back)
+pingpong_expect() {
+	printf '^%s bytes in [0-9.]+ seconds = [0-9.]+ Mbit/sec$\n^%s iters in [0-9.]+ seconds = [0-9.]+ usec/iter$' \
+		"$(($1 * $2 * 2))" "$1"
+}
+
+run_pair "ibv_rc_pingpong (system): 100 x 4096 bytes, data checked" \
+	"$(pingpong_expect 100 4096)" ibv_rc_pingpong -n 100 -s 4096 -m 1024 -c
 # The extended send API goes through ibv_qp_to_qp_ex(), which reads the
 # provider's struct verbs_qp with libibverbs 44's layout.
-pingpong "ibv_rc_pingpong -N (extended send API): 50 x 4096 bytes, data checked" \
-	-n 50 -s 4096 -m 1024 -c -N
+run_pair "ibv_rc_pingpong -N (extended send API): 50 x 4096 bytes, data checked" \
+	"$(pingpong_expect 50 4096)" ibv_rc_pingpong -n 50 -s 4096 -m 1024 -c -N
+run_pair "ibv_ud_pingpong (UD, address handles): 100 x 1024 bytes" \
+	"$(pingpong_expect 100 1024)" ibv_ud_pingpong -n 100 -s 1024
+run_pair "ibv_srq_pingpong (4 RC QPs on one SRQ): 50 x 4096 bytes" \
+	"$(pingpong_expect 50 4096)" ibv_srq_pingpong -q 4 -n 50 -s 4096
+
+# perftest (Debian's): the result line of the message size and the
+# iteration count, with a bandwidth figure; latencies are not checked
+# (perftest prints "inf" when it cannot read the guest CPU's clock rate).
+bw_re='^[[:space:]]*65536[[:space:]]+200[[:space:]]+[0-9.]+[[:space:]]+[0-9.]+'
+run_pair "ib_write_bw: 200 x 64 KiB" "$bw_re" ib_write_bw -n 200 -s 65536
+run_pair "ib_read_bw: 200 x 64 KiB" "$bw_re" ib_read_bw -n 200 -s 65536
+run_pair "ib_send_bw: 200 x 64 KiB" "$bw_re" ib_send_bw -n 200 -s 65536
+run_pair "ib_atomic_bw: 200 fetch-and-add" \
+	'^[[:space:]]*8[[:space:]]+200[[:space:]]+[0-9.]+[[:space:]]+[0-9.]+' \
+	ib_atomic_bw -n 200 -A FETCH_AND_ADD
+run_pair "ib_write_lat: 100 x 2 bytes" '^[[:space:]]*2[[:space:]]+100[[:space:]]+' \
+	ib_write_lat -n 100 -s 2
 
 # ---------------------------------------------------------------- tools
 out=$(/usr/sbin/ordma-diag list 2>&1)

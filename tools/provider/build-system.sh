@@ -2,10 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
 # Build the ORDMA provider for the system's libibverbs (Debian 12:
-# libibverbs1 44) into OUTDIR/libordma-rdmav34.so; the Debian package
-# ibverbs-provider-ordma ships this file.
+# libibverbs1 44) into OUTDIR/libordma-rdmav34.so and print OUTDIR as
+# the last line of stdout.  The Debian package ibverbs-provider-ordma
+# ships this file, `make -C tools/provider install` installs it, and
+# Debian's libibverbs loads it from the tree with
 #
-# Usage: build-system.sh OUTDIR
+#     SYS=$(tools/provider/build-system.sh | tail -n 1)
+#     RDMAV_DRIVERS=$SYS/libordma ibv_devinfo
+#
+# OUTDIR/include keeps the headers it was compiled with, for the
+# provider's unit tests against this libibverbs (make -C tools/provider
+# check).
+#
+# Usage: build-system.sh [OUTDIR]    (default: build/provider-system)
 #
 # Why not the provider build.sh builds: both libibverbs have provider
 # ABI 34 (IBVERBS_PRIVATE_34) and the same verbs_device_ops,
@@ -29,7 +38,7 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-OUT=${1:?usage: build-system.sh OUTDIR}
+OUT=${1:-$REPO/build/provider-system}
 CC=${CC:-cc}
 
 log() { echo "provider/build-system.sh: $*" >&2; }
@@ -85,4 +94,11 @@ objdump -T "$(readlink -f "$LIBIBVERBS")" | awk '!/\*UND\*/ { print $NF }' | sor
 missing=$(objdump -T "$OUT/libordma-rdmav34.so" | awk '/\*UND\*/ && /IBVERBS/ { print $NF }' |
 	sort -u | comm -23 - "$WORK/defined")
 [ -z "$missing" ] || die "not in the system's libibverbs: $missing"
+
+# The headers, and the definitions that chose between them, for tests
+# built against this provider's view of libibverbs
+rm -rf "$OUT/include"
+mv "$WORK/include" "$OUT/include"
+printf '%s\n' "${DEFS[@]}" >"$OUT/include/ordma-build-defs"
 log "built $OUT/libordma-rdmav34.so against $(readlink -f "$LIBIBVERBS")"
+echo "$OUT"

@@ -1,27 +1,36 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
-# Host checks of the rdma-core 56.1 build with the ORDMA provider, for a
-# machine without an ORDMA device (TAP output, exit 0 when nothing failed):
+# Host checks of the two builds of the ORDMA provider, the rdma-core
+# 56.1 tree of build.sh (DIR) and the provider for the system's
+# libibverbs of build-system.sh (SYSDIR), for a machine without an ORDMA
+# device (TAP output, exit 0 when nothing failed):
 #  - the build layout, and that LD_LIBRARY_PATH=DIR/lib puts Debian's
 #    ibverbs-utils and perftest on the 56.1 libraries
-#  - the provider's libibverbs symbols exist in 56.1 and in Debian's 44
+#  - the provider's libibverbs symbols exist in 56.1 and in Debian's 44;
+#    the system build's in the system's libibverbs, which it links
+#  - the system build's struct verbs_qp has the system verbs.h's layout
+#    (comp_mask right after struct ibv_qp_ex, where libibverbs reads it)
 #  - with a simulated device (sysfs tree under SYSFS_PATH plus a uverbs
 #    character device that is /dev/null, in a private mount namespace;
 #    needs root and a kernel without RDMA netlink, else skipped): 56.1
 #    matches it by PCI ID 1234:4f52 and not other IDs or uverbs ABI
 #    versions; ibv_open_device reaches the provider's alloc_context, which
 #    rejects the empty GET_CONTEXT response cleanly; Debian's 44 finds the
-#    device only with RDMAV_DRIVERS=DIR/lib/libordma and behaves the same.
+#    device only with RDMAV_DRIVERS=SYSDIR/libordma (or DIR/lib/libordma)
+#    and behaves the same.
 #
 # The provider's C unit tests (dp-test.c, wqe-test.c) are run next to this
 # by `make -C tools/provider check`.
 #
-# Usage: host-test.sh [DIR]    DIR as printed by build.sh (built if omitted)
+# Usage: host-test.sh [DIR [SYSDIR]]    DIR as printed by build.sh,
+# SYSDIR by build-system.sh (each built if omitted)
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DIR=${1:-$("$HERE/build.sh" | tail -n1)}
+SYSDIR=${2:-$("$HERE/build-system.sh" | tail -n1)}
+SYS_PROVIDER=$SYSDIR/libordma-rdmav34.so
 DEB_VERBS=/usr/lib/x86_64-linux-gnu/libibverbs.so.1
 
 WORK=$(mktemp -d)
@@ -44,6 +53,7 @@ out_lacks() { ! grep -q -- "$1" "$WORK/out"; }
 
 echo "TAP version 13"
 echo "# DIR=$DIR"
+echo "# SYSDIR=$SYSDIR"
 
 # ------------------------------------------------------------ layout
 layout() {
@@ -80,14 +90,57 @@ check "ib_write_bw --help runs on 56.1 as on 44" same_as_debian ib_write_bw --he
 defined_syms() { objdump -T "$1" | awk 'NF > 2 && !/\*UND\*/ && $(NF-1) ~ /^IBVERBS/ { print $(NF-1), $NF }' | sort -u; }
 needed_syms() { objdump -T "$1" | awk 'NF > 2 && /\*UND\*/ && $(NF-1) ~ /^\(IBVERBS/ { gsub(/[()]/, "", $(NF-1)); print $(NF-1), $NF }' | sort -u; }
 needed_syms "$DIR/lib/libordma-rdmav34.so" >"$WORK/needed"
-syms_in() { defined_syms "$1" >"$WORK/have"; comm -23 "$WORK/needed" "$WORK/have" >"$WORK/out"; [ -s "$WORK/needed" ] && [ ! -s "$WORK/out" ]; }
+needed_syms "$SYS_PROVIDER" >"$WORK/needed-sys"
+# syms_in NEEDED LIB: every symbol listed in NEEDED is defined by LIB
+syms_in() { defined_syms "$2" >"$WORK/have"; comm -23 "$1" "$WORK/have" >"$WORK/out"; [ -s "$1" ] && [ ! -s "$WORK/out" ]; }
 check "provider's $(wc -l <"$WORK/needed") libibverbs symbols are in 56.1's libibverbs" \
-	syms_in "$DIR/lib/libibverbs.so.1"
+	syms_in "$WORK/needed" "$DIR/lib/libibverbs.so.1"
 if [ -f "$DEB_VERBS" ]; then
-	check "provider's libibverbs symbols are in Debian's libibverbs $(readlink -f "$DEB_VERBS" | sed 's/.*\.so\.//')" \
-		syms_in "$DEB_VERBS"
+	deb_version=$(readlink -f "$DEB_VERBS" | sed 's/.*\.so\.//')
+	check "provider's libibverbs symbols are in Debian's libibverbs $deb_version" \
+		syms_in "$WORK/needed" "$DEB_VERBS"
+	check "system build: its $(wc -l <"$WORK/needed-sys") libibverbs symbols are in Debian's libibverbs $deb_version" \
+		syms_in "$WORK/needed-sys" "$DEB_VERBS"
 else
 	skip "provider's libibverbs symbols are in Debian's libibverbs" "no $DEB_VERBS"
+	skip "system build: its libibverbs symbols are in Debian's libibverbs" "no $DEB_VERBS"
+fi
+
+# ------------------------------------------------------------ system build
+# links_system_verbs: without LD_LIBRARY_PATH the system build resolves
+# libibverbs.so.1 to the system's, and carries no RPATH to elsewhere
+links_system_verbs() {
+	local want
+	want=$(readlink -f "$(pkg-config --variable=libdir libibverbs)/libibverbs.so.1")
+	env -u LD_LIBRARY_PATH ldd "$SYS_PROVIDER" >"$WORK/out" 2>&1 || return 1
+	[ "$(readlink -f "$(sed -n 's/^[[:space:]]*libibverbs\.so\.1 => \([^ ]*\) .*/\1/p' "$WORK/out")")" = "$want" ] &&
+	! readelf -d "$SYS_PROVIDER" | grep -qE 'RPATH|RUNPATH'
+}
+check "system build: SYSDIR/libordma-rdmav34.so links the system's libibverbs.so.1, no RPATH" \
+	links_system_verbs
+# comp_mask_offset SO: offset of struct verbs_qp's comp_mask in SO's
+# debug information
+comp_mask_offset() {
+	pahole -C verbs_qp "$1" 2>/dev/null |
+		sed -n 's|^[[:space:]]*uint32_t[[:space:]]*comp_mask;[[:space:]]*/\*[[:space:]]*\([0-9]*\) .*|\1|p'
+}
+# verbs_qp_as_system: libibverbs' ibv_qp_to_qp_ex() reads
+# verbs_qp.comp_mask right after struct ibv_qp_ex (the union's larger
+# member) as the system's verbs.h has it
+verbs_qp_as_system() {
+	local want have
+	printf '#include <infiniband/verbs.h>\n#include <stdio.h>\nint main(void) { printf("%%zu\\n", sizeof(struct ibv_qp_ex)); return 0; }\n' \
+		>"$WORK/qp_ex.c"
+	cc -o "$WORK/qp_ex" "$WORK/qp_ex.c" >"$WORK/out" 2>&1 && want=$("$WORK/qp_ex") || return 1
+	have=$(comp_mask_offset "$SYS_PROVIDER")
+	echo "comp_mask at ${have:-?}, sizeof(struct ibv_qp_ex) $want; 56.1 build: comp_mask at $(comp_mask_offset "$DIR/lib/libordma-rdmav34.so")" >"$WORK/out"
+	[ -n "$have" ] && [ "$have" = "$want" ]
+}
+if command -v pahole >/dev/null; then
+	what="system build: struct verbs_qp has the system verbs.h's layout (comp_mask after ibv_qp_ex)"
+	if verbs_qp_as_system; then ok "$what"; sed 's/^/# /' "$WORK/out"; else not_ok "$what"; fi
+else
+	skip "system build: struct verbs_qp has the system verbs.h's layout" "no pahole (dwarves)"
 fi
 
 # ------------------------------------------------------------ simulated device
@@ -140,6 +193,7 @@ clean_open_failure() {
 L56="LD_LIBRARY_PATH=$DIR/lib"
 LOG="VERBS_LOG_LEVEL=1 VERBS_LOG_FILE=/dev/stderr"
 RDMAV="RDMAV_DRIVERS=$DIR/lib/libordma"
+RDMAV_SYS="RDMAV_DRIVERS=$SYSDIR/libordma"
 sim_tests=(
 	"56.1: ibv_devices lists the 1234:4f52 device|sys-ordma|$L56 ibv_devices|listed"
 	"56.1: another PCI ID does not match|sys-otherid|$L56 ibv_devices|no_driver"
@@ -148,6 +202,8 @@ sim_tests=(
 	"44: without RDMAV_DRIVERS no driver matches|sys-ordma|ibv_devices|no_driver"
 	"44: RDMAV_DRIVERS=DIR/lib/libordma lists the device|sys-ordma|$RDMAV ibv_devices|listed"
 	"44: RDMAV_DRIVERS + ibv_devinfo reaches alloc_context, fails cleanly|sys-ordma|$RDMAV $LOG ibv_devinfo -v|clean_open_failure"
+	"44: RDMAV_DRIVERS=SYSDIR/libordma (system build) lists the device|sys-ordma|$RDMAV_SYS ibv_devices|listed"
+	"44: RDMAV_DRIVERS=SYSDIR/libordma + ibv_devinfo reaches alloc_context, fails cleanly|sys-ordma|$RDMAV_SYS $LOG ibv_devinfo -v|clean_open_failure"
 )
 for t in "${sim_tests[@]}"; do
 	IFS='|' read -r what sys cmd cond <<<"$t"

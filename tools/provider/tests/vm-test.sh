@@ -4,19 +4,22 @@
 # Runs the provider's device test (flush-test.c) in a test VM with two
 # ORDMA NICs (tools/vm/run-vm.sh single): once on rdma-core 56.1's
 # libibverbs (LD_LIBRARY_PATH=DIR/lib) and once on Debian's libibverbs
-# 44 (RDMAV_DRIVERS=DIR/lib/libordma), then checks that ibv_rc_pingpong
+# 44 with the provider built for it (RDMAV_DRIVERS=SYSDIR/libordma,
+# tools/provider/build-system.sh), then checks that ibv_rc_pingpong
 # gets through device, PD, MR, CQ and QP creation and the connection
 # (RTR/RTS) on both libraries.  Data does not flow until the firmware's
 # transport engine exists, so the pingpong is stopped by a timeout.
 # Needs the modules built under drivers/ and a QEMU with the ordma device
 # (run-vm.sh skips otherwise).  TAP on stdout; exit 0 when all passed.
 #
-# Usage: vm-test.sh [DIR]    DIR as printed by build.sh (built if omitted)
+# Usage: vm-test.sh [DIR [SYSDIR]]    DIR as printed by build.sh,
+# SYSDIR by build-system.sh (each built if omitted)
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 DIR=${1:-$("$HERE/build.sh" | tail -n1)}
+SYSDIR=${2:-$("$HERE/build-system.sh" | tail -n1)}
 # The guest sees the host's file system at the same paths.
 WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/ordma-provider-vm.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -46,11 +49,11 @@ pingpong() {	# ENV...: server on ordma0, client on ordma1
 echo "=== 56"
 LD_LIBRARY_PATH=$DIR/lib $WORK/flush-test-56 ordma0
 echo "=== 44"
-RDMAV_DRIVERS=$DIR/lib/libordma $WORK/flush-test-44 ordma1
+RDMAV_DRIVERS=$SYSDIR/libordma $WORK/flush-test-44 ordma1
 echo "=== pingpong 56"
 pingpong LD_LIBRARY_PATH=$DIR/lib
 echo "=== pingpong 44"
-pingpong RDMAV_DRIVERS=$DIR/lib/libordma
+pingpong RDMAV_DRIVERS=$SYSDIR/libordma
 echo "=== end"
 EOF
 chmod +x "$WORK/guest.sh"
