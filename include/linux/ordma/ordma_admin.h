@@ -693,6 +693,17 @@ struct ordma_port_attr {
 	__le32	gid_table_len;
 	__le16	lid;			/* InfiniBand: 0 until the SM sets it */
 	__le16	sm_lid;			/* InfiniBand: 0 until the SM sets it */
+	/* InfiniBand only (zero on Ethernet): PortInfo as the SM set it */
+	__u8	lmc;			/* LID mask control, 0..7 */
+	__u8	sm_sl;			/* SL to reach the master SM */
+	__u8	subnet_timeout;
+	__u8	pkey_table_len;		/* 1: the table is pkey below */
+	__le32	port_cap_flags;		/* PortInfo CapabilityMask (IB_PORT_*) */
+	__be64	gid_prefix;		/* GID subnet prefix, fe80::/64 until set */
+	__be64	port_guid;		/* the GID's interface ID */
+	__le32	max_vl_num;		/* 1: VL0, 2: VL0-1, 3: VL0-3, 4: VL0-7 */
+	__le16	pkey;			/* P_Key table entry 0 (0xffff default) */
+	__le16	reserved_70;
 };
 
 /* QUERY_STATS: why the RoCE engine dropped a received frame, the index of
@@ -1093,7 +1104,7 @@ static_assert(sizeof(struct ordma_comp_buf) == 4, "comp_buf");
 static_assert(sizeof(struct ordma_comp_health) == 20, "comp_health");
 static_assert(sizeof(struct ordma_aq_comp) == ORDMA_AQ_COMP_SIZE, "aq_comp");
 static_assert(sizeof(struct ordma_device_caps) == 200, "device_caps");
-static_assert(sizeof(struct ordma_port_attr) == 40, "port_attr");
+static_assert(sizeof(struct ordma_port_attr) == 72, "port_attr");
 static_assert(sizeof(struct ordma_port_stats) == ORDMA_PORT_STATS_SIZE,
 	      "port_stats");
 static_assert(sizeof(struct ordma_qp_stats) == ORDMA_QP_STATS_SIZE,
