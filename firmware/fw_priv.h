@@ -220,6 +220,47 @@ struct fw_port {
 	uint64_t pause_until_ns;	/* 0: not paused */
 };
 
+/*
+ * An InfiniBand port as its subnet manager configures it through the
+ * subnet management agent (device/fw_sma.c), host order.  The logical
+ * state holds while the link is up; without link the port is DOWN.
+ */
+#define FW_IB_VL_ARB_ENTRIES		8	/* VLArbHighCap, VLArbLowCap */
+
+struct fw_ib_port {
+	uint8_t state;			/* ORDMA_PORT_INIT, ARMED or ACTIVE */
+	bool phys_disabled;		/* PortPhysicalState Disabled was set */
+	uint8_t link_down_default;	/* LinkDownDefaultState */
+	uint64_t mkey;
+	uint64_t gid_prefix;
+	uint16_t lid;
+	uint16_t sm_lid;
+	uint8_t lmc;
+	uint8_t sm_sl;
+	uint8_t mkey_protect;		/* M_KeyProtectBits */
+	uint16_t mkey_lease_period;	/* seconds, 0: the lease never ends */
+	uint64_t mkey_lease_end_ns;	/* 0: no lease running */
+	uint8_t link_width_enabled;
+	uint8_t link_speed_enabled;
+	uint8_t neighbor_mtu;
+	uint8_t operational_vls;
+	uint8_t vl_high_limit;
+	uint8_t hoq_life;
+	uint8_t subnet_timeout;
+	uint8_t phy_error_thresholds;	/* LocalPhyErrors, OverrunErrors */
+	uint16_t mkey_violations;
+	uint16_t pkey_violations;
+	uint16_t qkey_violations;
+	uint16_t pkey;			/* the P_Key table's one entry */
+	uint8_t sl_to_vl[8];		/* SLtoVLMappingTable, as on the wire */
+	uint8_t vl_arb_low[FW_IB_VL_ARB_ENTRIES][2];
+	uint8_t vl_arb_high[FW_IB_VL_ARB_ENTRIES][2];
+	uint8_t link_downed;		/* PortCounters LinkDownedCounter */
+	uint64_t dr_drops;		/* directed route SMPs dropped */
+	/* the port counters as they were when the PMA last cleared them */
+	uint64_t pma_base[16];
+};
+
 /* BAR0 registers as the driver last wrote them */
 struct fw_regs {
 	uint32_t ctrl;
@@ -299,6 +340,7 @@ struct ordma_fw {
 	uint64_t timer_armed_ns;
 
 	struct fw_port port;
+	struct fw_ib_port ib;
 	struct fw_port_stats stats;
 	struct fw_health health;
 	struct fw_faults faults;

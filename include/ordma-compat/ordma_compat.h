@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * Userspace stand-ins for the kernel helpers the hardware header relies
- * on: BIT/GENMASK, FIELD_PREP/FIELD_GET, the little-endian conversions and
+ * on: BIT/GENMASK, FIELD_PREP/FIELD_GET, the byte-order conversions and
  * ARRAY_SIZE.  Include it before <linux/ordma/ordma_hw.h> in the firmware,
  * its host tests and the userspace tools.  Code that also pulls in another
  * project's byte-order helpers (e.g. QEMU's bswap.h) must not include it.
@@ -43,6 +43,16 @@
 #define le16_to_cpu(x)		le16toh(x)
 #define le32_to_cpu(x)		le32toh(x)
 #define le64_to_cpu(x)		le64toh(x)
+#endif
+
+/* MADs and the InfiniBand headers are big-endian */
+#ifndef cpu_to_be16
+#define cpu_to_be16(x)		htobe16(x)
+#define cpu_to_be32(x)		htobe32(x)
+#define cpu_to_be64(x)		htobe64(x)
+#define be16_to_cpu(x)		be16toh(x)
+#define be32_to_cpu(x)		be32toh(x)
+#define be64_to_cpu(x)		be64toh(x)
 #endif
 
 #ifndef ARRAY_SIZE

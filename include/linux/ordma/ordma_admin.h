@@ -42,6 +42,8 @@ enum ordma_cmd_opcode {
 	ORDMA_CMD_FLASH_COMMIT		= 0x0e,
 	ORDMA_CMD_QUERY_FLASH		= 0x0f,
 	ORDMA_CMD_FW_ACTIVATE		= 0x16,
+	/* InfiniBand ports: the subnet and performance management agents */
+	ORDMA_CMD_PROCESS_MAD		= 0x17,
 	ORDMA_CMD_ADD_GID		= 0x10,
 	ORDMA_CMD_DEL_GID		= 0x11,
 	ORDMA_CMD_ALLOC_UCTX		= 0x12,
@@ -282,6 +284,68 @@ struct ordma_cmd_add_gid {
 	__u8	mac[6];			/* source MAC for frames from this GID */
 	__le16	reserved_30;
 };
+
+/*
+ * PROCESS_MAD (InfiniBand ports only): the device's subnet management
+ * agent (classes SubnLID-routed and SubnDirectedRoute) and performance
+ * management agent (PerfMgt) answer one MAD, as the IB core's
+ * process_mad() asks of a driver.  The device reads the 256-byte MAD at
+ * in_addr once and, if it answers, writes a 256-byte response MAD to
+ * out_addr.  slid and sl are those of the packet that carried the MAD;
+ * ORDMA_MAD_FLAG_LOCAL says it did not come off the wire but from this
+ * host's own stack (a subnet manager on this host talking to its own
+ * port), ORDMA_MAD_FLAG_IGNORE_MKEY is the IB core's IB_MAD_IGNORE_MKEY.
+ * The completion's process_mad.result is made of ORDMA_MAD_RESULT_*
+ * bits, as IB_MAD_RESULT_* are.
+ */
+#define ORDMA_MAD_SIZE			256
+#define ORDMA_MAD_FLAG_LOCAL		BIT(0)
+#define ORDMA_MAD_FLAG_IGNORE_MKEY	BIT(1)
+#define ORDMA_MAD_FLAGS_ALL		GENMASK(1, 0)
+
+struct ordma_cmd_process_mad {
+	__le64	in_addr;		/* DMA address, 8-byte aligned */
+	__le64	out_addr;		/* DMA address, 8-byte aligned */
+	__le32	port;			/* 1 */
+	__le16	slid;			/* the received packet's source LID */
+	__u8	sl;			/* its SL, 0..15 */
+	__u8	flags;			/* ORDMA_MAD_FLAG_* */
+};
+
+/* The MAD was looked at: without REPLY or CONSUMED it is not the
+ * device's to answer and goes on to the host's agents.
+ */
+#define ORDMA_MAD_RESULT_SUCCESS	BIT(0)
+#define ORDMA_MAD_RESULT_REPLY		BIT(1)	/* out_addr holds a response
+						 * to send back
+						 */
+#define ORDMA_MAD_RESULT_CONSUMED	BIT(2)	/* handled or dropped: no
+						 * one else sees it
+						 */
+
+/* Why the device dropped a MAD without a response */
+enum ordma_mad_drop {
+	ORDMA_MAD_DROP_NONE		= 0,
+	ORDMA_MAD_DROP_MKEY		= 1,	/* M_Key violation (counted
+						 * in PortInfo M_KeyViolations)
+						 */
+	ORDMA_MAD_DROP_DR_PATH		= 2,	/* directed route hop pointer,
+						 * hop count or direction
+						 */
+};
+
+/*
+ * ORDMA_EQE_PORT_CHANGE data[2] of an InfiniBand port: what changed
+ * (data[1] is the port state in any case).  0 on an Ethernet port.
+ */
+#define ORDMA_PORT_CHANGE_STATE		BIT(0)
+#define ORDMA_PORT_CHANGE_LID		BIT(1)	/* LID or LMC */
+#define ORDMA_PORT_CHANGE_SM		BIT(2)	/* master SM LID or SL */
+#define ORDMA_PORT_CHANGE_PKEY		BIT(3)
+#define ORDMA_PORT_CHANGE_GID		BIT(4)	/* GID prefix */
+#define ORDMA_PORT_CHANGE_CLIENT_REREG	BIT(5)	/* the SM asks the port's
+						 * clients to register again
+						 */
 
 /* ALLOC_PD */
 struct ordma_cmd_alloc_pd {
@@ -541,6 +605,7 @@ struct ordma_aq_cmd {
 		struct ordma_cmd_inject_fault	inject_fault;
 		struct ordma_cmd_flash_write	flash_write;
 		struct ordma_cmd_flash_commit	flash_commit;
+		struct ordma_cmd_process_mad	process_mad;
 		__u8				raw[56];
 	};
 };
@@ -562,6 +627,11 @@ struct ordma_comp_handle {
 
 struct ordma_comp_buf {
 	__le32	written;		/* bytes written to the query buffer */
+};
+
+struct ordma_comp_process_mad {
+	__le32	result;			/* ORDMA_MAD_RESULT_* */
+	__le32	drop;			/* enum ordma_mad_drop */
 };
 
 enum ordma_health_state {
@@ -590,6 +660,7 @@ struct ordma_aq_comp {
 		struct ordma_comp_handle	handle;
 		struct ordma_comp_buf		buf;
 		struct ordma_comp_health	health;
+		struct ordma_comp_process_mad	process_mad;
 		__u8				raw[20];
 	};
 	__le32	flags;			/* ORDMA_COMP_PHASE; written last */
@@ -1079,6 +1150,8 @@ static_assert(sizeof(struct ordma_cmd_create_eth_ring) == 16,
 	      "cmd_create_eth_ring");
 static_assert(sizeof(struct ordma_cmd_add_gid) == 32, "cmd_add_gid");
 static_assert(sizeof(struct ordma_cmd_alloc_pd) == 8, "cmd_alloc_pd");
+static_assert(sizeof(struct ordma_cmd_process_mad) == 24, "cmd_process_mad");
+static_assert(sizeof(struct ordma_comp_process_mad) == 8, "comp_process_mad");
 static_assert(sizeof(struct ordma_page_list) == 16, "page_list");
 static_assert(sizeof(struct ordma_cmd_buf) == 16, "cmd_buf");
 static_assert(sizeof(struct ordma_cmd_reg_mr) == 56, "cmd_reg_mr");
