@@ -18,6 +18,7 @@
 #include <linux/ordma/ordma_hw.h>
 #include "ordma_fw.h"
 #include "wire/fw_roce_wire.h"
+#include "wire/fw_ib_wire.h"
 
 /*
  * The firmware's own entry table (device/fw_entry.c), which carries the
@@ -200,9 +201,24 @@ struct fw_tp_timers;
 struct fw_qp_engine_ops;
 
 /* Transport engine counters, reported through QUERY_STATS */
+/*
+ * Why an InfiniBand port dropped a received packet before the transport
+ * saw it (fw_tp_rx_ib()): the reasons of fw_ib_parse(), then the port's
+ * own.  A packet the port's state does not take counts in
+ * rx_drop_link_down instead.
+ */
+enum fw_ib_rx_drop {
+	/* DLID neither the port's LID (under its LMC) nor, for an SMP to
+	 * QP0, the permissive LID
+	 */
+	FW_IB_RX_DROP_DLID = FW_IB_DROP_NUM,
+	FW_IB_RX_DROP_NUM
+};
+
 struct fw_tp_stats {
 	uint64_t rx_drop[FW_TP_DROP_NUM];
 	uint64_t rx_parse_drop[FW_ROCE_DROP_NUM];
+	uint64_t ib_rx_drop[FW_IB_RX_DROP_NUM];	/* enum fw_ib_rx_drop */
 	uint64_t tx_drop[FW_TP_TX_NUM];
 	uint64_t acks_sent;
 	uint64_t naks_sent;

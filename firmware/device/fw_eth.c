@@ -746,7 +746,11 @@ void ordma_fw_rx_frame(struct ordma_fw *fw, const void *data, size_t len)
 	fw_trace_set_qp(fw, ORDMA_FW_TRACE_NO_QPN);
 	if (!fw_ready(fw))
 		return;		/* a stopped device does not receive */
-	/* an InfiniBand port in INIT takes no data packets either */
+	if (fw_port_is_ib(fw)) {
+		/* InfiniBand packets: the transport engine's, checked there */
+		fw_tp_rx_ib(fw, frame, len);
+		return;
+	}
 	if (!fw_port_is_active(fw)) {
 		fw->stats.rx_drop_link_down++;
 		return;

@@ -27,6 +27,46 @@ static int fw_av_bad(size_t *bad_offset, const char **why, size_t field,
 	return ORDMA_CMD_STATUS_BAD_PARAM;
 }
 
+/*
+ * An InfiniBand port's AV: LRH fields always, GRH fields only when the AV
+ * is global; vlan_id is not read.  The permissive DLID is the SMI's
+ * alone and travels in directed route SMPs, never in an AV.
+ */
+static int fw_av_check_ib(struct ordma_fw *fw, const struct ordma_av *av,
+			  size_t *bad_offset, const char **why)
+{
+	uint16_t dlid = le16_to_cpu(av->dlid);
+
+	if (av->reserved_21)
+		return fw_av_bad(bad_offset, why,
+				 offsetof(struct ordma_av, reserved_21),
+				 "AV reserved field not zero");
+	if (dlid == FW_IB_LID_RESERVED || dlid == FW_IB_LID_PERMISSIVE)
+		return fw_av_bad(bad_offset, why, offsetof(struct ordma_av, dlid),
+				 "dlid 0 or permissive");
+	if (av->sl > FW_IB_SL_MAX)
+		return fw_av_bad(bad_offset, why, offsetof(struct ordma_av, sl),
+				 "sl above 15");
+	if (av->ib_flags & ~ORDMA_AV_IB_GLOBAL)
+		return fw_av_bad(bad_offset, why,
+				 offsetof(struct ordma_av, ib_flags),
+				 "unknown ib_flags bits");
+	if (!(av->ib_flags & ORDMA_AV_IB_GLOBAL))
+		return ORDMA_CMD_STATUS_OK;
+	if (fw_bytes_zero(av->dgid, sizeof(av->dgid)))
+		return fw_av_bad(bad_offset, why, offsetof(struct ordma_av, dgid),
+				 "destination GID is zero");
+	if (av->sgid_index >= FW_GID_TABLE_LEN || !fw->gids[av->sgid_index].valid)
+		return fw_av_bad(bad_offset, why,
+				 offsetof(struct ordma_av, sgid_index),
+				 "sgid_index names no valid GID");
+	if (le32_to_cpu(av->flow_label) > FW_FLOW_LABEL_MAX)
+		return fw_av_bad(bad_offset, why,
+				 offsetof(struct ordma_av, flow_label),
+				 "flow_label wider than 20 bits");
+	return ORDMA_CMD_STATUS_OK;
+}
+
 int fw_av_check(struct ordma_fw *fw, const struct ordma_av *av,
 		size_t *bad_offset, const char **why)
 {
@@ -36,6 +76,8 @@ int fw_av_check(struct ordma_fw *fw, const struct ordma_av *av,
 		return fw_av_bad(bad_offset, why,
 				 offsetof(struct ordma_av, reserved_29),
 				 "AV reserved field not zero");
+	if (fw_port_is_ib(fw))
+		return fw_av_check_ib(fw, av, bad_offset, why);
 	if (fw_bytes_zero(av->dgid, sizeof(av->dgid)))
 		return fw_av_bad(bad_offset, why, offsetof(struct ordma_av, dgid),
 				 "destination GID is zero");

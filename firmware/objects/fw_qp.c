@@ -741,7 +741,12 @@ static uint8_t fw_qp_check_av(struct ordma_fw *fw, struct fw_cmd *c,
 	size_t bad_offset = 0;
 	const char *why = NULL;
 
-	if (fw_gid_is_multicast(av->dgid))
+	if (fw_port_is_ib(fw) &&
+	    le16_to_cpu(av->dlid) >= FW_IB_LID_MCAST_MIN)
+		return fw_cmd_bad_param(c, AT_OFF(av.dlid),
+					"multicast dlid on a connected QP");
+	if ((!fw_port_is_ib(fw) || av->ib_flags & ORDMA_AV_IB_GLOBAL) &&
+	    fw_gid_is_multicast(av->dgid))
 		return fw_cmd_bad_param(c, AT_OFF(av.dgid),
 					"multicast dgid on a connected QP");
 	if (fw_av_check(fw, av, &bad_offset, &why) != ORDMA_CMD_STATUS_OK)

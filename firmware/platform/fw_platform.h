@@ -175,10 +175,26 @@ uint32_t fw_port_active_ib_mtu(const struct ordma_fw *fw);
 bool fw_port_is_ib(const struct ordma_fw *fw);
 /*
  * Frames may be sent and received: an Ethernet port admin up with link;
- * an InfiniBand port never yet, since no subnet manager can make it
- * ACTIVE (it stays in INIT, where the IBTA lets data packets be dropped)
+ * an InfiniBand port with link that its subnet manager made ACTIVE (in
+ * INIT and ARMED the IBTA lets data packets be dropped)
  */
 bool fw_port_is_active(const struct ordma_fw *fw);
+/*
+ * InfiniBand port: its logical state, ORDMA_PORT_DOWN without link, else
+ * the subnet manager's (fw->ib.state: ARMED, ACTIVE, else INIT)
+ */
+uint8_t fw_port_ib_state(const struct ordma_fw *fw);
+/* The low LID bits the port's LMC leaves to the path */
+uint16_t fw_port_ib_lmc_mask(const struct ordma_fw *fw);
+/*
+ * A packet's DLID is one of the port's LIDs (its LID under the LMC mask);
+ * the permissive LID only for an SMP to QP0 (qp0).  No multicast yet.
+ */
+bool fw_port_ib_dlid_ours(const struct ordma_fw *fw, uint16_t dlid, bool qp0);
+/* SLID of the port's packets: its LID with the AV's path bits */
+uint16_t fw_port_ib_slid(const struct ordma_fw *fw, uint8_t src_path_bits);
+/* The data VL of a service level (the subnet manager's SLtoVL table) */
+uint8_t fw_port_ib_sl_to_vl(const struct ordma_fw *fw, uint8_t sl);
 /* The end of a PAUSE the link partner asked for, or 0 if none is on. */
 uint64_t fw_port_paused_until(struct ordma_fw *fw);
 /* The longest frame the port sends or delivers: its MTU plus the
@@ -195,5 +211,12 @@ uint32_t fw_port_max_frame(const struct ordma_fw *fw);
  */
 bool fw_port_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len,
 		     bool heard_here);
+/*
+ * Puts one InfiniBand packet (LRH to VCRC) on the wire, or on the internal
+ * loopback if its DLID is the port's own (counted as fw_port_roce_tx()
+ * counts); false if the port's state does not send it (data: ACTIVE,
+ * VL15: any state with link) or its length is not one a link carries.
+ */
+bool fw_port_ib_tx(struct ordma_fw *fw, const uint8_t *pkt, size_t len);
 
 #endif /* ORDMA_FW_PLATFORM_H */

@@ -2,8 +2,9 @@
 /*
  * ORDMA firmware platform: what the rooms above ask of the port (whether
  * it is up, the largest RoCE path MTU it carries, a PAUSE the link
- * partner asked for) and the transmission of the RoCE engine's frames,
- * to the wire or to the internal loopback.  The port itself (SET_PORT,
+ * partner asked for; on an InfiniBand port its logical state and the
+ * LIDs it answers to) and the transmission of the RoCE engine's frames
+ * or InfiniBand packets, to the wire or to the internal loopback.  The port itself (SET_PORT,
  * QUERY_PORT, the link, the Ethernet rings, receiving loopback frames)
  * is device/fw_eth.c's.
  */
@@ -16,9 +17,55 @@ bool fw_port_is_ib(const struct ordma_fw *fw)
 	return fw->cfg.link_layer == ORDMA_LINK_LAYER_INFINIBAND;
 }
 
+/* The subnet manager's state holds while the link is up. */
+uint8_t fw_port_ib_state(const struct ordma_fw *fw)
+{
+	if (!fw->port.link_up)
+		return ORDMA_PORT_DOWN;
+	if (fw->ib.state == ORDMA_PORT_ARMED ||
+	    fw->ib.state == ORDMA_PORT_ACTIVE)
+		return fw->ib.state;
+	return ORDMA_PORT_INIT;
+}
+
 bool fw_port_is_active(const struct ordma_fw *fw)
 {
-	return !fw_port_is_ib(fw) && fw->port.admin_up && fw->port.link_up;
+	if (fw_port_is_ib(fw))
+		return fw_port_ib_state(fw) == ORDMA_PORT_ACTIVE;
+	return fw->port.admin_up && fw->port.link_up;
+}
+
+uint16_t fw_port_ib_lmc_mask(const struct ordma_fw *fw)
+{
+	unsigned int lmc = fw->ib.lmc > 7 ? 7 : fw->ib.lmc;
+
+	return (uint16_t)((1u << lmc) - 1);
+}
+
+bool fw_port_ib_dlid_ours(const struct ordma_fw *fw, uint16_t dlid, bool qp0)
+{
+	uint16_t mask = fw_port_ib_lmc_mask(fw);
+
+	if (dlid == FW_IB_LID_PERMISSIVE)
+		return qp0;
+	if (!fw->ib.lid || dlid >= FW_IB_LID_MCAST_MIN)
+		return false;
+	return (dlid & (uint16_t)~mask) == (fw->ib.lid & (uint16_t)~mask);
+}
+
+uint16_t fw_port_ib_slid(const struct ordma_fw *fw, uint8_t src_path_bits)
+{
+	uint16_t mask = fw_port_ib_lmc_mask(fw);
+
+	return (uint16_t)((fw->ib.lid & ~mask) | (src_path_bits & mask));
+}
+
+/* SLtoVLMappingTable: two 4-bit VLs a byte, SL 0 in the high nibble */
+uint8_t fw_port_ib_sl_to_vl(const struct ordma_fw *fw, uint8_t sl)
+{
+	uint8_t b = fw->ib.sl_to_vl[(sl & 0xf) / 2];
+
+	return (sl & 1) ? (b & 0xf) : (b >> 4);
 }
 
 uint32_t fw_ib_mtu_bytes(uint8_t path_mtu)
@@ -28,11 +75,16 @@ uint32_t fw_ib_mtu_bytes(uint8_t path_mtu)
 	return FW_IB_MTU_MIN << (path_mtu - 1);
 }
 
-/* Largest RoCE path MTU whose packets fit into the port's Ethernet MTU. */
+/*
+ * Largest RoCE path MTU whose packets fit into the port's Ethernet MTU;
+ * an InfiniBand port carries the largest IB MTU.
+ */
 uint32_t fw_port_active_ib_mtu(const struct ordma_fw *fw)
 {
 	uint32_t ib_mtu = FW_IB_MTU_MAX;
 
+	if (fw_port_is_ib(fw))
+		return ib_mtu;
 	while (ib_mtu > FW_IB_MTU_MIN &&
 	       ib_mtu + FW_ROCE_HEADROOM > fw->port.mtu)
 		ib_mtu /= 2;
@@ -85,6 +137,34 @@ bool fw_port_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len,
 	if (heard_here)
 		fw_port_loopback_queue(fw, frame, len);
 	fw->hal.tx_frame(fw->hal_ctx, frame, len);
+	fw->stats.tx_frames++;
+	fw->stats.tx_bytes += len;
+	return true;
+}
+
+/*
+ * One packet of an InfiniBand port, LRH to VCRC.  A packet to one of the
+ * port's own LIDs goes to the internal loopback instead of the cable.
+ * An SMP (VL15) leaves in any state with link; data needs ACTIVE.
+ */
+bool fw_port_ib_tx(struct ordma_fw *fw, const uint8_t *pkt, size_t len)
+{
+	const struct fw_ib_lrh *lrh = (const struct fw_ib_lrh *)pkt;
+	bool vl15 = fw_lrh_vl(lrh) == FW_IB_VL15;
+
+	if (fw_port_ib_state(fw) == ORDMA_PORT_DOWN ||
+	    (!vl15 && !fw_port_is_active(fw))) {
+		fw->stats.tx_drop_link_down++;
+		return false;
+	}
+	if (len > FW_IB_MAX_PKT_LEN || len < FW_IB_LRH_LEN + FW_IB_VCRC_LEN)
+		return false;
+	fw->stats.roce_tx_frames++;
+	if (fw_port_ib_dlid_ours(fw, fw_lrh_dlid(lrh), false)) {
+		fw_port_loopback_queue(fw, pkt, len);
+		return true;
+	}
+	fw->hal.tx_frame(fw->hal_ctx, pkt, len);
 	fw->stats.tx_frames++;
 	fw->stats.tx_bytes += len;
 	return true;

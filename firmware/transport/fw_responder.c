@@ -919,10 +919,15 @@ void fw_resp_rx_ud(struct ordma_fw *fw, struct fw_qp *qp,
 		fw_tp_count_rx_drop(fw, FW_TP_DROP_NO_RECV);
 		return;
 	}
+	/* the GRH area: the IP header (RoCEv2), the GRH if the packet had
+	 * one (InfiniBand), else left as zeros
+	 */
 	memset(grh, 0, sizeof(grh));
-	if (pkt->ipv6)
+	if (pkt->lrh && pkt->grh)
+		memcpy(grh, pkt->grh, FW_IB_GRH_LEN);
+	else if (pkt->ipv6)
 		memcpy(grh, pkt->ip, FW_ROCE_IPV6_HLEN);
-	else
+	else if (!pkt->lrh)
 		memcpy(grh + 20, pkt->ip, FW_ROCE_IPV4_HLEN);
 	memset(&cqe, 0, sizeof(cqe));
 	cqe.opcode = ORDMA_CQE_OP_RECV;
@@ -939,8 +944,20 @@ void fw_resp_rx_ud(struct ordma_fw *fw, struct fw_qp *qp,
 	if (st == ORDMA_CQE_SUCCESS) {
 		cqe.byte_len = cpu_to_le32(FW_TP_GRH_LEN + len);
 		cqe.src_qp = cpu_to_le32(fw_deth_src_qp(pkt->deth));
-		cqe.flags = cpu_to_le16(ORDMA_CQE_F_GRH |
-					(pkt->ipv6 ? 0 : ORDMA_CQE_F_IPV4));
+		if (pkt->lrh) {
+			const struct fw_ib_lrh *lrh =
+				(const struct fw_ib_lrh *)pkt->lrh;
+
+			cqe.slid = cpu_to_le16(fw_lrh_slid(lrh));
+			cqe.sl = (uint8_t)fw_lrh_sl(lrh);
+			cqe.dlid_path_bits = (uint8_t)(fw_lrh_dlid(lrh) &
+						       fw_port_ib_lmc_mask(fw));
+			cqe.flags = cpu_to_le16(pkt->grh ? ORDMA_CQE_F_GRH : 0);
+		} else {
+			cqe.flags = cpu_to_le16(ORDMA_CQE_F_GRH |
+						(pkt->ipv6 ? 0 :
+						 ORDMA_CQE_F_IPV4));
+		}
 		if (pkt->immdt) {
 			cqe.flags |= cpu_to_le16(ORDMA_CQE_F_IMM);
 			fw_wire_put32((uint8_t *)&cqe.imm_inv,

@@ -455,6 +455,106 @@ static bool fw_tp_tx_heard_here(struct ordma_fw *fw, const uint8_t *frame,
 	       fw_gid_is_local(fw, gid);
 }
 
+/*
+ * The payload of a packet under construction into dst: from a remote MR
+ * (READ responses), the SGEs, or the caller's buffer.  0, or -1 (counted;
+ * a gather failure's CQE status in *status).
+ */
+static int fw_tp_fill_payload(struct ordma_fw *fw, struct fw_qp *qp,
+			      const struct fw_tp_payload *pl, uint8_t *dst,
+			      uint32_t len, uint8_t *status)
+{
+	if (len && pl->remote) {
+		struct fw_mr *mr;
+		uint64_t va = pl->va + pl->off;
+
+		if (fw_mr_lookup_remote(fw, pl->rkey, qp->pdn, qp->qpn, va, len,
+					ORDMA_ACCESS_REMOTE_READ,
+					&mr) != FW_MR_OK ||
+		    fw_mr_copy_from(fw, mr, va, dst, len)) {
+			fw->tp.tx_drop[FW_TP_TX_DMA]++;
+			return -1;
+		}
+	} else if (len && pl->sges) {
+		uint8_t st = fw_tp_gather(fw, qp, pl->sges, pl->num_sge, pl->off,
+					  dst, len);
+
+		if (st != ORDMA_CQE_SUCCESS) {
+			fw->tp.tx_drop[FW_TP_TX_DMA]++;
+			if (status)
+				*status = st;
+			return -1;
+		}
+	} else if (len) {
+		/* never past the caller's buffer, whatever off and len say */
+		if (!pl->data || pl->off > pl->data_len ||
+		    len > pl->data_len - pl->off) {
+			fw->tp.tx_drop[FW_TP_TX_BUILD]++;
+			if (status)
+				*status = ORDMA_CQE_LOC_LEN_ERR;
+			return -1;
+		}
+		memcpy(dst, (const uint8_t *)pl->data + pl->off, len);
+	}
+	return 0;
+}
+
+/*
+ * An InfiniBand port: LRH from the AV (DLID, SL; SLID the port's LID with
+ * the AV's path bits; VL15 for QP0, else the SL's VL), a GRH when the AV
+ * is global, then the transport headers of *h.
+ */
+static int fw_tp_send_ib(struct ordma_fw *fw, struct fw_qp *qp,
+			 const struct ordma_av *av, struct fw_roce_hdrs *h,
+			 const struct fw_tp_payload *pl, uint8_t *status)
+{
+	uint32_t len = pl ? pl->len : 0;
+	struct fw_ib_frame f;
+	struct fw_ib_hdrs ib;
+
+	memset(&ib, 0, sizeof(ib));
+	ib.sl = av->sl & FW_IB_SL_MAX;
+	ib.vl = h->dest_qp == FW_IB_QP0 ? FW_IB_VL15 :
+		fw_port_ib_sl_to_vl(fw, ib.sl);
+	ib.dlid = le16_to_cpu(av->dlid);
+	ib.slid = fw_port_ib_slid(fw, av->src_path_bits);
+	ib.global = av->ib_flags & ORDMA_AV_IB_GLOBAL;
+	if (ib.global) {
+		if (av->sgid_index >= FW_GID_TABLE_LEN ||
+		    !fw->gids[av->sgid_index].valid) {
+			fw->tp.tx_drop[FW_TP_TX_NO_GID]++;
+			return -1;
+		}
+		memcpy(h->sgid, fw->gids[av->sgid_index].gid, 16);
+		memcpy(h->dgid, av->dgid, 16);
+		h->traffic_class = av->traffic_class;
+		h->flow_label = le32_to_cpu(av->flow_label) &
+				FW_GRH_FLOW_LABEL_MASK;
+		h->hop_limit = av->hop_limit ? av->hop_limit : 64;
+	}
+	h->pkey = FW_ROCE_DEFAULT_PKEY;
+	h->src_qp = qp->qpn;
+	ib.xport = *h;
+	if (fw_ib_frame_init(&f, fw->frame_buf, sizeof(fw->frame_buf), &ib,
+			     len)) {
+		fw->tp.tx_drop[FW_TP_TX_BUILD]++;
+		return -1;
+	}
+	if (fw_tp_fill_payload(fw, qp, pl, fw->frame_buf + f.payload_off, len,
+			       status))
+		return -1;
+	fw_ib_frame_seal(&f);
+	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_TX, .qpn = qp->qpn, .psn = h->psn,
+		 .len = len, .aux = h->dest_qp, .opcode = h->opcode,
+		 .status = fw_tp_trace_syndrome(h->opcode, h->aeth.syndrome));
+	if (!fw_port_ib_tx(fw, fw->frame_buf, f.len)) {
+		fw->tp.tx_drop[FW_TP_TX_TOO_LONG]++;
+		return -1;
+	}
+	qp->counters.tx_packets++;
+	return 0;
+}
+
 int fw_tp_send(struct ordma_fw *fw, struct fw_qp *qp,
 	       const struct ordma_av *av, struct fw_roce_hdrs *h,
 	       const struct fw_tp_payload *pl, uint8_t *status)
@@ -462,14 +562,19 @@ int fw_tp_send(struct ordma_fw *fw, struct fw_qp *qp,
 	const struct fw_gid *gid;
 	struct fw_roce_frame f;
 	uint32_t len = pl ? pl->len : 0;
+	bool smp = fw_port_is_ib(fw) && h->dest_qp == FW_IB_QP0;
 
 	if (status)
 		*status = ORDMA_CQE_SUCCESS;
-	if (!fw_port_is_active(fw)) {
+	/* subnet management leaves an InfiniBand port in any state */
+	if (!fw_port_is_active(fw) &&
+	    !(smp && fw_port_ib_state(fw) != ORDMA_PORT_DOWN)) {
 		fw->stats.tx_drop_link_down++;
 		fw->tp.tx_drop[FW_TP_TX_LINK_DOWN]++;
 		return -1;
 	}
+	if (fw_port_is_ib(fw))
+		return fw_tp_send_ib(fw, qp, av, h, pl, status);
 	if (av->sgid_index >= FW_GID_TABLE_LEN ||
 	    !fw->gids[av->sgid_index].valid) {
 		fw->tp.tx_drop[FW_TP_TX_NO_GID]++;
@@ -498,40 +603,9 @@ int fw_tp_send(struct ordma_fw *fw, struct fw_qp *qp,
 		fw->tp.tx_drop[FW_TP_TX_TOO_LONG]++;
 		return -1;
 	}
-	if (len && pl->remote) {
-		struct fw_mr *mr;
-		uint64_t va = pl->va + pl->off;
-
-		if (fw_mr_lookup_remote(fw, pl->rkey, qp->pdn, qp->qpn, va, len,
-					ORDMA_ACCESS_REMOTE_READ,
-					&mr) != FW_MR_OK ||
-		    fw_mr_copy_from(fw, mr, va, fw->frame_buf + f.payload_off,
-				    len)) {
-			fw->tp.tx_drop[FW_TP_TX_DMA]++;
-			return -1;
-		}
-	} else if (len && pl->sges) {
-		uint8_t st = fw_tp_gather(fw, qp, pl->sges, pl->num_sge, pl->off,
-					  fw->frame_buf + f.payload_off, len);
-
-		if (st != ORDMA_CQE_SUCCESS) {
-			fw->tp.tx_drop[FW_TP_TX_DMA]++;
-			if (status)
-				*status = st;
-			return -1;
-		}
-	} else if (len) {
-		/* never past the caller's buffer, whatever off and len say */
-		if (!pl->data || pl->off > pl->data_len ||
-		    len > pl->data_len - pl->off) {
-			fw->tp.tx_drop[FW_TP_TX_BUILD]++;
-			if (status)
-				*status = ORDMA_CQE_LOC_LEN_ERR;
-			return -1;
-		}
-		memcpy(fw->frame_buf + f.payload_off,
-		       (const uint8_t *)pl->data + pl->off, len);
-	}
+	if (fw_tp_fill_payload(fw, qp, pl, fw->frame_buf + f.payload_off, len,
+			       status))
+		return -1;
 	fw_roce_frame_seal(&f);
 	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_TX, .qpn = qp->qpn, .psn = h->psn,
 		 .len = len, .aux = h->dest_qp, .opcode = h->opcode,
@@ -549,18 +623,56 @@ int fw_tp_send(struct ordma_fw *fw, struct fw_qp *qp,
 /* RX                                                                  */
 /* ------------------------------------------------------------------ */
 
-/* Source (dst false) or destination address of a packet as a GID */
-static void fw_tp_pkt_gid(const struct fw_roce_pkt *pkt, bool dst,
+/*
+ * Source (dst false) or destination address of a packet as a GID; false
+ * for an InfiniBand packet without a GRH, which has none.
+ */
+static bool fw_tp_pkt_gid(const struct fw_roce_pkt *pkt, bool dst,
 			  uint8_t gid[16])
 {
+	if (pkt->lrh) {
+		const struct fw_ib_grh *grh =
+			(const struct fw_ib_grh *)pkt->grh;
+
+		if (!grh)
+			return false;
+		memcpy(gid, dst ? grh->dgid : grh->sgid, 16);
+		return true;
+	}
 	if (pkt->ipv6) {
 		memcpy(gid, pkt->ip + (dst ? 24 : 8), 16);
-		return;
+		return true;
 	}
 	memset(gid, 0, 10);
 	gid[10] = 0xff;
 	gid[11] = 0xff;
 	memcpy(gid + 12, pkt->ip + (dst ? 16 : 12), 4);
+	return true;
+}
+
+/*
+ * An RC or UC packet comes from the QP's peer: on RoCEv2 its source IP is
+ * the AV's dgid; on InfiniBand its SLID is the AV's DLID and, for a
+ * global AV, its GRH's SGID the AV's dgid.
+ */
+static bool fw_tp_from_peer(const struct fw_qp *qp,
+			    const struct fw_roce_pkt *pkt)
+{
+	const struct ordma_av *av = &qp->attr.av;
+	uint8_t src[16];
+
+	if (!qp->attr.has_av)
+		return false;
+	if (pkt->lrh) {
+		const struct fw_ib_lrh *lrh =
+			(const struct fw_ib_lrh *)pkt->lrh;
+
+		if (fw_lrh_slid(lrh) != le16_to_cpu(av->dlid))
+			return false;
+		if (!(av->ib_flags & ORDMA_AV_IB_GLOBAL))
+			return true;
+	}
+	return fw_tp_pkt_gid(pkt, false, src) && !memcmp(src, av->dgid, 16);
 }
 
 bool fw_tp_state_takes(const struct fw_qp *qp, bool request)
@@ -615,29 +727,12 @@ static void fw_tp_rx_mcast(struct ordma_fw *fw, const struct fw_roce_pkt *pkt,
 	}
 }
 
-void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
+/* A validated packet, RoCEv2 or InfiniBand, to its QP (or QPs) */
+static void fw_tp_rx_pkt(struct ordma_fw *fw, const struct fw_roce_pkt *p)
 {
-	struct fw_roce_pkt pkt;
-	enum fw_roce_drop why;
+	const struct fw_roce_pkt pkt = *p;
 	struct fw_qp *qp;
 
-	fw->trace_rx_qpn = ORDMA_FW_TRACE_NO_QPN;
-	fw->trace_rx_psn = 0;
-	fw->trace_rx_opcode = 0;
-	why = fw_roce_parse(frame, len, &pkt);
-	if (why != FW_ROCE_OK) {
-		fw->tp.rx_parse_drop[why]++;
-		fw->tp.rx_drop[FW_TP_DROP_PARSE]++;
-		fw->stats.roce_rx_drop++;
-		/* the BTH as received, if the parser got that far */
-		FW_TRACE(fw, .kind = ORDMA_FW_TRACE_RX_DROP,
-			 .qpn = pkt.bth ? fw_bth_dest_qp(pkt.bth) :
-				ORDMA_FW_TRACE_NO_QPN,
-			 .psn = pkt.bth ? fw_bth_psn(pkt.bth) : 0,
-			 .opcode = pkt.bth ? fw_bth_opcode(pkt.bth) : 0,
-			 .aux = why, .status = ORDMA_FW_TRACE_DROP_PARSE);
-		return;
-	}
 	fw->trace_rx_qpn = fw_bth_dest_qp(pkt.bth);
 	fw->trace_rx_psn = fw_bth_psn(pkt.bth);
 	fw->trace_rx_opcode = fw_bth_opcode(pkt.bth);
@@ -648,9 +743,9 @@ void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 	if (fw_bth_dest_qp(pkt.bth) == ORDMA_MCAST_QPN) {
 		uint8_t dgid[16];
 
-		fw_tp_pkt_gid(&pkt, true, dgid);
 		if ((fw_bth_opcode(pkt.bth) & FW_ROCE_OPCODE_TRANSPORT_MASK) !=
-		    FW_ROCE_OPCODE_UD || !fw_gid_is_multicast(dgid)) {
+		    FW_ROCE_OPCODE_UD || !fw_tp_pkt_gid(&pkt, true, dgid) ||
+		    !fw_gid_is_multicast(dgid)) {
 			fw_tp_count_rx_drop(fw, FW_TP_DROP_TRANSPORT);
 			return;
 		}
@@ -685,14 +780,9 @@ void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 		fw_resp_rx_ud(fw, qp, &pkt);
 		return;
 	}
-	{
-		uint8_t src[16];
-
-		fw_tp_pkt_gid(&pkt, false, src);
-		if (!qp->attr.has_av || memcmp(src, qp->attr.av.dgid, 16)) {
-			fw_tp_count_rx_drop(fw, FW_TP_DROP_SRC);
-			return;
-		}
+	if (!fw_tp_from_peer(qp, &pkt)) {
+		fw_tp_count_rx_drop(fw, FW_TP_DROP_SRC);
+		return;
 	}
 	if (qp->type == ORDMA_QPT_UC)
 		fw_resp_rx_uc(fw, qp, &pkt);	/* UC opcodes are all requests */
@@ -700,4 +790,101 @@ void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
 		fw_resp_rx_rc(fw, qp, &pkt);
 	else
 		fw_req_rx(fw, qp, &pkt);
+}
+
+static void fw_tp_rx_reset_trace(struct ordma_fw *fw)
+{
+	fw->trace_rx_qpn = ORDMA_FW_TRACE_NO_QPN;
+	fw->trace_rx_psn = 0;
+	fw->trace_rx_opcode = 0;
+}
+
+void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len)
+{
+	struct fw_roce_pkt pkt;
+	enum fw_roce_drop why;
+
+	fw_tp_rx_reset_trace(fw);
+	why = fw_roce_parse(frame, len, &pkt);
+	if (why != FW_ROCE_OK) {
+		fw->tp.rx_parse_drop[why]++;
+		fw->tp.rx_drop[FW_TP_DROP_PARSE]++;
+		fw->stats.roce_rx_drop++;
+		/* the BTH as received, if the parser got that far */
+		FW_TRACE(fw, .kind = ORDMA_FW_TRACE_RX_DROP,
+			 .qpn = pkt.bth ? fw_bth_dest_qp(pkt.bth) :
+				ORDMA_FW_TRACE_NO_QPN,
+			 .psn = pkt.bth ? fw_bth_psn(pkt.bth) : 0,
+			 .opcode = pkt.bth ? fw_bth_opcode(pkt.bth) : 0,
+			 .aux = why, .status = ORDMA_FW_TRACE_DROP_PARSE);
+		return;
+	}
+	fw_tp_rx_pkt(fw, &pkt);
+}
+
+static void fw_tp_rx_ib_drop(struct ordma_fw *fw, const struct fw_ib_pkt *ib,
+			     enum fw_ib_rx_drop why)
+{
+	const struct fw_roce_bth *bth = ib->xport.bth;
+
+	fw->tp.ib_rx_drop[why]++;
+	fw->stats.roce_rx_drop++;
+	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_RX_DROP,
+		 .qpn = bth ? fw_bth_dest_qp(bth) : ORDMA_FW_TRACE_NO_QPN,
+		 .psn = bth ? fw_bth_psn(bth) : 0,
+		 .opcode = bth ? fw_bth_opcode(bth) : 0,
+		 .aux = why, .status = ORDMA_FW_TRACE_DROP_PARSE);
+}
+
+/*
+ * The port's state takes the packet: an SMP (to QP0, on VL15) in INIT,
+ * ARMED and ACTIVE, anything else in ACTIVE only.  The first packet off
+ * VL15 that an ARMED port receives makes it ACTIVE (IBTA 7.2.6: the
+ * neighbour's port is ACTIVE then).
+ */
+static bool fw_tp_ib_state_takes(struct ordma_fw *fw, bool smp)
+{
+	uint8_t state = fw_port_ib_state(fw);
+
+	if (smp)
+		return state != ORDMA_PORT_DOWN;
+	if (state == ORDMA_PORT_ARMED) {
+		fw->ib.state = ORDMA_PORT_ACTIVE;
+		fw_async_event(fw, ORDMA_EQE_PORT_CHANGE, ORDMA_PORT_NUM,
+			       ORDMA_PORT_ACTIVE, ORDMA_PORT_CHANGE_STATE);
+		return true;
+	}
+	return state == ORDMA_PORT_ACTIVE;
+}
+
+void fw_tp_rx_ib(struct ordma_fw *fw, const uint8_t *pkt, size_t len)
+{
+	enum fw_ib_drop why;
+	struct fw_ib_pkt ib;
+	bool smp;
+
+	fw_tp_rx_reset_trace(fw);
+	if (fw_port_ib_state(fw) == ORDMA_PORT_DOWN) {
+		fw->stats.rx_drop_link_down++;
+		return;
+	}
+	why = fw_ib_parse(pkt, len, &ib);
+	if (why != FW_IB_OK) {
+		fw_tp_rx_ib_drop(fw, &ib, (enum fw_ib_rx_drop)why);
+		return;
+	}
+	/* the parser saw to it that QP0 packets are exactly VL15's */
+	smp = fw_bth_dest_qp(ib.xport.bth) == FW_IB_QP0;
+	if (!fw_port_ib_dlid_ours(fw, fw_lrh_dlid(ib.lrh), smp)) {
+		fw_tp_rx_ib_drop(fw, &ib, FW_IB_RX_DROP_DLID);
+		return;
+	}
+	if (!fw_tp_ib_state_takes(fw, smp)) {
+		fw->stats.rx_drop_link_down++;
+		return;
+	}
+	fw->stats.rx_frames++;
+	fw->stats.rx_bytes += len;
+	fw->stats.roce_rx_frames++;
+	fw_tp_rx_pkt(fw, &ib.xport);
 }

@@ -169,6 +169,12 @@ static inline bool fw_psn_before(uint32_t a, uint32_t b)
 
 /* A frame steered to the engine (counted in roce_rx_frames already). */
 void fw_tp_rx(struct ordma_fw *fw, const uint8_t *frame, size_t len);
+/*
+ * A packet from the cable of an InfiniBand port (LRH to VCRC): validated
+ * (fw_ib_parse()), checked against the port's LIDs and state, counted,
+ * and handed to the same dispatch as a RoCEv2 frame's transport headers.
+ */
+void fw_tp_rx_ib(struct ordma_fw *fw, const uint8_t *pkt, size_t len);
 /* Timer callback: handles every expired QP deadline; returns the next
  * engine deadline (UINT64_MAX if none).  Its cost follows the QPs that
  * are due, not the QPs that exist.

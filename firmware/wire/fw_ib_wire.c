@@ -237,6 +237,8 @@ enum fw_ib_drop fw_ib_parse(const uint8_t *pkt, size_t len,
 
 	fw_roce_point_transport(pkt + off, icrc_end - off - FW_IB_ICRC_LEN,
 				op, &out->xport);
+	out->xport.lrh = pkt;
+	out->xport.grh = (const uint8_t *)out->grh;
 	out->len = len;
 	return FW_IB_OK;
 }

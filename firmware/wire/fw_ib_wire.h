@@ -283,7 +283,8 @@ enum fw_ib_drop {
 /* A validated packet; the pointers point into it.  xport describes the
  * transport headers as fw_roce_parse() would (bth, op, the extension
  * headers, payload, payload_len, icrc; pkt_len counts from the LRH to
- * the ICRC); its frame, ip and udp are NULL.
+ * the ICRC; lrh and grh point at the LRH and GRH); its frame, ip and
+ * udp are NULL.
  */
 struct fw_ib_pkt {
 	const uint8_t *pkt;

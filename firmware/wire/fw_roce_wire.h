@@ -742,6 +742,12 @@ struct fw_roce_pkt {
 	bool vlan;
 	uint16_t vlan_tci;
 	uint32_t icrc;
+	/* a packet of an InfiniBand link (fw_ib_parse()): its LRH, and its
+	 * GRH if it has one; frame, ip and udp are then NULL.  NULL both
+	 * for a RoCEv2 frame.
+	 */
+	const uint8_t *lrh;
+	const uint8_t *grh;
 };
 
 /*

@@ -2,12 +2,14 @@
 /*
  * The port's link layer, chosen by the configuration: an InfiniBand port
  * (link-layer=ib) reports itself in QUERY_PORT, waits in INIT for a subnet
- * manager, has none of the Ethernet function, and drops what arrives;
+ * manager, has none of the Ethernet function, and drops the data packets
+ * that arrive while it is not ACTIVE;
  * and the entry table's ABI 1.1 that carries the choice to a firmware
  * image, while an ABI 1.0 caller gets an Ethernet port.
  */
 #include <string.h>
 
+#include "fw_priv.h"
 #include "drv.h"
 #include "ordma_test.h"
 
@@ -62,6 +64,29 @@ TEST(test_ib_port_attributes)
 	drv_close(&d);
 }
 
+/* A UD SEND of 12 bytes to dlid on VL 0: LRH 8, BTH 12, DETH 8, the
+ * payload, ICRC 4 and VCRC 2 are 46 bytes
+ */
+static size_t ib_data_packet(uint8_t *buf, size_t cap, uint16_t dlid)
+{
+	struct fw_ib_frame f;
+	struct fw_ib_hdrs h;
+
+	memset(&h, 0, sizeof(h));
+	h.dlid = dlid;
+	h.slid = 0x22;
+	h.xport.opcode = FW_ROCE_UD_SEND_ONLY;
+	h.xport.pkey = FW_ROCE_DEFAULT_PKEY;
+	h.xport.dest_qp = 0x55;
+	h.xport.deth.qkey = 1;
+	h.xport.deth.src_qp = 2;
+	if (fw_ib_frame_init(&f, buf, cap, &h, 12))
+		return 0;
+	memset(buf + f.payload_off, 0x33, 12);
+	fw_ib_frame_seal(&f);
+	return f.len;
+}
+
 TEST(test_ib_port_has_no_ethernet_function)
 {
 	static const uint8_t mac[6] = { 0x52, 0x54, 0x00, 0x00, 0x00, 0x01 };
@@ -84,15 +109,23 @@ TEST(test_ib_port_has_no_ethernet_function)
 				     ORDMA_ETH_RING_TX, eqn, &ring),
 		 ORDMA_CMD_STATUS_NOT_SUPPORTED);
 
-	/* a port in INIT takes no data packet: each is counted */
+	/* what arrives is an InfiniBand packet or nothing: an Ethernet
+	 * frame fails the LRH's checks
+	 */
 	memset(frame, 0, sizeof(frame));
 	ordma_fw_rx_frame(d.fw, frame, sizeof(frame));
-	ordma_fw_rx_frame(d.fw, frame, sizeof(frame));
+	CHECK_EQ(d.fw->tp.ib_rx_drop[FW_IB_DROP_PKTLEN], 1);
+	/* a port in INIT takes no data packet: each is counted */
+	d.fw->ib.lid = 0x21;
+	REQUIRE(ib_data_packet(frame, sizeof(frame), 0x21) == 46);
+	ordma_fw_rx_frame(d.fw, frame, 46);
+	ordma_fw_rx_frame(d.fw, frame, 46);
 	REQUIRE_EQ(drv_query(&d, ORDMA_CMD_QUERY_STATS, 1, &stats,
 			     sizeof(stats)), ORDMA_CMD_STATUS_OK);
 	CHECK_EQ(le64_to_cpu(stats.rx_drop_link_down), 2);
 	CHECK_EQ(le64_to_cpu(stats.rx_frames), 0);
 	CHECK_EQ(le64_to_cpu(stats.roce_rx_frames), 0);
+	CHECK_EQ(le64_to_cpu(stats.roce_rx_drop), 1);
 	drv_close(&d);
 }
 

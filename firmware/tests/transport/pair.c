@@ -76,6 +76,27 @@ void fill_gid(struct side *s, int i, bool ipv6)
 	s->mac[5] = (uint8_t)(0x0a + i);
 }
 
+void ib_sl_to_vl(uint8_t table[8])
+{
+	unsigned int sl;
+
+	for (sl = 0; sl < 16; sl += 2)
+		table[sl / 2] = (uint8_t)(((sl % 8) ^ 1) << 4 |
+					  (((sl + 1) % 8) ^ 1));
+}
+
+/* What the subnet manager would have done to the port */
+static void ib_port_activate(struct side *s, int i, const struct tcfg *c)
+{
+	struct ordma_fw *fw = s->d.fw;
+
+	s->lid = IB_LID(i);
+	fw->ib.lid = s->lid;
+	fw->ib.lmc = c->lmc;
+	fw->ib.state = ORDMA_PORT_ACTIVE;
+	ib_sl_to_vl(fw->ib.sl_to_vl);
+}
+
 bool side_open(struct side *s, int i, const struct tcfg *c)
 {
 	struct ordma_fw_config cfg;
@@ -83,13 +104,18 @@ bool side_open(struct side *s, int i, const struct tcfg *c)
 	drv_default_config(&cfg);
 	cfg.mac[5] = (uint8_t)(0x0a + i);
 	cfg.mac[0] = 0x02;
+	if (c->ib)
+		cfg.link_layer = ORDMA_LINK_LAYER_INFINIBAND;
 	if (!drv_open_cfg(&s->d, &cfg, 5))
 		return false;
 	fill_gid(s, i, c->ipv6);
 	memcpy(s->mac, cfg.mac, 6);
+	s->cfg = *c;
+	if (c->ib)
+		ib_port_activate(s, i, c);
 	if (!drv_eq_open(&s->d, &s->async, ORDMA_EQ_TYPE_ASYNC, 0, 10) ||
 	    !drv_eq_open(&s->d, &s->comp, ORDMA_EQ_TYPE_COMP, 1, 8) ||
-	    drv_port_up(&s->d) != OK ||
+	    (!c->ib && drv_port_up(&s->d) != OK) ||
 	    (c->port_mtu && drv_set_port(&s->d, ORDMA_SET_PORT_MTU, c->port_mtu,
 					 NULL, 0, 0) != OK) ||
 	    drv_add_gid(&s->d, 0, s->gid, s->mac,
@@ -103,6 +129,25 @@ bool side_open(struct side *s, int i, const struct tcfg *c)
 			      ORDMA_ACCESS_LOCAL_WRITE, 0x22, &s->key2) != OK)
 		return false;
 	return true;
+}
+
+void fill_av(struct ordma_av *av, const struct tcfg *c,
+	     const struct side *peer, uint8_t hop_limit, uint8_t tclass)
+{
+	memset(av, 0, sizeof(*av));
+	memcpy(av->dgid, peer->gid, 16);
+	av->hop_limit = hop_limit;
+	av->traffic_class = tclass;
+	av->vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
+	if (!c->ib) {
+		memcpy(av->dmac, peer->mac, 6);
+		return;
+	}
+	/* both sides send with the same path bits: the peer's SLID */
+	av->dlid = cpu_to_le16(peer->lid | c->path_bits);
+	av->sl = c->sl;
+	av->src_path_bits = c->path_bits;
+	av->ib_flags = c->ib_global ? ORDMA_AV_IB_GLOBAL : 0;
 }
 
 void fill_attr(struct ordma_qp_attr *a, uint32_t mask, uint8_t next,
@@ -119,12 +164,8 @@ void fill_attr(struct ordma_qp_attr *a, uint32_t mask, uint8_t next,
 	if (mask & A(QKEY))
 		a->qkey = cpu_to_le32(c->type == ORDMA_QPT_GSI ? ORDMA_GSI_QKEY :
 				      0x1234);
-	if (mask & A(AV)) {
-		memcpy(a->av.dgid, peer->gid, 16);
-		memcpy(a->av.dmac, peer->mac, 6);
-		a->av.hop_limit = 64;
-		a->av.vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
-	}
+	if (mask & A(AV))
+		fill_av(&a->av, c, peer, 64, 0);
 	if (mask & A(PATH_MTU))
 		a->path_mtu = c->path_mtu;
 	if (mask & A(TIMEOUT))
@@ -524,11 +565,7 @@ uint8_t create_ah(struct side *s, const struct side *peer,
 
 	drv_cmd_init(&cmd, ORDMA_CMD_CREATE_AH);
 	cmd.create_ah.pdn = cpu_to_le32(s->pdn);
-	memcpy(cmd.create_ah.av.dgid, peer->gid, 16);
-	memcpy(cmd.create_ah.av.dmac, peer->mac, 6);
-	cmd.create_ah.av.hop_limit = 7;
-	cmd.create_ah.av.traffic_class = 0x20;
-	cmd.create_ah.av.vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
+	fill_av(&cmd.create_ah.av, &s->cfg, peer, 7, 0x20);
 	status = drv_exec(&s->d, &cmd);
 	*ah = le32_to_cpu(s->d.last_comp.handle.handle);
 	return status;

@@ -38,19 +38,6 @@
 /* Two devices and a wire                                              */
 /* ------------------------------------------------------------------ */
 
-struct side {
-	struct drv d;
-	struct drv_eq async, comp;
-	struct drv_cq scq, rcq;
-	uint32_t pdn, key1, key2;
-	uint32_t qpn;
-	uint32_t srqn;			/* 0: none */
-	uint32_t sq_pi, rq_pi, srq_pi;
-	unsigned int wq_area;		/* 0: QP_AREA */
-	uint8_t gid[16];
-	uint8_t mac[6];
-};
-
 struct tcfg {
 	uint8_t type;
 	uint8_t path_mtu;
@@ -65,7 +52,36 @@ struct tcfg {
 	bool ipv6;
 	bool srq_b;			/* side 1 receives through an SRQ */
 	uint16_t vlan;			/* of both GID entries; 0: none */
+	/* InfiniBand ports, ACTIVE with LIDs IB_LID(i) and this LMC; AVs
+	 * with this SL and path bits, and a GRH if ib_global
+	 */
+	bool ib;
+	bool ib_global;
+	uint8_t lmc;
+	uint8_t sl;
+	uint8_t path_bits;
 };
+
+struct side {
+	struct drv d;
+	struct drv_eq async, comp;
+	struct drv_cq scq, rcq;
+	uint32_t pdn, key1, key2;
+	uint32_t qpn;
+	uint32_t srqn;			/* 0: none */
+	uint32_t sq_pi, rq_pi, srq_pi;
+	unsigned int wq_area;		/* 0: QP_AREA */
+	uint8_t gid[16];
+	uint8_t mac[6];
+	uint16_t lid;			/* InfiniBand port: base LID */
+	struct tcfg cfg;		/* as side_open() was given it */
+};
+
+
+/* Base LID of side i of an InfiniBand pair (room for an LMC up to 4) */
+#define IB_LID(i)	((uint16_t)(0x40 + 0x10 * (i)))
+/* The SLtoVL table of both ports: SL n on VL (n % 8) ^ 1 */
+void ib_sl_to_vl(uint8_t table[8]);
 
 struct env {
 	struct side s[2];
@@ -86,6 +102,9 @@ unsigned long pump(struct env *e);
 void advance(struct env *e, uint64_t ns);
 void fill_gid(struct side *s, int i, bool ipv6);
 bool side_open(struct side *s, int i, const struct tcfg *c);
+/* An AV to peer: RoCEv2, or on InfiniBand by the cfg's IB fields */
+void fill_av(struct ordma_av *av, const struct tcfg *c,
+	     const struct side *peer, uint8_t hop_limit, uint8_t tclass);
 void fill_attr(struct ordma_qp_attr *a, uint32_t mask, uint8_t next,
 	       const struct tcfg *c, const struct side *self,
 	       const struct side *peer, int i);
