@@ -9,6 +9,7 @@
 
 #include "objects/fw_qp.h"
 #include "wire/fw_roce_wire.h"
+#include "wire/fw_ib_wire.h"
 #include "fixture.h"
 
 #define OK			ORDMA_CMD_STATUS_OK
@@ -99,12 +100,32 @@ static int fz_dma_write(void *ctx, uint64_t addr, const void *buf,
 	return rc;
 }
 
+/* An InfiniBand packet sent: one the parser takes, to a LID an AV names */
+static void fz_check_tx_ib(const uint8_t *pkt, size_t len,
+			   struct fw_roce_pkt *out)
+{
+	struct fw_ib_pkt p;
+	uint16_t dlid;
+
+	if (fw_ib_parse(pkt, len, &p) != FW_IB_OK)
+		fz_fail("transmitted an InfiniBand packet that does not parse");
+	dlid = fw_lrh_dlid(p.lrh);
+	if (dlid != fz_lid(0) && dlid != fz_lid(1) &&
+	    dlid != FW_IB_LID_MCAST_MIN + 1)
+		fz_fail("packet to LID %#x, which no AH or QP names", dlid);
+	*out = p.xport;
+}
+
 static void fz_check_tx(const uint8_t *frame, size_t len)
 {
 	struct fw_roce_pkt pkt;
 	size_t i, run = 0;
 	uint8_t mac[2][6];
 
+	if (fz_ib) {
+		fz_check_tx_ib(frame, len, &pkt);
+		goto payload;
+	}
 	if (len < 60 || len > 9018)
 		fz_fail("transmitted a frame of %zu bytes", len);
 	if (fw_roce_parse(frame, len, &pkt) != FW_ROCE_OK)
@@ -117,6 +138,7 @@ static void fz_check_tx(const uint8_t *frame, size_t len)
 		fz_fail("frame to %02x:%02x:%02x:%02x:%02x:%02x, which no AH or QP names",
 			frame[0], frame[1], frame[2], frame[3], frame[4],
 			frame[5]);
+payload:
 	for (i = 0; i < pkt.payload_len; i++) {
 		run = pkt.payload[i] == FZ_CANARY ? run + 1 : 0;
 		if (run == FZ_CANARY_RUN)
@@ -195,6 +217,25 @@ void fz_mac(int idx, uint8_t mac[6])
 
 	memcpy(mac, m, 6);
 	mac[5] = (uint8_t)(0x0a + idx);
+}
+
+bool fz_ib;
+
+uint16_t fz_lid(int idx)
+{
+	return (uint16_t)(0x10 + idx);
+}
+
+/* The AV of a path to device peer (on InfiniBand, by its LID) */
+static void fz_av(struct ordma_av *av, int peer, uint8_t hop_limit)
+{
+	fz_gid(peer, av->dgid);
+	av->hop_limit = hop_limit;
+	av->vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
+	if (fz_ib)
+		av->dlid = cpu_to_le16(fz_lid(peer));
+	else
+		fz_mac(peer, av->dmac);
 }
 
 void fz_put(void *dst, const void *src, size_t len)
@@ -299,6 +340,7 @@ unsigned int fz_poll(struct fz_dev *v)
 static uint8_t *fz_mem[2];
 static struct ordma_fw *fz_fw[2];
 static const struct fake_hal *fz_fw_hal[2];
+static bool fz_fw_ib[2];		/* fz_fw[i] has an InfiniBand port */
 
 static void fz_mem_clear(uint8_t *mem, uint64_t lo, uint64_t hi, int byte)
 {
@@ -312,6 +354,8 @@ static bool fz_drv_create(struct drv *d, int idx)
 
 	drv_default_config(&cfg);
 	fz_mac(idx, cfg.mac);
+	if (fz_ib)
+		cfg.link_layer = ORDMA_LINK_LAYER_INFINIBAND;
 	memset(d, 0, sizeof(*d));
 	if (!fz_mem[idx])
 		fz_mem[idx] = calloc(1, FAKE_MEM_SIZE);
@@ -330,11 +374,12 @@ static bool fz_drv_create(struct drv *d, int idx)
 	d->hal.now_ns = 1000000000ULL;
 	d->cfg = cfg;
 	d->hal.num_vectors = cfg.num_vectors;
+	d->hal.ib_port = fz_ib;
 	/* A function level reset between inputs, as a driver would do it:
 	 * creating the device costs its tables' page faults every time.
 	 * The HAL context is bound at creation, so the drv must not move.
 	 */
-	if (fz_fw[idx] && fz_fw_hal[idx] == &d->hal) {
+	if (fz_fw[idx] && fz_fw_hal[idx] == &d->hal && fz_fw_ib[idx] == fz_ib) {
 		d->fw = fz_fw[idx];
 		ordma_fw_reset(d->fw);
 	} else {
@@ -342,6 +387,7 @@ static bool fz_drv_create(struct drv *d, int idx)
 		d->fw = ordma_fw_create(fz_hal_ops(), &d->hal, &cfg);
 		fz_fw[idx] = d->fw;
 		fz_fw_hal[idx] = &d->hal;
+		fz_fw_ib[idx] = fz_ib;
 	}
 	d->hal.fw = d->fw;
 	d->next_token = 0x100;
@@ -401,9 +447,17 @@ bool fz_dev_open(struct fz_dev *v, int idx)
 		return false;
 	fz_gid(idx, v->gid);
 	fz_mac(idx, v->mac);
+	if (fz_ib) {
+		struct fw_ib_port *ib = &v->d.fw->ib;
+
+		ib->lid = fz_lid(idx);
+		ib->lmc = 0;
+		ib->state = ORDMA_PORT_ACTIVE;
+		memset(ib->sl_to_vl, 0, sizeof(ib->sl_to_vl));
+	}
 	if (!drv_eq_open(&v->d, &v->async, ORDMA_EQ_TYPE_ASYNC, 0, 10) ||
 	    !drv_eq_open(&v->d, &v->comp, ORDMA_EQ_TYPE_COMP, 1, 8) ||
-	    drv_port_up(&v->d) != OK ||
+	    (!fz_ib && drv_port_up(&v->d) != OK) ||
 	    drv_add_gid(&v->d, 0, v->gid, v->mac, ORDMA_VLAN_NONE) != OK ||
 	    drv_alloc_uctx(&v->d, &v->uctx) != OK ||
 	    drv_alloc_pd(&v->d, v->uctx, &v->pdn) != OK ||
@@ -438,7 +492,10 @@ bool fz_dev_open(struct fz_dev *v, int idx)
 	cmd.create_ah.pdn = cpu_to_le32(v->pdn);
 	cmd.create_ah.uctx = cpu_to_le32(v->uctx);
 	memcpy(cmd.create_ah.av.dgid, fz_mcast_gid, 16);
-	memcpy(cmd.create_ah.av.dmac, fz_mcast_mac, 6);
+	if (fz_ib)
+		cmd.create_ah.av.dlid = cpu_to_le16(FW_IB_LID_MCAST_MIN + 1);
+	else
+		memcpy(cmd.create_ah.av.dmac, fz_mcast_mac, 6);
 	cmd.create_ah.av.hop_limit = 1;
 	cmd.create_ah.av.vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
 	if (drv_exec(&v->d, &cmd) != OK)
@@ -485,12 +542,8 @@ static uint8_t fz_qp_step(struct fz_dev *v, unsigned int q, uint8_t cur,
 		a.port = ORDMA_PORT_NUM;
 	if (mask & A(QKEY))
 		a.qkey = cpu_to_le32(FZ_QKEY);
-	if (mask & A(AV)) {
-		fz_gid(peer, a.av.dgid);
-		fz_mac(peer, a.av.dmac);
-		a.av.hop_limit = 64;
-		a.av.vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
-	}
+	if (mask & A(AV))
+		fz_av(&a.av, peer, 64);
 	if (mask & A(PATH_MTU))
 		a.path_mtu = FZ_PATH_MTU;
 	if (mask & A(TIMEOUT))
@@ -551,10 +604,7 @@ bool fz_dev_connect(struct fz_dev *v, int peer,
 	drv_cmd_init(&cmd, ORDMA_CMD_CREATE_AH);
 	cmd.create_ah.pdn = cpu_to_le32(v->pdn);
 	cmd.create_ah.uctx = cpu_to_le32(v->uctx);
-	fz_gid(peer, cmd.create_ah.av.dgid);
-	fz_mac(peer, cmd.create_ah.av.dmac);
-	cmd.create_ah.av.hop_limit = 7;
-	cmd.create_ah.av.vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
+	fz_av(&cmd.create_ah.av, peer, 7);
 	if (drv_exec(&v->d, &cmd) != OK)
 		return false;
 	v->ah = le32_to_cpu(v->d.last_comp.handle.handle);

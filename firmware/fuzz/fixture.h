@@ -92,6 +92,14 @@ void fz_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)
 void fz_gid(int idx, uint8_t gid[16]);
 void fz_mac(int idx, uint8_t mac[6]);
 
+/*
+ * Devices fz_dev_open() creates while this is set have an InfiniBand port,
+ * ACTIVE at LID fz_lid(idx) with LMC 0 and every SL on VL 0, as a subnet
+ * manager would leave it; their AVs address the peer by LID.
+ */
+extern bool fz_ib;
+uint16_t fz_lid(int idx);
+
 /* A device with every object created; QPs in RESET. */
 bool fz_dev_open(struct fz_dev *v, int idx);
 /* QPs to RTS towards a peer of the same layout, windows bound, multicast

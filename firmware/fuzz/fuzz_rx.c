@@ -11,6 +11,10 @@
  * multicast QPN, with the opcode's transport to match), the PSN (near
  * what the QP expects), the R_Key/Q_Key fields and the ICRC are rewritten
  * from what the input holds there.  Without it frames go in as they are.
+ * With IB in the mode the device has an InfiniBand port and the frames
+ * are InfiniBand packets; FIXUP then writes the LRH (to the device's LID
+ * or, for QP0 on VL15, the permissive one, from the peer's), the GRH if
+ * the LRH asks for one, the same transport fields, the ICRC and the VCRC.
  *
  * Checked: sanitizers, the checking HAL of the fixture (no DMA outside
  * the MRs and rings, nothing sent from memory nobody gave), and the
@@ -20,11 +24,13 @@
 
 #include "objects/fw_qp.h"
 #include "wire/fw_roce_wire.h"
+#include "wire/fw_ib_wire.h"
 #include "fixture.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MODE_FIXUP		0x01
+#define MODE_IB			0x02
 #define FRAME_CAP		9300
 #define PEER			0
 
@@ -65,6 +71,9 @@ static uint32_t pick_key(const struct fz_dev *v, uint32_t old)
 
 	return (old & 0xf0) == 0xf0 ? old : keys[old % 6];
 }
+
+static void fix_keys(struct fz_dev *v, uint8_t *f,
+		     const struct fw_roce_pkt *p);
 
 /* Returns the new length (never more than len). */
 static size_t fixup(struct fz_dev *v, uint8_t *f, size_t len)
@@ -152,6 +161,16 @@ static size_t fixup(struct fz_dev *v, uint8_t *f, size_t len)
 	/* keys of this device, and the peer's UD QP as the source */
 	if (fw_roce_parse(f, len, &pkt) != FW_ROCE_OK)
 		return len;
+	fix_keys(v, f, &pkt);
+	seal(f, l3, ip_hlen, len);
+	return len;
+}
+
+/* The R_Key, Q_Key and source QP fields of a parsed packet in f */
+static void fix_keys(struct fz_dev *v, uint8_t *f, const struct fw_roce_pkt *p)
+{
+	const struct fw_roce_pkt pkt = *p;
+
 	if (pkt.reth)
 		fw_wire_put32(f + ((const uint8_t *)pkt.reth - f) + 8,
 			      pick_key(v, fw_reth_rkey(pkt.reth)));
@@ -168,7 +187,102 @@ static size_t fixup(struct fz_dev *v, uint8_t *f, size_t len)
 			fw_wire_put32(d, FZ_QKEY);
 		fw_wire_put24(d + 5, v->qpn[FZ_UD]);
 	}
-	seal(f, l3, ip_hlen, len);
+}
+
+static void ib_seal(uint8_t *f, size_t icrc_end)
+{
+	uint32_t icrc = fw_ib_icrc(f, icrc_end);
+	uint16_t vcrc;
+
+	f[icrc_end - 4] = (uint8_t)icrc;
+	f[icrc_end - 3] = (uint8_t)(icrc >> 8);
+	f[icrc_end - 2] = (uint8_t)(icrc >> 16);
+	f[icrc_end - 1] = (uint8_t)(icrc >> 24);
+	vcrc = fw_ib_vcrc(f, icrc_end);
+	f[icrc_end] = (uint8_t)vcrc;
+	f[icrc_end + 1] = (uint8_t)(vcrc >> 8);
+}
+
+/* FIXUP of an InfiniBand packet; returns the new length (<= len). */
+static size_t ib_fixup(struct fz_dev *v, uint8_t *f, size_t len)
+{
+	const struct fw_roce_opcode_info *op;
+	size_t bth, icrc_end;
+	struct fw_ib_pkt pkt;
+	struct fw_qp *qp;
+	unsigned int sel, pad, vl;
+	uint32_t qpn, base;
+	bool global;
+	int delta;
+
+	if (len > FW_IB_MAX_PKT_LEN)
+		len = FW_IB_MAX_PKT_LEN;
+	if (len < FW_IB_LRH_LEN + 12 + 4 + 2)
+		return len;
+	/* whole words from the LRH to the ICRC */
+	len -= (len - 2) % 4;
+	icrc_end = len - 2;
+	global = (f[1] & 1) && icrc_end >= FW_IB_LRH_LEN + FW_IB_GRH_LEN + 16;
+	bth = FW_IB_LRH_LEN + (global ? FW_IB_GRH_LEN : 0);
+	vl = f[0] >> 4;
+
+	/* where it goes: QP0 on VL15, or one of the QPs or the group */
+	sel = fw_wire_get24(f + bth + 5) % (FZ_NQP + 1);
+	if (vl == FW_IB_VL15) {
+		qpn = FW_IB_QP0;
+		f[bth] = (uint8_t)((f[bth] & 0x1f) | FW_ROCE_OPCODE_UD);
+	} else if (sel == FZ_NQP) {
+		qpn = ORDMA_MCAST_QPN;
+		f[bth] = (uint8_t)((f[bth] & 0x1f) | FW_ROCE_OPCODE_UD);
+	} else {
+		qpn = v->qpn[sel];
+		f[bth] = (uint8_t)((f[bth] & 0x1f) |
+				   (sel == FZ_UD ? FW_ROCE_OPCODE_UD :
+				    sel == FZ_UC ? FW_ROCE_OPCODE_UC :
+						   FW_ROCE_OPCODE_RC));
+	}
+	f[0] = (uint8_t)(vl << 4);	/* LVer 0 */
+	f[1] = (uint8_t)((f[1] & 0xf0) |
+			 (global ? FW_IB_LNH_GLOBAL : FW_IB_LNH_LOCAL));
+	put16(f + 2, vl == FW_IB_VL15 && (f[2] & 1) ? FW_IB_LID_PERMISSIVE :
+		     fz_lid(v->idx));
+	put16(f + 4, (uint16_t)(icrc_end / 4));
+	put16(f + 6, fz_lid(PEER));
+	if (global) {
+		uint8_t *g = f + FW_IB_LRH_LEN;
+
+		g[0] = (uint8_t)(FW_IB_GRH_IPVER << 4 | (g[0] & 0x0f));
+		put16(g + 4, (uint16_t)(icrc_end - bth));
+		g[6] = FW_IB_GRH_NXTHDR_IBA;
+		fz_gid(PEER, g + 8);
+		if (qpn == ORDMA_MCAST_QPN)
+			memcpy(g + 24, fz_mcast_gid, 16);
+		else
+			memcpy(g + 24, v->gid, 16);
+	}
+	f[bth + 1] &= 0xf0;		/* TVer 0 */
+	put16(f + bth + 2, 0xffff);	/* default P_Key */
+	fw_wire_put24(f + bth + 5, qpn);
+	op = fw_roce_opcode_info(f[bth]);
+	qp = fw_qp_lookup(v->d.fw, qpn);
+	if (op && qp) {
+		delta = (int8_t)f[bth + 11] / 16;
+		base = op->flags & FW_ROCE_REQUEST ? qp->expected_psn :
+						     qp->req.una_psn;
+		fw_wire_put24(f + bth + 9, (base + (uint32_t)delta) & 0xffffff);
+	}
+	/* a pad count that fits (what follows the headers is whole words) */
+	if (op && icrc_end >= bth + op->hdr_len + 4) {
+		pad = (f[bth + 1] >> 4) & 3;
+		if (pad > icrc_end - bth - op->hdr_len - 4)
+			pad = 0;
+		f[bth + 1] = (uint8_t)((f[bth + 1] & 0xcf) | pad << 4);
+	}
+	ib_seal(f, icrc_end);
+	if (fw_ib_parse(f, len, &pkt) != FW_IB_OK)
+		return len;
+	fix_keys(v, f, &pkt.xport);
+	ib_seal(f, icrc_end);
 	return len;
 }
 
@@ -234,6 +348,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz_in in = { data, size };
 	uint8_t mode = fz_u8(&in);
 
+	fz_ib = mode & MODE_IB;
 	if (!fz_dev_open(&v, 1) || !fz_dev_connect(&v, PEER, v.qpn))
 		fz_fail("fixture setup failed");
 	post_requests(&v);
@@ -249,7 +364,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				len = in.left;
 			fz_take(&in, frame, len);
 			if ((mode & MODE_FIXUP) && !(kind & 0x80))
-				len = fixup(&v, frame, len);
+				len = fz_ib ? ib_fixup(&v, frame, len) :
+					      fixup(&v, frame, len);
 			ordma_fw_rx_frame(v.d.fw, frame, len);
 			break;
 		case REC_TIME:

@@ -27,6 +27,7 @@ bool drv_create(struct drv *d, const struct ordma_fw_config *cfg)
 		return false;
 	d->cfg = *cfg;
 	d->hal.num_vectors = cfg->num_vectors;
+	d->hal.ib_port = cfg->link_layer == ORDMA_LINK_LAYER_INFINIBAND;
 	d->ops = fake_hal_ops;
 	if (fake_hal_untraced)
 		d->ops.trace = NULL;

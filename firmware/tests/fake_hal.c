@@ -114,7 +114,7 @@ static void fake_tx_frame(void *ctx, const void *frame, size_t len)
 	struct fake_frame *f = &h->tx[h->tx_count++ % FAKE_TX_KEEP];
 
 	fake_trace("tx %zu %08x", len, fake_fnv1a(frame, len));
-	if (len < 60 || len > 9018)
+	if (h->ib_port ? len < 26 || len > 8190 : len < 60 || len > 9018)
 		h->tx_bad_len++;
 	f->len = len;
 	memcpy(f->data, frame, len < FAKE_FRAME_MAX ? len : FAKE_FRAME_MAX);

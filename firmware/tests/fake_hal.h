@@ -51,7 +51,11 @@ struct fake_hal {
 	void (*tx_hook)(void *arg, const void *frame, size_t len);
 	void *tx_hook_arg;
 	unsigned long tx_count;
-	unsigned long tx_bad_len;	/* frames outside 60..9018 bytes */
+	/* frames outside 60..9018 bytes; on an InfiniBand port (ib_port)
+	 * packets outside LRH + BTH + ICRC + VCRC (26) .. 8190 bytes
+	 */
+	unsigned long tx_bad_len;
+	bool ib_port;
 	struct fake_frame tx[FAKE_TX_KEEP];	/* tx_count % FAKE_TX_KEEP */
 
 	/* what the wire lost (the wire_drops HAL call reports these) */
