@@ -59,9 +59,10 @@ enum ordma_fw_log_level {
  * it was not working on a QP, e.g. for an admin command).  AETH
  * syndromes are reported for packets that carry an AETH, 0 otherwise.
  * RX_DROP's aux is the parse drop reason when the frame did not parse
- * (status ORDMA_FW_TRACE_DROP_PARSE); its QPN, PSN and opcode are then
- * those of the BTH as received if the parser found one (a bad ICRC),
- * else ORDMA_FW_TRACE_NO_QPN, 0 and 0.
+ * (status ORDMA_FW_TRACE_DROP_PARSE), or the link drop reason when an
+ * InfiniBand packet failed the port's checks (ORDMA_FW_TRACE_DROP_IB_LINK);
+ * its QPN, PSN and opcode are then those of the BTH as received if the
+ * parser found one (a bad ICRC), else ORDMA_FW_TRACE_NO_QPN, 0 and 0.
  */
 enum ordma_fw_trace_kind {
 	ORDMA_FW_TRACE_ADMIN		= 1,
@@ -108,6 +109,8 @@ enum ordma_fw_trace_drop {
 	ORDMA_FW_TRACE_DROP_BAD_REQ,
 	ORDMA_FW_TRACE_DROP_RNR,
 	ORDMA_FW_TRACE_DROP_RESP,
+	/* an InfiniBand port's link checks; aux: enum fw_ib_rx_drop */
+	ORDMA_FW_TRACE_DROP_IB_LINK,
 };
 
 struct ordma_fw_trace {

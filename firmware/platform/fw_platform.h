@@ -188,7 +188,8 @@ uint8_t fw_port_ib_state(const struct ordma_fw *fw);
 uint16_t fw_port_ib_lmc_mask(const struct ordma_fw *fw);
 /*
  * A packet's DLID is one of the port's LIDs (its LID under the LMC mask);
- * the permissive LID only for an SMP to QP0 (qp0).  No multicast yet.
+ * the permissive LID only for an SMP to QP0 (qp0).  Never a multicast
+ * LID: which of those the port takes is the transport's to judge.
  */
 bool fw_port_ib_dlid_ours(const struct ordma_fw *fw, uint16_t dlid, bool qp0);
 /* SLID of the port's packets: its LID with the AV's path bits */
@@ -213,10 +214,13 @@ bool fw_port_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len,
 		     bool heard_here);
 /*
  * Puts one InfiniBand packet (LRH to VCRC) on the wire, or on the internal
- * loopback if its DLID is the port's own (counted as fw_port_roce_tx()
- * counts); false if the port's state does not send it (data: ACTIVE,
- * VL15: any state with link) or its length is not one a link carries.
+ * loopback if its DLID is the port's own, or on both for a multicast
+ * packet the port is a receiver of (heard_here); counted as
+ * fw_port_roce_tx() counts.  false if the port's state does not send it
+ * (data: ACTIVE, VL15: any state with link) or its length is not one a
+ * link carries.
  */
-bool fw_port_ib_tx(struct ordma_fw *fw, const uint8_t *pkt, size_t len);
+bool fw_port_ib_tx(struct ordma_fw *fw, const uint8_t *pkt, size_t len,
+		   bool heard_here);
 
 #endif /* ORDMA_FW_PLATFORM_H */

@@ -144,10 +144,12 @@ bool fw_port_roce_tx(struct ordma_fw *fw, const uint8_t *frame, size_t len,
 
 /*
  * One packet of an InfiniBand port, LRH to VCRC.  A packet to one of the
- * port's own LIDs goes to the internal loopback instead of the cable.
+ * port's own LIDs goes to the internal loopback instead of the cable, a
+ * multicast packet the port is itself a receiver of to both.
  * An SMP (VL15) leaves in any state with link; data needs ACTIVE.
  */
-bool fw_port_ib_tx(struct ordma_fw *fw, const uint8_t *pkt, size_t len)
+bool fw_port_ib_tx(struct ordma_fw *fw, const uint8_t *pkt, size_t len,
+		   bool heard_here)
 {
 	const struct fw_ib_lrh *lrh = (const struct fw_ib_lrh *)pkt;
 	bool vl15 = fw_lrh_vl(lrh) == FW_IB_VL15;
@@ -164,6 +166,8 @@ bool fw_port_ib_tx(struct ordma_fw *fw, const uint8_t *pkt, size_t len)
 		fw_port_loopback_queue(fw, pkt, len);
 		return true;
 	}
+	if (heard_here)
+		fw_port_loopback_queue(fw, pkt, len);
 	fw->hal.tx_frame(fw->hal_ctx, pkt, len);
 	fw->stats.tx_frames++;
 	fw->stats.tx_bytes += len;

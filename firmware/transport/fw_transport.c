@@ -547,7 +547,10 @@ static int fw_tp_send_ib(struct ordma_fw *fw, struct fw_qp *qp,
 	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_TX, .qpn = qp->qpn, .psn = h->psn,
 		 .len = len, .aux = h->dest_qp, .opcode = h->opcode,
 		 .status = fw_tp_trace_syndrome(h->opcode, h->aeth.syndrome));
-	if (!fw_port_ib_tx(fw, fw->frame_buf, f.len)) {
+	/* a group the port joined hears its own packet, as on RoCEv2 */
+	if (!fw_port_ib_tx(fw, fw->frame_buf, f.len,
+			   ib.global && ib.dlid >= FW_IB_LID_MCAST_MIN &&
+			   fw_gid_is_local(fw, av->dgid))) {
 		fw->tp.tx_drop[FW_TP_TX_TOO_LONG]++;
 		return -1;
 	}
@@ -728,68 +731,67 @@ static void fw_tp_rx_mcast(struct ordma_fw *fw, const struct fw_roce_pkt *pkt,
 }
 
 /* A validated packet, RoCEv2 or InfiniBand, to its QP (or QPs) */
-static void fw_tp_rx_pkt(struct ordma_fw *fw, const struct fw_roce_pkt *p)
+static void fw_tp_rx_pkt(struct ordma_fw *fw, const struct fw_roce_pkt *pkt)
 {
-	const struct fw_roce_pkt pkt = *p;
 	struct fw_qp *qp;
 
-	fw->trace_rx_qpn = fw_bth_dest_qp(pkt.bth);
-	fw->trace_rx_psn = fw_bth_psn(pkt.bth);
-	fw->trace_rx_opcode = fw_bth_opcode(pkt.bth);
+	fw->trace_rx_qpn = fw_bth_dest_qp(pkt->bth);
+	fw->trace_rx_psn = fw_bth_psn(pkt->bth);
+	fw->trace_rx_opcode = fw_bth_opcode(pkt->bth);
 	FW_TRACE(fw, .kind = ORDMA_FW_TRACE_RX, .qpn = fw->trace_rx_qpn,
 		 .psn = fw->trace_rx_psn, .opcode = fw->trace_rx_opcode,
-		 .len = (uint32_t)pkt.payload_len,
-		 .status = pkt.aeth ? fw_aeth_syndrome(pkt.aeth) : 0);
-	if (fw_bth_dest_qp(pkt.bth) == ORDMA_MCAST_QPN) {
+		 .len = (uint32_t)pkt->payload_len,
+		 .status = pkt->aeth ? fw_aeth_syndrome(pkt->aeth) : 0);
+	if (fw_bth_dest_qp(pkt->bth) == ORDMA_MCAST_QPN) {
 		uint8_t dgid[16];
 
-		if ((fw_bth_opcode(pkt.bth) & FW_ROCE_OPCODE_TRANSPORT_MASK) !=
-		    FW_ROCE_OPCODE_UD || !fw_tp_pkt_gid(&pkt, true, dgid) ||
+		if ((fw_bth_opcode(pkt->bth) & FW_ROCE_OPCODE_TRANSPORT_MASK) !=
+		    FW_ROCE_OPCODE_UD || !fw_tp_pkt_gid(pkt, true, dgid) ||
 		    !fw_gid_is_multicast(dgid)) {
 			fw_tp_count_rx_drop(fw, FW_TP_DROP_TRANSPORT);
 			return;
 		}
-		if ((fw_bth_pkey(pkt.bth) & 0x7fff) != 0x7fff) {
+		if ((fw_bth_pkey(pkt->bth) & 0x7fff) != 0x7fff) {
 			fw_tp_count_rx_drop(fw, FW_TP_DROP_PKEY);
 			return;
 		}
-		fw_tp_rx_mcast(fw, &pkt, dgid);
+		fw_tp_rx_mcast(fw, pkt, dgid);
 		return;
 	}
-	qp = fw_qp_lookup(fw, fw_bth_dest_qp(pkt.bth));
+	qp = fw_qp_lookup(fw, fw_bth_dest_qp(pkt->bth));
 	if (!qp) {
 		fw_tp_count_rx_drop(fw, FW_TP_DROP_NO_QP);
 		return;
 	}
-	if ((fw_bth_opcode(pkt.bth) & FW_ROCE_OPCODE_TRANSPORT_MASK) !=
+	if ((fw_bth_opcode(pkt->bth) & FW_ROCE_OPCODE_TRANSPORT_MASK) !=
 	    fw_tp_transport(qp)) {
 		fw_tp_count_rx_drop(fw, FW_TP_DROP_TRANSPORT);
 		return;
 	}
-	if (!fw_tp_state_takes(qp, pkt.op->flags & FW_ROCE_REQUEST)) {
+	if (!fw_tp_state_takes(qp, pkt->op->flags & FW_ROCE_REQUEST)) {
 		fw_tp_count_rx_drop(fw, FW_TP_DROP_STATE);
 		return;
 	}
-	if ((fw_bth_pkey(pkt.bth) & 0x7fff) != 0x7fff) {
+	if ((fw_bth_pkey(pkt->bth) & 0x7fff) != 0x7fff) {
 		fw_tp_count_rx_drop(fw, FW_TP_DROP_PKEY);
 		return;
 	}
 	qp->counters.rx_packets++;
 	fw_trace_set_qp(fw, qp->qpn);
 	if (qp->type == ORDMA_QPT_UD) {
-		fw_resp_rx_ud(fw, qp, &pkt);
+		fw_resp_rx_ud(fw, qp, pkt);
 		return;
 	}
-	if (!fw_tp_from_peer(qp, &pkt)) {
+	if (!fw_tp_from_peer(qp, pkt)) {
 		fw_tp_count_rx_drop(fw, FW_TP_DROP_SRC);
 		return;
 	}
 	if (qp->type == ORDMA_QPT_UC)
-		fw_resp_rx_uc(fw, qp, &pkt);	/* UC opcodes are all requests */
-	else if (pkt.op->flags & FW_ROCE_REQUEST)
-		fw_resp_rx_rc(fw, qp, &pkt);
+		fw_resp_rx_uc(fw, qp, pkt);	/* UC opcodes are all requests */
+	else if (pkt->op->flags & FW_ROCE_REQUEST)
+		fw_resp_rx_rc(fw, qp, pkt);
 	else
-		fw_req_rx(fw, qp, &pkt);
+		fw_req_rx(fw, qp, pkt);
 }
 
 static void fw_tp_rx_reset_trace(struct ordma_fw *fw)
@@ -833,7 +835,7 @@ static void fw_tp_rx_ib_drop(struct ordma_fw *fw, const struct fw_ib_pkt *ib,
 		 .qpn = bth ? fw_bth_dest_qp(bth) : ORDMA_FW_TRACE_NO_QPN,
 		 .psn = bth ? fw_bth_psn(bth) : 0,
 		 .opcode = bth ? fw_bth_opcode(bth) : 0,
-		 .aux = why, .status = ORDMA_FW_TRACE_DROP_PARSE);
+		 .aux = why, .status = ORDMA_FW_TRACE_DROP_IB_LINK);
 }
 
 /*
@@ -857,6 +859,28 @@ static bool fw_tp_ib_state_takes(struct ordma_fw *fw, bool smp)
 	return state == ORDMA_PORT_ACTIVE;
 }
 
+static bool fw_ib_lid_is_multicast(uint16_t lid)
+{
+	return lid >= FW_IB_LID_MCAST_MIN && lid != FW_IB_LID_PERMISSIVE;
+}
+
+/*
+ * The DLID is one of the port's LIDs, or a multicast LID on a packet to
+ * the multicast QPN with a GRH to name the group (IBTA 10.5: multicast
+ * packets are global); whether a QP joined that group is the QP
+ * dispatch's to find out.
+ */
+static bool fw_tp_ib_dlid_takes(const struct ordma_fw *fw,
+				const struct fw_ib_pkt *ib, bool smp)
+{
+	uint16_t dlid = fw_lrh_dlid(ib->lrh);
+
+	if (fw_ib_lid_is_multicast(dlid))
+		return ib->grh &&
+		       fw_bth_dest_qp(ib->xport.bth) == ORDMA_MCAST_QPN;
+	return fw_port_ib_dlid_ours(fw, dlid, smp);
+}
+
 void fw_tp_rx_ib(struct ordma_fw *fw, const uint8_t *pkt, size_t len)
 {
 	enum fw_ib_drop why;
@@ -875,7 +899,7 @@ void fw_tp_rx_ib(struct ordma_fw *fw, const uint8_t *pkt, size_t len)
 	}
 	/* the parser saw to it that QP0 packets are exactly VL15's */
 	smp = fw_bth_dest_qp(ib.xport.bth) == FW_IB_QP0;
-	if (!fw_port_ib_dlid_ours(fw, fw_lrh_dlid(ib.lrh), smp)) {
+	if (!fw_tp_ib_dlid_takes(fw, &ib, smp)) {
 		fw_tp_rx_ib_drop(fw, &ib, FW_IB_RX_DROP_DLID);
 		return;
 	}

@@ -210,6 +210,91 @@ TEST(test_ib_ud_send_grh)
 	ib_ud_case(true);
 }
 
+/*
+ * UD to a multicast group: a multicast DLID and a GRH naming the group;
+ * every member hears it, the sender's own port included, and a packet
+ * to a multicast LID without a GRH is dropped.
+ */
+TEST(test_ib_ud_multicast)
+{
+	static const uint8_t mgid[16] = { 0xff, 0x12, 0x40, 0x1b, [15] = 7 };
+	struct ordma_aq_cmd cmd;
+	struct side *a, *b;
+	struct ordma_cqe cqe;
+	struct tcfg c;
+	struct env e;
+	struct wr w;
+	uint32_t ah;
+
+	ib_cfg(&c, true);
+	c.type = ORDMA_QPT_UD;
+	c.ipv6 = true;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	drv_cmd_init(&cmd, ORDMA_CMD_ATTACH_MCAST);
+	cmd.mcast.qpn = cpu_to_le32(b->qpn);
+	memcpy(cmd.mcast.gid, mgid, 16);
+	REQUIRE_EQ(drv_exec(&b->d, &cmd), OK);
+	cmd.mcast.qpn = cpu_to_le32(a->qpn);
+	REQUIRE_EQ(drv_exec(&a->d, &cmd), OK);
+
+	drv_cmd_init(&cmd, ORDMA_CMD_CREATE_AH);
+	cmd.create_ah.pdn = cpu_to_le32(a->pdn);
+	fill_av(&cmd.create_ah.av, &c, b, 3, 0);
+	memcpy(cmd.create_ah.av.dgid, mgid, 16);
+	cmd.create_ah.av.dlid = cpu_to_le16(0xc004);
+	REQUIRE_EQ(drv_exec(&a->d, &cmd), OK);
+	ah = le32_to_cpu(a->d.last_comp.handle.handle);
+
+	pattern(mem(a, MR1_ADDR, 200), 200, 21);
+	post_recv(b, MR1_ADDR, 40 + 1024);
+	post_recv(a, MR1_ADDR + 0x10000, 40 + 1024);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 200, a->key1);
+	w.ah = ah;
+	w.remote_qpn = ORDMA_MCAST_QPN;
+	w.remote_qkey = 0x1234;
+	post(a, &w);
+	fake_advance(&a->d.hal, 1);	/* the loopback copy */
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 200, 0);
+	CHECK_EQ(e.l[0].sent, 1);
+	REQUIRE(cqe_next(b, false, &cqe));
+	CHECK_EQ(cqe.status, ORDMA_CQE_SUCCESS);
+	CHECK_EQ(le32_to_cpu(cqe.byte_len), 240);
+	CHECK_EQ(le16_to_cpu(cqe.slid), IB_LID(0) | 1);
+	CHECK_EQ(cqe.dlid_path_bits, 0xc004 & 3);
+	CHECK_EQ(le16_to_cpu(cqe.flags), ORDMA_CQE_F_GRH);
+	CHECK(!memcmp(mem(b, MR1_ADDR + 24, 16), mgid, 16));
+	CHECK(!memcmp(mem(b, MR1_ADDR + 40, 200), mem(a, MR1_ADDR, 200), 200));
+	REQUIRE(cqe_next(a, false, &cqe));
+	CHECK_EQ(cqe.status, ORDMA_CQE_SUCCESS);
+	CHECK(!memcmp(mem(a, MR1_ADDR + 0x10000 + 40, 200),
+		      mem(a, MR1_ADDR, 200), 200));
+
+	/* the same packet without its GRH is nobody's */
+	{
+		struct fw_ib_frame f;
+		struct fw_ib_hdrs h;
+		uint8_t pkt[256];
+
+		memset(&h, 0, sizeof(h));
+		h.dlid = 0xc004;
+		h.slid = IB_LID(0);
+		h.xport.opcode = FW_ROCE_UD_SEND_ONLY;
+		h.xport.pkey = FW_ROCE_DEFAULT_PKEY;
+		h.xport.dest_qp = ORDMA_MCAST_QPN;
+		h.xport.deth.qkey = 0x1234;
+		REQUIRE_EQ(fw_ib_frame_init(&f, pkt, sizeof(pkt), &h, 8), 0);
+		memset(pkt + f.payload_off, 1, 8);
+		fw_ib_frame_seal(&f);
+		ordma_fw_rx_frame(b->d.fw, pkt, f.len);
+		CHECK_EQ(b->d.fw->tp.ib_rx_drop[FW_IB_RX_DROP_DLID], 1);
+	}
+	no_cqe(b, false);
+	env_close(&e);
+}
+
 /* ------------------------------------------------------------------ */
 /* What an InfiniBand port drops                                       */
 /* ------------------------------------------------------------------ */
