@@ -210,6 +210,50 @@ TEST(test_ib_ud_send_grh)
 	ib_ud_case(true);
 }
 
+/* GSI (QP1) with the AV in the WQE, as the MAD layer sends: by LID */
+TEST(test_ib_gsi_inline_av)
+{
+	struct ordma_cqe cqe;
+	struct ordma_av av;
+	struct side *a, *b;
+	struct tcfg c;
+	struct env e;
+	struct wr w;
+
+	ib_cfg(&c, false);
+	c.type = ORDMA_QPT_GSI;
+	c.sl = 0;
+	c.path_bits = 2;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	REQUIRE_EQ(a->qpn, ORDMA_GSI_QPN);
+	pattern(mem(a, MR1_ADDR, 256), 256, 4);
+	memset(mem(b, MR1_ADDR, 40), 0x77, 40);
+	post_recv(b, MR1_ADDR, 40 + 256);
+	fill_av(&av, &c, b, 0, 0);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 24, a->key1);
+	sge(&w.sge[1], MR1_ADDR + 24, 232, a->key1);
+	w.num_sge = 2;
+	w.av = &av;
+	w.remote_qpn = ORDMA_GSI_QPN;
+	w.remote_qkey = ORDMA_GSI_QKEY;
+	post(a, &w);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 256, 0);
+	pump(&e);
+	REQUIRE(cqe_next(b, false, &cqe));
+	CHECK_EQ(cqe.status, ORDMA_CQE_SUCCESS);
+	CHECK_EQ(le32_to_cpu(cqe.byte_len), 40 + 256);
+	CHECK_EQ(le32_to_cpu(cqe.src_qp), ORDMA_GSI_QPN);
+	CHECK_EQ(le16_to_cpu(cqe.slid), IB_LID(0) | 2);
+	CHECK_EQ(cqe.sl, 0);
+	CHECK_EQ(cqe.dlid_path_bits, 2);
+	CHECK_EQ(le16_to_cpu(cqe.flags), 0);
+	CHECK(all_bytes(mem(b, MR1_ADDR, 40), 40, 0));
+	CHECK(!memcmp(mem(b, MR1_ADDR + 40, 256), mem(a, MR1_ADDR, 256), 256));
+	env_close(&e);
+}
+
 /*
  * UD to a multicast group: a multicast DLID and a GRH naming the group;
  * every member hears it, the sender's own port included, and a packet
