@@ -382,6 +382,15 @@ static size_t ib_pkt(uint8_t *buf, size_t cap, uint16_t dlid, unsigned int vl,
 	return f.len;
 }
 
+/* A hop's VCRC over a packet whose LRH the test changed */
+static void ib_revcrc(uint8_t *pkt, size_t len)
+{
+	uint16_t v = fw_ib_vcrc(pkt, len - 2);
+
+	pkt[len - 2] = (uint8_t)v;
+	pkt[len - 1] = (uint8_t)(v >> 8);
+}
+
 static uint64_t ib_drops(struct side *s, enum fw_ib_rx_drop why)
 {
 	return s->d.fw->tp.ib_rx_drop[why];
@@ -410,14 +419,20 @@ TEST(test_ib_rx_drop_reasons)
 	ordma_fw_rx_frame(s.d.fw, pkt, len);
 	CHECK_EQ(ib_drops(&s, (enum fw_ib_rx_drop)FW_IB_DROP_VCRC), 1);
 	pkt[len - 1] ^= 0x40;
+	/* a raw packet (LNH 0), an SLID of 0: not for the transport */
+	pkt[1] &= 0xfc;
+	ib_revcrc(pkt, len);
+	ordma_fw_rx_frame(s.d.fw, pkt, len);
+	CHECK_EQ(ib_drops(&s, (enum fw_ib_rx_drop)FW_IB_DROP_LNH), 1);
+	pkt[1] |= FW_IB_LNH_LOCAL;
+	pkt[6] = pkt[7] = 0;
+	ib_revcrc(pkt, len);
+	ordma_fw_rx_frame(s.d.fw, pkt, len);
+	CHECK_EQ(ib_drops(&s, (enum fw_ib_rx_drop)FW_IB_DROP_SLID), 1);
+	pkt[7] = 0x99;
 	/* the ICRC damaged, the VCRC recomputed over it as a hop would */
 	pkt[len - 3] ^= 0x01;
-	{
-		uint16_t v = fw_ib_vcrc(pkt, len - 2);
-
-		pkt[len - 2] = (uint8_t)v;
-		pkt[len - 1] = (uint8_t)(v >> 8);
-	}
+	ib_revcrc(pkt, len);
 	ordma_fw_rx_frame(s.d.fw, pkt, len);
 	CHECK_EQ(ib_drops(&s, (enum fw_ib_rx_drop)FW_IB_DROP_ICRC), 1);
 
@@ -436,28 +451,18 @@ TEST(test_ib_rx_drop_reasons)
 	 */
 	len = ib_pkt(pkt, sizeof(pkt), 0x41, 0, 0x123);
 	pkt[0] = (uint8_t)(FW_IB_VL15 << 4);
-	{
-		uint16_t v = fw_ib_vcrc(pkt, len - 2);
-
-		pkt[len - 2] = (uint8_t)v;
-		pkt[len - 1] = (uint8_t)(v >> 8);
-	}
+	ib_revcrc(pkt, len);
 	ordma_fw_rx_frame(s.d.fw, pkt, len);
 	CHECK_EQ(ib_drops(&s, (enum fw_ib_rx_drop)FW_IB_DROP_VL15), 1);
 	len = ib_pkt(pkt, sizeof(pkt), 0x41, FW_IB_VL15, FW_IB_QP0);
 	REQUIRE(len > 0);
 	pkt[0] = 0;		/* VL 0 */
-	{
-		uint16_t v = fw_ib_vcrc(pkt, len - 2);
-
-		pkt[len - 2] = (uint8_t)v;
-		pkt[len - 1] = (uint8_t)(v >> 8);
-	}
+	ib_revcrc(pkt, len);
 	ordma_fw_rx_frame(s.d.fw, pkt, len);
 	CHECK_EQ(ib_drops(&s, (enum fw_ib_rx_drop)FW_IB_DROP_QP0_VL), 1);
 
 	/* every drop is a RoCE engine drop too, and nothing got through */
-	CHECK_EQ(stats(&s).roce_rx_drop, 9);
+	CHECK_EQ(stats(&s).roce_rx_drop, 11);
 	CHECK_EQ(stats(&s).roce_rx_frames, 0);
 	CHECK_EQ(stats(&s).rx_drop_link_down, 0);
 
