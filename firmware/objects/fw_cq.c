@@ -197,7 +197,6 @@ int fw_cq_post(struct ordma_fw *fw, uint32_t cqn, const struct ordma_cqe *cqe,
 		return -1;
 	}
 	entry = *cqe;
-	entry.reserved_24 = 0;
 	/* phase starts at 1 and toggles on every wrap of the producer */
 	phase = !((cq->pi >> cq->log_size) & 1);
 	entry.owner = cpu_to_le32(phase ? ORDMA_CQE_PHASE : 0);

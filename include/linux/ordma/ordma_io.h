@@ -87,10 +87,35 @@
 
 #define ORDMA_VLAN_NONE			0xffff
 
-/* Address vector: where RoCEv2 frames of a QP/AH go */
+/* ordma_av.ib_flags (InfiniBand port) */
+#define ORDMA_AV_IB_GLOBAL		BIT(0)	/* packets carry a GRH */
+
+/*
+ * Address vector: where the packets of a QP/AH go.  The port's link layer
+ * (QUERY_PORT link_layer) says which half of the union the device reads.
+ *
+ * Ethernet (RoCEv2): dgid, dmac, sgid_index, hop_limit, flow_label,
+ * traffic_class and vlan_id address the frame.
+ *
+ * InfiniBand: dlid and sl build the LRH; the SLID is the port's LID with
+ * src_path_bits in its low LMC bits (bits of src_path_bits at or above
+ * the port's LMC are ignored).  Only with ORDMA_AV_IB_GLOBAL does a GRH
+ * follow the LRH, built from dgid, sgid_index, hop_limit, flow_label and
+ * traffic_class; without it those fields are not read.  vlan_id is
+ * ignored.
+ */
 struct ordma_av {
 	__u8	dgid[16];		/* network order; IPv4 as ::ffff:a.b.c.d */
-	__u8	dmac[6];
+	union {
+		__u8	dmac[6];	/* Ethernet */
+		struct {		/* InfiniBand */
+			__le16	dlid;	/* 1..0xfffe */
+			__u8	sl;	/* 0..15 */
+			__u8	src_path_bits;
+			__u8	ib_flags;	/* ORDMA_AV_IB_* */
+			__u8	reserved_21;
+		};
+	};
 	__u8	sgid_index;
 	__u8	hop_limit;
 	__le32	flow_label;		/* 20 bits */
@@ -306,8 +331,12 @@ struct ordma_recv_wqe {
 
 #define ORDMA_CQE_F_IMM			BIT(0)
 #define ORDMA_CQE_F_INV			BIT(1)
-#define ORDMA_CQE_F_GRH			BIT(2)	/* UD: GRH in the first 40 bytes */
-#define ORDMA_CQE_F_IPV4		BIT(3)	/* UD: that header is IPv4 */
+/* UD/GSI/SMI receives: the first 40 bytes of the buffer hold the packet's
+ * network header, on RoCEv2 always (IPv4 or IPv6), on InfiniBand the GRH
+ * when the packet had one
+ */
+#define ORDMA_CQE_F_GRH			BIT(2)
+#define ORDMA_CQE_F_IPV4		BIT(3)	/* RoCEv2: that header is IPv4 */
 
 enum ordma_cqe_opcode {
 	ORDMA_CQE_OP_SEND		= 0x00,
@@ -352,7 +381,13 @@ struct ordma_cqe {
 	__le16	flags;			/* ORDMA_CQE_F_* */
 	__u8	opcode;			/* enum ordma_cqe_opcode */
 	__u8	status;			/* enum ordma_cqe_status */
-	__le32	reserved_24;
+	/* UD/GSI/SMI receives on an InfiniBand port, else 0: the LRH's
+	 * SLID and SL, and the DLID bits below the port's LMC (the path
+	 * bits the sender chose)
+	 */
+	__le16	slid;
+	__u8	sl;
+	__u8	dlid_path_bits;
 	__le32	owner;			/* ORDMA_CQE_PHASE; written last */
 };
 
@@ -366,6 +401,9 @@ static_assert(BIT(ORDMA_RECV_WQE_MIN_SHIFT) ==
 
 /* The device reads and writes these byte for byte: their sizes are ABI. */
 static_assert(sizeof(struct ordma_av) == 32, "av");
+static_assert(offsetof(struct ordma_av, dlid) == 16 &&
+	      offsetof(struct ordma_av, sgid_index) == 22, "av union");
+static_assert(offsetof(struct ordma_cqe, slid) == 24, "cqe slid");
 static_assert(sizeof(struct ordma_eqe) == ORDMA_EQE_SIZE, "eqe");
 static_assert(sizeof(struct ordma_eth_desc) == ORDMA_ETH_DESC_SIZE, "eth_desc");
 static_assert(sizeof(struct ordma_wqe_ctrl) == 16, "wqe_ctrl");
