@@ -255,7 +255,7 @@ struct fw_ib_port {
 	uint8_t sl_to_vl[8];		/* SLtoVLMappingTable, as on the wire */
 	uint8_t vl_arb_low[FW_IB_VL_ARB_ENTRIES][2];
 	uint8_t vl_arb_high[FW_IB_VL_ARB_ENTRIES][2];
-	uint8_t link_downed;		/* PortCounters LinkDownedCounter */
+	uint64_t link_downed;		/* link-down events since reset */
 	uint64_t dr_drops;		/* directed route SMPs dropped */
 	/* the port counters as they were when the PMA last cleared them */
 	uint64_t pma_base[16];

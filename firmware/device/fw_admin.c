@@ -73,6 +73,8 @@ static const struct fw_cmd_desc fw_cmds[] = {
 	{ FW_CMD(QUERY_FLASH, sizeof(struct ordma_cmd_query_buf),
 		 fw_cmd_query_flash) },
 	{ FW_CMD(FW_ACTIVATE, 0, fw_cmd_fw_activate) },
+	{ FW_CMD(PROCESS_MAD, sizeof(struct ordma_cmd_process_mad),
+		 fw_cmd_process_mad) },
 	{ FW_CMD(ADD_GID, sizeof(struct ordma_cmd_add_gid), fw_cmd_add_gid),
 	  .reserved = { FW_RESERVED(add_gid.reserved_5),
 			FW_RESERVED(add_gid.reserved_30) } },

@@ -31,6 +31,7 @@ static const struct {
 	{ ORDMA_CMD_FLASH_COMMIT, sizeof(struct ordma_cmd_flash_commit) },
 	{ ORDMA_CMD_QUERY_FLASH, sizeof(struct ordma_cmd_query_buf) },
 	{ ORDMA_CMD_FW_ACTIVATE, 0 },
+	{ ORDMA_CMD_PROCESS_MAD, sizeof(struct ordma_cmd_process_mad) },
 	{ ORDMA_CMD_ADD_GID, sizeof(struct ordma_cmd_add_gid) },
 	{ ORDMA_CMD_DEL_GID, sizeof(struct ordma_cmd_handle) },
 	{ ORDMA_CMD_ALLOC_UCTX, 0 },
