@@ -59,6 +59,8 @@ static enum fw_mad_verdict fw_mad_dispatch(struct ordma_fw *fw,
 	case FW_MAD_CLASS_SUBN_LID:
 	case FW_MAD_CLASS_SUBN_DR:
 		return fw_sma_process(fw, m);
+	case FW_MAD_CLASS_PERF:
+		return fw_pma_process(fw, m);
 	default:
 		return FW_MAD_PASS;
 	}

@@ -127,4 +127,8 @@ void fw_sma_reset(struct ordma_fw *fw);
 /* The port GUID, the interface ID of the port's GIDs (host order) */
 uint64_t fw_sma_port_guid(const struct ordma_fw *fw);
 
+/* fw_pma.c */
+enum fw_mad_verdict fw_pma_process(struct ordma_fw *fw,
+				   struct fw_mad_ctx *m);
+
 #endif /* ORDMA_FW_MAD_H */
