@@ -80,6 +80,7 @@ uint8_t fw_cmd_query_port(struct ordma_fw *fw, struct fw_cmd *c)
 		/* no Ethernet: no MAC, MTU or RX mode; LIDs come from the SM */
 		attr.link_layer = ORDMA_LINK_LAYER_INFINIBAND;
 		attr.active_ib_mtu = cpu_to_le32(FW_IB_MTU_MAX);
+		fw_sma_port_attr(fw, &attr);
 		return fw_cmd_write_query_buf(fw, c, ORDMA_PORT_NUM, &attr,
 					      sizeof(attr));
 	}

@@ -124,8 +124,8 @@ uint8_t fw_sma_port_state(const struct ordma_fw *fw);
 /* The link went down or up: the logical state follows (IBTA 7.2) */
 void fw_sma_link_changed(struct ordma_fw *fw, bool up);
 void fw_sma_reset(struct ordma_fw *fw);
-/* The port GUID, the interface ID of the port's GIDs (host order) */
-uint64_t fw_sma_port_guid(const struct ordma_fw *fw);
+/* QUERY_PORT of an InfiniBand port: PortInfo as the SM set it */
+void fw_sma_port_attr(struct ordma_fw *fw, struct ordma_port_attr *attr);
 
 /* fw_pma.c */
 enum fw_mad_verdict fw_pma_process(struct ordma_fw *fw,

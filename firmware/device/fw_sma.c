@@ -163,10 +163,6 @@ static uint64_t fw_sma_guid(const struct ordma_fw *fw)
 	return get64(eui, 0);
 }
 
-uint64_t fw_sma_port_guid(const struct ordma_fw *fw)
-{
-	return fw_sma_guid(fw);
-}
 
 /* ------------------------------------------------------------------ */
 /* Port state                                                          */
@@ -209,6 +205,23 @@ void fw_sma_link_changed(struct ordma_fw *fw, bool up)
 	if (!up)
 		fw->ib.link_downed++;
 	fw->ib.state = ORDMA_PORT_INIT;
+}
+
+void fw_sma_port_attr(struct ordma_fw *fw, struct ordma_port_attr *attr)
+{
+	const struct fw_ib_port *ib = &fw->ib;
+
+	attr->lid = cpu_to_le16(ib->lid);
+	attr->sm_lid = cpu_to_le16(ib->sm_lid);
+	attr->lmc = ib->lmc;
+	attr->sm_sl = ib->sm_sl;
+	attr->subnet_timeout = ib->subnet_timeout;
+	attr->pkey_table_len = 1;
+	attr->port_cap_flags = cpu_to_le32(FW_SMA_CAP_MASK);
+	attr->gid_prefix = cpu_to_be64(ib->gid_prefix);
+	attr->port_guid = cpu_to_be64(fw_sma_guid(fw));
+	attr->max_vl_num = cpu_to_le32(FW_SMA_VL_CAP);
+	attr->pkey = cpu_to_le16(ib->pkey);
 }
 
 /* Width, speed and extended speed the link trained to, by its rate */

@@ -688,6 +688,55 @@ TEST(test_sma_vl_arbitration)
 	drv_close(&d);
 }
 
+/* QUERY_PORT reports PortInfo as the subnet manager set it */
+TEST(test_sma_query_port)
+{
+	struct ordma_port_attr attr;
+	uint8_t pi[64], pkeys[64] = { 0 };
+	struct drv d;
+
+	REQUIRE(mad_open_ib(&d));
+	REQUIRE(pi_base(&d, pi));
+	wr64(pi, PI_GID_PREFIX, 0xfec0000000000042ULL);
+	wr16(pi, PI_LID, 0x1234);
+	wr16(pi, PI_SM_LID, 0x21);
+	pi[PI_PROT_LMC] = 3;
+	pi[PI_MTU_SMSL] = 0x59;
+	pi[PI_REREG_TIMEOUT] = 0x13;
+	pi[PI_STATE] |= ORDMA_PORT_ARMED;
+	REQUIRE_EQ(smp_set(&d, ATTR_PORT_INFO, 0, pi), 0);
+	wr16(pkeys, 0, 0x7fff);
+	REQUIRE_EQ(smp_set(&d, ATTR_PKEY_TABLE, 0, pkeys), 0);
+	memset(&attr, 0xa5, sizeof(attr));
+	REQUIRE_EQ(drv_query(&d, ORDMA_CMD_QUERY_PORT, 1, &attr, sizeof(attr)),
+		   ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(attr.state, ORDMA_PORT_ARMED);
+	CHECK_EQ(le16_to_cpu(attr.lid), 0x1234);
+	CHECK_EQ(le16_to_cpu(attr.sm_lid), 0x21);
+	CHECK_EQ(attr.lmc, 3);
+	CHECK_EQ(attr.sm_sl, 9);
+	CHECK_EQ(attr.subnet_timeout, 0x13);
+	CHECK_EQ(attr.pkey_table_len, 1);
+	CHECK_EQ(le16_to_cpu(attr.pkey), 0x7fff);
+	CHECK_EQ(be64_to_cpu(attr.gid_prefix), 0xfec0000000000042ULL);
+	CHECK_EQ(be64_to_cpu(attr.port_guid), guid64());
+	CHECK_EQ(le32_to_cpu(attr.max_vl_num), 4);
+	REQUIRE_EQ(pi_set_state(&d, ORDMA_PORT_ACTIVE), 0);
+	REQUIRE_EQ(drv_query(&d, ORDMA_CMD_QUERY_PORT, 1, &attr, sizeof(attr)),
+		   ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(attr.state, ORDMA_PORT_ACTIVE);
+	/* without link: DOWN, the SM's settings kept */
+	ordma_fw_set_link(d.fw, false);
+	REQUIRE_EQ(drv_query(&d, ORDMA_CMD_QUERY_PORT, 1, &attr, sizeof(attr)),
+		   ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(attr.state, ORDMA_PORT_DOWN);
+	CHECK_EQ(attr.phys_state, ORDMA_PORT_PHYS_POLLING);
+	CHECK_EQ(le16_to_cpu(attr.lid), 1);	/* pi_set_state's */
+	CHECK_EQ(attr.lmc, 3);
+	CHECK_EQ(attr.sm_sl, 9);
+	drv_close(&d);
+}
+
 /* A device reset forgets what the subnet manager set */
 TEST(test_sma_reset)
 {
