@@ -197,6 +197,8 @@ static void fw_fill_device_caps(const struct ordma_fw *fw,
 				       ORDMA_DEV_CAP_FAULT_INJECT);
 	if (fw_has_flash(fw))
 		caps->cap_flags |= cpu_to_le32(ORDMA_DEV_CAP_FLASH);
+	if (fw_port_is_ib(fw))
+		caps->cap_flags |= cpu_to_le32(ORDMA_DEV_CAP_SMI);
 	caps->max_mcast_grp = cpu_to_le32(FW_CAP_MAX_MCAST_GRP);
 	caps->max_mcast_qp_attach = cpu_to_le32(FW_CAP_MAX_MCAST_QP_ATTACH);
 	caps->max_total_mcast_qp_attach =

@@ -846,3 +846,105 @@ TEST(test_ethernet_port_change_unchanged)
 	CHECK(!drv_eq_next(&d, &eq, &eqe));
 	drv_close(&d);
 }
+
+struct smi_env {
+	struct drv d;
+	struct drv_eq comp;
+	struct drv_cq scq, rcq;
+	uint32_t uctx, pdn;
+};
+
+static bool smi_env_open(struct smi_env *e, bool ib)
+{
+	memset(e, 0, sizeof(*e));
+	if (!(ib ? mad_open_ib(&e->d) : drv_open(&e->d, 4)))
+		return false;
+	if (!drv_eq_open(&e->d, &e->comp, ORDMA_EQ_TYPE_COMP, 1, 8) ||
+	    drv_alloc_uctx(&e->d, &e->uctx) != ORDMA_CMD_STATUS_OK ||
+	    drv_alloc_pd(&e->d, 0, &e->pdn) != ORDMA_CMD_STATUS_OK ||
+	    !drv_cq_open(&e->d, &e->scq, 0, 0, e->comp.eqn, 8) ||
+	    !drv_cq_open(&e->d, &e->rcq, 1, 0, e->comp.eqn, 8)) {
+		drv_close(&e->d);
+		return false;
+	}
+	return true;
+}
+
+static uint8_t smi_create(struct smi_env *e, uint8_t type, uint32_t uctx,
+			  unsigned int area, uint32_t *qpn)
+{
+	struct ordma_qp_create_params p;
+
+	memset(drv_mem(&e->d, DRV_WQ_ADDR(area), 0x10000), 0, 0x10000);
+	drv_qp_params(&p, 0, e->pdn, type, e->scq.cqn, e->rcq.cqn,
+		      ORDMA_NO_SRQ, area);
+	p.uctx = cpu_to_le32(uctx);
+	return drv_create_qp(&e->d, &p, qpn);
+}
+
+static uint32_t cap_flags(struct drv *d)
+{
+	struct ordma_device_caps caps;
+
+	if (drv_query(d, ORDMA_CMD_QUERY_DEVICE, 0, &caps, sizeof(caps)) !=
+	    ORDMA_CMD_STATUS_OK)
+		return 0;
+	return le32_to_cpu(caps.cap_flags);
+}
+
+/* QP0: the subnet management QP of an InfiniBand port */
+TEST(test_smi_qp)
+{
+	struct ordma_qp_attr attr;
+	struct smi_env e;
+	uint32_t qpn = 77, gsi, ud;
+
+	REQUIRE(smi_env_open(&e, true));
+	CHECK(cap_flags(&e.d) & ORDMA_DEV_CAP_SMI);
+	REQUIRE_EQ(smi_create(&e, ORDMA_QPT_SMI, 0, 0, &qpn),
+		   ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(qpn, ORDMA_SMI_QPN);
+	REQUIRE_EQ(drv_query_qp(&e.d, qpn, &attr), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(attr.state, ORDMA_QPS_RESET);
+	/* one per port */
+	CHECK_EQ(smi_create(&e, ORDMA_QPT_SMI, 0, 1, &qpn),
+		 ORDMA_CMD_STATUS_BUSY);
+	/* the kernel's only */
+	CHECK_EQ(smi_create(&e, ORDMA_QPT_SMI, e.uctx, 1, &qpn),
+		 ORDMA_CMD_STATUS_BAD_PARAM);
+	/* QP1 and ordinary QPs beside it */
+	REQUIRE_EQ(smi_create(&e, ORDMA_QPT_GSI, 0, 2, &gsi),
+		   ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(gsi, ORDMA_GSI_QPN);
+	REQUIRE_EQ(smi_create(&e, ORDMA_QPT_UD, 0, 3, &ud),
+		   ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(ud, 2);
+	/* gone with DESTROY_QP, and made again */
+	CHECK_EQ(drv_handle_cmd(&e.d, ORDMA_CMD_DESTROY_QP, ORDMA_SMI_QPN, 0),
+		 ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(drv_query_qp(&e.d, ORDMA_SMI_QPN, &attr),
+		 ORDMA_CMD_STATUS_BAD_HANDLE);
+	CHECK_EQ(drv_handle_cmd(&e.d, ORDMA_CMD_DESTROY_QP, ORDMA_SMI_QPN, 0),
+		 ORDMA_CMD_STATUS_BAD_HANDLE);
+	REQUIRE_EQ(smi_create(&e, ORDMA_QPT_SMI, 0, 1, &qpn),
+		   ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(qpn, ORDMA_SMI_QPN);
+	drv_close(&e.d);
+}
+
+TEST(test_smi_qp_refused_on_ethernet)
+{
+	struct ordma_qp_attr attr;
+	struct smi_env e;
+	uint32_t qpn = 77;
+
+	REQUIRE(smi_env_open(&e, false));
+	CHECK(!(cap_flags(&e.d) & ORDMA_DEV_CAP_SMI));
+	CHECK_EQ(smi_create(&e, ORDMA_QPT_SMI, 0, 0, &qpn),
+		 ORDMA_CMD_STATUS_NOT_SUPPORTED);
+	/* QP0 is no QP on Ethernet */
+	CHECK_EQ(drv_query_qp(&e.d, 0, &attr), ORDMA_CMD_STATUS_BAD_HANDLE);
+	CHECK_EQ(drv_handle_cmd(&e.d, ORDMA_CMD_DESTROY_QP, 0, 0),
+		 ORDMA_CMD_STATUS_BAD_HANDLE);
+	drv_close(&e.d);
+}

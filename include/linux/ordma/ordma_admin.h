@@ -465,8 +465,13 @@ enum ordma_qp_type {
 	 * kernel only, one per port.
 	 */
 	ORDMA_QPT_GSI			= 3,
+	/* An InfiniBand port's subnet management QP: UD semantics on VL15,
+	 * always QPN 0, kernel only, one per port (ORDMA_DEV_CAP_SMI).
+	 */
+	ORDMA_QPT_SMI			= 4,
 };
 
+#define ORDMA_SMI_QPN			0
 #define ORDMA_GSI_QPN			1
 #define ORDMA_GSI_QKEY			0x80010000
 #define ORDMA_MCAST_QPN			0xffffff
@@ -684,6 +689,9 @@ struct ordma_aq_comp {
 #define ORDMA_DEV_CAP_ATOMIC_WRITE	BIT(11)	/* ATOMIC_WRITE WQE */
 #define ORDMA_DEV_CAP_FAULT_INJECT	BIT(12)	/* INJECT_FAULT */
 #define ORDMA_DEV_CAP_FLASH		BIT(13)	/* FLASH_*, QUERY_FLASH, FW_ACTIVATE */
+#define ORDMA_DEV_CAP_SMI		BIT(14)	/* InfiniBand port: ORDMA_QPT_SMI,
+						 * PROCESS_MAD
+						 */
 
 struct ordma_device_caps {
 	__be64	node_guid;		/* EUI-64 of the factory MAC */
