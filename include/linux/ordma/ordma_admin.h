@@ -44,6 +44,7 @@ enum ordma_cmd_opcode {
 	ORDMA_CMD_FW_ACTIVATE		= 0x16,
 	/* InfiniBand ports: the subnet and performance management agents */
 	ORDMA_CMD_PROCESS_MAD		= 0x17,
+	ORDMA_CMD_SET_NODE_DESC		= 0x18,
 	ORDMA_CMD_MODIFY_IB_PORT	= 0x19,
 	ORDMA_CMD_ADD_GID		= 0x10,
 	ORDMA_CMD_DEL_GID		= 0x11,
@@ -330,6 +331,20 @@ struct ordma_cmd_modify_ib_port {
 	__le32	reserved_12;
 };
 
+/*
+ * SET_NODE_DESC (InfiniBand ports only): the node description the subnet
+ * management agent answers in NodeDescription, ORDMA_NODE_DESC_SIZE bytes
+ * in a parameter buffer (the layout of struct ordma_cmd_buf), padded with
+ * NULs; a reset makes it the board id again.
+ */
+#define ORDMA_NODE_DESC_SIZE		64
+
+struct ordma_cmd_set_node_desc {
+	__le64	buf_addr;		/* DMA address, 8-byte aligned */
+	__le32	buf_len;		/* ORDMA_NODE_DESC_SIZE */
+	__le32	port;			/* 1 */
+};
+
 /* The CapabilityMask bits a host may set: communication management
  * (16), SNMP tunneling (17), device management (19), vendor class (20)
  * and boot management (23)
@@ -490,8 +505,8 @@ enum ordma_qp_type {
 	 * kernel only, one per port.
 	 */
 	ORDMA_QPT_GSI			= 3,
-	/* InfiniBand ports: the subnet management QP, UD semantics on
-	 * VL15, always QPN 0, kernel only, one per port
+	/* An InfiniBand port's subnet management QP: UD semantics on VL15,
+	 * always QPN 0, kernel only, one per port (ORDMA_DEV_CAP_SMI).
 	 */
 	ORDMA_QPT_SMI			= 4,
 };
@@ -637,6 +652,7 @@ struct ordma_aq_cmd {
 		struct ordma_cmd_flash_commit	flash_commit;
 		struct ordma_cmd_process_mad	process_mad;
 		struct ordma_cmd_modify_ib_port	modify_ib_port;
+		struct ordma_cmd_set_node_desc	set_node_desc;
 		__u8				raw[56];
 	};
 };
@@ -716,7 +732,9 @@ struct ordma_aq_comp {
 #define ORDMA_DEV_CAP_ATOMIC_WRITE	BIT(11)	/* ATOMIC_WRITE WQE */
 #define ORDMA_DEV_CAP_FAULT_INJECT	BIT(12)	/* INJECT_FAULT */
 #define ORDMA_DEV_CAP_FLASH		BIT(13)	/* FLASH_*, QUERY_FLASH, FW_ACTIVATE */
-#define ORDMA_DEV_CAP_SMI		BIT(14)	/* ORDMA_QPT_SMI on an IB port */
+#define ORDMA_DEV_CAP_SMI		BIT(14)	/* InfiniBand port: ORDMA_QPT_SMI,
+						 * PROCESS_MAD
+						 */
 
 struct ordma_device_caps {
 	__be64	node_guid;		/* EUI-64 of the factory MAC */
@@ -1186,6 +1204,8 @@ static_assert(sizeof(struct ordma_cmd_alloc_pd) == 8, "cmd_alloc_pd");
 static_assert(sizeof(struct ordma_cmd_process_mad) == 24, "cmd_process_mad");
 static_assert(sizeof(struct ordma_cmd_modify_ib_port) == 16,
 	      "cmd_modify_ib_port");
+static_assert(sizeof(struct ordma_cmd_set_node_desc) == 16,
+	      "cmd_set_node_desc");
 static_assert(sizeof(struct ordma_comp_process_mad) == 12, "comp_process_mad");
 static_assert(sizeof(struct ordma_page_list) == 16, "page_list");
 static_assert(sizeof(struct ordma_cmd_buf) == 16, "cmd_buf");

@@ -469,6 +469,9 @@ int ordma_ib_query_gid(struct ib_device *ibdev, u32 port, int index,
 		       union ib_gid *gid);
 int ordma_ib_modify_port(struct ib_device *ibdev, u32 port, int mask,
 			 struct ib_port_modify *props);
+int ordma_ib_set_node_desc(struct ordma_ibdev *dev, const char *desc);
+int ordma_ib_modify_device(struct ib_device *ibdev, int mask,
+			   struct ib_device_modify *props);
 int ordma_ib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
 			 const struct ib_wc *in_wc, const struct ib_grh *in_grh,
 			 const struct ib_mad *in, struct ib_mad *out,

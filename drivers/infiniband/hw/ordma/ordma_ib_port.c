@@ -284,3 +284,34 @@ void ordma_ib_port_registered(struct ordma_ibdev *dev)
 		ib_dispatch_event(&event);
 	}
 }
+
+/* The node description the device's agent answers in NodeDescription */
+int ordma_ib_set_node_desc(struct ordma_ibdev *dev, const char *desc)
+{
+	char buf[ORDMA_NODE_DESC_SIZE] = {};
+	struct ordma_aq_cmd cmd;
+
+	strscpy_pad(buf, desc, sizeof(buf));
+	ordma_aq_cmd_init(&cmd, ORDMA_CMD_SET_NODE_DESC);
+	cmd.set_node_desc.port = cpu_to_le32(ORDMA_PORT_NUM);
+	return ordma_client_cmd_buf(dev->cdev, &cmd, NULL, buf, NULL,
+				    sizeof(buf));
+}
+
+/* echo NAME > /sys/class/infiniband/ordmaN/node_desc */
+int ordma_ib_modify_device(struct ib_device *ibdev, int mask,
+			   struct ib_device_modify *props)
+{
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibdev);
+	int err;
+
+	if (mask & ~IB_DEVICE_MODIFY_NODE_DESC)
+		return -EOPNOTSUPP;
+	if (!(mask & IB_DEVICE_MODIFY_NODE_DESC))
+		return 0;
+	err = ordma_ib_set_node_desc(dev, props->node_desc);
+	if (err)
+		return err;
+	memcpy(ibdev->node_desc, props->node_desc, IB_DEVICE_NODE_DESC_MAX);
+	return 0;
+}

@@ -116,6 +116,7 @@ static const struct ib_device_ops ordma_ib_dev_ops = {
 
 /* What an InfiniBand port adds: its GID, MADs to the device's agents */
 static const struct ib_device_ops ordma_ib_port_ops = {
+	.modify_device = ordma_ib_modify_device,
 	.modify_port = ordma_ib_modify_port,
 	.process_mad = ordma_ib_process_mad,
 	.query_gid = ordma_ib_query_gid,
@@ -376,6 +377,12 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 	ib_set_device_ops(ibdev, &ordma_ib_dev_ops);
 	if (ordma_port_is_ib(dev)) {
 		ib_set_device_ops(ibdev, &ordma_ib_port_ops);
+		/* the device answers NodeDescription with what we name it */
+		err = ordma_ib_set_node_desc(dev, ibdev->node_desc);
+		if (err) {
+			dev_err(&adev->dev, "SET_NODE_DESC failed: %d\n", err);
+			goto err_dealloc;
+		}
 	} else {
 		err = ib_device_set_netdev(ibdev, netdev, ORDMA_PORT_NUM);
 		if (err) {
