@@ -245,6 +245,10 @@ struct fw_port {
 
 struct fw_ib_port {
 	uint8_t state;			/* ORDMA_PORT_INIT, ARMED or ACTIVE */
+	/* CapabilityMask bits the host's agents stand for (MODIFY_IB_PORT) */
+	uint32_t host_caps;
+	/* NodeDescription (SET_NODE_DESC; the board id after a reset) */
+	char node_desc[ORDMA_NODE_DESC_SIZE];
 	bool phys_disabled;		/* PortPhysicalState Disabled was set */
 	uint8_t link_down_default;	/* LinkDownDefaultState */
 	uint64_t mkey;
@@ -271,7 +275,7 @@ struct fw_ib_port {
 	uint8_t sl_to_vl[8];		/* SLtoVLMappingTable, as on the wire */
 	uint8_t vl_arb_low[FW_IB_VL_ARB_ENTRIES][2];
 	uint8_t vl_arb_high[FW_IB_VL_ARB_ENTRIES][2];
-	uint8_t link_downed;		/* PortCounters LinkDownedCounter */
+	uint64_t link_downed;		/* link-down events since reset */
 	uint64_t dr_drops;		/* directed route SMPs dropped */
 	/* the port counters as they were when the PMA last cleared them */
 	uint64_t pma_base[16];

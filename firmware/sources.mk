@@ -15,7 +15,8 @@ FW_ROOMS := device objects platform transport wire
 
 FW_DEVICE_SRCS := device/fw_core.c device/fw_admin.c device/fw_eq.c \
 		  device/fw_doorbell.c device/fw_eth.c device/fw_fault.c \
-		  device/fw_entry.c device/fw_flash.c
+		  device/fw_entry.c device/fw_flash.c device/fw_mad.c \
+		  device/fw_sma.c device/fw_pma.c
 FW_OBJECTS_SRCS := objects/fw_resources.c objects/fw_pagelist.c \
 		   objects/fw_mr.c objects/fw_cq.c objects/fw_ah.c \
 		   objects/fw_mcast.c objects/fw_qp.c objects/fw_qp_state.c \

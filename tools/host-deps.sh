@@ -22,6 +22,8 @@ PKGS+=" busybox-static cpio gzip udev procps iproute2 iputils-ping pciutils
 PKGS+=" rdma-core ibverbs-utils ibverbs-providers libibverbs-dev perftest
        rdmacm-utils cmake cython3 python3-dev libnl-3-dev libnl-route-3-dev
        libudev-dev tshark"
+# InfiniBand ports: the subnet manager and the diagnostics that ask it
+PKGS+=" opensm infiniband-diags"
 # storage over RDMA in the pair VMs: NVMe-oF host tools, fio, NFS server and client
 PKGS+=" nvme-cli fio nfs-kernel-server"
 # iSER: the LIO target's shell (asks the system bus, so dbus) and open-iscsi

@@ -73,6 +73,12 @@ static const struct fw_cmd_desc fw_cmds[] = {
 	{ FW_CMD(QUERY_FLASH, sizeof(struct ordma_cmd_query_buf),
 		 fw_cmd_query_flash) },
 	{ FW_CMD(FW_ACTIVATE, 0, fw_cmd_fw_activate) },
+	{ FW_CMD(PROCESS_MAD, sizeof(struct ordma_cmd_process_mad),
+		 fw_cmd_process_mad) },
+	{ FW_CMD(SET_NODE_DESC, sizeof(struct ordma_cmd_set_node_desc),
+		 fw_cmd_set_node_desc) },
+	{ FW_CMD(MODIFY_IB_PORT, sizeof(struct ordma_cmd_modify_ib_port),
+		 fw_cmd_modify_ib_port) },
 	{ FW_CMD(ADD_GID, sizeof(struct ordma_cmd_add_gid), fw_cmd_add_gid),
 	  .reserved = { FW_RESERVED(add_gid.reserved_5),
 			FW_RESERVED(add_gid.reserved_30) } },
@@ -195,6 +201,8 @@ static void fw_fill_device_caps(const struct ordma_fw *fw,
 				       ORDMA_DEV_CAP_FAULT_INJECT);
 	if (fw_has_flash(fw))
 		caps->cap_flags |= cpu_to_le32(ORDMA_DEV_CAP_FLASH);
+	if (fw_port_is_ib(fw))
+		caps->cap_flags |= cpu_to_le32(ORDMA_DEV_CAP_SMI);
 	caps->max_mcast_grp = cpu_to_le32(FW_CAP_MAX_MCAST_GRP);
 	caps->max_mcast_qp_attach = cpu_to_le32(FW_CAP_MAX_MCAST_QP_ATTACH);
 	caps->max_total_mcast_qp_attach =

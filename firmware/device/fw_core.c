@@ -8,6 +8,7 @@
 
 #include "fw_priv.h"
 #include "device/fw_device.h"
+#include "device/fw_mad.h"
 #include "objects/fw_verbs.h"
 #include "objects/fw_qp.h"
 #include "platform/fw_platform.h"
@@ -124,6 +125,7 @@ static void fw_reset_state(struct ordma_fw *fw)
 	fw_admin_reset(fw);
 	fw_eq_reset(fw);
 	fw_eth_reset(fw);
+	fw_sma_reset(fw);
 	fw_qp_reset(fw);
 	fw_tp_reset(fw);
 	fw_mr_reset(fw);

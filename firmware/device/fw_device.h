@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * ORDMA firmware device room: what its files (fw_core.c, fw_admin.c,
- * fw_eq.c, fw_eth.c, fw_doorbell.c) call of each other.  No room below
+ * fw_eq.c, fw_eth.c, fw_doorbell.c, fw_mad.c) call of each other.  No room below
  * includes this; the device state itself is in fw_priv.h.
  */
 #ifndef ORDMA_FW_DEVICE_H
@@ -57,11 +57,23 @@ const char *fw_eth_pi_doorbell(struct ordma_fw *fw, uint32_t ring_id,
 const char *fw_eth_arm_doorbell(struct ordma_fw *fw, uint32_t ring_id,
 				uint32_t ci, bool arm);
 bool fw_eq_used_by_eth_ring(const struct ordma_fw *fw, uint32_t eqn);
+/* A PORT_CHANGE event if the port's state is no longer old_state or, on
+ * an InfiniBand port, ib_changes (ORDMA_PORT_CHANGE_*) says what else
+ * changed; data[2] carries the causes (0 on Ethernet).
+ */
+void fw_port_report_change(struct ordma_fw *fw, uint8_t old_state,
+			   uint32_t ib_changes);
 uint8_t fw_cmd_query_port(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_set_port(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_query_stats(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_create_eth_ring(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_destroy_eth_ring(struct ordma_fw *fw, struct fw_cmd *c);
+
+/* fw_mad.c: PROCESS_MAD (the agents are in fw_sma.c, fw_pma.c) */
+uint8_t fw_cmd_process_mad(struct ordma_fw *fw, struct fw_cmd *c);
+/* fw_sma.c: what the host sets in an InfiniBand port's PortInfo, NodeDesc */
+uint8_t fw_cmd_set_node_desc(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_modify_ib_port(struct ordma_fw *fw, struct fw_cmd *c);
 
 /* Objects in use, for QUERY_RESOURCES */
 uint32_t fw_eq_in_use(const struct ordma_fw *fw);

@@ -8,6 +8,7 @@
 
 #include "fw_priv.h"
 #include "device/fw_device.h"
+#include "device/fw_mad.h"
 #include "transport/fw_transport.h"
 #include "objects/fw_verbs.h"
 #include "platform/fw_platform.h"
@@ -20,37 +21,48 @@
 /* Port                                                                */
 /* ------------------------------------------------------------------ */
 
-/* An InfiniBand port with link waits in INIT for a subnet manager. */
+/* An InfiniBand port's state is its subnet management agent's. */
 static uint8_t fw_port_state(const struct ordma_fw *fw)
 {
 	if (fw_port_is_ib(fw))
-		return fw->port.link_up ? ORDMA_PORT_INIT : ORDMA_PORT_DOWN;
+		return fw_sma_port_state(fw);
 	return fw_port_is_active(fw) ? ORDMA_PORT_ACTIVE : ORDMA_PORT_DOWN;
 }
 
 /* An InfiniBand port has no administrative state: it trains when cabled. */
 static uint8_t fw_port_phys_state(const struct ordma_fw *fw)
 {
+	if (fw_port_is_ib(fw) && fw->ib.phys_disabled)
+		return ORDMA_PORT_PHYS_DISABLED;
 	if (!fw->port.admin_up && !fw_port_is_ib(fw))
 		return ORDMA_PORT_PHYS_DISABLED;
 	return fw->port.link_up ? ORDMA_PORT_PHYS_LINK_UP :
 				  ORDMA_PORT_PHYS_POLLING;
 }
 
-static void fw_port_report_change(struct ordma_fw *fw, uint8_t old_state)
+void fw_port_report_change(struct ordma_fw *fw, uint8_t old_state,
+			   uint32_t ib_changes)
 {
 	uint8_t state = fw_port_state(fw);
 
-	if (state != old_state)
-		fw_async_event(fw, ORDMA_EQE_PORT_CHANGE, ORDMA_PORT_NUM, state, 0);
+	if (!fw_port_is_ib(fw))
+		ib_changes = 0;
+	else if (state != old_state)
+		ib_changes |= ORDMA_PORT_CHANGE_STATE;
+	if (state != old_state || ib_changes)
+		fw_async_event(fw, ORDMA_EQE_PORT_CHANGE, ORDMA_PORT_NUM, state,
+			       ib_changes);
 }
 
 void ordma_fw_set_link(struct ordma_fw *fw, bool up)
 {
 	uint8_t old_state = fw_port_state(fw);
+	bool was_up = fw->port.link_up;
 
 	fw->port.link_up = up;
-	fw_port_report_change(fw, old_state);
+	if (fw_port_is_ib(fw) && up != was_up)
+		fw_sma_link_changed(fw, up);
+	fw_port_report_change(fw, old_state, 0);
 }
 
 uint8_t fw_cmd_query_port(struct ordma_fw *fw, struct fw_cmd *c)
@@ -68,6 +80,7 @@ uint8_t fw_cmd_query_port(struct ordma_fw *fw, struct fw_cmd *c)
 		/* no Ethernet: no MAC, MTU or RX mode; LIDs come from the SM */
 		attr.link_layer = ORDMA_LINK_LAYER_INFINIBAND;
 		attr.active_ib_mtu = cpu_to_le32(FW_IB_MTU_MAX);
+		fw_sma_port_attr(fw, &attr);
 		return fw_cmd_write_query_buf(fw, c, ORDMA_PORT_NUM, &attr,
 					      sizeof(attr));
 	}
@@ -278,7 +291,7 @@ uint8_t fw_cmd_set_port(struct ordma_fw *fw, struct fw_cmd *c)
 		fw->port.admin_up = p->admin_up;
 	if (mask & ORDMA_SET_PORT_RX_MODE)
 		fw->port.rx_mode = p->rx_mode;
-	fw_port_report_change(fw, old_state);
+	fw_port_report_change(fw, old_state, 0);
 	return ORDMA_CMD_STATUS_OK;
 }
 

@@ -97,7 +97,7 @@ static uint8_t fw_mcast_args(struct ordma_fw *fw, struct fw_cmd *c,
 	if (qp->uctx != le32_to_cpu(p->uctx))
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_PERM,
 				   "QP owned by another context");
-	if (qp->type != ORDMA_QPT_UD || qp->gsi)
+	if (qp->type != ORDMA_QPT_UD || qp->gsi || qp->smi)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(mcast.qpn),
 					"only UD QPs join multicast groups");
 	*qpp = qp;

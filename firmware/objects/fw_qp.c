@@ -71,8 +71,8 @@ void fw_qp_reset(struct ordma_fw *fw)
 
 struct fw_qp *fw_qp_lookup(struct ordma_fw *fw, uint32_t qpn)
 {
-	if ((qpn < FW_FIRST_QPN && qpn != ORDMA_GSI_QPN) || qpn >= FW_MAX_QP ||
-	    !fw->qps[qpn].valid)
+	/* QP0 and QP1 are valid only as the SMI and GSI QPs */
+	if (qpn >= FW_MAX_QP || !fw->qps[qpn].valid)
 		return NULL;
 	return &fw->qps[qpn];
 }
@@ -524,12 +524,17 @@ static uint8_t fw_qp_check_create(struct ordma_fw *fw, struct fw_cmd *c,
 		return fw_cmd_bad_param(c, CP_OFF(reserved_26),
 					"reserved field not zero");
 	if (p->type != ORDMA_QPT_RC && p->type != ORDMA_QPT_UD &&
-	    p->type != ORDMA_QPT_UC && p->type != ORDMA_QPT_GSI)
+	    p->type != ORDMA_QPT_UC && p->type != ORDMA_QPT_GSI &&
+	    p->type != ORDMA_QPT_SMI)
 		return fw_cmd_bad_param(c, CP_OFF(type),
-					"QP type not RC, UC, UD or GSI");
-	if (p->type == ORDMA_QPT_GSI && a->uctx != ORDMA_KERNEL_UCTX)
+					"QP type not RC, UC, UD, GSI or SMI");
+	if ((p->type == ORDMA_QPT_GSI || p->type == ORDMA_QPT_SMI) &&
+	    a->uctx != ORDMA_KERNEL_UCTX)
 		return fw_cmd_bad_param(c, CP_OFF(type),
-					"GSI QP from a user context");
+					"GSI or SMI QP from a user context");
+	if (p->type == ORDMA_QPT_SMI && !fw_port_is_ib(fw))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
+				   "an Ethernet port has no SMI QP");
 	if (p->sq_log_size < ORDMA_WQ_MIN_LOG_SIZE ||
 	    p->sq_log_size > ORDMA_WQ_MAX_LOG_SIZE)
 		return fw_cmd_bad_param(c, CP_OFF(sq_log_size),
@@ -588,11 +593,11 @@ uint8_t fw_cmd_create_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	status = fw_qp_check_create(fw, c, &p, &a);
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
-	if (p.type == ORDMA_QPT_GSI) {
-		qpn = ORDMA_GSI_QPN;
+	if (p.type == ORDMA_QPT_GSI || p.type == ORDMA_QPT_SMI) {
+		qpn = p.type == ORDMA_QPT_GSI ? ORDMA_GSI_QPN : ORDMA_SMI_QPN;
 		if (fw->qps[qpn].valid)
 			return fw_cmd_fail(c, ORDMA_CMD_STATUS_BUSY,
-					   "the port has its GSI QP");
+					   "the port has its GSI or SMI QP");
 	} else {
 		for (qpn = FW_FIRST_QPN;
 		     qpn < FW_MAX_QP && fw->qps[qpn].valid; qpn++)
@@ -613,9 +618,10 @@ uint8_t fw_cmd_create_qp(struct ordma_fw *fw, struct fw_cmd *c)
 	qp = &fw->qps[qpn];
 	memset(qp, 0, sizeof(*qp));
 	qp->valid = true;
-	/* QP1 is a UD QP with a fixed number and the kernel as owner */
+	/* QP0 and QP1 are UD QPs with a fixed number and the kernel as owner */
 	qp->gsi = p.type == ORDMA_QPT_GSI;
-	qp->type = qp->gsi ? ORDMA_QPT_UD : p.type;
+	qp->smi = p.type == ORDMA_QPT_SMI;
+	qp->type = qp->gsi || qp->smi ? ORDMA_QPT_UD : p.type;
 	qp->state = ORDMA_QPS_RESET;
 	qp->qpn = qpn;
 	qp->uctx = a.uctx;

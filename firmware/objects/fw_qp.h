@@ -35,8 +35,9 @@
 
 /* Device limits; QUERY_DEVICE reports the same numbers. */
 #define FW_MAX_QP			1024	/* QP numbers 0..1023 */
-/* QP0 (SMI) does not exist on RoCE; QP1 is the port's GSI QP, created
- * only by CREATE_QP with type GSI.  Other QPs are numbered from here.
+/* QP0 is an InfiniBand port's SMI QP (none on RoCE), QP1 the port's GSI
+ * QP, created only by CREATE_QP with type SMI or GSI.  Other QPs are
+ * numbered from here.
  */
 #define FW_FIRST_QPN			2
 #define FW_MAX_SRQ			256	/* SRQ numbers 1..256 */
@@ -129,6 +130,7 @@ struct fw_qp {
 	uint8_t type;			/* enum ordma_qp_type; GSI runs as UD */
 	uint8_t state;			/* enum ordma_qp_state */
 	bool gsi;			/* the port's QP1 (ORDMA_QPT_GSI) */
+	bool smi;			/* the port's QP0 (ORDMA_QPT_SMI) */
 	/* SQD entered and WQEs were still in flight: SQ_DRAINED follows
 	 * (if requested) once fw_qp_sq_drained() is called.
 	 */

@@ -194,6 +194,17 @@ uint16_t fw_port_ib_lmc_mask(const struct ordma_fw *fw);
 bool fw_port_ib_dlid_ours(const struct ordma_fw *fw, uint16_t dlid, bool qp0);
 /* SLID of the port's packets: its LID with the AV's path bits */
 uint16_t fw_port_ib_slid(const struct ordma_fw *fw, uint8_t src_path_bits);
+/* The port's one GID: the SM's GID prefix and the port GUID (EUI-64 of
+ * the MAC), network order
+ */
+void fw_port_ib_gid(const struct ordma_fw *fw, uint8_t gid[16]);
+/* The P_Key the packet carries takes it: QP0 ignores P_Keys, others
+ * match the port's (the default on RoCE) with one side a full member
+ */
+bool fw_port_pkey_takes(const struct ordma_fw *fw, uint16_t pkey,
+			uint32_t dest_qpn);
+/* The P_Key the port's packets carry */
+uint16_t fw_port_pkey(const struct ordma_fw *fw);
 /* The data VL of a service level (the subnet manager's SLtoVL table) */
 uint8_t fw_port_ib_sl_to_vl(const struct ordma_fw *fw, uint8_t sl);
 /* The end of a PAUSE the link partner asked for, or 0 if none is on. */

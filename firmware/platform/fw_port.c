@@ -17,15 +17,46 @@ bool fw_port_is_ib(const struct ordma_fw *fw)
 	return fw->cfg.link_layer == ORDMA_LINK_LAYER_INFINIBAND;
 }
 
-/* The subnet manager's state holds while the link is up. */
+/*
+ * The logical state the subnet manager set (through the subnet
+ * management agent, device/fw_sma.c) holds while the link is up and the
+ * port not disabled.
+ */
 uint8_t fw_port_ib_state(const struct ordma_fw *fw)
 {
-	if (!fw->port.link_up)
+	if (!fw->port.link_up || fw->ib.phys_disabled)
 		return ORDMA_PORT_DOWN;
 	if (fw->ib.state == ORDMA_PORT_ARMED ||
 	    fw->ib.state == ORDMA_PORT_ACTIVE)
 		return fw->ib.state;
 	return ORDMA_PORT_INIT;
+}
+
+void fw_port_ib_gid(const struct ordma_fw *fw, uint8_t gid[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		gid[i] = (uint8_t)(fw->ib.gid_prefix >> (56 - 8 * i));
+	ordma_fw_mac_to_eui64(fw->cfg.mac, gid + 8);
+}
+
+uint16_t fw_port_pkey(const struct ordma_fw *fw)
+{
+	return fw_port_is_ib(fw) ? fw->ib.pkey : FW_ROCE_DEFAULT_PKEY;
+}
+
+bool fw_port_pkey_takes(const struct ordma_fw *fw, uint16_t pkey,
+			uint32_t dest_qpn)
+{
+	uint16_t ours = fw_port_pkey(fw);
+
+	if (fw_port_is_ib(fw) && dest_qpn == ORDMA_SMI_QPN)
+		return true;
+	if (!(pkey & 0x7fff) || (pkey & 0x7fff) != (ours & 0x7fff))
+		return false;
+	/* two limited members of a partition do not talk */
+	return (pkey & 0x8000) || (ours & 0x8000);
 }
 
 bool fw_port_is_active(const struct ordma_fw *fw)

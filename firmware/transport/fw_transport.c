@@ -520,19 +520,19 @@ static int fw_tp_send_ib(struct ordma_fw *fw, struct fw_qp *qp,
 	ib.slid = fw_port_ib_slid(fw, av->src_path_bits);
 	ib.global = av->ib_flags & ORDMA_AV_IB_GLOBAL;
 	if (ib.global) {
-		if (av->sgid_index >= FW_GID_TABLE_LEN ||
-		    !fw->gids[av->sgid_index].valid) {
+		/* an InfiniBand port has one GID, the SM's prefix and GUID */
+		if (av->sgid_index != 0) {
 			fw->tp.tx_drop[FW_TP_TX_NO_GID]++;
 			return -1;
 		}
-		memcpy(h->sgid, fw->gids[av->sgid_index].gid, 16);
+		fw_port_ib_gid(fw, h->sgid);
 		memcpy(h->dgid, av->dgid, 16);
 		h->traffic_class = av->traffic_class;
 		h->flow_label = le32_to_cpu(av->flow_label) &
 				FW_GRH_FLOW_LABEL_MASK;
 		h->hop_limit = av->hop_limit ? av->hop_limit : 64;
 	}
-	h->pkey = FW_ROCE_DEFAULT_PKEY;
+	h->pkey = fw_port_pkey(fw);
 	h->src_qp = qp->qpn;
 	ib.xport = *h;
 	if (fw_ib_frame_init(&f, fw->frame_buf, sizeof(fw->frame_buf), &ib,
@@ -751,7 +751,8 @@ static void fw_tp_rx_pkt(struct ordma_fw *fw, const struct fw_roce_pkt *pkt)
 			fw_tp_count_rx_drop(fw, FW_TP_DROP_TRANSPORT);
 			return;
 		}
-		if ((fw_bth_pkey(pkt->bth) & 0x7fff) != 0x7fff) {
+		if (!fw_port_pkey_takes(fw, fw_bth_pkey(pkt->bth),
+					ORDMA_MCAST_QPN)) {
 			fw_tp_count_rx_drop(fw, FW_TP_DROP_PKEY);
 			return;
 		}
@@ -772,7 +773,7 @@ static void fw_tp_rx_pkt(struct ordma_fw *fw, const struct fw_roce_pkt *pkt)
 		fw_tp_count_rx_drop(fw, FW_TP_DROP_STATE);
 		return;
 	}
-	if ((fw_bth_pkey(pkt->bth) & 0x7fff) != 0x7fff) {
+	if (!fw_port_pkey_takes(fw, fw_bth_pkey(pkt->bth), qp->qpn)) {
 		fw_tp_count_rx_drop(fw, FW_TP_DROP_PKEY);
 		return;
 	}

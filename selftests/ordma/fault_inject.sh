@@ -3,8 +3,9 @@
 #
 # The device's fault injection, driven as a bring-up engineer drives it:
 # debugfs fault_inject arms a fault through INJECT_FAULT, the driver and
-# devlink health see what a failing card would show, and ethtool -S and
-# devlink health diagnose count every fault injected.  A stuck heartbeat is reported and its end
+# devlink health see what a failing card would show, and ethtool -S,
+# devlink health diagnose and rdma statistic (as optional counters, off
+# until asked for) count every fault injected.  A stuck heartbeat is reported and its end
 # seen; a late admin completion is waited for; an injected fatal error
 # with its code takes the function down
 # until PCI unbind/bind brings it back with clean counters.  The last
@@ -17,7 +18,7 @@ DBG=/sys/kernel/debug/ordma/$bdf
 [ -w "$DBG/fault_inject" ] || ktap_skip_all "no $DBG/fault_inject"
 command -v ethtool >/dev/null || ktap_skip_all "no ethtool"
 ktap_header
-ktap_set_plan 11
+ktap_set_plan 14
 
 nd=$(ordma_netdev "$bdf")
 kmsg_first=$(dmesg | wc -l)
@@ -32,10 +33,19 @@ reporter() {
 }
 reporter_is() { [ "$(reporter state)" = "$1" ]; }
 has_ibdev() { ordma_ibdev "$bdf" >/dev/null; }
+# rdma_stat NAME: one counter of rdma statistic show (NAME VALUE pairs)
+rdma_stat() {
+	rdma statistic show link "$ib/1" 2>/dev/null |
+		awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
+}
+FAULTS="dma_read dma_write admin_drop msix_drop fatal heartbeat_stuck admin_delay"
+# rdma statistic names them fault_NAME (ethtool -S fault_injected_NAME)
+fault_list=$(for k in $FAULTS; do printf 'fault_%s,' "$k"; done)
+fault_list=${fault_list%,}
 kmsg_declared() { kmsg_has "device failed: status 0x[0-9a-f]* fatal code $1"; }
 
 names=0
-for k in dma_read dma_write admin_drop msix_drop fatal heartbeat_stuck admin_delay; do
+for k in $FAULTS; do
 	[ "$(stat "fault_injected_$k")" = 0 ] && names=$((names + 1))
 done
 tap_eq "$nd: ethtool -S has the seven fault_injected counters, all 0" 7 "$names"
@@ -65,6 +75,20 @@ tap_eq "devlink health diagnose: fault_injected_heartbeat_stuck 1" 1 \
 inject admin_delay 1 500 && stat fault_injected_admin_delay >/dev/null
 tap_eq "admin_delay 1 500: one completion came late, counted, the queue went on" \
 	1 "$(stat fault_injected_admin_delay)"
+
+# rdma statistic: the RDMA device's view of the same counts
+ib=$(ordma_ibdev "$bdf")
+supported=$(rdma statistic mode supported link "$ib/1" 2>&1)
+n=0
+for k in $FAULTS; do
+	[[ $supported == *fault_$k* ]] && [ -z "$(rdma_stat "fault_$k")" ] &&
+		n=$((n + 1))
+done
+tap_eq "rdma statistic: the seven fault counters are optional, not shown until enabled" 7 "$n"
+tap_cmd "rdma statistic set link $ib/1 optional-counters (the seven)" \
+	rdma statistic set link "$ib/1" optional-counters "$fault_list"
+tap_eq "rdma statistic show: fault_heartbeat_stuck 1, fault_admin_delay 1, fault_fatal 0" "1 1 0" \
+	"$(rdma_stat fault_heartbeat_stuck) $(rdma_stat fault_admin_delay) $(rdma_stat fault_fatal)"
 
 # recovery by devlink health is recovery.sh's: here the function stays
 # failed until it is bound again

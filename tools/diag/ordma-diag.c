@@ -71,6 +71,9 @@ static const char *const opcode_names[] = {
 	[ORDMA_CMD_DEALLOC_MW]		= "DEALLOC_MW",
 	[ORDMA_CMD_ATTACH_MCAST]	= "ATTACH_MCAST",
 	[ORDMA_CMD_DETACH_MCAST]	= "DETACH_MCAST",
+	[ORDMA_CMD_PROCESS_MAD]		= "PROCESS_MAD",
+	[ORDMA_CMD_SET_NODE_DESC]	= "SET_NODE_DESC",
+	[ORDMA_CMD_MODIFY_IB_PORT]	= "MODIFY_IB_PORT",
 };
 
 static const char *const health_names[] = {

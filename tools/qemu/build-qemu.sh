@@ -69,7 +69,9 @@ SRC_ROOT=$CACHE/qemu/src
 SRC=$SRC_ROOT/qemu-7.2+dfsg
 BUILD=$SRC/build
 BIN_ROOT=$CACHE/qemu/bin
-KEEP_BINARIES=3
+# how many binaries (one per source tree) the cache keeps, newest first;
+# ORDMA_QEMU_KEEP raises it while several trees are built and tested at once
+KEEP_BINARIES=${ORDMA_QEMU_KEEP:-3}
 KIND=		# suffix of the tree, cache key and lock: "" or -asan
 DATADIRS=(-L /usr/share/seabios -L /usr/lib/ipxe/qemu -L /usr/share/qemu)
 CONFIGURE_ARGS=(--target-list=x86_64-softmmu --without-default-features

@@ -36,6 +36,9 @@
 #   --asan       QEMU built with ASan, LSan and UBSan (see below)
 #   -e NAME=VALUE  set NAME (ORDMA_*) in the guest's environment, e.g. a
 #                selftest's size or repeat count (make soak); repeatable
+#   -l, --link eth|ib  the ORDMA ports' link layer (default eth: RoCEv2;
+#                ib: InfiniBand, the device's link-layer property); the
+#                guest gets it in ORDMA_LINK_LAYER
 #
 # Every NIC is cabled with a UDP socket between two free loopback ports:
 # an ORDMA port owns its socket (cable-local/cable-peer, served by the
@@ -164,6 +167,7 @@ FW_IMAGE=
 FW_IMAGE_VERSION=
 FW_PUBKEY=$ORDMA_REPO/build/fw/ordma-dev.pub
 GUEST_VARS=()
+LINK_LAYER=eth
 usage() {
 	sed -n '4,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 	exit 2
@@ -177,6 +181,7 @@ while [ $# -gt 0 ]; do
 	-i | --iommu) IOMMU=1; shift ;;
 	-n | --no-udev) UDEV=0; shift ;;
 	-w | --wire) WIRE=$2; shift 2 ;;
+	-l | --link) LINK_LAYER=$2; shift 2 ;;
 	-p | --pcap) PCAP=all; shift ;;
 	--pcap-failed) PCAP=failed; shift ;;
 	-r | --record) RECORD=1; shift ;;
@@ -261,6 +266,12 @@ if [ -n "$WIRE" ]; then
 fi
 [ -z "$PCAP" ] || [ "$NIC_DEV" = ordma ] ||
 	vm_die "--pcap needs ORDMA NICs (not the $TOPOLOGY topology)"
+case $LINK_LAYER in
+eth) ;;
+ib) [ "$NIC_DEV" = ordma ] ||
+	vm_die "--link ib needs ORDMA NICs (not the $TOPOLOGY topology)" ;;
+*) vm_die "--link: '$LINK_LAYER' is neither eth nor ib" ;;
+esac
 [ "$RECORD" = 0 ] || [ "$NIC_DEV" = ordma ] ||
 	vm_die "--record needs ORDMA NICs (not the $TOPOLOGY topology)"
 [ -z "$FWTRACE" ] || [ "$NIC_DEV" = ordma ] ||
@@ -342,6 +353,7 @@ nic_args() {
 			cable="id=wire$i,cable-local=127.0.0.1:$lport,cable-peer=127.0.0.1:$pport"
 		fi
 		cable+=${VM_ORDMA_PROPS:+,$VM_ORDMA_PROPS}
+		[ "$LINK_LAYER" = eth ] || cable+=",link-layer=$LINK_LAYER"
 		[ -z "$WIRE" ] || cable+=,$(wire_props "$WIRE" $((i - 1)))
 		case $PCAP in
 		all) cable+=",pcap=$OUT/$vm/wire$i.pcapng" ;;
@@ -468,6 +480,7 @@ boot_node() {
 		printf 'ORDMA_DIAG=%q\nORDMA_PROVIDER_DIR=%q\n' "$diag" "$provider"
 		printf 'ORDMA_HOST_REQUESTS=%q\nORDMA_PCAP=%q\n' "$HOST_REQUESTS" "$PCAP"
 		printf 'ORDMA_FW_IMAGE_VERSION=%q\n' "$FW_IMAGE_VERSION"
+		printf 'ORDMA_LINK_LAYER=%q\n' "$LINK_LAYER"
 		for v in "${GUEST_VARS[@]}"; do
 			printf '%s=%q\n' "${v%%=*}" "${v#*=}"
 		done

@@ -164,6 +164,18 @@ TEST(test_set_port_validation)
 	CHECK(!memcmp(attr.mac, d.cfg.mac, 6));
 	CHECK_EQ(attr.admin_up, 0);
 	CHECK_EQ(attr.rx_mode, 0);
+	/* an Ethernet port has none of InfiniBand's PortInfo */
+	CHECK_EQ(le16_to_cpu(attr.lid), 0);
+	CHECK_EQ(le16_to_cpu(attr.sm_lid), 0);
+	CHECK_EQ(attr.lmc, 0);
+	CHECK_EQ(attr.sm_sl, 0);
+	CHECK_EQ(attr.subnet_timeout, 0);
+	CHECK_EQ(attr.pkey_table_len, 0);
+	CHECK_EQ(le32_to_cpu(attr.port_cap_flags), 0);
+	CHECK_EQ(attr.gid_prefix, 0);
+	CHECK_EQ(attr.port_guid, 0);
+	CHECK_EQ(le32_to_cpu(attr.max_vl_num), 0);
+	CHECK_EQ(le16_to_cpu(attr.pkey), 0);
 	drv_close(&d);
 }
 

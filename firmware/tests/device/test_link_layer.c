@@ -46,6 +46,19 @@ TEST(test_ib_port_attributes)
 	CHECK_EQ(le32_to_cpu(attr.active_ib_mtu), 4096);
 	CHECK_EQ(le32_to_cpu(attr.max_ib_mtu), 4096);
 	CHECK_EQ(le32_to_cpu(attr.speed_mbps), 25000);
+	/* PortInfo before a subnet manager has set any of it */
+	CHECK_EQ(attr.lmc, 0);
+	CHECK_EQ(attr.sm_sl, 0);
+	CHECK_EQ(attr.subnet_timeout, 0);
+	CHECK_EQ(attr.pkey_table_len, 1);
+	CHECK_EQ(le16_to_cpu(attr.pkey), 0xffff);
+	CHECK_EQ(le32_to_cpu(attr.port_cap_flags),
+		 (1u << 6) | (1u << 11) | (1u << 14) | (1u << 25));
+	CHECK_EQ(be64_to_cpu(attr.gid_prefix), 0xfe80000000000000ULL);
+	/* the EUI-64 of the factory MAC, as QUERY_DEVICE's node GUID */
+	CHECK_EQ(be64_to_cpu(attr.port_guid), 0x505400fffe123456ULL);
+	CHECK_EQ(le32_to_cpu(attr.max_vl_num), 4);
+	CHECK_EQ(le16_to_cpu(attr.reserved_70), 0);
 	/* nothing of Ethernet */
 	CHECK(!memcmp(attr.mac, zero, 6));
 	CHECK_EQ(le32_to_cpu(attr.mtu), 0);

@@ -110,6 +110,13 @@ bool side_open(struct side *s, int i, const struct tcfg *c)
 		return false;
 	fill_gid(s, i, c->ipv6);
 	memcpy(s->mac, cfg.mac, 6);
+	if (c->ib) {
+		/* the port's one GID: the default prefix and the port GUID */
+		memset(s->gid, 0, 8);
+		s->gid[0] = 0xfe;
+		s->gid[1] = 0x80;
+		ordma_fw_mac_to_eui64(cfg.mac, s->gid + 8);
+	}
 	s->cfg = *c;
 	if (c->ib)
 		ib_port_activate(s, i, c);

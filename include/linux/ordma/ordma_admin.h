@@ -44,6 +44,8 @@ enum ordma_cmd_opcode {
 	ORDMA_CMD_FW_ACTIVATE		= 0x16,
 	/* InfiniBand ports: the subnet and performance management agents */
 	ORDMA_CMD_PROCESS_MAD		= 0x17,
+	ORDMA_CMD_SET_NODE_DESC		= 0x18,
+	ORDMA_CMD_MODIFY_IB_PORT	= 0x19,
 	ORDMA_CMD_ADD_GID		= 0x10,
 	ORDMA_CMD_DEL_GID		= 0x11,
 	ORDMA_CMD_ALLOC_UCTX		= 0x12,
@@ -289,28 +291,66 @@ struct ordma_cmd_add_gid {
  * PROCESS_MAD (InfiniBand ports only): the device's subnet management
  * agent (classes SubnLID-routed and SubnDirectedRoute) and performance
  * management agent (PerfMgt) answer one MAD, as the IB core's
- * process_mad() asks of a driver.  The device reads the 256-byte MAD at
- * in_addr once and, if it answers, writes a 256-byte response MAD to
- * out_addr.  slid and sl are those of the packet that carried the MAD;
- * ORDMA_MAD_FLAG_LOCAL says it did not come off the wire but from this
- * host's own stack (a subnet manager on this host talking to its own
- * port), ORDMA_MAD_FLAG_IGNORE_MKEY is the IB core's IB_MAD_IGNORE_MKEY.
- * The completion's process_mad.result is made of ORDMA_MAD_RESULT_*
- * bits, as IB_MAD_RESULT_* are.
+ * process_mad() asks of a driver.  The parameter buffer (the layout of
+ * struct ordma_cmd_buf) is ORDMA_MAD_BUF_SIZE bytes: the device reads the
+ * request MAD from its first ORDMA_MAD_SIZE bytes once and, if it
+ * answers, writes the response MAD to the second half and reports
+ * ORDMA_MAD_BUF_SIZE bytes written (else 0).  slid and sl are those of
+ * the packet that carried the MAD; ORDMA_MAD_FLAG_LOCAL says it did not
+ * come off the wire but from this host's own stack (a subnet manager on
+ * this host talking to its own port); ORDMA_MAD_FLAG_IGNORE_MKEY is the
+ * IB core's IB_MAD_IGNORE_MKEY.  The completion's process_mad.result is
+ * made of ORDMA_MAD_RESULT_* bits, as IB_MAD_RESULT_* are.
  */
 #define ORDMA_MAD_SIZE			256
+#define ORDMA_MAD_BUF_SIZE		(2 * ORDMA_MAD_SIZE)
 #define ORDMA_MAD_FLAG_LOCAL		BIT(0)
 #define ORDMA_MAD_FLAG_IGNORE_MKEY	BIT(1)
 #define ORDMA_MAD_FLAGS_ALL		GENMASK(1, 0)
 
 struct ordma_cmd_process_mad {
-	__le64	in_addr;		/* DMA address, 8-byte aligned */
-	__le64	out_addr;		/* DMA address, 8-byte aligned */
+	__le64	buf_addr;		/* DMA address, 8-byte aligned */
+	__le32	buf_len;		/* ORDMA_MAD_BUF_SIZE */
 	__le32	port;			/* 1 */
 	__le16	slid;			/* the received packet's source LID */
 	__u8	sl;			/* its SL, 0..15 */
 	__u8	flags;			/* ORDMA_MAD_FLAG_* */
+	__le32	reserved_20;
 };
+
+/*
+ * MODIFY_IB_PORT (InfiniBand ports only): the capabilities the host's own
+ * management agents add to PortInfo's CapabilityMask (IB_PORT_CM_SUP and
+ * the like, bits of ORDMA_IB_PORT_HOST_CAPS); set_cap_mask and
+ * clr_cap_mask must not both name a bit.
+ */
+struct ordma_cmd_modify_ib_port {
+	__le32	port;			/* 1 */
+	__le32	set_cap_mask;
+	__le32	clr_cap_mask;
+	__le32	reserved_12;
+};
+
+/*
+ * SET_NODE_DESC (InfiniBand ports only): the node description the subnet
+ * management agent answers in NodeDescription, ORDMA_NODE_DESC_SIZE bytes
+ * in a parameter buffer (the layout of struct ordma_cmd_buf), padded with
+ * NULs; a reset makes it the board id again.
+ */
+#define ORDMA_NODE_DESC_SIZE		64
+
+struct ordma_cmd_set_node_desc {
+	__le64	buf_addr;		/* DMA address, 8-byte aligned */
+	__le32	buf_len;		/* ORDMA_NODE_DESC_SIZE */
+	__le32	port;			/* 1 */
+};
+
+/* The CapabilityMask bits a host may set: communication management
+ * (16), SNMP tunneling (17), device management (19), vendor class (20)
+ * and boot management (23)
+ */
+#define ORDMA_IB_PORT_HOST_CAPS		(BIT(16) | BIT(17) | BIT(19) | \
+					 BIT(20) | BIT(23))
 
 /* The MAD was looked at: without REPLY or CONSUMED it is not the
  * device's to answer and goes on to the host's agents.
@@ -465,8 +505,13 @@ enum ordma_qp_type {
 	 * kernel only, one per port.
 	 */
 	ORDMA_QPT_GSI			= 3,
+	/* An InfiniBand port's subnet management QP: UD semantics on VL15,
+	 * always QPN 0, kernel only, one per port (ORDMA_DEV_CAP_SMI).
+	 */
+	ORDMA_QPT_SMI			= 4,
 };
 
+#define ORDMA_SMI_QPN			0
 #define ORDMA_GSI_QPN			1
 #define ORDMA_GSI_QKEY			0x80010000
 #define ORDMA_MCAST_QPN			0xffffff
@@ -606,6 +651,8 @@ struct ordma_aq_cmd {
 		struct ordma_cmd_flash_write	flash_write;
 		struct ordma_cmd_flash_commit	flash_commit;
 		struct ordma_cmd_process_mad	process_mad;
+		struct ordma_cmd_modify_ib_port	modify_ib_port;
+		struct ordma_cmd_set_node_desc	set_node_desc;
 		__u8				raw[56];
 	};
 };
@@ -630,6 +677,7 @@ struct ordma_comp_buf {
 };
 
 struct ordma_comp_process_mad {
+	__le32	written;		/* as struct ordma_comp_buf */
 	__le32	result;			/* ORDMA_MAD_RESULT_* */
 	__le32	drop;			/* enum ordma_mad_drop */
 };
@@ -684,6 +732,9 @@ struct ordma_aq_comp {
 #define ORDMA_DEV_CAP_ATOMIC_WRITE	BIT(11)	/* ATOMIC_WRITE WQE */
 #define ORDMA_DEV_CAP_FAULT_INJECT	BIT(12)	/* INJECT_FAULT */
 #define ORDMA_DEV_CAP_FLASH		BIT(13)	/* FLASH_*, QUERY_FLASH, FW_ACTIVATE */
+#define ORDMA_DEV_CAP_SMI		BIT(14)	/* InfiniBand port: ORDMA_QPT_SMI,
+						 * PROCESS_MAD
+						 */
 
 struct ordma_device_caps {
 	__be64	node_guid;		/* EUI-64 of the factory MAC */
@@ -1151,7 +1202,11 @@ static_assert(sizeof(struct ordma_cmd_create_eth_ring) == 16,
 static_assert(sizeof(struct ordma_cmd_add_gid) == 32, "cmd_add_gid");
 static_assert(sizeof(struct ordma_cmd_alloc_pd) == 8, "cmd_alloc_pd");
 static_assert(sizeof(struct ordma_cmd_process_mad) == 24, "cmd_process_mad");
-static_assert(sizeof(struct ordma_comp_process_mad) == 8, "comp_process_mad");
+static_assert(sizeof(struct ordma_cmd_modify_ib_port) == 16,
+	      "cmd_modify_ib_port");
+static_assert(sizeof(struct ordma_cmd_set_node_desc) == 16,
+	      "cmd_set_node_desc");
+static_assert(sizeof(struct ordma_comp_process_mad) == 12, "comp_process_mad");
 static_assert(sizeof(struct ordma_page_list) == 16, "page_list");
 static_assert(sizeof(struct ordma_cmd_buf) == 16, "cmd_buf");
 static_assert(sizeof(struct ordma_cmd_reg_mr) == 56, "cmd_reg_mr");

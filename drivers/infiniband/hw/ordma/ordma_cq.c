@@ -471,7 +471,14 @@ static bool ordma_cq_fill_wc(struct ordma_ibdev *dev,
 		wc->ex.invalidate_rkey = le32_to_cpu(cqe->imm_inv);
 		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
 	}
-	if (flags & ORDMA_CQE_F_GRH) {
+	if (ordma_port_is_ib(dev)) {
+		/* the LRH's SLID and SL, a GRH only when the packet had one */
+		wc->slid = le16_to_cpu(cqe->slid);
+		wc->sl = cqe->sl & 0xf;
+		wc->dlid_path_bits = cqe->dlid_path_bits & 0x7f;
+		if (flags & ORDMA_CQE_F_GRH)
+			wc->wc_flags |= IB_WC_GRH;
+	} else if (flags & ORDMA_CQE_F_GRH) {
 		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
 		wc->network_hdr_type = flags & ORDMA_CQE_F_IPV4 ?
 				       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;

@@ -41,15 +41,22 @@
 
 /*
  * Counters rdma statistic shows for a port: per-QP sums, then the port's
- * from roce_rx_frames up to the injected faults.  The Ethernet function's
- * own counters before them, and the faults injected into the function
- * after them, are ethtool -S's (and devlink health's): with them the
- * reply would pass the 8 KiB that the kernel and iproute2's rdma tool
- * put in one netlink message.
+ * from roce_rx_frames to the end, the faults injected into the function
+ * last.  Those are optional counters (rdma statistic set ...
+ * optional-counters), off until asked for and with short names: the
+ * kernel answers rdma statistic show in one netlink message of about
+ * 3.7 KiB, which the counters before them fill to within a few hundred
+ * bytes.  The Ethernet function's own counters before roce_rx_frames are
+ * ethtool -S's.
  */
 #define ORDMA_IB_PORT_STATS_FIRST	ORDMA_PORT_STAT_INDEX(roce_rx_frames)
 #define ORDMA_IB_PORT_STATS_NUM	\
-	(ORDMA_PORT_STAT_INDEX(fault_injected) - ORDMA_IB_PORT_STATS_FIRST)
+	(ORDMA_PORT_STATS_NUM - ORDMA_IB_PORT_STATS_FIRST)
+static_assert(ORDMA_PORT_STAT_INDEX(fault_injected) + ORDMA_FAULTS ==
+	      ORDMA_PORT_STATS_NUM, "the injected faults end the port's counters");
+#define ORDMA_IB_PORT_STATS_OPTIONAL	\
+	(ORDMA_QP_STATS_NUM + ORDMA_PORT_STAT_INDEX(fault_injected) - \
+	 ORDMA_IB_PORT_STATS_FIRST)
 #define ORDMA_HW_STATS_NUM	(ORDMA_QP_STATS_NUM + ORDMA_IB_PORT_STATS_NUM)
 
 /* SGE slots of a send WQE an inline address vector takes */
@@ -66,6 +73,13 @@ struct ordma_ibdev {
 	u64 fw_ver;
 	/* kernel doorbell page (page 0) */
 	void __iomem *kdb;
+	/* the port's link layer (QUERY_PORT at probe; fixed by the device) */
+	u8 link_layer;		/* enum ordma_link_layer */
+	/*
+	 * InfiniBand: port events reach the RDMA core only once the device
+	 * is registered (no netdev allocated the port data earlier).
+	 */
+	bool port_events;
 	/*
 	 * Objects that events name, by device number.  Events arrive in
 	 * hard IRQ context: the arrays use IRQ-safe locking, and a lookup
@@ -230,6 +244,12 @@ struct ordma_qp {
 	struct list_head counter_link;
 	u64 counter_base[ORDMA_QP_STATS_NUM];
 };
+
+/* QP0 and QP1: the port's management QPs, created by the MAD layer */
+static inline bool ordma_qp_is_special(const struct ordma_qp *qp)
+{
+	return qp->type == ORDMA_QPT_GSI || qp->type == ORDMA_QPT_SMI;
+}
 
 struct ordma_srq {
 	struct ib_srq ibsrq;
@@ -434,6 +454,30 @@ int ordma_get_port_immutable(struct ib_device *ibdev, u32 port,
 enum rdma_link_layer ordma_get_link_layer(struct ib_device *ibdev, u32 port);
 int ordma_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
 int ordma_add_gid(const struct ib_gid_attr *attr, void **context);
+
+/* ordma_ib_port.c: an InfiniBand port */
+static inline bool ordma_port_is_ib(const struct ordma_ibdev *dev)
+{
+	return dev->link_layer == ORDMA_LINK_LAYER_INFINIBAND;
+}
+
+void ordma_ib_fill_port_attr(struct ordma_ibdev *dev,
+			     const struct ordma_port_attr *hw,
+			     struct ib_port_attr *attr);
+int ordma_ib_query_pkey(struct ordma_ibdev *dev, u16 index, u16 *pkey);
+int ordma_ib_query_gid(struct ib_device *ibdev, u32 port, int index,
+		       union ib_gid *gid);
+int ordma_ib_modify_port(struct ib_device *ibdev, u32 port, int mask,
+			 struct ib_port_modify *props);
+int ordma_ib_set_node_desc(struct ordma_ibdev *dev, const char *desc);
+int ordma_ib_modify_device(struct ib_device *ibdev, int mask,
+			   struct ib_device_modify *props);
+int ordma_ib_process_mad(struct ib_device *ibdev, int mad_flags, u32 port,
+			 const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+			 const struct ib_mad *in, struct ib_mad *out,
+			 size_t *out_mad_size, u16 *out_mad_pkey_index);
+void ordma_ib_port_event(struct ordma_ibdev *dev, u32 state, u32 changed);
+void ordma_ib_port_registered(struct ordma_ibdev *dev);
 int ordma_del_gid(const struct ib_gid_attr *attr, void **context);
 void ordma_get_dev_fw_str(struct ib_device *ibdev, char *str);
 int ordma_alloc_ucontext(struct ib_ucontext *ibucontext,
@@ -554,6 +598,8 @@ int ordma_destroy_ah(struct ib_ah *ibah, u32 flags);
 /* ordma_stats.c */
 struct rdma_hw_stats *ordma_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port);
+int ordma_modify_hw_stat(struct ib_device *ibdev, u32 port,
+			 unsigned int index, bool enable);
 int ordma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index);
 struct rdma_hw_stats *ordma_counter_alloc_stats(struct rdma_counter *counter);

@@ -89,6 +89,7 @@ static const struct ib_device_ops ordma_ib_dev_ops = {
 	.map_mr_sg = ordma_map_mr_sg,
 	.mmap = ordma_mmap,
 	.mmap_free = ordma_mmap_free,
+	.modify_hw_stat = ordma_modify_hw_stat,
 	.modify_qp = ordma_modify_qp,
 	.modify_srq = ordma_modify_srq,
 	.poll_cq = ordma_poll_cq,
@@ -111,6 +112,14 @@ static const struct ib_device_ops ordma_ib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, ordma_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, ordma_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, ordma_ucontext, ibucontext),
+};
+
+/* What an InfiniBand port adds: its GID, MADs to the device's agents */
+static const struct ib_device_ops ordma_ib_port_ops = {
+	.modify_device = ordma_ib_modify_device,
+	.modify_port = ordma_ib_modify_port,
+	.process_mad = ordma_ib_process_mad,
+	.query_gid = ordma_ib_query_gid,
 };
 
 /* Any context: the CQ/QP/SRQ xarrays are IRQ-safe (XA_FLAGS_LOCK_IRQ). */
@@ -156,6 +165,11 @@ static void ordma_ib_async_event(void *priv, const struct ordma_eqe *eqe)
 			return;
 		}
 		ibdev_dbg(&dev->ibdev, "port %u state %u\n", data0, data1);
+		if (ordma_port_is_ib(dev)) {
+			ordma_ib_port_event(dev, data1,
+					    le32_to_cpu(eqe->data[2]));
+			break;
+		}
 		event.device = &dev->ibdev;
 		event.element.port_num = ORDMA_PORT_NUM;
 		event.event = data1 == ORDMA_PORT_ACTIVE ?
@@ -250,15 +264,41 @@ static u64 ordma_ib_fw_ver(const struct ordma_core_info *info)
 #define ORDMA_IB_CAPS_REQUIRED \
 	(ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_RC | ORDMA_DEV_CAP_UD)
 
-/* A RoCE port and the verbs and transports this driver offers */
+/* What an InfiniBand port needs besides: QP0 for the subnet manager's
+ * MADs, QP1 for everything else the MAD layer carries
+ */
+#define ORDMA_IB_CAPS_IB_PORT	(ORDMA_DEV_CAP_GSI | ORDMA_DEV_CAP_SMI)
+
+/*
+ * A RoCE port with its netdev, or an InfiniBand port, and the verbs and
+ * transports this driver offers
+ */
 static int ordma_ib_check_core(struct auxiliary_device *adev,
-			       const struct ordma_core_info *info)
+			       const struct ordma_core_info *info,
+			       u8 link_layer)
 {
 	u32 caps_present = le32_to_cpu(info->caps->cap_flags);
 
-	if (!info->netdev) {
-		dev_err(&adev->dev, "core has no netdev for the RoCE port\n");
-		return -ENODEV;
+	switch (link_layer) {
+	case ORDMA_LINK_LAYER_ETHERNET:
+		if (!info->netdev) {
+			dev_err(&adev->dev,
+				"core has no netdev for the RoCE port\n");
+			return -ENODEV;
+		}
+		break;
+	case ORDMA_LINK_LAYER_INFINIBAND:
+		if ((caps_present & ORDMA_IB_CAPS_IB_PORT) !=
+		    ORDMA_IB_CAPS_IB_PORT) {
+			dev_err(&adev->dev,
+				"InfiniBand port without QP0 and QP1 (caps 0x%x)\n",
+				caps_present);
+			return -EOPNOTSUPP;
+		}
+		break;
+	default:
+		dev_err(&adev->dev, "unknown port link layer %u\n", link_layer);
+		return -EOPNOTSUPP;
 	}
 	if ((caps_present & ORDMA_IB_CAPS_REQUIRED) != ORDMA_IB_CAPS_REQUIRED) {
 		dev_err(&adev->dev, "device lacks verbs capabilities 0x%x\n",
@@ -272,6 +312,7 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 			  const struct auxiliary_device_id *id)
 {
 	struct ordma_core_dev *cdev = to_ordma_aux_dev(adev)->cdev;
+	struct ordma_port_attr port_attr;
 	struct ordma_core_info info;
 	struct net_device *netdev;
 	struct ordma_ibdev *dev;
@@ -280,7 +321,13 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 	int err;
 
 	ordma_core_get_info(cdev, &info);
-	err = ordma_ib_check_core(adev, &info);
+	/* The device is configured Ethernet or InfiniBand: ask it. */
+	err = ordma_cmd_query_port(cdev, &port_attr);
+	if (err) {
+		dev_err(&adev->dev, "QUERY_PORT failed: %d\n", err);
+		return err;
+	}
+	err = ordma_ib_check_core(adev, &info, port_attr.link_layer);
 	if (err)
 		return err;
 	pdev = info.pdev;
@@ -296,6 +343,7 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 	dev->caps = *info.caps;
 	dev->fw_ver = ordma_ib_fw_ver(&info);
 	dev->kdb = info.kernel_db;
+	dev->link_layer = port_attr.link_layer;
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
@@ -327,12 +375,21 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 	/* The PCI function, so that providers match it by PCI ID. */
 	ibdev->dev.parent = &pdev->dev;
 	ib_set_device_ops(ibdev, &ordma_ib_dev_ops);
-
-	err = ib_device_set_netdev(ibdev, netdev, ORDMA_PORT_NUM);
-	if (err) {
-		dev_err(&adev->dev, "failed to bind netdev %s: %d\n",
-			netdev_name(netdev), err);
-		goto err_dealloc;
+	if (ordma_port_is_ib(dev)) {
+		ib_set_device_ops(ibdev, &ordma_ib_port_ops);
+		/* the device answers NodeDescription with what we name it */
+		err = ordma_ib_set_node_desc(dev, ibdev->node_desc);
+		if (err) {
+			dev_err(&adev->dev, "SET_NODE_DESC failed: %d\n", err);
+			goto err_dealloc;
+		}
+	} else {
+		err = ib_device_set_netdev(ibdev, netdev, ORDMA_PORT_NUM);
+		if (err) {
+			dev_err(&adev->dev, "failed to bind netdev %s: %d\n",
+				netdev_name(netdev), err);
+			goto err_dealloc;
+		}
 	}
 
 	/*
@@ -357,8 +414,14 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 	}
 
 	auxiliary_set_drvdata(adev, dev);
-	ibdev_dbg(ibdev, "registered on %s, netdev %s\n", pci_name(pdev),
-		  netdev_name(netdev));
+	if (ordma_port_is_ib(dev)) {
+		ordma_ib_port_registered(dev);
+		ibdev_dbg(ibdev, "registered on %s, InfiniBand port\n",
+			  pci_name(pdev));
+	} else {
+		ibdev_dbg(ibdev, "registered on %s, netdev %s\n",
+			  pci_name(pdev), netdev_name(netdev));
+	}
 	return 0;
 
 err_events:

@@ -48,6 +48,40 @@ void ordma_qp_async_event(struct ordma_ibdev *dev, u32 qpn,
 /* Address vectors                                                  */
 /* ---------------------------------------------------------------- */
 
+/*
+ * An InfiniBand destination: the LRH's DLID, SL and source path bits, and
+ * a GRH only when the address asks for one (another subnet, multicast).
+ */
+static int ordma_av_from_ib_ah_attr(const struct rdma_ah_attr *ah_attr,
+				    struct ordma_av *av)
+{
+	const struct ib_global_route *grh;
+	u32 dlid = rdma_ah_get_dlid(ah_attr);
+
+	if (ah_attr->type != RDMA_AH_ATTR_TYPE_IB)
+		return -EINVAL;
+	/* 0 is no LID; the permissive LID is for directed route SMPs */
+	if (!dlid || dlid > be16_to_cpu(IB_LID_PERMISSIVE))
+		return -EINVAL;
+
+	memset(av, 0, sizeof(*av));
+	av->dlid = cpu_to_le16(dlid);
+	av->sl = rdma_ah_get_sl(ah_attr) & 0xf;
+	av->src_path_bits = rdma_ah_get_path_bits(ah_attr) & 0x7f;
+	av->vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
+	if (!(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH))
+		return 0;
+
+	grh = rdma_ah_read_grh(ah_attr);
+	av->ib_flags = ORDMA_AV_IB_GLOBAL;
+	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
+	av->sgid_index = grh->sgid_index;
+	av->hop_limit = grh->hop_limit;
+	av->flow_label = cpu_to_le32(grh->flow_label & IB_GRH_FLOWLABEL_MASK);
+	av->traffic_class = grh->traffic_class;
+	return 0;
+}
+
 int ordma_av_from_ah_attr(struct ordma_ibdev *dev,
 			  const struct rdma_ah_attr *ah_attr,
 			  struct ordma_av *av)
@@ -56,6 +90,8 @@ int ordma_av_from_ah_attr(struct ordma_ibdev *dev,
 	u16 vlan_id = ORDMA_VLAN_NONE;
 	int err;
 
+	if (ordma_port_is_ib(dev))
+		return ordma_av_from_ib_ah_attr(ah_attr, av);
 	if (ah_attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
 	    !(rdma_ah_get_ah_flags(ah_attr) & IB_AH_GRH))
 		return -EINVAL;
@@ -89,8 +125,21 @@ static void ordma_av_to_ah_attr(struct ordma_ibdev *dev,
 	union ib_gid dgid;
 
 	memset(ah_attr, 0, sizeof(*ah_attr));
-	ah_attr->type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(ah_attr, 1);
+	if (ordma_port_is_ib(dev)) {
+		ah_attr->type = RDMA_AH_ATTR_TYPE_IB;
+		rdma_ah_set_dlid(ah_attr, le16_to_cpu(av->dlid));
+		rdma_ah_set_sl(ah_attr, av->sl);
+		rdma_ah_set_path_bits(ah_attr, av->src_path_bits);
+		if (!(av->ib_flags & ORDMA_AV_IB_GLOBAL))
+			return;
+		memcpy(dgid.raw, av->dgid, sizeof(dgid.raw));
+		rdma_ah_set_grh(ah_attr, &dgid, le32_to_cpu(av->flow_label),
+				av->sgid_index, av->hop_limit,
+				av->traffic_class);
+		return;
+	}
+	ah_attr->type = RDMA_AH_ATTR_TYPE_ROCE;
 	memcpy(dgid.raw, av->dgid, sizeof(dgid.raw));
 	rdma_ah_set_grh(ah_attr, &dgid, le32_to_cpu(av->flow_label),
 			av->sgid_index, av->hop_limit, av->traffic_class);
@@ -136,6 +185,8 @@ static const char *ordma_qp_type_name(u8 type)
 		return "UD";
 	case ORDMA_QPT_GSI:
 		return "GSI";
+	case ORDMA_QPT_SMI:
+		return "SMI";
 	default:
 		return "?";
 	}
@@ -314,6 +365,13 @@ static int ordma_qp_type_from_ib(struct ordma_ibdev *dev,
 			return -EOPNOTSUPP;
 		*type = ORDMA_QPT_GSI;
 		return 0;
+	case IB_QPT_SMI:
+		/* QP0 of an InfiniBand port's MAD layer: number 0 */
+		if (udata || !(cap_flags & ORDMA_DEV_CAP_SMI) ||
+		    !ordma_port_is_ib(dev))
+			return -EOPNOTSUPP;
+		*type = ORDMA_QPT_SMI;
+		return 0;
 	default:
 		ibdev_dbg(&dev->ibdev, "create_qp: QP type %d not supported\n",
 			  init_attr->qp_type);
@@ -355,7 +413,7 @@ static void ordma_qp_init(struct ordma_qp *qp,
 	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->max_inline_data = init_attr->cap.max_inline_data;
 	qp->av_inline = !udata && (qp->type == ORDMA_QPT_UD ||
-				   qp->type == ORDMA_QPT_GSI);
+				   ordma_qp_is_special(qp));
 	ordma_obj_ref_init(&qp->ref);
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
@@ -562,8 +620,8 @@ static int ordma_qp_attr_to_hw(struct ordma_ibdev *dev, struct ordma_qp *qp,
 		hw->pkey_index = cpu_to_le16(attr->pkey_index);
 	if (attr_mask & IB_QP_PORT)
 		hw->port = attr->port_num;
-	/* QP1 is the port's own: the MAD layer never names the port */
-	if (qp->type == ORDMA_QPT_GSI && (attr_mask & IB_QP_STATE) &&
+	/* QP0 and QP1 are the port's own: the MAD layer never names it */
+	if (ordma_qp_is_special(qp) && (attr_mask & IB_QP_STATE) &&
 	    attr->qp_state == IB_QPS_INIT && !(attr_mask & IB_QP_PORT)) {
 		hw->attr_mask |= cpu_to_le32(ORDMA_QP_ATTR_PORT);
 		hw->port = ORDMA_PORT_NUM;

@@ -26,8 +26,24 @@ struct ordma_counter {
 	u64 unbound[ORDMA_QP_STATS_NUM];	/* counted by QPs since unbound */
 };
 
+/*
+ * The injected faults by shorter names than ethtool's fault_injected_*:
+ * with those, all seven enabled would not fit rdma statistic's reply.
+ */
+static const char *const ordma_fault_stat_names[ORDMA_FAULTS] = {
+	[ORDMA_FAULT_DMA_READ]		= "fault_dma_read",
+	[ORDMA_FAULT_DMA_WRITE]		= "fault_dma_write",
+	[ORDMA_FAULT_ADMIN_DROP]	= "fault_admin_drop",
+	[ORDMA_FAULT_MSIX_DROP]		= "fault_msix_drop",
+	[ORDMA_FAULT_FATAL]		= "fault_fatal",
+	[ORDMA_FAULT_HEARTBEAT_STUCK]	= "fault_heartbeat_stuck",
+	[ORDMA_FAULT_ADMIN_DELAY]	= "fault_admin_delay",
+};
+
 static void ordma_init_stat_descs(struct ordma_ibdev *dev)
 {
+	struct rdma_stat_desc *faults =
+		&dev->hw_stat_descs[ORDMA_IB_PORT_STATS_OPTIONAL];
 	unsigned int i;
 
 	for (i = 0; i < ORDMA_QP_STATS_NUM; i++)
@@ -35,6 +51,22 @@ static void ordma_init_stat_descs(struct ordma_ibdev *dev)
 	for (i = 0; i < ORDMA_IB_PORT_STATS_NUM; i++)
 		dev->hw_stat_descs[ORDMA_QP_STATS_NUM + i].name =
 			ordma_port_stat_name(ORDMA_IB_PORT_STATS_FIRST + i);
+	for (i = 0; i < ORDMA_FAULTS; i++) {
+		faults[i].name = ordma_fault_stat_names[i];
+		faults[i].flags = IB_STAT_FLAG_OPTIONAL;
+	}
+}
+
+/*
+ * The device always counts: enabling an optional counter only lets the
+ * RDMA core show it.
+ */
+int ordma_modify_hw_stat(struct ib_device *ibdev, u32 port,
+			 unsigned int index, bool enable)
+{
+	if (index < ORDMA_IB_PORT_STATS_OPTIONAL || index >= ORDMA_HW_STATS_NUM)
+		return -EINVAL;
+	return 0;
 }
 
 struct rdma_hw_stats *ordma_alloc_hw_port_stats(struct ib_device *ibdev,
@@ -42,10 +74,19 @@ struct rdma_hw_stats *ordma_alloc_hw_port_stats(struct ib_device *ibdev,
 {
 	struct ordma_ibdev *dev = to_ordma_ibdev(ibdev);
 
+	struct rdma_hw_stats *stats;
+	unsigned int i;
+
 	ordma_init_stat_descs(dev);
-	return rdma_alloc_hw_stats_struct(dev->hw_stat_descs,
-					  ORDMA_HW_STATS_NUM,
-					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+	stats = rdma_alloc_hw_stats_struct(dev->hw_stat_descs,
+					   ORDMA_HW_STATS_NUM,
+					   RDMA_HW_STATS_DEFAULT_LIFESPAN);
+	if (!stats)
+		return NULL;
+	/* Optional counters start disabled: the driver says so. */
+	for (i = ORDMA_IB_PORT_STATS_OPTIONAL; i < ORDMA_HW_STATS_NUM; i++)
+		set_bit(i, stats->is_disabled);
+	return stats;
 }
 
 static int ordma_query_qp_counts(struct ordma_ibdev *dev, u32 qpn,

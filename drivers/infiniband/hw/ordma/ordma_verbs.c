@@ -137,15 +137,20 @@ int ordma_query_port(struct ib_device *ibdev, u32 port,
 		return err;
 	}
 
-	attr->state = hw.state == ORDMA_PORT_ACTIVE ? IB_PORT_ACTIVE :
-						      IB_PORT_DOWN;
 	attr->phys_state = ordma_phys_state(hw.phys_state);
 	attr->max_mtu = ib_mtu_int_to_enum(ordma_attr_int(hw.max_ib_mtu));
 	attr->active_mtu = ib_mtu_int_to_enum(ordma_attr_int(hw.active_ib_mtu));
+	attr->max_msg_sz = le32_to_cpu(dev->caps.max_msg_size);
+	if (ordma_port_is_ib(dev)) {
+		ordma_ib_fill_port_attr(dev, &hw, attr);
+		return 0;
+	}
+
+	attr->state = hw.state == ORDMA_PORT_ACTIVE ? IB_PORT_ACTIVE :
+						      IB_PORT_DOWN;
 	attr->gid_tbl_len = ordma_attr_int(hw.gid_table_len);
 	attr->ip_gids = true;
 	attr->port_cap_flags = IB_PORT_CM_SUP;
-	attr->max_msg_sz = le32_to_cpu(dev->caps.max_msg_size);
 	attr->pkey_tbl_len = ordma_pkey_table_len(dev);
 	attr->max_vl_num = 1;
 
@@ -174,6 +179,12 @@ int ordma_get_port_immutable(struct ib_device *ibdev, u32 port,
 
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
+	/* An InfiniBand port: QP0 and QP1 are checked at probe. */
+	if (ordma_port_is_ib(dev)) {
+		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+		immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+		return 0;
+	}
 	/*
 	 * With a GSI QP (QP1) ib_mad and ib_cm serve the port, and with
 	 * them rdma_cm.  A device without one gets neither, rather than a
@@ -193,13 +204,18 @@ int ordma_get_port_immutable(struct ib_device *ibdev, u32 port,
 
 enum rdma_link_layer ordma_get_link_layer(struct ib_device *ibdev, u32 port)
 {
-	return IB_LINK_LAYER_ETHERNET;
+	return ordma_port_is_ib(to_ordma_ibdev(ibdev)) ?
+	       IB_LINK_LAYER_INFINIBAND : IB_LINK_LAYER_ETHERNET;
 }
 
 /* RoCE has no partitions: every table entry is the default P_Key. */
 int ordma_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
 {
-	if (index >= ordma_pkey_table_len(to_ordma_ibdev(ibdev)))
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibdev);
+
+	if (ordma_port_is_ib(dev))
+		return ordma_ib_query_pkey(dev, index, pkey);
+	if (index >= ordma_pkey_table_len(dev))
 		return -EINVAL;
 
 	*pkey = IB_DEFAULT_PKEY_FULL;

@@ -414,8 +414,21 @@ static int ordma_netdev_setup_port(struct ordma_netdev_priv *priv)
 int ordma_netdev_create(struct ordma_core_dev *cdev)
 {
 	struct ordma_netdev_priv *priv;
+	struct ordma_port_attr attr;
 	struct net_device *ndev;
 	int err;
+
+	err = ordma_cmd_query_port(cdev, &attr);
+	if (err) {
+		dev_err(ordma_dev(cdev), "QUERY_PORT failed: %d\n", err);
+		return err;
+	}
+	/* An InfiniBand port has no Ethernet function: IPoIB is its netdev. */
+	if (attr.link_layer == ORDMA_LINK_LAYER_INFINIBAND) {
+		dev_info(ordma_dev(cdev),
+			 "InfiniBand port: no Ethernet interface\n");
+		return 0;
+	}
 
 	ndev = alloc_etherdev(sizeof(*priv));
 	if (!ndev)

@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# InfiniBand ports (run-vm.sh --link ib): each ORDMA function registers an
+# RDMA device whose port has the InfiniBand link layer and no Ethernet
+# interface; the verbs and the InfiniBand diagnostics (ibv_devinfo,
+# ibstat, smpquery through the device's subnet management agent) show a
+# port waiting in INIT for a subnet manager; then opensm, run on the
+# first port, assigns it a LID and brings it to ACTIVE.
+. "$(dirname "$0")/lib.sh"
+
+[ "${ORDMA_LINK_LAYER:-eth}" = ib ] ||
+	ktap_skip_all "the ORDMA ports are Ethernet (run-vm.sh --link ib)"
+ordma_require_device
+ordma_require_provider
+for tool in ibstat smpquery opensm; do
+	command -v "$tool" >/dev/null ||
+		ktap_skip_all "no $tool (Debian: infiniband-diags, opensm)"
+done
+
+devs=$(ordma_pci_devs)
+ndev=$(echo "$devs" | grep -c .)
+ktap_header
+ktap_set_plan $((3 + 17 * ndev + 8))
+
+tap_cmd "ordma_ib loads" modprobe ordma_ib
+tap_cmd "ib_umad loads (the MAD tools' device files)" modprobe ib_umad
+tap_cmd "ib_uverbs loads" modprobe ib_uverbs
+
+first_ib=
+for bdf in $devs; do
+	if ! wait_for 30 ordma_ibdev "$bdf"; then
+		for _ in $(seq 17); do ktap_test_fail "$bdf: no RDMA device"; done
+		continue
+	fi
+	ib=$(ordma_ibdev "$bdf")
+	[ -n "$first_ib" ] || first_ib=$ib
+	guid=$(cat "/sys/class/infiniband/$ib/node_guid")
+	guid_hex=0x${guid//:/}
+
+	nd=$(ordma_netdev "$bdf")
+	tap_eq "$bdf: an InfiniBand port has no Ethernet interface" "" "$nd"
+	tap_eq "$ib: sysfs link_layer" InfiniBand \
+		"$(cat "/sys/class/infiniband/$ib/ports/1/link_layer" 2>&1)"
+	# The cable is plugged: the link is up, no SM has configured the port.
+	wait_for 20 grep -q INIT "/sys/class/infiniband/$ib/ports/1/state"
+	tap_eq "$ib: sysfs state" "2: INIT" \
+		"$(cat "/sys/class/infiniband/$ib/ports/1/state" 2>&1)"
+
+	info=$("$(bin ibv_devinfo)" -v -d "$ib" 2>&1)
+	tap_match "$ib: ibv_devinfo link_layer InfiniBand" \
+		'^[[:space:]]+link_layer:[[:space:]]+InfiniBand$' "$info"
+	tap_match "$ib: ibv_devinfo state PORT_INIT" \
+		'^[[:space:]]+state:[[:space:]]+PORT_INIT \(2\)$' "$info"
+	tap_match "$ib: ibv_devinfo phys_state LINK_UP" \
+		'^[[:space:]]+phys_state:[[:space:]]+LINK_UP \(5\)$' "$info"
+	tap_match "$ib: ibv_devinfo port_lid 0 before a subnet manager" \
+		'^[[:space:]]+port_lid:[[:space:]]+0$' "$info"
+	tap_match "$ib: ibv_devinfo GID 0 is fe80::/64 with the port GUID" \
+		'GID\[[[:space:]]*0\]:[[:space:]]+fe80:0000:0000:0000:' "$info"
+
+	stat=$(ibstat "$ib" 1 2>&1)
+	tap_match "$ib: ibstat Link layer: InfiniBand" \
+		'^[[:space:]]*Link layer: InfiniBand$' "$stat"
+	tap_match "$ib: ibstat State: Initializing" \
+		'^[[:space:]]*State: Initializing$' "$stat"
+	tap_match "$ib: ibstat Physical state: LinkUp" \
+		'^[[:space:]]*Physical state: LinkUp$' "$stat"
+
+	# Directed route with no hops: the MAD layer hands the SMP to the
+	# device's agent through process_mad, nothing crosses the wire.
+	ni=$(smpquery -C "$ib" -P 1 -D nodeinfo 0 2>&1)
+	tap_match "$ib: smpquery nodeinfo: NodeType Channel Adapter" \
+		'^NodeType:\.+Channel Adapter$' "$ni"
+	tap_match "$ib: smpquery nodeinfo: NumPorts 1" '^NumPorts:\.+1$' "$ni"
+	tap_match "$ib: smpquery nodeinfo: Guid is the node GUID" \
+		"^Guid:\\.+$guid_hex\$" "$ni"
+	pi=$(smpquery -C "$ib" -P 1 -D portinfo 0 2>&1)
+	tap_match "$ib: smpquery portinfo: LinkState Initialize" \
+		'^LinkState:\.+Initialize$' "$pi"
+	tap_match "$ib: smpquery portinfo: PhysLinkState LinkUp" \
+		'^PhysLinkState:\.+LinkUp$' "$pi"
+	nd_out=$(smpquery -C "$ib" -P 1 -D nodedesc 0 2>&1)
+	tap_match "$ib: smpquery nodedesc answers" '^Node Description:\.+.' \
+		"$nd_out"
+done
+
+# A subnet manager on the first port: one sweep (--once) configures it.
+if [ -z "$first_ib" ]; then
+	tap_skip_rest "no RDMA device for opensm"
+	ktap_finished
+fi
+port_guid=$(ibstat "$first_ib" 1 2>/dev/null | sed -n 's/^[[:space:]]*Port GUID: //p')
+log=$ORDMA_RESULTS/opensm-$first_ib.log
+tap_cmd "opensm sweeps once on $first_ib (port GUID ${port_guid:-?})" \
+	timeout 120 opensm --once -g "$port_guid" -f "$log" -s 0
+wait_for 30 grep -q ACTIVE "/sys/class/infiniband/$first_ib/ports/1/state"
+tap_eq "$first_ib: the SM brought the port to ACTIVE" "4: ACTIVE" \
+	"$(cat "/sys/class/infiniband/$first_ib/ports/1/state" 2>&1)"
+stat=$(ibstat "$first_ib" 1 2>&1)
+tap_match "$first_ib: ibstat State: Active" '^[[:space:]]*State: Active$' "$stat"
+lid=$(echo "$stat" | sed -n 's/^[[:space:]]*Base lid: //p')
+[ -n "$lid" ] && [ "$lid" -gt 0 ] 2>/dev/null
+ktap_test_result $? "$first_ib: ibstat Base lid is assigned (${lid:-none})"
+tap_eq "$first_ib: ibstat SM lid is the port's own LID" "$lid" \
+	"$(echo "$stat" | sed -n 's/^[[:space:]]*SM lid: //p')"
+info=$("$(bin ibv_devinfo)" -v -d "$first_ib" 2>&1)
+tap_match "$first_ib: ibv_devinfo state PORT_ACTIVE" \
+	'^[[:space:]]+state:[[:space:]]+PORT_ACTIVE \(4\)$' "$info"
+tap_match "$first_ib: ibv_devinfo port_lid $lid" \
+	"^[[:space:]]+port_lid:[[:space:]]+$lid\$" "$info"
+pi=$(smpquery -C "$first_ib" -P 1 -D portinfo 0 2>&1)
+tap_match "$first_ib: smpquery portinfo: LinkState Active" \
+	'^LinkState:\.+Active$' "$pi"
+
+ktap_finished
