@@ -901,6 +901,13 @@ TEST(test_sma_host_capabilities)
 	CHECK_EQ(modify_ib_port(&d, 1u << 19, 1u << 16, 1), ORDMA_CMD_STATUS_OK);
 	REQUIRE(pi_get(&d, pi));
 	CHECK_EQ(rd32(pi, PI_CAP_MASK), own | (1u << 19));
+	/* IsSM, as opening issm sets it, and its clearing */
+	CHECK_EQ(modify_ib_port(&d, 1u << 1, 0, 1), ORDMA_CMD_STATUS_OK);
+	REQUIRE(pi_get(&d, pi));
+	CHECK_EQ(rd32(pi, PI_CAP_MASK), own | (1u << 19) | (1u << 1));
+	CHECK_EQ(modify_ib_port(&d, 0, 1u << 1, 1), ORDMA_CMD_STATUS_OK);
+	REQUIRE(pi_get(&d, pi));
+	CHECK_EQ(rd32(pi, PI_CAP_MASK), own | (1u << 19));
 	/* the device's own bits, both masks, a bad port: refused */
 	CHECK_EQ(modify_ib_port(&d, 1u << 6, 0, 1), ORDMA_CMD_STATUS_BAD_PARAM);
 	CHECK_EQ(drv_syndrome(&d), 12);

@@ -345,12 +345,12 @@ struct ordma_cmd_set_node_desc {
 	__le32	port;			/* 1 */
 };
 
-/* The CapabilityMask bits a host may set: communication management
- * (16), SNMP tunneling (17), device management (19), vendor class (20)
- * and boot management (23)
+/* The CapabilityMask bits a host may set: a subnet manager (1), and
+ * communication management (16), SNMP tunneling (17), device management
+ * (19), vendor class (20) and boot management (23)
  */
-#define ORDMA_IB_PORT_HOST_CAPS		(BIT(16) | BIT(17) | BIT(19) | \
-					 BIT(20) | BIT(23))
+#define ORDMA_IB_PORT_HOST_CAPS		(BIT(1) | BIT(16) | BIT(17) | \
+					 BIT(19) | BIT(20) | BIT(23))
 
 /* The MAD was looked at: without REPLY or CONSUMED it is not the
  * device's to answer and goes on to the host's agents.
