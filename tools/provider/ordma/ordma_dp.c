@@ -508,14 +508,21 @@ void ordma_cqe_to_wc(const struct ordma_cqe *cqe, struct ibv_wc *wc)
 	if (flags & ORDMA_CQE_F_GRH)
 		wc->wc_flags |= IBV_WC_GRH;
 	wc->pkey_index = 0;
-	wc->slid = 0;
+	wc->slid = le16toh(cqe->slid);
 	wc->sl = ordma_wc_sl(cqe);
-	wc->dlid_path_bits = 0;
+	wc->dlid_path_bits = cqe->dlid_path_bits & 0x7f;
 }
 
 uint8_t ordma_wc_sl(const struct ordma_cqe *cqe)
 {
 	uint16_t flags = le16toh(cqe->flags);
+
+	/*
+	 * A receive on an InfiniBand port names its sender by LID, never 0
+	 * (the device drops packets from LID 0); on RoCE slid is 0.
+	 */
+	if (cqe->slid)
+		return cqe->sl & 0xf;
 
 	/*
 	 * RoCE has no service level on the wire.  For a UD receive the SL

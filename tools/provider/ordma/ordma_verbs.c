@@ -558,7 +558,7 @@ static unsigned int ordma_cqx_read_wc_flags(struct ibv_cq_ex *ibcq)
 
 static uint32_t ordma_cqx_read_slid(struct ibv_cq_ex *ibcq)
 {
-	return 0;
+	return le16toh(to_ordma_cq_ex(ibcq)->cur_cqe->slid);
 }
 
 static uint8_t ordma_cqx_read_sl(struct ibv_cq_ex *ibcq)
@@ -568,7 +568,7 @@ static uint8_t ordma_cqx_read_sl(struct ibv_cq_ex *ibcq)
 
 static uint8_t ordma_cqx_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
 {
-	return 0;
+	return to_ordma_cq_ex(ibcq)->cur_cqe->dlid_path_bits & 0x7f;
 }
 
 #define ORDMA_CQX_WC_FLAGS                                                     \

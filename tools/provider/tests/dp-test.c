@@ -456,6 +456,29 @@ TEST(recv_cqe_opcode_byte_len_qp_num_src_qp_imm_grh_imm_network_order)
 	CHECK_EQ(ntohl(wc.imm_data), 0x01020304);
 }
 
+/* An InfiniBand port's UD receive: the LRH's SLID, SL and path bits */
+TEST(ib_ud_recv_reports_slid_sl_path_bits)
+{
+	struct ordma_cqe cqe = recv_cqe();
+	struct ibv_wc wc;
+
+	cqe.flags = htole16(ORDMA_CQE_F_GRH);
+	cqe.slid = htole16(0x1234);
+	cqe.sl = 5;
+	cqe.dlid_path_bits = 3;
+	ordma_cqe_to_wc(&cqe, &wc);
+	CHECK_EQ(wc.slid, 0x1234);
+	CHECK_EQ(wc.sl, 5);		/* not RoCE's packet type */
+	CHECK_EQ(wc.dlid_path_bits, 3);
+	CHECK_EQ(wc.wc_flags & IBV_WC_GRH, IBV_WC_GRH);
+	CHECK_EQ(ordma_wc_sl(&cqe), 5);
+
+	cqe.flags = 0;
+	ordma_cqe_to_wc(&cqe, &wc);
+	CHECK_EQ(wc.wc_flags, 0);
+	CHECK_EQ(wc.sl, 5);
+}
+
 /* UCX's ud_verbs reads the network header type from the SL (mlx5's way) */
 TEST(ud_recv_sl_is_roce_v2_packet_type_ipv4_or_ipv6)
 {

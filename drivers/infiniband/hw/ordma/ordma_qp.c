@@ -60,8 +60,11 @@ static int ordma_av_from_ib_ah_attr(const struct rdma_ah_attr *ah_attr,
 
 	if (ah_attr->type != RDMA_AH_ATTR_TYPE_IB)
 		return -EINVAL;
-	/* 0 is no LID; the permissive LID is for directed route SMPs */
-	if (!dlid || dlid > be16_to_cpu(IB_LID_PERMISSIVE))
+	/*
+	 * 16-bit LIDs only.  LID 0 (an SM not yet known: ib_sa's SM AH) and
+	 * the permissive LID are the device's to refuse where they are wrong.
+	 */
+	if (dlid > be16_to_cpu(IB_LID_PERMISSIVE))
 		return -EINVAL;
 
 	memset(av, 0, sizeof(*av));
