@@ -29,10 +29,11 @@ static int fw_av_bad(size_t *bad_offset, const char **why, size_t field,
 
 /*
  * An InfiniBand port's AV: LRH fields always, GRH fields only when the AV
- * is global; vlan_id is not read.  The permissive DLID is the SMI's
- * alone and travels in directed route SMPs, never in an AV.
+ * is global; vlan_id is not read.  The permissive DLID addresses a
+ * directed route SMP's next hop: QP0 alone sends to it (the requester
+ * refuses it to other QPs), as the MAD layer's AVs for DR SMPs name it.
  */
-static int fw_av_check_ib(struct ordma_fw *fw, const struct ordma_av *av,
+static int fw_av_check_ib(const struct ordma_av *av,
 			  size_t *bad_offset, const char **why)
 {
 	uint16_t dlid = le16_to_cpu(av->dlid);
@@ -41,9 +42,9 @@ static int fw_av_check_ib(struct ordma_fw *fw, const struct ordma_av *av,
 		return fw_av_bad(bad_offset, why,
 				 offsetof(struct ordma_av, reserved_21),
 				 "AV reserved field not zero");
-	if (dlid == FW_IB_LID_RESERVED || dlid == FW_IB_LID_PERMISSIVE)
+	if (dlid == FW_IB_LID_RESERVED)
 		return fw_av_bad(bad_offset, why, offsetof(struct ordma_av, dlid),
-				 "dlid 0 or permissive");
+				 "dlid 0");
 	if (av->sl > FW_IB_SL_MAX)
 		return fw_av_bad(bad_offset, why, offsetof(struct ordma_av, sl),
 				 "sl above 15");
@@ -56,10 +57,11 @@ static int fw_av_check_ib(struct ordma_fw *fw, const struct ordma_av *av,
 	if (fw_bytes_zero(av->dgid, sizeof(av->dgid)))
 		return fw_av_bad(bad_offset, why, offsetof(struct ordma_av, dgid),
 				 "destination GID is zero");
-	if (av->sgid_index >= FW_GID_TABLE_LEN || !fw->gids[av->sgid_index].valid)
+	/* the port's one GID: the SM's prefix and the port GUID */
+	if (av->sgid_index != 0)
 		return fw_av_bad(bad_offset, why,
 				 offsetof(struct ordma_av, sgid_index),
-				 "sgid_index names no valid GID");
+				 "an InfiniBand port has GID 0 only");
 	if (le32_to_cpu(av->flow_label) > FW_FLOW_LABEL_MAX)
 		return fw_av_bad(bad_offset, why,
 				 offsetof(struct ordma_av, flow_label),
@@ -77,7 +79,7 @@ int fw_av_check(struct ordma_fw *fw, const struct ordma_av *av,
 				 offsetof(struct ordma_av, reserved_29),
 				 "AV reserved field not zero");
 	if (fw_port_is_ib(fw))
-		return fw_av_check_ib(fw, av, bad_offset, why);
+		return fw_av_check_ib(av, bad_offset, why);
 	if (fw_bytes_zero(av->dgid, sizeof(av->dgid)))
 		return fw_av_bad(bad_offset, why, offsetof(struct ordma_av, dgid),
 				 "destination GID is zero");

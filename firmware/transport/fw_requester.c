@@ -456,6 +456,10 @@ static uint8_t fw_req_ud_send(struct ordma_fw *fw, struct fw_qp *qp,
 		av = fw_ah_get(fw, le32_to_cpu(ud->ah), qp->pdn);
 	if (!av)
 		return ORDMA_CQE_LOC_QP_OP_ERR;
+	/* the permissive LID is for directed route SMPs from QP0 */
+	if (fw_port_is_ib(fw) && !qp->smi &&
+	    le16_to_cpu(av->dlid) == FW_IB_LID_PERMISSIVE)
+		return ORDMA_CQE_LOC_QP_OP_ERR;
 	if (qkey & 0x80000000u)
 		qkey = qp->attr.qkey;
 	memset(&h, 0, sizeof(h));

@@ -517,7 +517,11 @@ static int fw_tp_send_ib(struct ordma_fw *fw, struct fw_qp *qp,
 	ib.vl = h->dest_qp == FW_IB_QP0 ? FW_IB_VL15 :
 		fw_port_ib_sl_to_vl(fw, ib.sl);
 	ib.dlid = le16_to_cpu(av->dlid);
-	ib.slid = fw_port_ib_slid(fw, av->src_path_bits);
+	/* a port no subnet manager gave a LID sends its SMPs from the
+	 * permissive LID (IBTA 14.2.2)
+	 */
+	ib.slid = fw->ib.lid ? fw_port_ib_slid(fw, av->src_path_bits) :
+		  ib.vl == FW_IB_VL15 ? FW_IB_LID_PERMISSIVE : 0;
 	ib.global = av->ib_flags & ORDMA_AV_IB_GLOBAL;
 	if (ib.global) {
 		/* an InfiniBand port has one GID, the SM's prefix and GUID */

@@ -98,6 +98,9 @@ else
 		tools/fw/test-images.sh build/fw/test-images >/dev/null &&
 		tools/vm/run-vm.sh --fw-image build/fw/ordma-fw-1.1.0.img \
 		-T 'fw_image fw_flash' -o build/vm/check-image single"
+	# the NICs configured InfiniBand: no netdev, the subnet management
+	# agent through the MAD layer (ibstat, smpquery), opensm on the wire
+	step vm-ib tools/vm/run-vm.sh --link ib -T ib_port -o build/vm/check-ib single
 	# no tenant starves another with RNR NAKs: bandwidth alone and beside
 	# an RNR hog, in a VM of its own
 	step vm-fair tools/vm/run-vm.sh -T rnr_fair -o build/vm/check-fair single

@@ -170,7 +170,7 @@ void fill_attr(struct ordma_qp_attr *a, uint32_t mask, uint8_t next,
 		a->port = 1;
 	if (mask & A(QKEY))
 		a->qkey = cpu_to_le32(c->type == ORDMA_QPT_GSI ? ORDMA_GSI_QKEY :
-				      0x1234);
+				      c->type == ORDMA_QPT_SMI ? 0 : 0x1234);
 	if (mask & A(AV))
 		fill_av(&a->av, c, peer, 64, 0);
 	if (mask & A(PATH_MTU))
@@ -203,8 +203,9 @@ uint8_t qp_step(struct env *e, int i, uint8_t cur, uint8_t next,
 	struct ordma_qp_attr a;
 	uint32_t mask;
 
-	/* the GSI QP follows the UD rules */
-	fw_qp_transition_rule(c->type == ORDMA_QPT_GSI ? ORDMA_QPT_UD : c->type,
+	/* the GSI and SMI QPs follow the UD rules */
+	fw_qp_transition_rule(c->type == ORDMA_QPT_GSI ||
+			      c->type == ORDMA_QPT_SMI ? ORDMA_QPT_UD : c->type,
 			      cur, next, &rule);
 	mask = rule.required | A(STATE);
 	if (c->type == ORDMA_QPT_RC && next == ORDMA_QPS_RTR)

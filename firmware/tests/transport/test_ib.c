@@ -255,6 +255,58 @@ TEST(test_ib_gsi_inline_av)
 }
 
 /*
+ * QP0 as the MAD layer sends a directed route SMP: to the permissive LID,
+ * on VL15, from a port no subnet manager has configured yet (INIT, LID 0)
+ */
+TEST(test_ib_smi_permissive_in_init)
+{
+	struct ordma_cqe cqe;
+	struct ordma_av av;
+	struct side *a, *b;
+	struct tcfg c;
+	struct env e;
+	struct wr w;
+
+	ib_cfg(&c, false);
+	c.type = ORDMA_QPT_SMI;
+	c.sl = 0;
+	c.path_bits = 0;
+	c.lmc = 0;
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	REQUIRE_EQ(a->qpn, ORDMA_SMI_QPN);
+	REQUIRE_EQ(b->qpn, ORDMA_SMI_QPN);
+	a->d.fw->ib.state = ORDMA_PORT_INIT;
+	b->d.fw->ib.state = ORDMA_PORT_INIT;
+	a->d.fw->ib.lid = 0;
+	b->d.fw->ib.lid = 0;
+	pattern(mem(a, MR1_ADDR, 256), 256, 6);
+	post_recv(b, MR1_ADDR + 0x1000, 40 + 256);
+	fill_av(&av, &c, b, 0, 0);
+	av.dlid = cpu_to_le16(0xffff);
+	wr_init(&w, ORDMA_WQE_SEND, MR1_ADDR, 256, a->key1);
+	w.av = &av;
+	w.remote_qpn = ORDMA_SMI_QPN;
+	w.remote_qkey = 0;
+	post(a, &w);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 256, 0);
+	pump(&e);
+	/* on the cable, not looped back: the permissive LID is the next hop */
+	CHECK_EQ(e.l[0].sent, 1);
+	CHECK_EQ(a->d.fw->loopback.frames_looped, 0);
+	CHECK_EQ(stats(b).roce_rx_drop, 0);
+	REQUIRE(cqe_next(b, false, &cqe));
+	CHECK_EQ(cqe.status, ORDMA_CQE_SUCCESS);
+	CHECK_EQ(le32_to_cpu(cqe.byte_len), 40 + 256);
+	CHECK_EQ(le32_to_cpu(cqe.src_qp), ORDMA_SMI_QPN);
+	CHECK_EQ(le16_to_cpu(cqe.slid), 0xffff);
+	CHECK(!memcmp(mem(b, MR1_ADDR + 0x1000 + 40, 256), mem(a, MR1_ADDR, 256),
+		      256));
+	env_close(&e);
+}
+
+/*
  * UD to a multicast group: a multicast DLID and a GRH naming the group;
  * every member hears it, the sender's own port included, and a packet
  * to a multicast LID without a GRH is dropped.
