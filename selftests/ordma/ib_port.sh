@@ -6,7 +6,10 @@
 # interface; the verbs and the InfiniBand diagnostics (ibv_devinfo,
 # ibstat, smpquery through the device's subnet management agent) show a
 # port waiting in INIT for a subnet manager; then opensm, run on the
-# first port, assigns it a LID and brings it to ACTIVE.
+# first port, sweeps the fabric across the cable (directed route SMPs on
+# QP0), assigns both ports LIDs and brings them to ACTIVE; the verbs
+# tools and perftest then run between the two by LID, and ibnetdiscover
+# walks the fabric through the agents.
 . "$(dirname "$0")/lib.sh"
 
 [ "${ORDMA_LINK_LAYER:-eth}" = ib ] ||
@@ -21,7 +24,7 @@ done
 devs=$(ordma_pci_devs)
 ndev=$(echo "$devs" | grep -c .)
 ktap_header
-ktap_set_plan $((3 + 17 * ndev + 8))
+ktap_set_plan $((3 + 17 * ndev + 8 + 6))
 
 tap_cmd "ordma_ib loads" modprobe ordma_ib
 tap_cmd "ib_umad loads (the MAD tools' device files)" modprobe ib_umad
@@ -112,5 +115,62 @@ tap_match "$first_ib: ibv_devinfo port_lid $lid" \
 pi=$(smpquery -C "$first_ib" -P 1 -D portinfo 0 2>&1)
 tap_match "$first_ib: smpquery portinfo: LinkState Active" \
 	'^LinkState:\.+Active$' "$pi"
+
+# The other NIC, configured by the same SM across the cable
+second_ib=$(ordma_ibdev "$(echo "$devs" | sed -n 2p)")
+wait_for 30 grep -q ACTIVE "/sys/class/infiniband/$second_ib/ports/1/state"
+lid2=$(cat "/sys/class/infiniband/$second_ib/ports/1/lid" 2>/dev/null)
+[ "$(cat "/sys/class/infiniband/$second_ib/ports/1/state" 2>&1)" = "4: ACTIVE" ] &&
+	[ -n "$lid2" ] && [ "$((lid2))" -gt 0 ] && [ "$((lid2))" != "$lid" ]
+ktap_test_result $? "$second_ib: ACTIVE with a LID of its own (${lid2:-none}), set across the cable"
+
+TOOL_TIMEOUT=120
+PORT=18515
+# ib_pair NAME PATTERN TOOL ARGS...: server on the first port, client on
+# the second, addressed by LID (no GID); both exit 0, the client's output
+# matches PATTERN
+ib_pair() {
+	local name=$1 pattern=$2 tool=$3 port=$PORT srv cli spid src crc extra=
+	shift 3
+	PORT=$((PORT + 1))
+	case $tool in ib_*) extra=-F ;; esac
+	srv=$(mktemp) cli=$(mktemp)
+	timeout "$TOOL_TIMEOUT" "$(bin "$tool")" -d "$first_ib" -p "$port" $extra "$@" >"$srv" 2>&1 &
+	spid=$!
+	if wait_listen 60 "$port" "$spid"; then
+		timeout "$TOOL_TIMEOUT" "$(bin "$tool")" -d "$second_ib" -p "$port" $extra "$@" 127.0.0.1 >"$cli" 2>&1
+		crc=$?
+	else
+		crc=-1
+	fi
+	if [ "$crc" != 0 ]; then
+		stop_pid "$spid"
+		src=$?
+	else
+		wait "$spid"
+		src=$?
+	fi
+	if [ "$crc" = 0 ] && [ "$src" = 0 ] && grep -Eq -- "$pattern" "$cli"; then
+		ktap_test_pass "$name"
+	else
+		ktap_test_fail "$name (client rc $crc, server rc $src)"
+		sed 's/^/#   client: /' "$cli" | tail -n 10
+		sed 's/^/#   server: /' "$srv" | tail -n 10
+	fi
+	rm -f "$srv" "$cli"
+}
+pp_re='bytes in [0-9.]+ seconds'
+ib_pair "ibv_rc_pingpong by LID: 100 x 4096 bytes, MTU 1024, data checked" "$pp_re" \
+	ibv_rc_pingpong -n 100 -s 4096 -m 1024 -c
+ib_pair "ibv_ud_pingpong by LID: 100 x 1024 bytes" "$pp_re" \
+	ibv_ud_pingpong -n 100 -s 1024
+ib_pair "ib_write_bw by LID: 200 x 65536 bytes" \
+	'^[[:space:]]*65536[[:space:]]+200[[:space:]]+[0-9.]+' ib_write_bw -n 200 -s 65536
+ib_pair "ib_read_lat by LID: 100 x 64 bytes" '^[[:space:]]*64[[:space:]]+100[[:space:]]+' \
+	ib_read_lat -n 100 -s 64
+
+nd=$(ibnetdiscover -C "$first_ib" -P 1 2>&1)
+tap_eq "ibnetdiscover finds the two channel adapters" 2 \
+	"$(echo "$nd" | grep -c '^Ca[[:space:]]')"
 
 ktap_finished
