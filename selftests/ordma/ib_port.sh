@@ -8,8 +8,8 @@
 # port waiting in INIT for a subnet manager; then opensm, run on the
 # first port, sweeps the fabric across the cable (directed route SMPs on
 # QP0), assigns both ports LIDs and brings them to ACTIVE; the verbs
-# tools and perftest then run between the two by LID, and ibnetdiscover
-# walks the fabric through the agents.
+# tools and perftest then run between the two by LID, perfquery and
+# LID-routed smpquery ask the agents, ibnetdiscover walks the fabric.
 . "$(dirname "$0")/lib.sh"
 
 [ "${ORDMA_LINK_LAYER:-eth}" = ib ] ||
@@ -24,7 +24,7 @@ done
 devs=$(ordma_pci_devs)
 ndev=$(echo "$devs" | grep -c .)
 ktap_header
-ktap_set_plan $((3 + 17 * ndev + 8 + 6))
+ktap_set_plan $((3 + 17 * ndev + 8 + 9))
 
 tap_cmd "ordma_ib loads" modprobe ordma_ib
 tap_cmd "ib_umad loads (the MAD tools' device files)" modprobe ib_umad
@@ -169,6 +169,21 @@ ib_pair "ib_write_bw by LID: 200 x 65536 bytes" \
 ib_pair "ib_read_lat by LID: 100 x 64 bytes" '^[[:space:]]*64[[:space:]]+100[[:space:]]+' \
 	ib_read_lat -n 100 -s 64
 
+# the performance management agents, asked by LID through QP1: the
+# own port's and the other's
+for q in "$first_ib 1 $lid" "$first_ib 1 $((lid2))"; do
+	set -- $q
+	pq=$(perfquery -C "$1" -P "$2" "$3" 1 2>&1)
+	xmit=$(echo "$pq" | sed -En 's/^(PortXmitPkts|XmtPkts):\.*//p')
+	if [ -n "$xmit" ] && [ "$xmit" -gt 0 ] 2>/dev/null; then
+		ktap_test_pass "perfquery LID $3 from $1: PortXmitPkts counts the traffic ($xmit)"
+	else
+		ktap_test_fail "perfquery LID $3 from $1: PortXmitPkts counts the traffic (${xmit:-no answer})"
+		echo "$pq" | sed 's/^/#   /' | tail -n 15
+	fi
+done
+sq=$(smpquery -C "$first_ib" -P 1 nodeinfo "$((lid2))" 2>&1)
+tap_match "smpquery LID-routed nodeinfo of LID $((lid2))" '^NodeType:\.+Channel Adapter$' "$sq"
 nd=$(ibnetdiscover -C "$first_ib" -P 1 2>&1)
 tap_eq "ibnetdiscover finds the two channel adapters" 2 \
 	"$(echo "$nd" | grep -c '^Ca[[:space:]]')"

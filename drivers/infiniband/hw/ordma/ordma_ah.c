@@ -106,3 +106,15 @@ int ordma_destroy_ah(struct ib_ah *ibah, u32 flags)
 	ordma_report_destroy(dev, err, "DESTROY_AH %u", ah->handle);
 	return 0;
 }
+
+/*
+ * The MAD layer matches a response to its request by the request's AH
+ * (for LID-routed classes: the responder must be the LID it was sent to).
+ */
+int ordma_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr)
+{
+	struct ordma_ah *ah = to_ordma_ah(ibah);
+
+	ordma_av_to_ah_attr(to_ordma_ibdev(ibah->device), &ah->av, ah_attr);
+	return 0;
+}

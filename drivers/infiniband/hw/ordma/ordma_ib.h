@@ -557,6 +557,8 @@ int ordma_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 void ordma_qp_async_event(struct ordma_ibdev *dev, u32 qpn,
 			  enum ib_event_type type);
+void ordma_av_to_ah_attr(struct ordma_ibdev *dev, const struct ordma_av *av,
+			 struct rdma_ah_attr *ah_attr);
 int ordma_av_from_ah_attr(struct ordma_ibdev *dev,
 			  const struct rdma_ah_attr *ah_attr,
 			  struct ordma_av *av);
@@ -594,6 +596,7 @@ void ordma_srq_async_event(struct ordma_ibdev *dev, u32 srqn,
 int ordma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		    struct ib_udata *udata);
 int ordma_destroy_ah(struct ib_ah *ibah, u32 flags);
+int ordma_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr);
 
 /* ordma_stats.c */
 struct rdma_hw_stats *ordma_alloc_hw_port_stats(struct ib_device *ibdev,

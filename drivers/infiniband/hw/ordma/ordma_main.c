@@ -97,6 +97,7 @@ static const struct ib_device_ops ordma_ib_dev_ops = {
 	.post_send = ordma_post_send,
 	.post_srq_recv = ordma_post_srq_recv,
 	.query_device = ordma_query_device,
+	.query_ah = ordma_query_ah,
 	.query_pkey = ordma_query_pkey,
 	.query_port = ordma_query_port,
 	.query_qp = ordma_query_qp,

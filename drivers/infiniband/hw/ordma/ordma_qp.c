@@ -121,9 +121,8 @@ int ordma_av_from_ah_attr(struct ordma_ibdev *dev,
 	return 0;
 }
 
-static void ordma_av_to_ah_attr(struct ordma_ibdev *dev,
-				const struct ordma_av *av,
-				struct rdma_ah_attr *ah_attr)
+void ordma_av_to_ah_attr(struct ordma_ibdev *dev, const struct ordma_av *av,
+			 struct rdma_ah_attr *ah_attr)
 {
 	union ib_gid dgid;
 
