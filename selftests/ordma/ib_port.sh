@@ -9,7 +9,8 @@
 # first port, sweeps the fabric across the cable (directed route SMPs on
 # QP0), assigns both ports LIDs and brings them to ACTIVE; the verbs
 # tools and perftest then run between the two by LID, perfquery and
-# LID-routed smpquery ask the agents, ibnetdiscover walks the fabric.
+# LID-routed smpquery ask the agents, ibnetdiscover walks the fabric;
+# with opensm running, IPoIB carries a ping between the two ports.
 . "$(dirname "$0")/lib.sh"
 
 [ "${ORDMA_LINK_LAYER:-eth}" = ib ] ||
@@ -24,7 +25,7 @@ done
 devs=$(ordma_pci_devs)
 ndev=$(echo "$devs" | grep -c .)
 ktap_header
-ktap_set_plan $((3 + 17 * ndev + 8 + 9))
+ktap_set_plan $((3 + 17 * ndev + 8 + 9 + 4))
 
 tap_cmd "ordma_ib loads" modprobe ordma_ib
 tap_cmd "ib_umad loads (the MAD tools' device files)" modprobe ib_umad
@@ -187,5 +188,28 @@ tap_match "smpquery LID-routed nodeinfo of LID $((lid2))" '^NodeType:\.+Channel 
 nd=$(ibnetdiscover -C "$first_ib" -P 1 2>&1)
 tap_eq "ibnetdiscover finds the two channel adapters" 2 \
 	"$(echo "$nd" | grep -c '^Ca[[:space:]]')"
+
+# IPoIB: the subnet manager now runs on (its SA answers the multicast
+# joins); ib0 and ib1 in two network namespaces ping each other
+sm_pid=
+opensm -g "$port_guid" -f "$ORDMA_RESULTS/opensm-ipoib.log" >/dev/null 2>&1 &
+sm_pid=$!
+tap_cmd "ib_ipoib loads" modprobe ib_ipoib
+nd0=$(ls "/sys/class/infiniband/$first_ib/device/net" 2>/dev/null | head -n 1)
+nd1=$(ls "/sys/class/infiniband/$second_ib/device/net" 2>/dev/null | head -n 1)
+[ -n "$nd0" ] && [ -n "$nd1" ] &&
+	[ "$(cat "/sys/class/net/$nd0/type" 2>/dev/null)" = 32 ]
+ktap_test_result $? "IPoIB interfaces ${nd0:-none} and ${nd1:-none} (ARPHRD_INFINIBAND)"
+ip netns add ordma_ib_b 2>/dev/null
+ip link set "$nd1" netns ordma_ib_b &&
+	ip addr add 198.51.100.1/24 dev "$nd0" && ip link set "$nd0" up &&
+	ip -n ordma_ib_b addr add 198.51.100.2/24 dev "$nd1" &&
+	ip -n ordma_ib_b link set "$nd1" up
+ktap_test_result $? "IPoIB addresses on $nd0 and $nd1 (namespace ordma_ib_b)"
+# the broadcast group is joined once the SM has answered: wait for it
+wait_for 60 ping -c 1 -W 1 198.51.100.2
+tap_cmd "ping across IPoIB (5 packets)" ping -c 5 -W 2 198.51.100.2
+ip netns del ordma_ib_b 2>/dev/null
+stop_pid "$sm_pid" >/dev/null 2>&1
 
 ktap_finished
