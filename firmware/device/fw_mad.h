@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fw_priv.h"
 
@@ -115,6 +116,49 @@ struct fw_mad_ctx {
 	uint8_t flags;		/* ORDMA_MAD_FLAG_* */
 	uint32_t drop;		/* enum ordma_mad_drop */
 };
+
+/* Big-endian fields of a MAD's data at byte offset off */
+static inline void fw_mad_put8(uint8_t *d, size_t off, uint8_t v)
+{
+	d[off] = v;
+}
+
+static inline void fw_mad_put16(uint8_t *d, size_t off, uint16_t v)
+{
+	__be16 be = cpu_to_be16(v);
+
+	memcpy(d + off, &be, sizeof(be));
+}
+
+static inline void fw_mad_put32(uint8_t *d, size_t off, uint32_t v)
+{
+	__be32 be = cpu_to_be32(v);
+
+	memcpy(d + off, &be, sizeof(be));
+}
+
+static inline void fw_mad_put64(uint8_t *d, size_t off, uint64_t v)
+{
+	__be64 be = cpu_to_be64(v);
+
+	memcpy(d + off, &be, sizeof(be));
+}
+
+static inline uint16_t fw_mad_get16(const uint8_t *d, size_t off)
+{
+	__be16 be;
+
+	memcpy(&be, d + off, sizeof(be));
+	return be16_to_cpu(be);
+}
+
+static inline uint64_t fw_mad_get64(const uint8_t *d, size_t off)
+{
+	__be64 be;
+
+	memcpy(&be, d + off, sizeof(be));
+	return be64_to_cpu(be);
+}
 
 /* fw_sma.c */
 enum fw_mad_verdict fw_sma_process(struct ordma_fw *fw,

@@ -78,35 +78,6 @@ static const uint8_t fw_pma_ext_counter[4] = {
 #define CPI_CAP_MASK		2
 #define CPI_RESP_TIME		4
 
-static void put16(uint8_t *d, size_t off, uint16_t v)
-{
-	__be16 be = cpu_to_be16(v);
-
-	memcpy(d + off, &be, sizeof(be));
-}
-
-static void put32(uint8_t *d, size_t off, uint32_t v)
-{
-	__be32 be = cpu_to_be32(v);
-
-	memcpy(d + off, &be, sizeof(be));
-}
-
-static void put64(uint8_t *d, size_t off, uint64_t v)
-{
-	__be64 be = cpu_to_be64(v);
-
-	memcpy(d + off, &be, sizeof(be));
-}
-
-static uint16_t get16(const uint8_t *d, size_t off)
-{
-	__be16 be;
-
-	memcpy(&be, d + off, sizeof(be));
-	return be16_to_cpu(be);
-}
-
 /* What the port has counted since reset: octets for the data counters */
 static uint64_t fw_pma_raw(const struct ordma_fw *fw, enum fw_pma_counter c)
 {
@@ -161,19 +132,19 @@ static void fw_port_counters_get(struct ordma_fw *fw, uint8_t *d)
 
 	memset(d, 0, FW_PMA_DATA_SIZE);
 	d[PC_PORT_SELECT] = port_select;
-	put16(d, PC_SYMBOL_ERRORS,
+	fw_mad_put16(d, PC_SYMBOL_ERRORS,
 	      fw_sat(fw_pma_value(fw, FW_PMA_SYMBOL_ERRORS), UINT16_MAX));
 	d[PC_LINK_ERR_RECOVERY] =
 		fw_sat(fw_pma_value(fw, FW_PMA_LINK_ERR_RECOVERY), UINT8_MAX);
 	d[PC_LINK_DOWNED] = fw_sat(fw_pma_value(fw, FW_PMA_LINK_DOWNED),
 				   UINT8_MAX);
-	put16(d, PC_RCV_ERRORS,
+	fw_mad_put16(d, PC_RCV_ERRORS,
 	      fw_sat(fw_pma_value(fw, FW_PMA_RCV_ERRORS), UINT16_MAX));
-	put16(d, PC_RCV_REMOTE_PHYS,
+	fw_mad_put16(d, PC_RCV_REMOTE_PHYS,
 	      fw_sat(fw_pma_value(fw, FW_PMA_RCV_REMOTE_PHYS), UINT16_MAX));
-	put16(d, PC_RCV_SWITCH_RELAY,
+	fw_mad_put16(d, PC_RCV_SWITCH_RELAY,
 	      fw_sat(fw_pma_value(fw, FW_PMA_RCV_SWITCH_RELAY), UINT16_MAX));
-	put16(d, PC_XMIT_DISCARDS,
+	fw_mad_put16(d, PC_XMIT_DISCARDS,
 	      fw_sat(fw_pma_value(fw, FW_PMA_XMIT_DISCARDS), UINT16_MAX));
 	d[PC_XMIT_CONSTRAINT] =
 		fw_sat(fw_pma_value(fw, FW_PMA_XMIT_CONSTRAINT), UINT8_MAX);
@@ -182,21 +153,21 @@ static void fw_port_counters_get(struct ordma_fw *fw, uint8_t *d)
 	d[PC_LINK_INTEGRITY] =
 		fw_sat(fw_pma_value(fw, FW_PMA_LOCAL_LINK_INTEGRITY), 0xf) << 4 |
 		fw_sat(fw_pma_value(fw, FW_PMA_EXCESSIVE_OVERRUN), 0xf);
-	put16(d, PC_VL15_DROPPED,
+	fw_mad_put16(d, PC_VL15_DROPPED,
 	      fw_sat(fw_pma_value(fw, FW_PMA_VL15_DROPPED), UINT16_MAX));
-	put32(d, PC_XMIT_DATA,
+	fw_mad_put32(d, PC_XMIT_DATA,
 	      fw_sat(fw_pma_value(fw, FW_PMA_XMIT_DATA), UINT32_MAX));
-	put32(d, PC_RCV_DATA,
+	fw_mad_put32(d, PC_RCV_DATA,
 	      fw_sat(fw_pma_value(fw, FW_PMA_RCV_DATA), UINT32_MAX));
-	put32(d, PC_XMIT_PKTS,
+	fw_mad_put32(d, PC_XMIT_PKTS,
 	      fw_sat(fw_pma_value(fw, FW_PMA_XMIT_PKTS), UINT32_MAX));
-	put32(d, PC_RCV_PKTS,
+	fw_mad_put32(d, PC_RCV_PKTS,
 	      fw_sat(fw_pma_value(fw, FW_PMA_RCV_PKTS), UINT32_MAX));
 }
 
 static void fw_port_counters_set(struct ordma_fw *fw, const uint8_t *d)
 {
-	uint16_t select = get16(d, PC_COUNTER_SELECT);
+	uint16_t select = fw_mad_get16(d, PC_COUNTER_SELECT);
 	unsigned int c;
 
 	for (c = 0; c < FW_PMA_COUNTERS; c++)
@@ -212,13 +183,13 @@ static void fw_port_counters_ext_get(struct ordma_fw *fw, uint8_t *d)
 	memset(d, 0, FW_PMA_DATA_SIZE);
 	d[PC_PORT_SELECT] = port_select;
 	for (i = 0; i < ARRAY_SIZE(fw_pma_ext_counter); i++)
-		put64(d, PCE_XMIT_DATA + 8 * i,
+		fw_mad_put64(d, PCE_XMIT_DATA + 8 * i,
 		      fw_pma_value(fw, fw_pma_ext_counter[i]));
 }
 
 static void fw_port_counters_ext_set(struct ordma_fw *fw, const uint8_t *d)
 {
-	uint16_t select = get16(d, PC_COUNTER_SELECT);
+	uint16_t select = fw_mad_get16(d, PC_COUNTER_SELECT);
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(fw_pma_ext_counter); i++)
@@ -231,8 +202,8 @@ static void fw_class_port_info_get(uint8_t *d)
 	memset(d, 0, FW_PMA_DATA_SIZE);
 	d[CPI_BASE_VERSION] = FW_MAD_BASE_VERSION;
 	d[CPI_CLASS_VERSION] = FW_PMA_CLASS_VERSION;
-	put16(d, CPI_CAP_MASK, FW_PMA_CAP_EXT_NOIETF);
-	put32(d, CPI_RESP_TIME, FW_PMA_RESP_TIME);
+	fw_mad_put16(d, CPI_CAP_MASK, FW_PMA_CAP_EXT_NOIETF);
+	fw_mad_put32(d, CPI_RESP_TIME, FW_PMA_RESP_TIME);
 }
 
 static enum fw_mad_verdict fw_pma_reply(struct fw_mad_ctx *m, uint16_t status)

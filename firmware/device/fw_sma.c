@@ -112,55 +112,13 @@
 #define NI_LOCAL_PORT		36
 #define NI_VENDOR_ID		37
 
-static void put8(uint8_t *d, size_t off, uint8_t v)
-{
-	d[off] = v;
-}
-
-static void put16(uint8_t *d, size_t off, uint16_t v)
-{
-	__be16 be = cpu_to_be16(v);
-
-	memcpy(d + off, &be, sizeof(be));
-}
-
-static void put32(uint8_t *d, size_t off, uint32_t v)
-{
-	__be32 be = cpu_to_be32(v);
-
-	memcpy(d + off, &be, sizeof(be));
-}
-
-static void put64(uint8_t *d, size_t off, uint64_t v)
-{
-	__be64 be = cpu_to_be64(v);
-
-	memcpy(d + off, &be, sizeof(be));
-}
-
-static uint16_t get16(const uint8_t *d, size_t off)
-{
-	__be16 be;
-
-	memcpy(&be, d + off, sizeof(be));
-	return be16_to_cpu(be);
-}
-
-static uint64_t get64(const uint8_t *d, size_t off)
-{
-	__be64 be;
-
-	memcpy(&be, d + off, sizeof(be));
-	return be64_to_cpu(be);
-}
-
 /* The port GUID (and node GUID): the EUI-64 of the factory MAC */
 static uint64_t fw_sma_guid(const struct ordma_fw *fw)
 {
 	uint8_t eui[8];
 
 	ordma_fw_mac_to_eui64(fw->cfg.mac, eui);
-	return get64(eui, 0);
+	return fw_mad_get64(eui, 0);
 }
 
 
@@ -364,19 +322,19 @@ static void fw_node_info_get(struct fw_sma_op *op, uint8_t *d)
 	const struct ordma_fw *fw = op->fw;
 	uint64_t guid = fw_sma_guid(fw);
 
-	put8(d, NI_BASE_VERSION, FW_MAD_BASE_VERSION);
-	put8(d, NI_CLASS_VERSION, FW_SMP_CLASS_VERSION);
-	put8(d, NI_NODE_TYPE, FW_NODE_TYPE_CA);
-	put8(d, NI_NUM_PORTS, ORDMA_PORT_NUM);
-	put64(d, NI_SYS_IMAGE_GUID, guid);
-	put64(d, NI_NODE_GUID, guid);
-	put64(d, NI_PORT_GUID, guid);
-	put16(d, NI_PARTITION_CAP, FW_SMA_PARTITION_CAP);
-	put16(d, NI_DEVICE_ID, ORDMA_PCI_DEVICE_ID);
-	put32(d, NI_REVISION, ORDMA_PCI_REVISION);
-	put8(d, NI_LOCAL_PORT, ORDMA_PORT_NUM);
-	put8(d, NI_VENDOR_ID, (ORDMA_PCI_VENDOR_ID >> 16) & 0xff);
-	put16(d, NI_VENDOR_ID + 1, ORDMA_PCI_VENDOR_ID & 0xffff);
+	fw_mad_put8(d, NI_BASE_VERSION, FW_MAD_BASE_VERSION);
+	fw_mad_put8(d, NI_CLASS_VERSION, FW_SMP_CLASS_VERSION);
+	fw_mad_put8(d, NI_NODE_TYPE, FW_NODE_TYPE_CA);
+	fw_mad_put8(d, NI_NUM_PORTS, ORDMA_PORT_NUM);
+	fw_mad_put64(d, NI_SYS_IMAGE_GUID, guid);
+	fw_mad_put64(d, NI_NODE_GUID, guid);
+	fw_mad_put64(d, NI_PORT_GUID, guid);
+	fw_mad_put16(d, NI_PARTITION_CAP, FW_SMA_PARTITION_CAP);
+	fw_mad_put16(d, NI_DEVICE_ID, ORDMA_PCI_DEVICE_ID);
+	fw_mad_put32(d, NI_REVISION, ORDMA_PCI_REVISION);
+	fw_mad_put8(d, NI_LOCAL_PORT, ORDMA_PORT_NUM);
+	fw_mad_put8(d, NI_VENDOR_ID, (ORDMA_PCI_VENDOR_ID >> 16) & 0xff);
+	fw_mad_put16(d, NI_VENDOR_ID + 1, ORDMA_PCI_VENDOR_ID & 0xffff);
 }
 
 /* NodeDescription: 64 bytes of text, what the host last set */
@@ -393,40 +351,40 @@ static void fw_port_info_get(struct fw_sma_op *op, uint8_t *d)
 
 	fw_mkey_lease_expired(fw);
 	fw_sma_active_rate(fw, &width, &speed, &speed_ext);
-	put64(d, PI_MKEY, op->hide_mkey ? 0 : ib->mkey);
-	put64(d, PI_GID_PREFIX, ib->gid_prefix);
-	put16(d, PI_LID, ib->lid);
-	put16(d, PI_SM_LID, ib->sm_lid);
-	put32(d, PI_CAP_MASK, fw_sma_cap_mask(fw));
-	put16(d, PI_LEASE, ib->mkey_lease_period);
-	put8(d, PI_LOCAL_PORT, ORDMA_PORT_NUM);
-	put8(d, PI_WIDTH_EN, ib->link_width_enabled);
-	put8(d, PI_WIDTH_SUP, FW_WIDTH_SUPPORTED);
-	put8(d, PI_WIDTH_ACT, width);
-	put8(d, PI_SPEED_SUP_STATE,
+	fw_mad_put64(d, PI_MKEY, op->hide_mkey ? 0 : ib->mkey);
+	fw_mad_put64(d, PI_GID_PREFIX, ib->gid_prefix);
+	fw_mad_put16(d, PI_LID, ib->lid);
+	fw_mad_put16(d, PI_SM_LID, ib->sm_lid);
+	fw_mad_put32(d, PI_CAP_MASK, fw_sma_cap_mask(fw));
+	fw_mad_put16(d, PI_LEASE, ib->mkey_lease_period);
+	fw_mad_put8(d, PI_LOCAL_PORT, ORDMA_PORT_NUM);
+	fw_mad_put8(d, PI_WIDTH_EN, ib->link_width_enabled);
+	fw_mad_put8(d, PI_WIDTH_SUP, FW_WIDTH_SUPPORTED);
+	fw_mad_put8(d, PI_WIDTH_ACT, width);
+	fw_mad_put8(d, PI_SPEED_SUP_STATE,
 	     FW_SPEED_SUPPORTED << 4 | fw_sma_port_state(fw));
-	put8(d, PI_PHYS_DOWNDEF,
+	fw_mad_put8(d, PI_PHYS_DOWNDEF,
 	     fw_sma_phys_state(fw) << 4 | ib->link_down_default);
-	put8(d, PI_PROT_LMC, ib->mkey_protect << 6 | ib->lmc);
-	put8(d, PI_SPEED_ACT_EN, speed << 4 | ib->link_speed_enabled);
-	put8(d, PI_MTU_SMSL, ib->neighbor_mtu << 4 | ib->sm_sl);
-	put8(d, PI_VLCAP_INIT, FW_SMA_VL_CAP << 4);
-	put8(d, PI_VL_HIGH_LIMIT, ib->vl_high_limit);
-	put8(d, PI_VL_ARB_HIGH_CAP, FW_IB_VL_ARB_ENTRIES);
-	put8(d, PI_VL_ARB_LOW_CAP, FW_IB_VL_ARB_ENTRIES);
-	put8(d, PI_MTU_CAP, FW_SMA_MTU_CAP);
-	put8(d, PI_HOQ, ib->hoq_life);
-	put8(d, PI_OP_VLS, ib->operational_vls << 4);
-	put16(d, PI_MKEY_VIOL, ib->mkey_violations);
-	put16(d, PI_PKEY_VIOL, ib->pkey_violations);
-	put16(d, PI_QKEY_VIOL, ib->qkey_violations);
-	put8(d, PI_GUID_CAP, FW_SMA_GUID_CAP);
-	put8(d, PI_REREG_TIMEOUT, ib->subnet_timeout);
-	put8(d, PI_RESP_TIME, FW_SMA_RESP_TIME);
-	put8(d, PI_PHY_ERRORS, ib->phy_error_thresholds);
-	put8(d, PI_SPEED_EXT_ACT_SUP,
+	fw_mad_put8(d, PI_PROT_LMC, ib->mkey_protect << 6 | ib->lmc);
+	fw_mad_put8(d, PI_SPEED_ACT_EN, speed << 4 | ib->link_speed_enabled);
+	fw_mad_put8(d, PI_MTU_SMSL, ib->neighbor_mtu << 4 | ib->sm_sl);
+	fw_mad_put8(d, PI_VLCAP_INIT, FW_SMA_VL_CAP << 4);
+	fw_mad_put8(d, PI_VL_HIGH_LIMIT, ib->vl_high_limit);
+	fw_mad_put8(d, PI_VL_ARB_HIGH_CAP, FW_IB_VL_ARB_ENTRIES);
+	fw_mad_put8(d, PI_VL_ARB_LOW_CAP, FW_IB_VL_ARB_ENTRIES);
+	fw_mad_put8(d, PI_MTU_CAP, FW_SMA_MTU_CAP);
+	fw_mad_put8(d, PI_HOQ, ib->hoq_life);
+	fw_mad_put8(d, PI_OP_VLS, ib->operational_vls << 4);
+	fw_mad_put16(d, PI_MKEY_VIOL, ib->mkey_violations);
+	fw_mad_put16(d, PI_PKEY_VIOL, ib->pkey_violations);
+	fw_mad_put16(d, PI_QKEY_VIOL, ib->qkey_violations);
+	fw_mad_put8(d, PI_GUID_CAP, FW_SMA_GUID_CAP);
+	fw_mad_put8(d, PI_REREG_TIMEOUT, ib->subnet_timeout);
+	fw_mad_put8(d, PI_RESP_TIME, FW_SMA_RESP_TIME);
+	fw_mad_put8(d, PI_PHY_ERRORS, ib->phy_error_thresholds);
+	fw_mad_put8(d, PI_SPEED_EXT_ACT_SUP,
 	     speed_ext << 4 | FW_SPEED_EXT_SUPPORTED);
-	put8(d, PI_SPEED_EXT_EN, FW_SPEED_EXT_SUPPORTED);
+	fw_mad_put8(d, PI_SPEED_EXT_EN, FW_SPEED_EXT_SUPPORTED);
 }
 
 static bool fw_lid_unicast(uint16_t lid)
@@ -464,8 +422,8 @@ static uint16_t fw_port_info_set(struct fw_sma_op *op, const uint8_t *d)
 {
 	struct ordma_fw *fw = op->fw;
 	struct fw_ib_port *ib = &fw->ib;
-	uint16_t lid = get16(d, PI_LID), sm_lid = get16(d, PI_SM_LID);
-	uint64_t prefix = get64(d, PI_GID_PREFIX);
+	uint16_t lid = fw_mad_get16(d, PI_LID), sm_lid = fw_mad_get16(d, PI_SM_LID);
+	uint64_t prefix = fw_mad_get64(d, PI_GID_PREFIX);
 	uint8_t state = d[PI_SPEED_SUP_STATE] & 0xf;
 	uint8_t phys = d[PI_PHYS_DOWNDEF] >> 4;
 	uint8_t down_def = d[PI_PHYS_DOWNDEF] & 0xf;
@@ -494,13 +452,13 @@ static uint16_t fw_port_info_set(struct fw_sma_op *op, const uint8_t *d)
 		op->changes |= ORDMA_PORT_CHANGE_GID;
 	if (d[PI_REREG_TIMEOUT] & PI_CLIENT_REREG)
 		op->changes |= ORDMA_PORT_CHANGE_CLIENT_REREG;
-	ib->mkey = get64(d, PI_MKEY);
+	ib->mkey = fw_mad_get64(d, PI_MKEY);
 	ib->gid_prefix = prefix;
 	ib->lid = lid;
 	ib->sm_lid = sm_lid;
 	ib->lmc = lmc;
 	ib->sm_sl = sm_sl;
-	ib->mkey_lease_period = get16(d, PI_LEASE);
+	ib->mkey_lease_period = fw_mad_get16(d, PI_LEASE);
 	ib->mkey_protect = d[PI_PROT_LMC] >> 6;
 	if (width)
 		ib->link_width_enabled = width == FW_WIDTH_SET_SUPPORTED ?
@@ -518,11 +476,11 @@ static uint16_t fw_port_info_set(struct fw_sma_op *op, const uint8_t *d)
 	ib->subnet_timeout = d[PI_REREG_TIMEOUT] & 0x1f;
 	ib->phy_error_thresholds = d[PI_PHY_ERRORS];
 	/* the violation counters: a Set of zero clears them */
-	if (!get16(d, PI_MKEY_VIOL))
+	if (!fw_mad_get16(d, PI_MKEY_VIOL))
 		ib->mkey_violations = 0;
-	if (!get16(d, PI_PKEY_VIOL))
+	if (!fw_mad_get16(d, PI_PKEY_VIOL))
 		ib->pkey_violations = 0;
-	if (!get16(d, PI_QKEY_VIOL))
+	if (!fw_mad_get16(d, PI_QKEY_VIOL))
 		ib->qkey_violations = 0;
 
 	if (phys == ORDMA_PORT_PHYS_DISABLED) {
@@ -553,12 +511,12 @@ static uint16_t fw_block0_check_mod(const struct fw_sma_op *op)
 static void fw_pkey_get(struct fw_sma_op *op, uint8_t *d)
 {
 	memset(d, 0, FW_SMP_DATA_SIZE);
-	put16(d, 0, op->fw->ib.pkey);
+	fw_mad_put16(d, 0, op->fw->ib.pkey);
 }
 
 static uint16_t fw_pkey_set(struct fw_sma_op *op, const uint8_t *d)
 {
-	uint16_t pkey = get16(d, 0);
+	uint16_t pkey = fw_mad_get16(d, 0);
 
 	if (pkey != op->fw->ib.pkey)
 		op->changes |= ORDMA_PORT_CHANGE_PKEY;
@@ -569,7 +527,7 @@ static uint16_t fw_pkey_set(struct fw_sma_op *op, const uint8_t *d)
 static void fw_guid_get(struct fw_sma_op *op, uint8_t *d)
 {
 	memset(d, 0, FW_SMP_DATA_SIZE);
-	put64(d, 0, fw_sma_guid(op->fw));
+	fw_mad_put64(d, 0, fw_sma_guid(op->fw));
 }
 
 /* GUID 0 is the manufacturer's: a Set changes nothing */
