@@ -127,47 +127,18 @@ ktap_test_result $? "$second_ib: ACTIVE with a LID of its own (${lid2:-none}), s
 
 TOOL_TIMEOUT=120
 PORT=18515
-# ib_pair NAME PATTERN TOOL ARGS...: server on the first port, client on
-# the second, addressed by LID (no GID); both exit 0, the client's output
-# matches PATTERN
-ib_pair() {
-	local name=$1 pattern=$2 tool=$3 port=$PORT srv cli spid src crc extra=
-	shift 3
-	PORT=$((PORT + 1))
-	case $tool in ib_*) extra=-F ;; esac
-	srv=$(mktemp) cli=$(mktemp)
-	timeout "$TOOL_TIMEOUT" "$(bin "$tool")" -d "$first_ib" -p "$port" $extra "$@" >"$srv" 2>&1 &
-	spid=$!
-	if wait_listen 60 "$port" "$spid"; then
-		timeout "$TOOL_TIMEOUT" "$(bin "$tool")" -d "$second_ib" -p "$port" $extra "$@" 127.0.0.1 >"$cli" 2>&1
-		crc=$?
-	else
-		crc=-1
-	fi
-	if [ "$crc" != 0 ]; then
-		stop_pid "$spid"
-		src=$?
-	else
-		wait "$spid"
-		src=$?
-	fi
-	if [ "$crc" = 0 ] && [ "$src" = 0 ] && grep -Eq -- "$pattern" "$cli"; then
-		ktap_test_pass "$name"
-	else
-		ktap_test_fail "$name (client rc $crc, server rc $src)"
-		sed 's/^/#   client: /' "$cli" | tail -n 10
-		sed 's/^/#   server: /' "$srv" | tail -n 10
-	fi
-	rm -f "$srv" "$cli"
-}
+# run_pair (lib.sh): server on the first port, client on the second,
+# addressed by LID (no GID)
+ib=([1]="$first_ib" [2]="$second_ib")
+gidx=()
 pp_re='bytes in [0-9.]+ seconds'
-ib_pair "ibv_rc_pingpong by LID: 100 x 4096 bytes, MTU 1024, data checked" "$pp_re" \
+run_pair "ibv_rc_pingpong by LID: 100 x 4096 bytes, MTU 1024, data checked" "$pp_re" \
 	ibv_rc_pingpong -n 100 -s 4096 -m 1024 -c
-ib_pair "ibv_ud_pingpong by LID: 100 x 1024 bytes" "$pp_re" \
+run_pair "ibv_ud_pingpong by LID: 100 x 1024 bytes" "$pp_re" \
 	ibv_ud_pingpong -n 100 -s 1024
-ib_pair "ib_write_bw by LID: 200 x 65536 bytes" \
+run_pair "ib_write_bw by LID: 200 x 65536 bytes" \
 	'^[[:space:]]*65536[[:space:]]+200[[:space:]]+[0-9.]+' ib_write_bw -n 200 -s 65536
-ib_pair "ib_read_lat by LID: 100 x 64 bytes" '^[[:space:]]*64[[:space:]]+100[[:space:]]+' \
+run_pair "ib_read_lat by LID: 100 x 64 bytes" '^[[:space:]]*64[[:space:]]+100[[:space:]]+' \
 	ib_read_lat -n 100 -s 64
 
 # the performance management agents, asked by LID through QP1: the

@@ -255,6 +255,65 @@ ordma_require_provider() {
 
 bin() { if [ -x "$P/bin/$1" ]; then echo "$P/bin/$1"; else command -v "$1"; fi; }
 
+# run_pair NAME EXPECTED TOOL ARGS...: TOOL as the server on RDMA device
+# ${ib[1]} and as the client on ${ib[2]}, meeting over TCP on the
+# loopback interface; the device options are added here (-d, and the
+# GID index ${gidx[N]} as -g for the ibv_* tools, -x for perftest; no
+# GID on InfiniBand ports, where the tools address each other by LID).
+# Both must exit 0 and every line of EXPECTED (one extended regular
+# expression a line) must match a line of the client's output.  Uses
+# and advances $PORT.
+run_pair() {
+	local name=$1 expected=$2 tool=$3 sopt copt srv cli spid src crc re missing=""
+	local port=$PORT
+	shift 3
+	PORT=$((PORT + 1))
+	case $tool in
+	ibv_*)
+		sopt="-d ${ib[1]} ${gidx[1]:+-g ${gidx[1]}}"
+		copt="-d ${ib[2]} ${gidx[2]:+-g ${gidx[2]}}" ;;
+	*)
+		sopt="-d ${ib[1]} ${gidx[1]:+-x ${gidx[1]}} -F"
+		copt="-d ${ib[2]} ${gidx[2]:+-x ${gidx[2]}} -F" ;;
+	esac
+	srv=$(mktemp) cli=$(mktemp)
+	# shellcheck disable=SC2086 # option strings split on purpose
+	timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $sopt -p "$port" "$@" >"$srv" 2>&1 &
+	spid=$!
+	if wait_listen 60 "$port" "$spid"; then
+		# shellcheck disable=SC2086
+		timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $copt -p "$port" "$@" 127.0.0.1 >"$cli" 2>&1
+		crc=$?
+	else
+		crc=-1
+		echo "server did not listen on TCP port $port within 60 s" >"$cli"
+	fi
+	# A server whose client failed would wait for it until the timeout,
+	# and the time of every later case with it.
+	if [ "$crc" != 0 ]; then
+		stop_pid "$spid"
+		src=$?
+	else
+		wait "$spid"
+		src=$?
+	fi
+	while IFS= read -r re; do
+		grep -Eq -- "$re" "$cli" || missing+="${missing:+, }/$re/"
+	done <<<"$expected"
+	if [ "$crc" = 0 ] && [ "$src" = 0 ] && [ -z "$missing" ]; then
+		ktap_test_pass "$name"
+		while IFS= read -r re; do
+			grep -E -- "$re" "$cli" | head -n 1 | sed 's/^/#   /'
+		done <<<"$expected"
+	else
+		ktap_test_fail "$name (client rc $crc, server rc $src)"
+		[ -z "$missing" ] || ktap_print_msg "no client line matches $missing"
+		sed 's/^/#   client: /' "$cli" | tail -n 15
+		sed 's/^/#   server: /' "$srv" | tail -n 15
+	fi
+	rm -f "$srv" "$cli"
+}
+
 # Two VMs (run-vm.sh pair) meet at barriers in $ORDMA_SYNC, named by
 # the test's $PAIR_TAG.
 # pair_barrier NAME: wait until the peer VM has reached the same point
@@ -265,10 +324,12 @@ pair_barrier() {
 
 # pair_across SERVER NAME PATTERN TOOL ARGS...: TOOL as the server on VM
 # SERVER (A or B), as the client on the other; each VM uses its own RDMA
-# device $ib and GID index $gidx, TCP port $PAIR_PORT (then the next)
-# and reports its own side (exit 0; the client's output matches
-# PATTERN).  The client starts once the server listens, and says when it
-# failed: the server would otherwise wait for it until its timeout.
+# device $ib and GID index $gidx (none on an InfiniBand port: the tools
+# address the peer by LID), TCP port $PAIR_PORT (then the next) and
+# reports its own side (exit 0; the client's output matches PATTERN).
+# The client starts once the server listens, and says when it failed:
+# the server would otherwise wait for it until its timeout.  rping
+# meets its peer through the RDMA CM at $ORDMA_PEER_IP.
 pair_across() {
 	local server=$1 name=$2 pattern=$3 tool=$4 opt out rc pid port=$PAIR_PORT
 	local fail=$ORDMA_SYNC/client.$PAIR_TAG.fail$((PAIR_T + 1))
@@ -276,17 +337,26 @@ pair_across() {
 	PAIR_T=$((PAIR_T + 1))
 	PAIR_PORT=$((PAIR_PORT + 1))
 	case $tool in
-	ibv_*) opt="-d $ib -g $gidx -p $port" ;;
+	ibv_*) opt="-d $ib ${gidx:+-g $gidx} -p $port" ;;
 	ucx_perftest) opt="-p $port" ;;
-	*) opt="-d $ib -x $gidx -p $port -F" ;;
+	rping) opt="-p $port" ;;
+	*) opt="-d $ib ${gidx:+-x $gidx} -p $port -F" ;;
 	esac
 	out=$(mktemp)
 	if [ "$GUEST_ROLE" = "$server" ]; then
-		# shellcheck disable=SC2086
-		timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $opt "$@" >"$out" 2>&1 &
-		pid=$!
-		wait_listen 60 "$port" "$pid" ||
-			echo "server did not listen on TCP port $port" >>"$out"
+		if [ "$tool" = rping ]; then
+			# shellcheck disable=SC2086
+			timeout "$TOOL_TIMEOUT" "$(bin rping)" -s -a "$ORDMA_LOCAL_IP" $opt "$@" >"$out" 2>&1 &
+			pid=$!
+			wait_for 60 cm_listening "$port" ||
+				echo "server did not listen on RDMA CM port $port" >>"$out"
+		else
+			# shellcheck disable=SC2086
+			timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $opt "$@" >"$out" 2>&1 &
+			pid=$!
+			wait_listen 60 "$port" "$pid" ||
+				echo "server did not listen on TCP port $port" >>"$out"
+		fi
 		pair_barrier "t$PAIR_T"
 		wait_for "$TOOL_TIMEOUT" sh -c "! kill -0 $pid || test -e $fail"
 		if kill -0 "$pid" 2>/dev/null; then
@@ -301,8 +371,13 @@ pair_across() {
 		pattern=.
 	else
 		pair_barrier "t$PAIR_T"
-		# shellcheck disable=SC2086
-		timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $opt "$@" "$ORDMA_PEER_IP" >"$out" 2>&1
+		if [ "$tool" = rping ]; then
+			# shellcheck disable=SC2086
+			timeout "$TOOL_TIMEOUT" "$(bin rping)" -c -a "$ORDMA_PEER_IP" $opt "$@" >"$out" 2>&1
+		else
+			# shellcheck disable=SC2086
+			timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $opt "$@" "$ORDMA_PEER_IP" >"$out" 2>&1
+		fi
 		rc=$?
 		[ "$rc" = 0 ] || touch "$fail"
 	fi
@@ -317,12 +392,28 @@ pair_across() {
 	pair_barrier "d$PAIR_T"
 }
 
-# pair_rdma_up: this VM's ORDMA NIC up with its test address (MTU 9000),
-# its RoCE v2 GID present and the peer reachable, then barrier "up".
-# Sets bdf, nd (netdev), ib (RDMA device) and gidx; false without them.
+# cm_listening PORT: an RDMA CM ID listens on PORT
+cm_listening() {
+	rdma res show cm_id src-port "$1" 2>/dev/null | grep -q 'state LISTEN'
+}
+
+# pair_rdma_up: this VM's ORDMA NIC ready and the peer reachable, then
+# barrier "up".  Sets bdf, nd (the netdev carrying $ORDMA_LOCAL_IP), ib
+# (RDMA device) and gidx; false without them.
+#
+# Ethernet ports: the ORDMA netdev gets the address (MTU 9000, every
+# path MTU up to 4096 available) and gidx is its RoCE v2 GID.
+# InfiniBand ports (ORDMA_LINK_LAYER=ib): VM A runs the subnet manager
+# (opensm, left running for the tests that follow: its SA answers the
+# path and multicast queries of the RDMA CM and IPoIB), both ports wait
+# for ACTIVE, the IPoIB interface gets the address, gidx stays empty.
 pair_rdma_up() {
 	modprobe ib_uverbs
 	bdf=$(ordma_pci_devs | head -n 1)
+	if [ "${ORDMA_LINK_LAYER:-eth}" = ib ]; then
+		pair_ib_up
+		return
+	fi
 	nd=$(ordma_netdev "$bdf") || nd=
 	ib=$(ordma_ibdev "$bdf") || ib=
 	if [ -n "$nd" ]; then
@@ -335,6 +426,79 @@ pair_rdma_up() {
 	wait_for 60 ping -c 1 -W 1 "$ORDMA_PEER_IP"
 	pair_barrier up
 	[ -n "$ib" ] && [ -n "$gidx" ]
+}
+
+# pair_ib_up: pair_rdma_up on InfiniBand ports
+pair_ib_up() {
+	local rc
+	modprobe ordma_ib
+	modprobe ib_umad
+	modprobe ib_ipoib
+	wait_for 30 ordma_ibdev "$bdf"
+	[ "$GUEST_ROLE" != A ] || pair_ib_sm
+	pair_ib_ready
+	rc=$?
+	pair_barrier up
+	return $rc
+}
+
+# pair_ib_sm: start the subnet manager on this VM's port unless it runs.
+# opensm does not survive the loss of its own port (a recovery of the
+# NIC): it then spins on errors and must be started again, once the
+# port is back.  Each start logs to a file of its own.
+pair_ib_sm() {
+	local guid
+	pgrep -x opensm >/dev/null && return 0
+	wait_for 60 port_guid_known
+	guid=$(port_guid_known)
+	PAIR_SM_RUN=$((${PAIR_SM_RUN:-0} + 1))
+	setsid opensm -g "$guid" \
+		-f "$ORDMA_RESULTS/opensm-$GUEST_NAME.$PAIR_SM_RUN.$$.log" \
+		</dev/null >/dev/null 2>&1 &
+}
+
+# port_guid_known: print the port GUID of this VM's RDMA device (the
+# interface ID of GID 0) once it has registered
+port_guid_known() {
+	local gid
+	gid=$(cat "/sys/class/infiniband/$(ordma_ibdev "$bdf")/ports/1/gids/0" 2>/dev/null)
+	case $gid in
+	fe80:0000:0000:0000:0000:0000:0000:0000 | "") return 1 ;;
+	fe80:0000:0000:0000:*) echo "0x$(echo "${gid#fe80:0000:0000:0000:}" | tr -d :)" ;;
+	*) return 1 ;;
+	esac
+}
+
+# pair_ib_ready: this VM's InfiniBand port ACTIVE, its IPoIB interface
+# up with $ORDMA_LOCAL_IP and the peer answering.  Sets ib, nd, gidx.
+pair_ib_ready() {
+	local state
+	ib=$(ordma_ibdev "$bdf") || ib=
+	gidx=
+	state=/sys/class/infiniband/$ib/ports/1/state
+	wait_for 120 grep -q ACTIVE "$state"
+	wait_for 30 ipoib_netdev "$ib"
+	nd=$(ipoib_netdev "$ib") || nd=
+	if [ -n "$nd" ]; then
+		ip addr add "$ORDMA_LOCAL_IP/24" dev "$nd" 2>/dev/null
+		ip link set dev "$nd" up
+	fi
+	# IPoIB sends once the SM has answered its broadcast group join
+	wait_for 120 ping -c 1 -W 1 "$ORDMA_PEER_IP"
+	[ -n "$ib" ] && [ -n "$nd" ] && grep -q ACTIVE "$state"
+}
+
+# ipoib_netdev IBDEV: the IPoIB interface of RDMA device IBDEV's port 1
+ipoib_netdev() {
+	local n
+	for n in /sys/class/net/*; do
+		[ "$(cat "$n/type" 2>/dev/null)" = 32 ] || continue
+		[ "$(basename "$(readlink -f "$n/device")")" = \
+			"$(basename "$(readlink -f "/sys/class/infiniband/$1/device")")" ] || continue
+		basename "$n"
+		return 0
+	done
+	return 1
 }
 
 # The IPv4 RoCE v2 GID index of RDMA device $1 for address $2

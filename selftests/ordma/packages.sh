@@ -127,56 +127,6 @@ tap_eq "perftest's ib_write_bw runs on libibverbs1's library (${perftest_verbs:-
 	libibverbs1 "$(dpkg -S "$(readlink -f "${perftest_verbs:-/none}")" 2>&1 | cut -d: -f1)"
 
 PORT=18515
-# run_pair NAME EXPECTED TOOL ARGS...: TOOL as server on NIC 1 and as
-# client on NIC 2, meeting over TCP on the loopback interface (-d/-g for
-# the ibv_* tools, -d/-x for perftest are added here).  Both must exit 0
-# and every line of EXPECTED (one extended regular expression a line)
-# must match a line of the client's output.
-run_pair() {
-	local name=$1 expected=$2 tool=$3 sopt copt srv cli spid src crc re missing=""
-	local port=$PORT
-	shift 3
-	PORT=$((PORT + 1))
-	case $tool in
-	ibv_*) sopt="-d ${ib[1]} -g ${gidx[1]}" copt="-d ${ib[2]} -g ${gidx[2]}" ;;
-	*) sopt="-d ${ib[1]} -x ${gidx[1]} -F" copt="-d ${ib[2]} -x ${gidx[2]} -F" ;;
-	esac
-	srv=$(mktemp) cli=$(mktemp)
-	# shellcheck disable=SC2086 # option strings split on purpose
-	timeout "$TOOL_TIMEOUT" "$tool" $sopt -p "$port" "$@" >"$srv" 2>&1 &
-	spid=$!
-	if wait_listen 60 "$port" "$spid"; then
-		# shellcheck disable=SC2086
-		timeout "$TOOL_TIMEOUT" "$tool" $copt -p "$port" "$@" 127.0.0.1 >"$cli" 2>&1
-		crc=$?
-	else
-		crc=-1
-		echo "server did not listen on TCP port $port within 60 s" >"$cli"
-	fi
-	# A server whose client failed would wait for it until the timeout.
-	if [ "$crc" != 0 ]; then
-		stop_pid "$spid"
-		src=$?
-	else
-		wait "$spid"
-		src=$?
-	fi
-	while IFS= read -r re; do
-		grep -Eq -- "$re" "$cli" || missing+="${missing:+, }/$re/"
-	done <<<"$expected"
-	if [ "$crc" = 0 ] && [ "$src" = 0 ] && [ -z "$missing" ]; then
-		ktap_test_pass "$name"
-		while IFS= read -r re; do
-			grep -E -- "$re" "$cli" | head -n 1 | sed 's/^/#   /'
-		done <<<"$expected"
-	else
-		ktap_test_fail "$name (client rc $crc, server rc $src)"
-		[ -z "$missing" ] || ktap_print_msg "no client line matches $missing"
-		sed 's/^/#   client: /' "$cli" | tail -n 15
-		sed 's/^/#   server: /' "$srv" | tail -n 15
-	fi
-	rm -f "$srv" "$cli"
-}
 # pingpong_expect ITERS SIZE: what the ibv_*_pingpong client reports
 # (it counts each message twice, there and back)
 pingpong_expect() {

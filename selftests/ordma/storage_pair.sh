@@ -61,7 +61,7 @@ else
 fi
 
 pair_rdma_up
-ktap_test_result $? "${ib:-no RDMA device} on ${nd:-no netdev}: RoCE v2 GID ready, $ORDMA_PEER_IP answers"
+ktap_test_result $? "${ib:-no RDMA device} on ${nd:-no netdev}: port ready, $ORDMA_PEER_IP answers"
 # stat NAME: one ethtool -S counter of this VM's NIC
 stat() { ethtool -S "$nd" 2>/dev/null | awk -v k="$1:" '$1 == k { print $2 }'; }
 # over impaired cables (run-vm.sh --wire) the counters must show the
@@ -216,6 +216,22 @@ gid_back() {
 	local dev
 	dev=$(ordma_ibdev "$bdf") && [ -n "$(roce_v2_gid_index "$dev" "$ORDMA_LOCAL_IP")" ]
 }
+# port_back: the recovered NIC's port carries RDMA again: its RoCE v2
+# GID is back; on InfiniBand the subnet manager, which ran on this very
+# port, is started again, configures the port, and IPoIB (a new
+# interface) gets the address back
+port_back() {
+	if [ "${ORDMA_LINK_LAYER:-eth}" = ib ]; then
+		# its receiver thread spins on the lost port: SIGTERM may not end it
+		pkill -x opensm
+		wait_for 10 sh -c '! pgrep -x opensm' || pkill -KILL -x opensm
+		wait_for 30 sh -c '! pgrep -x opensm'
+		pair_ib_sm
+		pair_ib_ready
+	else
+		wait_for 60 gid_back
+	fi
+}
 target_listening() { rdma resource show cm_id 2>/dev/null | grep -q "state LISTEN.*comm \[nvmet_rdma\]"; }
 
 nvmeof_recovery_round() {
@@ -230,8 +246,8 @@ nvmeof_recovery_round() {
 		barrier nvme-connected3
 		n=$(fw_fatal_recovered | cut -d' ' -f1)
 		echo "fatal 1 4" >"/sys/kernel/debug/ordma/$bdf/fault_inject" &&
-			wait_for 60 recovered_from "$n" && wait_for 60 gid_back
-		ktap_test_result $? "$what: the NIC failed, recovered, its RoCE GID is back"
+			wait_for 60 recovered_from "$n" && port_back
+		ktap_test_result $? "$what: the NIC failed, recovered, its port is ready again"
 		rm "$NVMET/ports/1/subsystems/$NQN" &&
 			ln -s "$NVMET/subsystems/$NQN" "$NVMET/ports/1/subsystems/$NQN" &&
 			wait_for 30 target_listening

@@ -36,51 +36,6 @@ ip link set dev lo up
 ordma_require_rdma_pair "${devs[0]}" "${devs[1]}"
 
 PORT=18515
-# run_pair NAME PATTERN TOOL ARGS...: the tool as server on NIC 1 and as
-# client on NIC 2 (device and GID options are added here: -d/-g for the
-# ibv_* tools, -d/-x for perftest); both must exit 0 and the client's
-# output must match PATTERN.
-run_pair() {
-	local name=$1 pattern=$2 tool=$3 sopt copt srv cli spid src crc
-	shift 3
-	case $tool in
-	ibv_*) sopt="-d ${ib[1]} -g ${gidx[1]} -p $PORT"; copt="-d ${ib[2]} -g ${gidx[2]} -p $PORT" ;;
-	*) sopt="-d ${ib[1]} -x ${gidx[1]} -p $PORT -F"; copt="-d ${ib[2]} -x ${gidx[2]} -p $PORT -F" ;;
-	esac
-	local port=$PORT
-	PORT=$((PORT + 1))
-	srv=$(mktemp) cli=$(mktemp)
-	# shellcheck disable=SC2086 # option strings split on purpose
-	timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $sopt "$@" >"$srv" 2>&1 &
-	spid=$!
-	if wait_listen 60 "$port" "$spid"; then
-		# shellcheck disable=SC2086
-		timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $copt "$@" 127.0.0.1 >"$cli" 2>&1
-		crc=$?
-	else
-		crc=-1
-		echo "server did not listen on TCP port $port within 60 s" >"$cli"
-	fi
-	# A server whose client failed would wait for it until the timeout,
-	# and the time of every later case with it.
-	if [ "$crc" != 0 ]; then
-		stop_pid "$spid"
-		src=$?
-	else
-		wait "$spid"
-		src=$?
-	fi
-	if [ "$crc" = 0 ] && [ "$src" = 0 ] && grep -Eq -- "$pattern" "$cli"; then
-		ktap_test_pass "$name"
-		grep -E -- "$pattern" "$cli" | head -n 2 | sed 's/^/#   /'
-	else
-		ktap_test_fail "$name (client rc $crc, server rc $src)"
-		sed 's/^/#   client: /' "$cli" | tail -n 15
-		sed 's/^/#   server: /' "$srv" | tail -n 15
-	fi
-	rm -f "$srv" "$cli"
-}
-
 pp_re='bytes in [0-9.]+ seconds'
 run_pair "ibv_rc_pingpong: 100 x 4096 bytes, MTU 1024, data checked" "$pp_re" \
 	ibv_rc_pingpong -n 100 -s 4096 -m 1024 -c

@@ -101,6 +101,10 @@ else
 	# the NICs configured InfiniBand: no netdev, the subnet management
 	# agent through the MAD layer (ibstat, smpquery), opensm on the wire
 	step vm-ib tools/vm/run-vm.sh --link ib -T ib_port -o build/vm/check-ib single
+	# two VMs as an InfiniBand fabric (opensm in VM A): the verbs tools
+	# by LID, the RDMA CM and the storage protocols over IPoIB
+	step vm-ib-pair tools/vm/run-vm.sh --link ib -t 1800 -T "verbs_pair storage_pair" \
+		-o build/vm/check-ib-pair pair
 	# no tenant starves another with RNR NAKs: bandwidth alone and beside
 	# an RNR hog, in a VM of its own
 	step vm-fair tools/vm/run-vm.sh -T rnr_fair -o build/vm/check-fair single
