@@ -528,6 +528,46 @@ TEST(test_ib_rx_drop_reasons)
 	drv_close(&s.d);
 }
 
+/* QUERY_STATS reports the link drops by reason, apart from the engine's */
+TEST(test_ib_rx_drop_query_stats)
+{
+	struct ordma_port_stats st;
+	uint8_t pkt[256];
+	uint64_t sum = 0;
+	struct side s;
+	size_t len, i;
+
+	REQUIRE(ib_dev_open(&s, ORDMA_PORT_ACTIVE));
+	/* a bad VCRC, twice */
+	len = ib_pkt(pkt, sizeof(pkt), 0x41, 0, 0x123);
+	REQUIRE(len > 0);
+	pkt[len - 2] ^= 0x01;
+	ordma_fw_rx_frame(s.d.fw, pkt, len);
+	ordma_fw_rx_frame(s.d.fw, pkt, len);
+	/* a DLID that is not the port's */
+	len = ib_pkt(pkt, sizeof(pkt), 0x42, 0, 0x123);
+	REQUIRE(len > 0);
+	ordma_fw_rx_frame(s.d.fw, pkt, len);
+
+	st = stats(&s);
+	CHECK_EQ(le64_to_cpu(st.ib_rx_drop[ORDMA_IB_RX_DROP_VCRC]), 2);
+	CHECK_EQ(le64_to_cpu(st.ib_rx_drop[ORDMA_IB_RX_DROP_DLID]), 1);
+	for (i = 0; i < ORDMA_IB_RX_DROP_REASONS; i++)
+		sum += le64_to_cpu(st.ib_rx_drop[i]);
+	CHECK_EQ(sum, 3);
+	/* in the total, but in none of the transport's or the parser's */
+	CHECK_EQ(le64_to_cpu(st.roce_rx_drop), 3);
+	for (i = 0; i < ORDMA_ROCE_RX_DROP_REASONS; i++)
+		CHECK_EQ(le64_to_cpu(st.roce_rx_drop_reason[i]), 0);
+	for (i = 0; i < ORDMA_ROCE_PARSE_DROP_REASONS; i++)
+		CHECK_EQ(le64_to_cpu(st.roce_rx_parse_drop[i]), 0);
+	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STAT_INDEX(
+		ib_rx_drop[ORDMA_IB_RX_DROP_VCRC])), "ib_rx_drop_vcrc"));
+	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STATS_NUM - 1),
+		      "ib_rx_drop_dlid"));
+	drv_close(&s.d);
+}
+
 /*
  * The port's state: data needs ACTIVE, SMPs (QP0 on VL15, to the port's
  * LID or the permissive one) pass in INIT and ARMED; the first data
