@@ -53,7 +53,7 @@ TEST(test_ib_port_attributes)
 	CHECK_EQ(attr.pkey_table_len, 1);
 	CHECK_EQ(le16_to_cpu(attr.pkey), 0xffff);
 	CHECK_EQ(le32_to_cpu(attr.port_cap_flags),
-		 (1u << 6) | (1u << 11) | (1u << 14) | (1u << 25));
+		 (1u << 3) | (1u << 6) | (1u << 11) | (1u << 14) | (1u << 25));
 	CHECK_EQ(be64_to_cpu(attr.gid_prefix), 0xfe80000000000000ULL);
 	/* the EUI-64 of the factory MAC, as QUERY_DEVICE's node GUID */
 	CHECK_EQ(be64_to_cpu(attr.port_guid), 0x505400fffe123456ULL);
