@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ib_pkt.h"
 #include "ordma_test.h"
 #include "pair.h"
 
@@ -370,21 +371,16 @@ TEST(test_ib_ud_multicast)
 
 	/* the same packet without its GRH is nobody's */
 	{
-		struct fw_ib_frame f;
-		struct fw_ib_hdrs h;
+		const struct ib_ud_pkt p = {
+			.dlid = 0xc004, .slid = IB_LID(0),
+			.dest_qp = ORDMA_MCAST_QPN, .qkey = 0x1234,
+			.payload_len = 8, .fill = 1,
+		};
 		uint8_t pkt[256];
+		size_t len = ib_ud_packet(pkt, sizeof(pkt), &p);
 
-		memset(&h, 0, sizeof(h));
-		h.dlid = 0xc004;
-		h.slid = IB_LID(0);
-		h.xport.opcode = FW_ROCE_UD_SEND_ONLY;
-		h.xport.pkey = FW_ROCE_DEFAULT_PKEY;
-		h.xport.dest_qp = ORDMA_MCAST_QPN;
-		h.xport.deth.qkey = 0x1234;
-		REQUIRE_EQ(fw_ib_frame_init(&f, pkt, sizeof(pkt), &h, 8), 0);
-		memset(pkt + f.payload_off, 1, 8);
-		fw_ib_frame_seal(&f);
-		ordma_fw_rx_frame(b->d.fw, pkt, f.len);
+		REQUIRE(len > 0);
+		ordma_fw_rx_frame(b->d.fw, pkt, len);
 		CHECK_EQ(b->d.fw->tp.ib_rx_drop[FW_IB_RX_DROP_DLID], 1);
 	}
 	no_cqe(b, false);
@@ -413,34 +409,13 @@ static bool ib_dev_open(struct side *s, uint8_t state)
 static size_t ib_pkt(uint8_t *buf, size_t cap, uint16_t dlid, unsigned int vl,
 		     uint32_t dest_qp)
 {
-	struct fw_ib_frame f;
-	struct fw_ib_hdrs h;
+	const struct ib_ud_pkt p = {
+		.dlid = dlid, .slid = 0x99, .vl = (uint8_t)vl, .sl = 2,
+		.dest_qp = dest_qp, .src_qp = 9, .qkey = 0x1234, .psn = 7,
+		.payload_len = 64, .fill = 0x5a,
+	};
 
-	memset(&h, 0, sizeof(h));
-	h.vl = (uint8_t)vl;
-	h.sl = 2;
-	h.dlid = dlid;
-	h.slid = 0x99;
-	h.xport.opcode = FW_ROCE_UD_SEND_ONLY;
-	h.xport.pkey = FW_ROCE_DEFAULT_PKEY;
-	h.xport.dest_qp = dest_qp;
-	h.xport.psn = 7;
-	h.xport.deth.qkey = 0x1234;
-	h.xport.deth.src_qp = 9;
-	if (fw_ib_frame_init(&f, buf, cap, &h, 64))
-		return 0;
-	memset(buf + f.payload_off, 0x5a, 64);
-	fw_ib_frame_seal(&f);
-	return f.len;
-}
-
-/* A hop's VCRC over a packet whose LRH the test changed */
-static void ib_revcrc(uint8_t *pkt, size_t len)
-{
-	uint16_t v = fw_ib_vcrc(pkt, len - 2);
-
-	pkt[len - 2] = (uint8_t)v;
-	pkt[len - 1] = (uint8_t)(v >> 8);
+	return ib_ud_packet(buf, cap, &p);
 }
 
 static uint64_t ib_drops(struct side *s, enum fw_ib_rx_drop why)
