@@ -1324,3 +1324,36 @@ TEST(test_sma_trap_bad_mkey)
 	CHECK_EQ(n[NT_DETAILS + 25], 1);	/* arrived on port 1 */
 	drv_close(&d);
 }
+
+/* A flood of bad M_Keys (or of new descriptions) costs one trap per
+ * subnet timeout, the latest
+ */
+TEST(test_sma_trap_flood)
+{
+	unsigned long sent;
+	const uint8_t *mad;
+	uint8_t pi[64];
+	unsigned int i;
+	struct drv d;
+
+	REQUIRE(mad_open_ib(&d));
+	REQUIRE_EQ(trap_port(&d, ORDMA_PORT_ARMED, KEY, 0), 0);
+	REQUIRE(pi_base(&d, pi));
+	sent = d.hal.tx_count;
+	for (i = 0; i < 100; i++) {
+		CHECK_EQ(set_with_key(&d, pi, i), MAD_NO_REPLY);
+		CHECK_EQ(set_node_desc(&d, i % 2 ? "odd" : "even", 64, 1),
+			 ORDMA_CMD_STATUS_OK);
+	}
+	CHECK_EQ(d.hal.tx_count, sent + 2);	/* one 256, one 144 */
+	fake_advance(&d.hal, TRAP_PERIOD_NS + 1);
+	CHECK_EQ(d.hal.tx_count, sent + 4);
+	/* the 256 goes last, the last violation's */
+	mad = trap_sent(&d);
+	REQUIRE(mad);
+	CHECK_EQ(rd16(mad, SMP_DATA + 4), 256);
+	CHECK_EQ(rd64(mad, SMP_DATA + NT_DETAILS + 14), 99);
+	REQUIRE(pi_get(&d, pi));
+	CHECK_EQ(rd16(pi, PI_MKEY_VIOL), 100);
+	drv_close(&d);
+}
