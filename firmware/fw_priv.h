@@ -242,6 +242,23 @@ struct fw_port {
  * state holds while the link is up; without link the port is DOWN.
  */
 #define FW_IB_VL_ARB_ENTRIES		8	/* VLArbHighCap, VLArbLowCap */
+#define FW_IB_NOTICE_SIZE		64	/* a Notice in an SMP */
+
+/* The traps the subnet management agent sends, one of each at a time */
+enum fw_ib_trap_kind {
+	FW_IB_TRAP_LOCAL_CHANGES,	/* 144: CapabilityMask, NodeDescription */
+	FW_IB_TRAP_BAD_MKEY,		/* 256 */
+	FW_IB_TRAPS
+};
+
+/* A trap sent again every subnet timeout until the SM represses it */
+struct fw_ib_trap {
+	bool pending;
+	uint64_t tid;
+	uint64_t next_ns;		/* when to send it again */
+	uint32_t sends;			/* times sent with this TID */
+	uint8_t notice[FW_IB_NOTICE_SIZE];
+};
 
 struct fw_ib_port {
 	uint8_t state;			/* ORDMA_PORT_INIT, ARMED or ACTIVE */
@@ -277,6 +294,10 @@ struct fw_ib_port {
 	uint8_t vl_arb_high[FW_IB_VL_ARB_ENTRIES][2];
 	uint64_t link_downed;		/* link-down events since reset */
 	uint64_t dr_drops;		/* directed route SMPs dropped */
+	struct fw_ib_trap traps[FW_IB_TRAPS];
+	uint64_t trap_tid;		/* TID of the last trap raised */
+	uint64_t traps_sent;		/* SubnTrap MADs sent, repeats too */
+	uint64_t traps_repressed;
 	/* the port counters as they were when the PMA last cleared them */
 	uint64_t pma_base[16];
 };

@@ -53,7 +53,7 @@ void fw_heartbeat_catch_up(struct ordma_fw *fw)
 
 void ordma_fw_timer_expired(struct ordma_fw *fw)
 {
-	uint64_t next, admin;
+	uint64_t next, admin, sma;
 
 	fw_trace_set_qp(fw, ORDMA_FW_TRACE_NO_QPN);
 	if (!fw_ready(fw))
@@ -66,6 +66,9 @@ void ordma_fw_timer_expired(struct ordma_fw *fw)
 	admin = fw_admin_timer(fw);
 	if (admin < next)
 		next = admin;
+	sma = fw_sma_timer(fw);
+	if (sma < next)
+		next = sma;
 	/* the engine may have armed an earlier deadline meanwhile */
 	if (next > fw->timer_armed_ns)
 		next = fw->timer_armed_ns;

@@ -146,10 +146,34 @@ static const uint8_t fw_tx_drop_index[FW_TP_TX_NUM] = {
 	[FW_TP_TX_DMA]		= ORDMA_ROCE_TX_DROP_DMA,
 };
 
+static const uint8_t fw_ib_rx_drop_index[FW_IB_RX_DROP_NUM] = {
+	[FW_IB_DROP_SHORT]		= ORDMA_IB_RX_DROP_SHORT,
+	[FW_IB_DROP_LVER]		= ORDMA_IB_RX_DROP_LVER,
+	[FW_IB_DROP_PKTLEN]		= ORDMA_IB_RX_DROP_PKTLEN,
+	[FW_IB_DROP_VCRC]		= ORDMA_IB_RX_DROP_VCRC,
+	[FW_IB_DROP_LNH]		= ORDMA_IB_RX_DROP_LNH,
+	[FW_IB_DROP_SLID]		= ORDMA_IB_RX_DROP_SLID,
+	[FW_IB_DROP_GRH_SHORT]		= ORDMA_IB_RX_DROP_GRH_SHORT,
+	[FW_IB_DROP_GRH_VERSION]	= ORDMA_IB_RX_DROP_GRH_VERSION,
+	[FW_IB_DROP_GRH_NXTHDR]		= ORDMA_IB_RX_DROP_GRH_NXTHDR,
+	[FW_IB_DROP_GRH_PAYLEN]		= ORDMA_IB_RX_DROP_GRH_PAYLEN,
+	[FW_IB_DROP_BTH_SHORT]		= ORDMA_IB_RX_DROP_BTH_SHORT,
+	[FW_IB_DROP_TVER]		= ORDMA_IB_RX_DROP_TVER,
+	[FW_IB_DROP_OPCODE]		= ORDMA_IB_RX_DROP_OPCODE,
+	[FW_IB_DROP_EXT_SHORT]		= ORDMA_IB_RX_DROP_EXT_SHORT,
+	[FW_IB_DROP_PAD]		= ORDMA_IB_RX_DROP_PAD,
+	[FW_IB_DROP_VL15]		= ORDMA_IB_RX_DROP_VL15,
+	[FW_IB_DROP_QP0_VL]		= ORDMA_IB_RX_DROP_QP0_VL,
+	[FW_IB_DROP_ICRC]		= ORDMA_IB_RX_DROP_ICRC,
+	[FW_IB_RX_DROP_DLID]		= ORDMA_IB_RX_DROP_DLID,
+};
+
 _Static_assert(FW_TP_DROP_NUM == ORDMA_ROCE_RX_DROP_REASONS,
 	       "every receive drop reason is reported");
 _Static_assert(FW_ROCE_DROP_NUM == ORDMA_ROCE_PARSE_DROP_REASONS + 1,
 	       "every parse drop reason is reported");
+_Static_assert(FW_IB_RX_DROP_NUM == ORDMA_IB_RX_DROP_REASONS + 1,
+	       "every InfiniBand link drop reason is reported");
 _Static_assert(FW_TP_TX_NUM == ORDMA_ROCE_TX_DROP_REASONS,
 	       "every transmit drop reason is reported");
 
@@ -217,6 +241,10 @@ uint8_t fw_cmd_query_stats(struct ordma_fw *fw, struct fw_cmd *c)
 			cpu_to_le64(tp->tx_drop[i]);
 	for (i = 0; i < ORDMA_FAULTS; i++)
 		out.fault_injected[i] = cpu_to_le64(fw->faults.injected[i]);
+	/* index 0 is FW_IB_OK, never counted */
+	for (i = FW_IB_OK + 1; i < FW_IB_RX_DROP_NUM; i++)
+		out.ib_rx_drop[fw_ib_rx_drop_index[i]] =
+			cpu_to_le64(tp->ib_rx_drop[i]);
 	return fw_cmd_write_query_buf(fw, c, ORDMA_PORT_NUM, &out, sizeof(out));
 }
 

@@ -37,6 +37,7 @@
 #define FW_SMP_DIRECTION		0x8000
 
 /* SMP attributes (IBTA 14.2.5) */
+#define FW_SMP_ATTR_NOTICE		0x0002
 #define FW_SMP_ATTR_NODE_DESC		0x0010
 #define FW_SMP_ATTR_NODE_INFO		0x0011
 #define FW_SMP_ATTR_GUID_INFO		0x0014
@@ -168,6 +169,8 @@ uint8_t fw_sma_port_state(const struct ordma_fw *fw);
 /* The link went down or up: the logical state follows (IBTA 7.2) */
 void fw_sma_link_changed(struct ordma_fw *fw, bool up);
 void fw_sma_reset(struct ordma_fw *fw);
+/* Sends the traps due again; the next deadline, UINT64_MAX for none */
+uint64_t fw_sma_timer(struct ordma_fw *fw);
 /* QUERY_PORT of an InfiniBand port: PortInfo as the SM set it */
 void fw_sma_port_attr(struct ordma_fw *fw, struct ordma_port_attr *attr);
 

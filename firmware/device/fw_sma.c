@@ -3,12 +3,15 @@
  * ORDMA firmware subnet management agent (IBTA vol. 1 ch. 14) of an
  * InfiniBand port: the endnode's (CA's) side of LID-routed and directed
  * route SMPs, M_Key protection, and the attributes a subnet manager
- * reads and sets to bring the port to ACTIVE.  The port state machine
- * lives here; fw_eth.c reports its changes as PORT_CHANGE events.
+ * reads and sets to bring the port to ACTIVE, and the traps it sends
+ * the SM (144 local changes, 256 bad M_Key) until they are repressed.
+ * The port state machine lives here; fw_eth.c reports its changes as
+ * PORT_CHANGE events.
  *
  * What a request goes through, in order: the directed route checks of
  * the SMI (a bad path is dropped), the method (responses and traps are
- * not the agent's), the versions, the M_Key, then the attribute.
+ * not the agent's; a TrapRepress stops a trap), the versions, the M_Key,
+ * then the attribute.
  */
 #include <string.h>
 
@@ -22,14 +25,17 @@
 /* NodeInfo */
 #define FW_NODE_TYPE_CA		1
 #define FW_SMA_PARTITION_CAP	1
-/* PortInfo CapabilityMask: SL-to-VL mapping, SystemImageGUID, client
- * reregistration (IBTA 14.2.5.6); no traps, no SM on the device.
+/* PortInfo CapabilityMask: traps, SL-to-VL mapping, SystemImageGUID,
+ * client reregistration (IBTA 14.2.5.6); no notice queue, no SM on the
+ * device.
  */
+#define FW_SMA_CAP_TRAP		(1u << 3)
 #define FW_SMA_CAP_SL_MAP	(1u << 6)
 #define FW_SMA_CAP_SYS_IMAGE	(1u << 11)
 #define FW_SMA_CAP_EXT_SPEEDS	(1u << 14)
 #define FW_SMA_CAP_CLIENT_REREG	(1u << 25)
-#define FW_SMA_CAP_MASK		(FW_SMA_CAP_SL_MAP | FW_SMA_CAP_SYS_IMAGE | \
+#define FW_SMA_CAP_MASK		(FW_SMA_CAP_TRAP | FW_SMA_CAP_SL_MAP | \
+				 FW_SMA_CAP_SYS_IMAGE | \
 				 FW_SMA_CAP_EXT_SPEEDS | \
 				 FW_SMA_CAP_CLIENT_REREG)
 /* Link widths 1X and 4X; speeds SDR, DDR, QDR and extended FDR, EDR */
@@ -97,6 +103,47 @@
 #define PI_SPEED_EXT_ACT_SUP	62
 #define PI_SPEED_EXT_EN		63
 #define PI_CLIENT_REREG		0x80
+
+/*
+ * Notice (IBTA 13.4.8.2) as a SubnTrap carries it, without IssuerGID:
+ * IsGeneric and Type, ProducerType (24 bits), TrapNumber, IssuerLID,
+ * NoticeToggle and NoticeCount, then 54 bytes of DataDetails.
+ */
+#define NT_TYPE			0
+#define NT_PRODUCER		1
+#define NT_TRAP_NUM		4
+#define NT_ISSUER_LID		6
+#define NT_DETAILS		10
+#define NT_GENERIC		0x80
+#define NT_TYPE_SECURITY	2
+#define NT_TYPE_INFO		4
+#define NT_PRODUCER_CA		1
+/* Trap 144, local changes (IBTA 14.2.5.1) */
+#define NT_TRAP_LOCAL_CHANGES	144
+#define NT144_LID		(NT_DETAILS + 2)
+#define NT144_LOCAL_CHANGES	(NT_DETAILS + 5)	/* bit 0 */
+#define NT144_CAP_MASK		(NT_DETAILS + 6)
+#define NT144_CHANGE_FLAGS	(NT_DETAILS + 10)
+#define NT144_OTHER_CHANGES	0x01	/* a change besides CapabilityMask */
+#define NT144_NODE_DESC		0x0001	/* ChangeFlags: NodeDescription */
+/* Trap 256, bad M_Key */
+#define NT_TRAP_BAD_MKEY	256
+#define NT256_LID		(NT_DETAILS + 2)
+#define NT256_DR_SLID		(NT_DETAILS + 4)
+#define NT256_METHOD		(NT_DETAILS + 6)
+#define NT256_ATTR_ID		(NT_DETAILS + 8)
+#define NT256_ATTR_MOD		(NT_DETAILS + 10)
+#define NT256_MKEY		(NT_DETAILS + 14)
+#define NT256_DR_HOPS		(NT_DETAILS + 23)
+#define NT256_DR_PATH		(NT_DETAILS + 24)
+#define NT256_DR_PATH_LEN	30
+#define NT256_DR_NOTICE		0x80	/* the SMP was directed route */
+#define NT256_DR_TRUNCATED	0x40	/* its path is longer than 30 */
+/* A trap goes again every 4.096 us * 2^SubnetTimeout, not faster, and
+ * not more than so many times in all
+ */
+#define FW_SMA_TRAP_PERIOD_MIN_NS	1000000ULL
+#define FW_SMA_TRAP_SENDS_MAX		16
 
 /* NodeInfo offsets (IBTA 14.2.5.3) */
 #define NI_BASE_VERSION		0
@@ -215,6 +262,152 @@ static void fw_sma_active_rate(const struct ordma_fw *fw, uint8_t *width,
 }
 
 /* ------------------------------------------------------------------ */
+/* Traps                                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * IBTA 14.2.5.1: the SMA reports to the master SM (PortInfo MasterSMLID
+ * and MasterSMSL) with SubnTrap(Notice) from QP0 on VL15.  Only a port
+ * the SM configured sends traps: one with a LID and an SM LID, ARMED or
+ * ACTIVE.  A trap goes again, with its TID, every subnet timeout until a
+ * TrapRepress of that TID arrives, the port stops sending traps or it
+ * went FW_SMA_TRAP_SENDS_MAX times (no SM listens).  The device holds
+ * one trap of each number: a new one replaces the one pending and leaves
+ * when that one was due.
+ */
+static bool fw_sma_trap_allowed(const struct ordma_fw *fw)
+{
+	uint8_t state = fw_sma_port_state(fw);
+
+	return fw->ib.lid && fw->ib.sm_lid &&
+	       (state == ORDMA_PORT_ARMED || state == ORDMA_PORT_ACTIVE);
+}
+
+static uint64_t fw_sma_trap_period_ns(const struct ordma_fw *fw)
+{
+	uint64_t ns = 4096ULL << (fw->ib.subnet_timeout & 0x1f);
+
+	return ns < FW_SMA_TRAP_PERIOD_MIN_NS ? FW_SMA_TRAP_PERIOD_MIN_NS : ns;
+}
+
+/* A LID-routed SubnTrap to the master SM; M_Key 0 (IBTA o14-1) */
+static void fw_sma_trap_send(struct ordma_fw *fw, const struct fw_ib_trap *t)
+{
+	struct fw_ib_frame f;
+	struct fw_ib_hdrs h;
+	union fw_mad mad;
+
+	memset(&mad, 0, sizeof(mad));
+	mad.hdr.base_version = FW_MAD_BASE_VERSION;
+	mad.hdr.mgmt_class = FW_MAD_CLASS_SUBN_LID;
+	mad.hdr.class_version = FW_SMP_CLASS_VERSION;
+	mad.hdr.method = FW_MAD_METHOD_TRAP;
+	mad.hdr.tid = cpu_to_be64(t->tid);
+	mad.hdr.attr_id = cpu_to_be16(FW_SMP_ATTR_NOTICE);
+	memcpy(mad.smp.data, t->notice, sizeof(t->notice));
+
+	memset(&h, 0, sizeof(h));
+	h.vl = FW_IB_VL15;
+	h.sl = fw->ib.sm_sl;
+	h.dlid = fw->ib.sm_lid;
+	h.slid = fw_port_ib_slid(fw, 0);
+	h.xport.opcode = FW_ROCE_UD_SEND_ONLY;
+	h.xport.pkey = fw_port_pkey(fw);
+	h.xport.dest_qp = FW_IB_QP0;
+	h.xport.psn = (uint32_t)fw->ib.traps_sent & FW_ROCE_PSN_MASK;
+	h.xport.deth.src_qp = FW_IB_QP0;
+	if (fw_ib_frame_init(&f, fw->frame_buf, sizeof(fw->frame_buf), &h,
+			     sizeof(mad)))
+		return;
+	memcpy(fw->frame_buf + f.payload_off, &mad, sizeof(mad));
+	fw_ib_frame_seal(&f);
+	if (fw_port_ib_tx(fw, fw->frame_buf, f.len, false))
+		fw->ib.traps_sent++;
+}
+
+static void fw_sma_trap_send_next(struct ordma_fw *fw, struct fw_ib_trap *t,
+				  uint64_t now)
+{
+	fw_sma_trap_send(fw, t);
+	t->next_ns = now + fw_sma_trap_period_ns(fw);
+	if (++t->sends >= FW_SMA_TRAP_SENDS_MAX)
+		t->pending = false;
+}
+
+static void fw_sma_trap_raise(struct ordma_fw *fw, enum fw_ib_trap_kind kind,
+			      const uint8_t notice[FW_IB_NOTICE_SIZE])
+{
+	struct fw_ib_trap *t = &fw->ib.traps[kind];
+	uint64_t now = fw_now(fw);
+	bool queued = t->pending && t->next_ns > now;
+
+	if (!fw_sma_trap_allowed(fw))
+		return;
+	memcpy(t->notice, notice, sizeof(t->notice));
+	t->tid = ++fw->ib.trap_tid;
+	t->sends = 0;
+	t->pending = true;
+	if (queued)
+		return;
+	fw_sma_trap_send_next(fw, t, now);
+	if (t->pending && t->next_ns < fw->timer_armed_ns)
+		fw_timer_arm_at(fw, t->next_ns);
+}
+
+uint64_t fw_sma_timer(struct ordma_fw *fw)
+{
+	uint64_t now = fw_now(fw), next = UINT64_MAX;
+	struct fw_ib_trap *t;
+	size_t i;
+
+	for (i = 0; i < FW_IB_TRAPS; i++) {
+		t = &fw->ib.traps[i];
+		if (!t->pending)
+			continue;
+		if (!fw_port_is_ib(fw) || !fw_sma_trap_allowed(fw)) {
+			t->pending = false;
+			continue;
+		}
+		if (t->next_ns <= now)
+			fw_sma_trap_send_next(fw, t, now);
+		if (t->pending && t->next_ns < next)
+			next = t->next_ns;
+	}
+	return next;
+}
+
+static void fw_sma_notice_init(const struct ordma_fw *fw, uint8_t *n,
+			       uint8_t type, uint16_t trap)
+{
+	memset(n, 0, FW_IB_NOTICE_SIZE);
+	fw_mad_put8(n, NT_TYPE, NT_GENERIC | type);
+	fw_mad_put16(n, NT_PRODUCER + 1, NT_PRODUCER_CA);
+	fw_mad_put16(n, NT_TRAP_NUM, trap);
+	fw_mad_put16(n, NT_ISSUER_LID, fw->ib.lid);
+}
+
+/*
+ * Trap 144: the CapabilityMask (always in the notice) or what
+ * change_flags names changed.  Changes a pending trap 144 reports are
+ * reported again with these.
+ */
+static void fw_sma_local_changes(struct ordma_fw *fw, uint16_t change_flags)
+{
+	const struct fw_ib_trap *t = &fw->ib.traps[FW_IB_TRAP_LOCAL_CHANGES];
+	uint8_t n[FW_IB_NOTICE_SIZE];
+
+	if (t->pending)
+		change_flags |= fw_mad_get16(t->notice, NT144_CHANGE_FLAGS);
+	fw_sma_notice_init(fw, n, NT_TYPE_INFO, NT_TRAP_LOCAL_CHANGES);
+	fw_mad_put16(n, NT144_LID, fw->ib.lid);
+	if (change_flags)
+		fw_mad_put8(n, NT144_LOCAL_CHANGES, NT144_OTHER_CHANGES);
+	fw_mad_put32(n, NT144_CAP_MASK, fw_sma_cap_mask(fw));
+	fw_mad_put16(n, NT144_CHANGE_FLAGS, change_flags);
+	fw_sma_trap_raise(fw, FW_IB_TRAP_LOCAL_CHANGES, n);
+}
+
+/* ------------------------------------------------------------------ */
 /* Directed route and M_Key                                            */
 /* ------------------------------------------------------------------ */
 
@@ -300,6 +493,37 @@ static enum fw_mkey_verdict fw_mkey_check(struct ordma_fw *fw,
 		ib->mkey_lease_end_ns = fw_now(fw) +
 			(uint64_t)ib->mkey_lease_period * FW_NS_PER_SEC;
 	return FW_MKEY_VIOLATION;
+}
+
+/*
+ * Trap 256 for a request that failed the M_Key check: what it tried and
+ * with which key; for a directed route SMP also its DrSLID and return
+ * path (entries 1 to DRHopCount, the first 30 of a longer one).
+ */
+static void fw_sma_bad_mkey(struct ordma_fw *fw, const struct fw_mad_ctx *m)
+{
+	const struct fw_smp *smp = &m->out->smp;
+	uint8_t n[FW_IB_NOTICE_SIZE];
+	uint8_t hops = smp->hdr.hop_cnt, flags = NT256_DR_NOTICE;
+
+	fw_sma_notice_init(fw, n, NT_TYPE_SECURITY, NT_TRAP_BAD_MKEY);
+	fw_mad_put16(n, NT256_LID, fw->ib.lid);
+	fw_mad_put8(n, NT256_METHOD, smp->hdr.method);
+	memcpy(n + NT256_ATTR_ID, &smp->hdr.attr_id, sizeof(smp->hdr.attr_id));
+	memcpy(n + NT256_ATTR_MOD, &smp->hdr.attr_mod,
+	       sizeof(smp->hdr.attr_mod));
+	memcpy(n + NT256_MKEY, &smp->mkey, sizeof(smp->mkey));
+	if (fw_smp_is_dr(m)) {
+		memcpy(n + NT256_DR_SLID, &smp->dr_slid, sizeof(smp->dr_slid));
+		/* the DR checks let no hop count above 63 through */
+		if (hops > NT256_DR_PATH_LEN) {
+			hops = NT256_DR_PATH_LEN;
+			flags |= NT256_DR_TRUNCATED;
+		}
+		fw_mad_put8(n, NT256_DR_HOPS, flags | hops);
+		memcpy(n + NT256_DR_PATH, &smp->return_path[1], hops);
+	}
+	fw_sma_trap_raise(fw, FW_IB_TRAP_BAD_MKEY, n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -673,6 +897,36 @@ static enum fw_mad_verdict fw_sma_drop(struct fw_mad_ctx *m, uint32_t why)
 	return FW_MAD_DROP;
 }
 
+/*
+ * TrapRepress(Notice): the SM has the trap of this TID, which is not sent
+ * again.  Nothing is answered; a bad M_Key is a violation as for a Set.
+ */
+static enum fw_mad_verdict fw_sma_trap_repress(struct ordma_fw *fw,
+					       struct fw_mad_ctx *m)
+{
+	const struct fw_mad_hdr *h = &m->in->hdr;
+	uint64_t tid = be64_to_cpu(h->tid);
+	struct fw_ib_trap *t;
+	size_t i;
+
+	if (h->base_version != FW_MAD_BASE_VERSION ||
+	    h->class_version != FW_SMP_CLASS_VERSION ||
+	    be16_to_cpu(h->attr_id) != FW_SMP_ATTR_NOTICE)
+		return FW_MAD_CONSUMED;
+	if (fw_mkey_check(fw, m) == FW_MKEY_VIOLATION) {
+		fw_sma_bad_mkey(fw, m);
+		return fw_sma_drop(m, ORDMA_MAD_DROP_MKEY);
+	}
+	for (i = 0; i < FW_IB_TRAPS; i++) {
+		t = &fw->ib.traps[i];
+		if (t->pending && t->tid == tid) {
+			t->pending = false;
+			fw->ib.traps_repressed++;
+		}
+	}
+	return FW_MAD_CONSUMED;
+}
+
 enum fw_mad_verdict fw_sma_process(struct ordma_fw *fw, struct fw_mad_ctx *m)
 {
 	const struct fw_mad_hdr *h = &m->in->hdr;
@@ -689,9 +943,8 @@ enum fw_mad_verdict fw_sma_process(struct ordma_fw *fw, struct fw_mad_ctx *m)
 		fw->ib.dr_drops++;
 		return fw_sma_drop(m, ORDMA_MAD_DROP_DR_PATH);
 	}
-	/* the agent sends no traps, so has none to repress */
 	if (h->method == FW_MAD_METHOD_TRAP_REPRESS)
-		return FW_MAD_CONSUMED;
+		return fw_sma_trap_repress(fw, m);
 	if (h->base_version != FW_MAD_BASE_VERSION ||
 	    h->class_version != FW_SMP_CLASS_VERSION)
 		return fw_sma_reply(m, FW_MAD_STATUS_BAD_VERSION);
@@ -703,6 +956,7 @@ enum fw_mad_verdict fw_sma_process(struct ordma_fw *fw, struct fw_mad_ctx *m)
 
 	switch (fw_mkey_check(fw, m)) {
 	case FW_MKEY_VIOLATION:
+		fw_sma_bad_mkey(fw, m);
 		return fw_sma_drop(m, ORDMA_MAD_DROP_MKEY);
 	case FW_MKEY_HIDE:
 		op.hide_mkey = true;
@@ -744,7 +998,10 @@ uint8_t fw_cmd_set_node_desc(struct ordma_fw *fw, struct fw_cmd *c)
 	status = fw_cmd_read_buf(fw, c, desc, sizeof(desc));
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
+	if (!memcmp(fw->ib.node_desc, desc, sizeof(desc)))
+		return ORDMA_CMD_STATUS_OK;
 	memcpy(fw->ib.node_desc, desc, sizeof(desc));
+	fw_sma_local_changes(fw, NT144_NODE_DESC);
 	return ORDMA_CMD_STATUS_OK;
 }
 
@@ -753,6 +1010,7 @@ uint8_t fw_cmd_modify_ib_port(struct ordma_fw *fw, struct fw_cmd *c)
 	const struct ordma_cmd_modify_ib_port *p = &c->in->modify_ib_port;
 	uint32_t set = le32_to_cpu(p->set_cap_mask);
 	uint32_t clr = le32_to_cpu(p->clr_cap_mask);
+	uint32_t old;
 
 	if (le32_to_cpu(p->port) != ORDMA_PORT_NUM)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(modify_ib_port.port),
@@ -776,6 +1034,9 @@ uint8_t fw_cmd_modify_ib_port(struct ordma_fw *fw, struct fw_cmd *c)
 	if (!fw_port_is_ib(fw))
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
 				   "an Ethernet port has no PortInfo");
+	old = fw_sma_cap_mask(fw);
 	fw->ib.host_caps = (fw->ib.host_caps | set) & ~clr;
+	if (fw_sma_cap_mask(fw) != old)
+		fw_sma_local_changes(fw, 0);
 	return ORDMA_CMD_STATUS_OK;
 }

@@ -10,7 +10,8 @@
 # QP0), assigns both ports LIDs and brings them to ACTIVE; the verbs
 # tools and perftest then run between the two by LID, perfquery and
 # LID-routed smpquery ask the agents, ibnetdiscover walks the fabric;
-# with opensm running, IPoIB carries a ping between the two ports.
+# with opensm running, IPoIB carries a ping between the two ports, and a
+# new node description reaches it as trap 144 from the device's agent.
 . "$(dirname "$0")/lib.sh"
 
 [ "${ORDMA_LINK_LAYER:-eth}" = ib ] ||
@@ -25,7 +26,7 @@ done
 devs=$(ordma_pci_devs)
 ndev=$(echo "$devs" | grep -c .)
 ktap_header
-ktap_set_plan $((3 + 17 * ndev + 8 + 9 + 4))
+ktap_set_plan $((3 + 17 * ndev + 8 + 9 + 5))
 
 tap_cmd "ordma_ib loads" modprobe ordma_ib
 tap_cmd "ib_umad loads (the MAD tools' device files)" modprobe ib_umad
@@ -163,7 +164,8 @@ tap_eq "ibnetdiscover finds the two channel adapters" 2 \
 # IPoIB: the subnet manager now runs on (its SA answers the multicast
 # joins); ib0 and ib1 in two network namespaces ping each other
 sm_pid=
-opensm -g "$port_guid" -f "$ORDMA_RESULTS/opensm-ipoib.log" >/dev/null 2>&1 &
+# -d2: every log line flushed, as the trap check below reads the log
+opensm -d2 -g "$port_guid" -f "$ORDMA_RESULTS/opensm-ipoib.log" >/dev/null 2>&1 &
 sm_pid=$!
 tap_cmd "ib_ipoib loads" modprobe ib_ipoib
 nd0=$(ls "/sys/class/infiniband/$first_ib/device/net" 2>/dev/null | head -n 1)
@@ -181,6 +183,17 @@ ktap_test_result $? "IPoIB addresses on $nd0 and $nd1 (namespace ordma_ib_b)"
 wait_for 60 ping -c 1 -W 1 198.51.100.2
 tap_cmd "ping across IPoIB (5 packets)" ping -c 5 -W 2 198.51.100.2
 ip netns del ordma_ib_b 2>/dev/null
+
+# The second port's agent tells the SM, across the cable, that its node
+# description changed (trap 144); opensm logs it and reads it again.
+echo "ordma trap test" >"/sys/class/infiniband/$second_ib/node_desc"
+if wait_for 30 grep -q "Trap 144 Node description update" \
+	"$ORDMA_RESULTS/opensm-ipoib.log"; then
+	ktap_test_pass "opensm receives trap 144 after $second_ib's node_desc changes"
+else
+	ktap_test_fail "opensm receives trap 144 after $second_ib's node_desc changes"
+	grep -i trap "$ORDMA_RESULTS/opensm-ipoib.log" | tail -n 5 | sed 's/^/#   /'
+fi
 stop_pid "$sm_pid" >/dev/null 2>&1
 
 ktap_finished

@@ -318,6 +318,8 @@ ENUM_TABLES = [
      dict(caption='Parse drop reasons'), 1, 0, 'ORDMA_ROCE_PARSE_'),
     ('transmit drop reasons', 'ordma_roce_tx_drop',
      dict(caption='Transmit drop reasons'), 1, 0, 'ORDMA_ROCE_TX_DROP_'),
+    ('InfiniBand link drop reasons', 'ordma_ib_rx_drop',
+     dict(caption='InfiniBand link drop reasons'), 1, 0, 'ORDMA_IB_RX_DROP_'),
 ]
 
 # Query buffers: section of the document -> structure laid out there

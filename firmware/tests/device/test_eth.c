@@ -564,7 +564,8 @@ TEST(test_wire_faults_in_port_stats)
 		wire_fault[ORDMA_WIRE_FAULT_DELAY])), "wire_fault_delay"));
 	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STAT_INDEX(
 		roce_tx_pause_holds)), "roce_tx_pause_holds"));
-	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STATS_NUM - 1),
+	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STAT_INDEX(
+		fault_injected[ORDMA_FAULT_ADMIN_DELAY])),
 		      "fault_injected_admin_delay"));
 	CHECK(!ordma_port_stat_name(ORDMA_PORT_STATS_NUM));
 	CHECK_EQ(ORDMA_PORT_STAT_INDEX(wire_fault[0]),

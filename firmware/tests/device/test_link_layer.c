@@ -10,17 +10,9 @@
 #include <string.h>
 
 #include "fw_priv.h"
-#include "drv.h"
+#include "ib_pkt.h"
+#include "mad.h"
 #include "ordma_test.h"
-
-static bool open_ib(struct drv *d)
-{
-	struct ordma_fw_config cfg;
-
-	drv_default_config(&cfg);
-	cfg.link_layer = ORDMA_LINK_LAYER_INFINIBAND;
-	return drv_open_cfg(d, &cfg, 4);
-}
 
 static uint8_t query_port(struct drv *d, struct ordma_port_attr *attr)
 {
@@ -34,7 +26,7 @@ TEST(test_ib_port_attributes)
 	struct ordma_port_attr attr;
 	struct drv d;
 
-	REQUIRE(open_ib(&d));
+	REQUIRE(mad_open_ib(&d));
 	REQUIRE_EQ(query_port(&d, &attr), ORDMA_CMD_STATUS_OK);
 	CHECK_EQ(attr.link_layer, ORDMA_LINK_LAYER_INFINIBAND);
 	/* cabled: trained, and in INIT until a subnet manager arms it */
@@ -53,7 +45,7 @@ TEST(test_ib_port_attributes)
 	CHECK_EQ(attr.pkey_table_len, 1);
 	CHECK_EQ(le16_to_cpu(attr.pkey), 0xffff);
 	CHECK_EQ(le32_to_cpu(attr.port_cap_flags),
-		 (1u << 6) | (1u << 11) | (1u << 14) | (1u << 25));
+		 (1u << 3) | (1u << 6) | (1u << 11) | (1u << 14) | (1u << 25));
 	CHECK_EQ(be64_to_cpu(attr.gid_prefix), 0xfe80000000000000ULL);
 	/* the EUI-64 of the factory MAC, as QUERY_DEVICE's node GUID */
 	CHECK_EQ(be64_to_cpu(attr.port_guid), 0x505400fffe123456ULL);
@@ -82,22 +74,12 @@ TEST(test_ib_port_attributes)
  */
 static size_t ib_data_packet(uint8_t *buf, size_t cap, uint16_t dlid)
 {
-	struct fw_ib_frame f;
-	struct fw_ib_hdrs h;
+	const struct ib_ud_pkt p = {
+		.dlid = dlid, .slid = 0x22, .dest_qp = 0x55, .src_qp = 2,
+		.qkey = 1, .payload_len = 12, .fill = 0x33,
+	};
 
-	memset(&h, 0, sizeof(h));
-	h.dlid = dlid;
-	h.slid = 0x22;
-	h.xport.opcode = FW_ROCE_UD_SEND_ONLY;
-	h.xport.pkey = FW_ROCE_DEFAULT_PKEY;
-	h.xport.dest_qp = 0x55;
-	h.xport.deth.qkey = 1;
-	h.xport.deth.src_qp = 2;
-	if (fw_ib_frame_init(&f, buf, cap, &h, 12))
-		return 0;
-	memset(buf + f.payload_off, 0x33, 12);
-	fw_ib_frame_seal(&f);
-	return f.len;
+	return ib_ud_packet(buf, cap, &p);
 }
 
 TEST(test_ib_port_has_no_ethernet_function)
@@ -108,7 +90,7 @@ TEST(test_ib_port_has_no_ethernet_function)
 	uint32_t eqn, ring;
 	struct drv d;
 
-	REQUIRE(open_ib(&d));
+	REQUIRE(mad_open_ib(&d));
 	CHECK_EQ(drv_set_port(&d, ORDMA_SET_PORT_ADMIN, 0, NULL, 1, 0),
 		 ORDMA_CMD_STATUS_NOT_SUPPORTED);
 	CHECK_EQ(drv_set_port(&d, ORDMA_SET_PORT_MAC, 0, mac, 0, 0),
@@ -149,7 +131,7 @@ TEST(test_ib_port_change_event)
 	struct drv_eq eq;
 	struct drv d;
 
-	REQUIRE(open_ib(&d));
+	REQUIRE(mad_open_ib(&d));
 	REQUIRE(drv_eq_open(&d, &eq, ORDMA_EQ_TYPE_ASYNC, 0, 4));
 	ordma_fw_set_link(d.fw, false);
 	REQUIRE(drv_eq_next(&d, &eq, &eqe));

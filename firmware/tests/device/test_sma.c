@@ -3,7 +3,8 @@
  * The subnet management agent of an InfiniBand port through PROCESS_MAD:
  * each attribute's Get and Set, the MAD status codes, directed route
  * hop handling, M_Key protection and its lease, the port state machine
- * and the PORT_CHANGE events it raises; and the command's own checks.
+ * and the PORT_CHANGE events it raises, the traps it sends the SM; and
+ * the command's own checks.
  */
 #include <string.h>
 
@@ -130,8 +131,8 @@ TEST(test_sma_port_info_defaults)
 	CHECK_EQ(rd64(pi, PI_GID_PREFIX), 0xfe80000000000000ULL);
 	CHECK_EQ(rd16(pi, PI_LID), 0);
 	CHECK_EQ(rd16(pi, PI_SM_LID), 0);
-	CHECK_EQ(rd32(pi, PI_CAP_MASK), (1u << 6) | (1u << 11) | (1u << 14) |
-					 (1u << 25));
+	CHECK_EQ(rd32(pi, PI_CAP_MASK), (1u << 3) | (1u << 6) | (1u << 11) |
+					 (1u << 14) | (1u << 25));
 	CHECK_EQ(pi[28], 1);			/* local port */
 	CHECK_EQ(pi[29], 3);			/* width enabled 1X, 4X */
 	CHECK_EQ(pi[30], 3);			/* width supported */
@@ -885,7 +886,8 @@ static uint8_t modify_ib_port(struct drv *d, uint32_t set, uint32_t clr,
 
 TEST(test_sma_host_capabilities)
 {
-	const uint32_t own = (1u << 6) | (1u << 11) | (1u << 14) | (1u << 25);
+	const uint32_t own = (1u << 3) | (1u << 6) | (1u << 11) | (1u << 14) |
+			     (1u << 25);
 	struct ordma_port_attr attr;
 	uint8_t pi[64];
 	struct drv d;
@@ -1062,4 +1064,296 @@ TEST(test_smi_qp_refused_on_ethernet)
 	CHECK_EQ(drv_handle_cmd(&e.d, ORDMA_CMD_DESTROY_QP, 0, 0),
 		 ORDMA_CMD_STATUS_BAD_HANDLE);
 	drv_close(&e.d);
+}
+
+/* ------------------------------------------------------------------ */
+/* Traps                                                               */
+/* ------------------------------------------------------------------ */
+
+#define TRAP_SM_LID		2
+#define TRAP_SM_SL		3
+#define TRAP_TIMEOUT		10	/* 4.096 us * 2^10: 4.2 ms */
+#define TRAP_PERIOD_NS		(4096ULL << TRAP_TIMEOUT)
+/* a SubnTrap on the wire: LRH, BTH, DETH, MAD, ICRC, VCRC */
+#define TRAP_MAD		28
+#define TRAP_LEN		(TRAP_MAD + 256 + 4 + 2)
+/* Notice */
+#define NT_DETAILS		10
+
+/* PortInfo: LID 1, the SM at TRAP_SM_LID, the port in state, M_Key
+ * mkey protected at level prot (the port's M_Key must be mkey already,
+ * or 0)
+ */
+static uint16_t trap_port(struct drv *d, uint8_t state, uint64_t mkey,
+			  uint8_t prot)
+{
+	uint8_t pi[64];
+
+	if (!pi_base(d, pi))
+		return MAD_NO_REPLY;
+	wr16(pi, PI_SM_LID, TRAP_SM_LID);
+	pi[PI_MTU_SMSL] = (uint8_t)((pi[PI_MTU_SMSL] & 0xf0) | TRAP_SM_SL);
+	pi[PI_REREG_TIMEOUT] = TRAP_TIMEOUT;
+	wr64(pi, PI_MKEY, mkey);
+	pi[PI_PROT_LMC] = (uint8_t)(prot << 6);
+	pi[PI_STATE] = (uint8_t)((pi[PI_STATE] & 0xf0) | state);
+	return set_with_key(d, pi, mkey);
+}
+
+/* The MAD of the packet sent last, if it is a SubnTrap to the SM */
+static const uint8_t *trap_sent(struct drv *d)
+{
+	const struct fake_frame *f = fake_last_tx(&d->hal);
+	const uint8_t *p;
+
+	if (!f || f->len != TRAP_LEN)
+		return NULL;
+	p = f->data;
+	/* VL15, LNH local; DLID the SM's, SLID ours; UD SEND_ONLY QP0 to
+	 * QP0
+	 */
+	if (p[0] >> 4 != 15 || (p[1] >> 4) != TRAP_SM_SL || (p[1] & 3) != 2 ||
+	    rd16(p, 2) != TRAP_SM_LID || rd16(p, 6) != 1 || p[8] != 0x64 ||
+	    (rd32(p, 12) & 0xffffff) || (rd32(p, 24) & 0xffffff))
+		return NULL;
+	p += TRAP_MAD;
+	if (p[MAD_BASE_VERSION] != 1 || p[MAD_CLASS] != CLASS_SUBN_LID ||
+	    p[MAD_CLASS_VERSION] != 1 || p[MAD_METHOD] != 0x05 ||
+	    rd16(p, MAD_ATTR_ID) != 0x0002 || rd64(p, SMP_MKEY))
+		return NULL;
+	return p;
+}
+
+static uint16_t trap_repress(struct drv *d, uint64_t tid, uint64_t mkey)
+{
+	mad_build(d, CLASS_SUBN_LID, 0x07, 0x0002, 0);
+	wr64(mad_in(d), MAD_TID, tid);
+	wr64(mad_in(d), SMP_MKEY, mkey);
+	return mad_run(d, 0);
+}
+
+/* Trap 144 for a new node description: sent, repeated, repressed */
+TEST(test_sma_trap_node_desc)
+{
+	const uint8_t *mad, *n;
+	unsigned long sent;
+	unsigned int i;
+	uint64_t tid;
+	struct drv d;
+
+	REQUIRE(mad_open_ib(&d));
+	/* no SM yet: nothing to tell */
+	sent = d.hal.tx_count;
+	CHECK_EQ(set_node_desc(&d, "before", 64, 1), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(d.hal.tx_count, sent);
+	/* INIT with an SM LID: still nothing */
+	REQUIRE_EQ(trap_port(&d, 0, 0, 0), 0);
+	CHECK_EQ(set_node_desc(&d, "init", 64, 1), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(d.hal.tx_count, sent);
+
+	REQUIRE_EQ(trap_port(&d, ORDMA_PORT_ARMED, 0, 0), 0);
+	CHECK_EQ(set_node_desc(&d, "newdesc", 64, 1), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(d.hal.tx_count, sent + 1);
+	mad = trap_sent(&d);
+	REQUIRE(mad);
+	tid = rd64(mad, MAD_TID);
+	n = mad + SMP_DATA;
+	CHECK_EQ(n[0], 0x84);			/* generic, informational */
+	CHECK_EQ(rd32(n, 0) & 0xffffff, 1);	/* from a CA */
+	CHECK_EQ(rd16(n, 4), 144);
+	CHECK_EQ(rd16(n, 6), 1);		/* issuer LID */
+	CHECK_EQ(rd16(n, NT_DETAILS + 2), 1);
+	CHECK_EQ(n[NT_DETAILS + 5], 1);		/* other local changes */
+	CHECK_EQ(rd32(n, NT_DETAILS + 6), (1u << 3) | (1u << 6) | (1u << 11) |
+					  (1u << 14) | (1u << 25));
+	CHECK_EQ(rd16(n, NT_DETAILS + 10), 0x0001);	/* NodeDescription */
+	/* the same description again is no change */
+	CHECK_EQ(set_node_desc(&d, "newdesc", 64, 1), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(d.hal.tx_count, sent + 1);
+
+	/* not repressed: the same trap once per subnet timeout */
+	fake_advance(&d.hal, TRAP_PERIOD_NS / 2);
+	CHECK_EQ(d.hal.tx_count, sent + 1);
+	fake_advance(&d.hal, TRAP_PERIOD_NS);
+	CHECK_EQ(d.hal.tx_count, sent + 2);
+	mad = trap_sent(&d);
+	REQUIRE(mad);
+	CHECK_EQ(rd64(mad, MAD_TID), tid);
+	/* a TrapRepress of another TID changes nothing; of this one, the
+	 * repeating stops; neither is answered
+	 */
+	CHECK_EQ(trap_repress(&d, tid + 1, 0), MAD_NO_REPLY);
+	CHECK_EQ(mad_result(&d), ORDMA_MAD_RESULT_SUCCESS |
+				 ORDMA_MAD_RESULT_CONSUMED);
+	fake_advance(&d.hal, TRAP_PERIOD_NS + 1);
+	CHECK_EQ(d.hal.tx_count, sent + 3);
+	CHECK_EQ(trap_repress(&d, tid, 0), MAD_NO_REPLY);
+	CHECK_EQ(mad_result(&d), ORDMA_MAD_RESULT_SUCCESS |
+				 ORDMA_MAD_RESULT_CONSUMED);
+	CHECK_EQ(mad_drop(&d), ORDMA_MAD_DROP_NONE);
+	fake_advance(&d.hal, 4 * TRAP_PERIOD_NS);
+	CHECK_EQ(d.hal.tx_count, sent + 3);
+
+	/* no SM represses it: sent 16 times, then given up */
+	sent = d.hal.tx_count;
+	CHECK_EQ(set_node_desc(&d, "unheard", 64, 1), ORDMA_CMD_STATUS_OK);
+	for (i = 0; i < 40; i++)
+		fake_advance(&d.hal, TRAP_PERIOD_NS);
+	CHECK_EQ(d.hal.tx_count, sent + 16);
+	drv_close(&d);
+}
+
+/* Trap 144 for a CapabilityMask the host changed; changes add up */
+TEST(test_sma_trap_cap_mask)
+{
+	const uint32_t own = (1u << 3) | (1u << 6) | (1u << 11) | (1u << 14) |
+			     (1u << 25);
+	const uint8_t *mad, *n;
+	unsigned long sent;
+	uint64_t tid;
+	struct drv d;
+
+	REQUIRE(mad_open_ib(&d));
+	REQUIRE_EQ(trap_port(&d, ORDMA_PORT_ARMED, 0, 0), 0);
+	REQUIRE_EQ(trap_port(&d, ORDMA_PORT_ACTIVE, 0, 0), 0);
+	sent = d.hal.tx_count;
+	CHECK_EQ(modify_ib_port(&d, 1u << 16, 0, 1), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(d.hal.tx_count, sent + 1);
+	mad = trap_sent(&d);
+	REQUIRE(mad);
+	tid = rd64(mad, MAD_TID);
+	n = mad + SMP_DATA;
+	CHECK_EQ(rd16(n, 4), 144);
+	CHECK_EQ(n[NT_DETAILS + 5], 0);		/* only the mask */
+	CHECK_EQ(rd32(n, NT_DETAILS + 6), own | (1u << 16));
+	CHECK_EQ(rd16(n, NT_DETAILS + 10), 0);
+	/* no change, no trap */
+	CHECK_EQ(modify_ib_port(&d, 1u << 16, 0, 1), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(d.hal.tx_count, sent + 1);
+	/* a change while the first is pending: one trap with both, in
+	 * place of the first, when the first was due
+	 */
+	CHECK_EQ(set_node_desc(&d, "other", 64, 1), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(modify_ib_port(&d, 0, 1u << 16, 1), ORDMA_CMD_STATUS_OK);
+	CHECK_EQ(d.hal.tx_count, sent + 1);
+	fake_advance(&d.hal, TRAP_PERIOD_NS + 1);
+	CHECK_EQ(d.hal.tx_count, sent + 2);
+	mad = trap_sent(&d);
+	REQUIRE(mad);
+	CHECK(rd64(mad, MAD_TID) != tid);
+	n = mad + SMP_DATA;
+	CHECK_EQ(n[NT_DETAILS + 5], 1);
+	CHECK_EQ(rd32(n, NT_DETAILS + 6), own);
+	CHECK_EQ(rd16(n, NT_DETAILS + 10), 0x0001);
+	/* the first TID no longer represses anything */
+	CHECK_EQ(trap_repress(&d, tid, 0), MAD_NO_REPLY);
+	fake_advance(&d.hal, TRAP_PERIOD_NS + 1);
+	CHECK_EQ(d.hal.tx_count, sent + 3);
+	/* a port that stops taking traps drops the pending one */
+	ordma_fw_set_link(d.fw, false);
+	ordma_fw_set_link(d.fw, true);
+	sent = d.hal.tx_count;
+	fake_advance(&d.hal, 4 * TRAP_PERIOD_NS);
+	CHECK_EQ(d.hal.tx_count, sent);
+	drv_close(&d);
+}
+
+/* Trap 256 for an SMP with a bad M_Key, LID-routed and directed route */
+TEST(test_sma_trap_bad_mkey)
+{
+	const uint8_t *mad, *n;
+	unsigned long sent;
+	uint8_t pi[64];
+	uint64_t tid;
+	struct drv d;
+
+	REQUIRE(mad_open_ib(&d));
+	REQUIRE_EQ(trap_port(&d, ORDMA_PORT_ARMED, KEY, 0), 0);
+	sent = d.hal.tx_count;
+	REQUIRE(pi_base(&d, pi));
+	CHECK_EQ(set_with_key(&d, pi, KEY + 1), MAD_NO_REPLY);
+	check_mkey_drop(&d);
+	CHECK_EQ(d.hal.tx_count, sent + 1);
+	mad = trap_sent(&d);
+	REQUIRE(mad);
+	tid = rd64(mad, MAD_TID);
+	n = mad + SMP_DATA;
+	CHECK_EQ(n[0], 0x82);			/* generic, security */
+	CHECK_EQ(rd16(n, 4), 256);
+	CHECK_EQ(rd16(n, NT_DETAILS + 2), 1);
+	CHECK_EQ(n[NT_DETAILS + 6], METHOD_SET);
+	CHECK_EQ(rd16(n, NT_DETAILS + 8), ATTR_PORT_INFO);
+	CHECK_EQ(rd32(n, NT_DETAILS + 10), 0);
+	CHECK_EQ(rd64(n, NT_DETAILS + 14), KEY + 1);
+	CHECK_EQ(n[NT_DETAILS + 23], 0);	/* not directed route */
+
+	/* a TrapRepress needs the M_Key too: a violation, not a repress */
+	CHECK_EQ(trap_repress(&d, tid, KEY + 2), MAD_NO_REPLY);
+	check_mkey_drop(&d);
+	CHECK_EQ(trap_repress(&d, tid, KEY), MAD_NO_REPLY);
+	CHECK_EQ(mad_drop(&d), ORDMA_MAD_DROP_NONE);
+	/* the violating repress raised a trap of its own, sent when due */
+	fake_advance(&d.hal, TRAP_PERIOD_NS + 1);
+	CHECK_EQ(d.hal.tx_count, sent + 2);
+	mad = trap_sent(&d);
+	REQUIRE(mad);
+	CHECK_EQ(mad[SMP_DATA + NT_DETAILS + 6], 0x07);
+	CHECK_EQ(rd64(mad, SMP_DATA + NT_DETAILS + 14), KEY + 2);
+	CHECK_EQ(trap_repress(&d, rd64(mad, MAD_TID), KEY), MAD_NO_REPLY);
+
+	/* directed route, protection level 2: the DR SLID and return path */
+	REQUIRE_EQ(trap_port(&d, 0, KEY, 2), 0);
+	sent = d.hal.tx_count;
+	mad_build(&d, CLASS_SUBN_DR, METHOD_GET, ATTR_NODE_INFO, 0);
+	mad_in(&d)[MAD_HOP_PTR] = 2;
+	mad_in(&d)[MAD_HOP_CNT] = 2;
+	mad_in(&d)[SMP_RETURN_PATH + 1] = 5;
+	wr16(mad_in(&d), SMP_DR_SLID, 0x44);
+	CHECK_EQ(mad_run(&d, 0), MAD_NO_REPLY);
+	check_mkey_drop(&d);
+	/* nothing pending: sent at once */
+	CHECK_EQ(d.hal.tx_count, sent + 1);
+	mad = trap_sent(&d);
+	REQUIRE(mad);
+	n = mad + SMP_DATA;
+	CHECK_EQ(n[NT_DETAILS + 6], METHOD_GET);
+	CHECK_EQ(rd16(n, NT_DETAILS + 8), ATTR_NODE_INFO);
+	CHECK_EQ(rd16(n, NT_DETAILS + 4), 0x44);
+	CHECK_EQ(n[NT_DETAILS + 23], 0x80 | 2);	/* DR, two hops */
+	CHECK_EQ(n[NT_DETAILS + 24], 5);
+	CHECK_EQ(n[NT_DETAILS + 25], 1);	/* arrived on port 1 */
+	drv_close(&d);
+}
+
+/* A flood of bad M_Keys (or of new descriptions) costs one trap per
+ * subnet timeout, the latest
+ */
+TEST(test_sma_trap_flood)
+{
+	unsigned long sent;
+	const uint8_t *mad;
+	uint8_t pi[64];
+	unsigned int i;
+	struct drv d;
+
+	REQUIRE(mad_open_ib(&d));
+	REQUIRE_EQ(trap_port(&d, ORDMA_PORT_ARMED, KEY, 0), 0);
+	REQUIRE(pi_base(&d, pi));
+	sent = d.hal.tx_count;
+	for (i = 0; i < 100; i++) {
+		CHECK_EQ(set_with_key(&d, pi, i), MAD_NO_REPLY);
+		CHECK_EQ(set_node_desc(&d, i % 2 ? "odd" : "even", 64, 1),
+			 ORDMA_CMD_STATUS_OK);
+	}
+	CHECK_EQ(d.hal.tx_count, sent + 2);	/* one 256, one 144 */
+	fake_advance(&d.hal, TRAP_PERIOD_NS + 1);
+	CHECK_EQ(d.hal.tx_count, sent + 4);
+	/* the 256 goes last, the last violation's */
+	mad = trap_sent(&d);
+	REQUIRE(mad);
+	CHECK_EQ(rd16(mad, SMP_DATA + 4), 256);
+	CHECK_EQ(rd64(mad, SMP_DATA + NT_DETAILS + 14), 99);
+	REQUIRE(pi_get(&d, pi));
+	CHECK_EQ(rd16(pi, PI_MKEY_VIOL), 100);
+	drv_close(&d);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ib_pkt.h"
 #include "ordma_test.h"
 #include "pair.h"
 
@@ -370,21 +371,16 @@ TEST(test_ib_ud_multicast)
 
 	/* the same packet without its GRH is nobody's */
 	{
-		struct fw_ib_frame f;
-		struct fw_ib_hdrs h;
+		const struct ib_ud_pkt p = {
+			.dlid = 0xc004, .slid = IB_LID(0),
+			.dest_qp = ORDMA_MCAST_QPN, .qkey = 0x1234,
+			.payload_len = 8, .fill = 1,
+		};
 		uint8_t pkt[256];
+		size_t len = ib_ud_packet(pkt, sizeof(pkt), &p);
 
-		memset(&h, 0, sizeof(h));
-		h.dlid = 0xc004;
-		h.slid = IB_LID(0);
-		h.xport.opcode = FW_ROCE_UD_SEND_ONLY;
-		h.xport.pkey = FW_ROCE_DEFAULT_PKEY;
-		h.xport.dest_qp = ORDMA_MCAST_QPN;
-		h.xport.deth.qkey = 0x1234;
-		REQUIRE_EQ(fw_ib_frame_init(&f, pkt, sizeof(pkt), &h, 8), 0);
-		memset(pkt + f.payload_off, 1, 8);
-		fw_ib_frame_seal(&f);
-		ordma_fw_rx_frame(b->d.fw, pkt, f.len);
+		REQUIRE(len > 0);
+		ordma_fw_rx_frame(b->d.fw, pkt, len);
 		CHECK_EQ(b->d.fw->tp.ib_rx_drop[FW_IB_RX_DROP_DLID], 1);
 	}
 	no_cqe(b, false);
@@ -413,34 +409,13 @@ static bool ib_dev_open(struct side *s, uint8_t state)
 static size_t ib_pkt(uint8_t *buf, size_t cap, uint16_t dlid, unsigned int vl,
 		     uint32_t dest_qp)
 {
-	struct fw_ib_frame f;
-	struct fw_ib_hdrs h;
+	const struct ib_ud_pkt p = {
+		.dlid = dlid, .slid = 0x99, .vl = (uint8_t)vl, .sl = 2,
+		.dest_qp = dest_qp, .src_qp = 9, .qkey = 0x1234, .psn = 7,
+		.payload_len = 64, .fill = 0x5a,
+	};
 
-	memset(&h, 0, sizeof(h));
-	h.vl = (uint8_t)vl;
-	h.sl = 2;
-	h.dlid = dlid;
-	h.slid = 0x99;
-	h.xport.opcode = FW_ROCE_UD_SEND_ONLY;
-	h.xport.pkey = FW_ROCE_DEFAULT_PKEY;
-	h.xport.dest_qp = dest_qp;
-	h.xport.psn = 7;
-	h.xport.deth.qkey = 0x1234;
-	h.xport.deth.src_qp = 9;
-	if (fw_ib_frame_init(&f, buf, cap, &h, 64))
-		return 0;
-	memset(buf + f.payload_off, 0x5a, 64);
-	fw_ib_frame_seal(&f);
-	return f.len;
-}
-
-/* A hop's VCRC over a packet whose LRH the test changed */
-static void ib_revcrc(uint8_t *pkt, size_t len)
-{
-	uint16_t v = fw_ib_vcrc(pkt, len - 2);
-
-	pkt[len - 2] = (uint8_t)v;
-	pkt[len - 1] = (uint8_t)(v >> 8);
+	return ib_ud_packet(buf, cap, &p);
 }
 
 static uint64_t ib_drops(struct side *s, enum fw_ib_rx_drop why)
@@ -525,6 +500,46 @@ TEST(test_ib_rx_drop_reasons)
 	ordma_fw_rx_frame(s.d.fw, pkt, len);
 	CHECK_EQ(stats(&s).roce_rx_frames, 1);
 	CHECK_EQ(stats(&s).roce_rx_drop_reason[ORDMA_ROCE_RX_DROP_NO_QP], 1);
+	drv_close(&s.d);
+}
+
+/* QUERY_STATS reports the link drops by reason, apart from the engine's */
+TEST(test_ib_rx_drop_query_stats)
+{
+	struct ordma_port_stats st;
+	uint8_t pkt[256];
+	uint64_t sum = 0;
+	struct side s;
+	size_t len, i;
+
+	REQUIRE(ib_dev_open(&s, ORDMA_PORT_ACTIVE));
+	/* a bad VCRC, twice */
+	len = ib_pkt(pkt, sizeof(pkt), 0x41, 0, 0x123);
+	REQUIRE(len > 0);
+	pkt[len - 2] ^= 0x01;
+	ordma_fw_rx_frame(s.d.fw, pkt, len);
+	ordma_fw_rx_frame(s.d.fw, pkt, len);
+	/* a DLID that is not the port's */
+	len = ib_pkt(pkt, sizeof(pkt), 0x42, 0, 0x123);
+	REQUIRE(len > 0);
+	ordma_fw_rx_frame(s.d.fw, pkt, len);
+
+	st = stats(&s);
+	CHECK_EQ(le64_to_cpu(st.ib_rx_drop[ORDMA_IB_RX_DROP_VCRC]), 2);
+	CHECK_EQ(le64_to_cpu(st.ib_rx_drop[ORDMA_IB_RX_DROP_DLID]), 1);
+	for (i = 0; i < ORDMA_IB_RX_DROP_REASONS; i++)
+		sum += le64_to_cpu(st.ib_rx_drop[i]);
+	CHECK_EQ(sum, 3);
+	/* in the total, but in none of the transport's or the parser's */
+	CHECK_EQ(le64_to_cpu(st.roce_rx_drop), 3);
+	for (i = 0; i < ORDMA_ROCE_RX_DROP_REASONS; i++)
+		CHECK_EQ(le64_to_cpu(st.roce_rx_drop_reason[i]), 0);
+	for (i = 0; i < ORDMA_ROCE_PARSE_DROP_REASONS; i++)
+		CHECK_EQ(le64_to_cpu(st.roce_rx_parse_drop[i]), 0);
+	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STAT_INDEX(
+		ib_rx_drop[ORDMA_IB_RX_DROP_VCRC])), "ib_rx_drop_vcrc"));
+	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STATS_NUM - 1),
+		      "ib_rx_drop_dlid"));
 	drv_close(&s.d);
 }
 

@@ -911,6 +911,37 @@ enum ordma_wire_fault {
 
 #define ORDMA_WIRE_FAULTS		5
 
+/* QUERY_STATS: why an InfiniBand port dropped a received packet before its
+ * transport saw it, the index of ordma_port_stats.ib_rx_drop[]: the link
+ * and header checks of the IB wire, then the port's DLID check.  Every
+ * such drop also counts in roce_rx_drop.  Always zero on an Ethernet port.
+ */
+enum ordma_ib_rx_drop {
+	ORDMA_IB_RX_DROP_SHORT		= 0,	/* less than LRH and VCRC */
+	ORDMA_IB_RX_DROP_LVER		= 1,	/* link version not 0 */
+	ORDMA_IB_RX_DROP_PKTLEN		= 2,	/* PktLen not the length */
+	ORDMA_IB_RX_DROP_VCRC		= 3,
+	ORDMA_IB_RX_DROP_LNH		= 4,	/* raw or IP: no transport */
+	ORDMA_IB_RX_DROP_SLID		= 5,	/* SLID 0, multicast or
+						 * permissive off VL15
+						 */
+	ORDMA_IB_RX_DROP_GRH_SHORT	= 6,
+	ORDMA_IB_RX_DROP_GRH_VERSION	= 7,	/* IPVer not 6 */
+	ORDMA_IB_RX_DROP_GRH_NXTHDR	= 8,	/* next header not IBA */
+	ORDMA_IB_RX_DROP_GRH_PAYLEN	= 9,	/* PayLen vs PktLen */
+	ORDMA_IB_RX_DROP_BTH_SHORT	= 10,
+	ORDMA_IB_RX_DROP_TVER		= 11,	/* BTH version not 0 */
+	ORDMA_IB_RX_DROP_OPCODE		= 12,	/* opcode the device lacks */
+	ORDMA_IB_RX_DROP_EXT_SHORT	= 13,	/* no room for extension headers */
+	ORDMA_IB_RX_DROP_PAD		= 14,
+	ORDMA_IB_RX_DROP_VL15		= 15,	/* on VL15 but not to QP0 */
+	ORDMA_IB_RX_DROP_QP0_VL		= 16,	/* to QP0 but not on VL15 */
+	ORDMA_IB_RX_DROP_ICRC		= 17,
+	ORDMA_IB_RX_DROP_DLID		= 18,	/* not one of the port's LIDs */
+};
+
+#define ORDMA_IB_RX_DROP_REASONS	19
+
 struct ordma_port_stats {
 	__le64	tx_frames;
 	__le64	tx_bytes;
@@ -938,13 +969,16 @@ struct ordma_port_stats {
 	__le64	pause_rx;		/* IEEE 802.3x PAUSE frames taken */
 	__le64	roce_tx_pause_holds;	/* sends a PAUSE held back */
 	/* faults INJECT_FAULT or the host injected, by enum ordma_fault
-	 * (firmware without ORDMA_DEV_CAP_FAULT_INJECT writes only the
-	 * 544 bytes before)
+	 * (zero without ORDMA_DEV_CAP_FAULT_INJECT)
 	 */
 	__le64	fault_injected[ORDMA_FAULTS];
+	/* InfiniBand link-layer drops, by enum ordma_ib_rx_drop (firmware
+	 * before these writes only the 600 bytes before)
+	 */
+	__le64	ib_rx_drop[ORDMA_IB_RX_DROP_REASONS];
 };
 
-#define ORDMA_PORT_STATS_SIZE		600
+#define ORDMA_PORT_STATS_SIZE		752
 
 /* QUERY_QP_STATS handle: the sum over every QP the device ever had */
 #define ORDMA_QP_STATS_ALL		0xffffffff
@@ -1055,6 +1089,9 @@ static inline const char *ordma_cmd_status_name(unsigned int status)
 #define ORDMA_STAT_FAULT(fault, name) \
 	[ORDMA_PORT_STAT_INDEX(fault_injected[ORDMA_FAULT_##fault])] = \
 		"fault_injected_" name
+#define ORDMA_STAT_IB_RX_DROP(reason, name) \
+	[ORDMA_PORT_STAT_INDEX(ib_rx_drop[ORDMA_IB_RX_DROP_##reason])] = \
+		"ib_rx_drop_" name
 
 /*
  * Name of counter i of struct ordma_port_stats, NULL past the last: the
@@ -1139,6 +1176,25 @@ static inline const char *ordma_port_stat_name(unsigned int i)
 		ORDMA_STAT_FAULT(FATAL, "fatal"),
 		ORDMA_STAT_FAULT(HEARTBEAT_STUCK, "heartbeat_stuck"),
 		ORDMA_STAT_FAULT(ADMIN_DELAY, "admin_delay"),
+		ORDMA_STAT_IB_RX_DROP(SHORT, "short"),
+		ORDMA_STAT_IB_RX_DROP(LVER, "lver"),
+		ORDMA_STAT_IB_RX_DROP(PKTLEN, "pktlen"),
+		ORDMA_STAT_IB_RX_DROP(VCRC, "vcrc"),
+		ORDMA_STAT_IB_RX_DROP(LNH, "lnh"),
+		ORDMA_STAT_IB_RX_DROP(SLID, "slid"),
+		ORDMA_STAT_IB_RX_DROP(GRH_SHORT, "grh_short"),
+		ORDMA_STAT_IB_RX_DROP(GRH_VERSION, "grh_version"),
+		ORDMA_STAT_IB_RX_DROP(GRH_NXTHDR, "grh_nxthdr"),
+		ORDMA_STAT_IB_RX_DROP(GRH_PAYLEN, "grh_paylen"),
+		ORDMA_STAT_IB_RX_DROP(BTH_SHORT, "bth_short"),
+		ORDMA_STAT_IB_RX_DROP(TVER, "tver"),
+		ORDMA_STAT_IB_RX_DROP(OPCODE, "opcode"),
+		ORDMA_STAT_IB_RX_DROP(EXT_SHORT, "ext_short"),
+		ORDMA_STAT_IB_RX_DROP(PAD, "pad"),
+		ORDMA_STAT_IB_RX_DROP(VL15, "vl15"),
+		ORDMA_STAT_IB_RX_DROP(QP0_VL, "qp0_vl"),
+		ORDMA_STAT_IB_RX_DROP(ICRC, "icrc"),
+		ORDMA_STAT_IB_RX_DROP(DLID, "dlid"),
 	};
 
 	return i < ORDMA_PORT_STATS_NUM ? names[i] : NULL;
@@ -1150,6 +1206,7 @@ static inline const char *ordma_port_stat_name(unsigned int i)
 #undef ORDMA_STAT_TX_DROP
 #undef ORDMA_STAT_WIRE_FAULT
 #undef ORDMA_STAT_FAULT
+#undef ORDMA_STAT_IB_RX_DROP
 
 /* Counters of struct ordma_qp_stats, every one a __le64 */
 #define ORDMA_QP_STATS_NUM		(ORDMA_QP_STATS_SIZE / sizeof(__le64))

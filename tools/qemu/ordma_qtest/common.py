@@ -32,7 +32,7 @@ CMD_QUERY_FW, CMD_QUERY_DEVICE, CMD_QUERY_PORT, CMD_SET_PORT, CMD_HEALTH = 1, 2,
 CMD_QUERY_STATS, CMD_ADD_GID = 0x06, 0x10
 GID_TYPE_ROCE_V2, VLAN_NONE = 1, 0xffff
 # struct ordma_port_stats: counter indexes (every one a __le64)
-PORT_STATS_NUM = 75          # struct ordma_port_stats, fault_injected[] last
+PORT_STATS_NUM = 75          # read up to fault_injected[]; ib_rx_drop[] after
 
 
 STAT_RX_DROP_REASON = 17                # + enum ordma_roce_rx_drop

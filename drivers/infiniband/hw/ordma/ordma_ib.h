@@ -41,23 +41,21 @@
 
 /*
  * Counters rdma statistic shows for a port: per-QP sums, then the port's
- * from roce_rx_frames to the end, the faults injected into the function
- * last.  Those are optional counters (rdma statistic set ...
- * optional-counters), off until asked for and with short names: the
- * kernel answers rdma statistic show in one netlink message of about
- * 3.7 KiB, which the counters before them fill to within a few hundred
- * bytes.  The Ethernet function's own counters before roce_rx_frames are
- * ethtool -S's.
+ * from roce_rx_frames on that mean something on its link layer, the
+ * faults injected into the function last.  Those are optional counters
+ * (rdma statistic set ... optional-counters), off until asked for and
+ * with short names: the kernel answers rdma statistic show in one netlink
+ * message of about 3.7 KiB, which the counters before them fill to within
+ * a few hundred bytes.  So an InfiniBand port shows ib_rx_drop_* in place
+ * of the RoCEv2 parser's and PAUSE counters, an Ethernet port the reverse
+ * (ordma_stats.c).  The Ethernet function's own counters before
+ * roce_rx_frames are ethtool -S's.
  */
 #define ORDMA_IB_PORT_STATS_FIRST	ORDMA_PORT_STAT_INDEX(roce_rx_frames)
-#define ORDMA_IB_PORT_STATS_NUM	\
+/* the most port counters one link layer shows */
+#define ORDMA_IB_PORT_STATS_MAX	\
 	(ORDMA_PORT_STATS_NUM - ORDMA_IB_PORT_STATS_FIRST)
-static_assert(ORDMA_PORT_STAT_INDEX(fault_injected) + ORDMA_FAULTS ==
-	      ORDMA_PORT_STATS_NUM, "the injected faults end the port's counters");
-#define ORDMA_IB_PORT_STATS_OPTIONAL	\
-	(ORDMA_QP_STATS_NUM + ORDMA_PORT_STAT_INDEX(fault_injected) - \
-	 ORDMA_IB_PORT_STATS_FIRST)
-#define ORDMA_HW_STATS_NUM	(ORDMA_QP_STATS_NUM + ORDMA_IB_PORT_STATS_NUM)
+#define ORDMA_HW_STATS_MAX	(ORDMA_QP_STATS_NUM + ORDMA_IB_PORT_STATS_MAX)
 
 /* SGE slots of a send WQE an inline address vector takes */
 #define ORDMA_AV_SGE_SLOTS	(sizeof(struct ordma_av) / sizeof(struct ordma_sge))
@@ -96,9 +94,14 @@ struct ordma_ibdev {
 	 * Names of the hardware counters as the RDMA core wants them: a QP
 	 * counter has the first ORDMA_QP_STATS_NUM, the port all of them
 	 * (the same per-QP counters summed over the device, then the port's
-	 * own).
+	 * own for its link layer: hw_stats_num in all, optional from
+	 * hw_stats_optional on).
 	 */
-	struct rdma_stat_desc hw_stat_descs[ORDMA_HW_STATS_NUM];
+	struct rdma_stat_desc hw_stat_descs[ORDMA_HW_STATS_MAX];
+	/* QUERY_STATS counter of each port counter the port shows */
+	u8 port_stat_index[ORDMA_IB_PORT_STATS_MAX];
+	unsigned int hw_stats_num;
+	unsigned int hw_stats_optional;
 	/* QP counters (ordma_stats.c): ordma_counter by rdma_counter id */
 	struct mutex counter_lock;
 	struct xarray counters;

@@ -5,7 +5,8 @@
  *
  * The port shows the per-QP counters summed over the device
  * (QUERY_QP_STATS of ORDMA_QP_STATS_ALL) followed by the port's own
- * (QUERY_STATS) from the RoCE engine's on (ordma_ib.h).  A QP counter
+ * (QUERY_STATS) from the RoCE engine's on, those of its link layer
+ * (ordma_ib.h).  A QP counter
  * (rdma statistic qp) sums what its bound QPs counted while bound: the
  * device's count of a QP at bind time is kept as its base, and what a QP
  * counted until it is unbound stays in the counter.  The core adds every
@@ -40,21 +41,64 @@ static const char *const ordma_fault_stat_names[ORDMA_FAULTS] = {
 	[ORDMA_FAULT_ADMIN_DELAY]	= "fault_admin_delay",
 };
 
+static_assert(ORDMA_PORT_STATS_NUM - 1 == (u8)(ORDMA_PORT_STATS_NUM - 1),
+	      "port_stat_index holds every port counter's index");
+
+static bool ordma_port_stat_in(unsigned int i, unsigned int first,
+			       unsigned int num)
+{
+	return i >= first && i < first + num;
+}
+
+/*
+ * Whether port counter @i (QUERY_STATS) means something on the port's
+ * link layer.  An InfiniBand port has no RoCEv2 parser (its link drops
+ * count in ib_rx_drop[]) and no IEEE 802.3x PAUSE; an Ethernet port has
+ * no IB link checks.  The injected faults are not among these.
+ */
+static bool ordma_port_stat_shown(const struct ordma_ibdev *dev,
+				  unsigned int i)
+{
+	const unsigned int parse =
+		ORDMA_PORT_STAT_INDEX(roce_rx_drop_reason[ORDMA_ROCE_RX_DROP_PARSE]);
+	bool ib = ordma_port_is_ib(dev);
+
+	if (i < ORDMA_IB_PORT_STATS_FIRST ||
+	    ordma_port_stat_in(i, ORDMA_PORT_STAT_INDEX(fault_injected),
+			       ORDMA_FAULTS))
+		return false;
+	if (ordma_port_stat_in(i, ORDMA_PORT_STAT_INDEX(ib_rx_drop),
+			       ORDMA_IB_RX_DROP_REASONS))
+		return ib;
+	if (ordma_port_stat_in(i, ORDMA_PORT_STAT_INDEX(roce_rx_parse_drop),
+			       ORDMA_ROCE_PARSE_DROP_REASONS) ||
+	    i == parse || i == ORDMA_PORT_STAT_INDEX(pause_rx) ||
+	    i == ORDMA_PORT_STAT_INDEX(roce_tx_pause_holds))
+		return !ib;
+	return true;
+}
+
 static void ordma_init_stat_descs(struct ordma_ibdev *dev)
 {
-	struct rdma_stat_desc *faults =
-		&dev->hw_stat_descs[ORDMA_IB_PORT_STATS_OPTIONAL];
-	unsigned int i;
+	struct rdma_stat_desc *desc = &dev->hw_stat_descs[ORDMA_QP_STATS_NUM];
+	unsigned int i, n = 0;
 
 	for (i = 0; i < ORDMA_QP_STATS_NUM; i++)
 		dev->hw_stat_descs[i].name = ordma_qp_stat_name(i);
-	for (i = 0; i < ORDMA_IB_PORT_STATS_NUM; i++)
-		dev->hw_stat_descs[ORDMA_QP_STATS_NUM + i].name =
-			ordma_port_stat_name(ORDMA_IB_PORT_STATS_FIRST + i);
-	for (i = 0; i < ORDMA_FAULTS; i++) {
-		faults[i].name = ordma_fault_stat_names[i];
-		faults[i].flags = IB_STAT_FLAG_OPTIONAL;
+	for (i = ORDMA_IB_PORT_STATS_FIRST; i < ORDMA_PORT_STATS_NUM; i++) {
+		if (!ordma_port_stat_shown(dev, i))
+			continue;
+		dev->port_stat_index[n] = i;
+		desc[n++].name = ordma_port_stat_name(i);
 	}
+	dev->hw_stats_optional = ORDMA_QP_STATS_NUM + n;
+	for (i = 0; i < ORDMA_FAULTS; i++) {
+		dev->port_stat_index[n] =
+			ORDMA_PORT_STAT_INDEX(fault_injected[i]);
+		desc[n].name = ordma_fault_stat_names[i];
+		desc[n++].flags = IB_STAT_FLAG_OPTIONAL;
+	}
+	dev->hw_stats_num = ORDMA_QP_STATS_NUM + n;
 }
 
 /*
@@ -64,7 +108,9 @@ static void ordma_init_stat_descs(struct ordma_ibdev *dev)
 int ordma_modify_hw_stat(struct ib_device *ibdev, u32 port,
 			 unsigned int index, bool enable)
 {
-	if (index < ORDMA_IB_PORT_STATS_OPTIONAL || index >= ORDMA_HW_STATS_NUM)
+	struct ordma_ibdev *dev = to_ordma_ibdev(ibdev);
+
+	if (index < dev->hw_stats_optional || index >= dev->hw_stats_num)
 		return -EINVAL;
 	return 0;
 }
@@ -73,18 +119,17 @@ struct rdma_hw_stats *ordma_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port)
 {
 	struct ordma_ibdev *dev = to_ordma_ibdev(ibdev);
-
 	struct rdma_hw_stats *stats;
 	unsigned int i;
 
 	ordma_init_stat_descs(dev);
 	stats = rdma_alloc_hw_stats_struct(dev->hw_stat_descs,
-					   ORDMA_HW_STATS_NUM,
+					   dev->hw_stats_num,
 					   RDMA_HW_STATS_DEFAULT_LIFESPAN);
 	if (!stats)
 		return NULL;
 	/* Optional counters start disabled: the driver says so. */
-	for (i = ORDMA_IB_PORT_STATS_OPTIONAL; i < ORDMA_HW_STATS_NUM; i++)
+	for (i = dev->hw_stats_optional; i < dev->hw_stats_num; i++)
 		set_bit(i, stats->is_disabled);
 	return stats;
 }
@@ -163,7 +208,7 @@ int ordma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	u64 *val = stats->value;
 	struct ordma_counter *c;
 	unsigned long id;
-	unsigned int i;
+	unsigned int i, j;
 	int err;
 
 	err = ordma_cmd_query_stats(dev->cdev, &hw.fields);
@@ -171,9 +216,10 @@ int ordma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		ibdev_err_ratelimited(ibdev, "QUERY_STATS failed: %d\n", err);
 		return err;
 	}
-	for (i = 0; i < ORDMA_IB_PORT_STATS_NUM; i++)
-		val[ORDMA_QP_STATS_NUM + i] =
-			le64_to_cpu(hw.counters[ORDMA_IB_PORT_STATS_FIRST + i]);
+	for (i = ORDMA_QP_STATS_NUM; i < dev->hw_stats_num; i++) {
+		j = dev->port_stat_index[i - ORDMA_QP_STATS_NUM];
+		val[i] = le64_to_cpu(hw.counters[j]);
+	}
 
 	mutex_lock(&dev->counter_lock);
 	err = ordma_query_qp_counts(dev, ORDMA_QP_STATS_ALL, total);
@@ -189,7 +235,7 @@ int ordma_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	/* counts may move between the queries: never below zero */
 	for (i = 0; i < ORDMA_QP_STATS_NUM; i++)
 		val[i] = total[i] > counted[i] ? total[i] - counted[i] : 0;
-	return ORDMA_HW_STATS_NUM;
+	return dev->hw_stats_num;
 }
 
 struct rdma_hw_stats *ordma_counter_alloc_stats(struct rdma_counter *counter)

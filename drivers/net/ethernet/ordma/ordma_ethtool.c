@@ -105,10 +105,18 @@ static int ordma_set_ringparam(struct net_device *ndev,
 	return err;
 }
 
+/*
+ * ethtool -S shows the port's counters up to the InfiniBand link drops
+ * that end them: the netdev is an Ethernet port's, where those are 0.
+ */
+#define ORDMA_ETH_STATS_NUM	ORDMA_PORT_STAT_INDEX(ib_rx_drop)
+static_assert(ORDMA_ETH_STATS_NUM + ORDMA_IB_RX_DROP_REASONS ==
+	      ORDMA_PORT_STATS_NUM, "the IB link drops end the port's counters");
+
 static int ordma_get_sset_count(struct net_device *ndev, int sset)
 {
 	if (sset == ETH_SS_STATS)
-		return ORDMA_PORT_STATS_NUM;
+		return ORDMA_ETH_STATS_NUM;
 	return -EOPNOTSUPP;
 }
 
@@ -118,7 +126,7 @@ static void ordma_get_strings(struct net_device *ndev, u32 sset, u8 *data)
 
 	if (sset != ETH_SS_STATS)
 		return;
-	for (i = 0; i < ORDMA_PORT_STATS_NUM; i++)
+	for (i = 0; i < ORDMA_ETH_STATS_NUM; i++)
 		ethtool_puts(&data, ordma_port_stat_name(i));
 }
 
@@ -136,10 +144,10 @@ static void ordma_get_ethtool_stats(struct net_device *ndev,
 	err = ordma_cmd_query_stats(priv->cdev, &stats.fields);
 	if (err) {
 		netdev_warn_once(ndev, "QUERY_STATS failed: %d\n", err);
-		memset(data, 0, ORDMA_PORT_STATS_NUM * sizeof(*data));
+		memset(data, 0, ORDMA_ETH_STATS_NUM * sizeof(*data));
 		return;
 	}
-	for (i = 0; i < ORDMA_PORT_STATS_NUM; i++)
+	for (i = 0; i < ORDMA_ETH_STATS_NUM; i++)
 		data[i] = le64_to_cpu(stats.counters[i]);
 }
 
