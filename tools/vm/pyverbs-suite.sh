@@ -48,10 +48,11 @@ for log in "$G"/pyverbs-*.log; do
 	dev=${dev%.log}
 	ran=$(sed -n 's/^Ran \([0-9]*\) tests.*/\1/p' "$log" | tail -n 1)
 	sum=$(grep -E '^(OK|FAILED)' "$log" | tail -n 1)
-	ok=$(grep -c ' \.\.\. ok$' "$log" || true)
-	fail=$(grep -c ' \.\.\. FAIL$' "$log" || true)
-	err=$(grep -c ' \.\.\. ERROR$' "$log" || true)
-	skip=$(grep -c ' \.\.\. skipped' "$log" || true)
+	# a test that prints puts its verdict on a line of its own
+	ok=$(grep -Ec '( \.\.\. |^)ok$' "$log" || true)
+	fail=$(grep -Ec '( \.\.\. |^)FAIL$' "$log" || true)
+	err=$(grep -Ec '( \.\.\. |^)ERROR$' "$log" || true)
+	skip=$(grep -Ec '( \.\.\. |^)skipped ' "$log" || true)
 	printf '%-8s ran %-4s passed %-4s failed %-4s errors %-4s skipped %-4s (%s)\n' \
 		"$dev" "${ran:-?}" "$ok" "$fail" "$err" "$skip" "${sum:-no summary}"
 done
