@@ -4,8 +4,9 @@
 # rdma-core's Python test suite on ORDMA and on rxe in the same VM, one
 # after the other (see tools/vm/pyverbs-guest.sh), and the pass / fail /
 # error / skip counts of both; with --link ib, on ORDMA's InfiniBand port
-# alone.  Not part of `make check` (about half an
-# hour under TCG); Documentation/ordma/user-guide.rst records a run.
+# alone.  Not part of `make check` (each device's run takes about four
+# minutes under TCG on a quiet host, the whole run with the boot about
+# ten); Documentation/ordma/user-guide.rst records a run.
 #
 # Usage: tools/vm/pyverbs-suite.sh [-o DIR] [-k PATTERN]... [--ordma-only]
 #                                   [--link eth|ib]
