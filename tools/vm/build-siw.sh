@@ -60,7 +60,7 @@ fi
 mapfile -t files < <(cd "$src/$SIW" && find . -type f | LC_ALL=C sort)
 key=$({
 	echo "$KVER $KPKGVER"
-	"${CC:-gcc}" --version | head -n 1
+	gcc --version | head -n 1	# what kbuild runs, whatever $CC says
 	sha256sum <"$0"
 	for f in "${files[@]}"; do
 		echo "$f $(sha256sum <"$src/$SIW/$f")"
