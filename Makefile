@@ -12,6 +12,10 @@
 #   make demo       boot a VM with two ORDMA NICs and show them working
 #   make fuzz       the firmware's libFuzzer harnesses, FUZZ_TIME seconds
 #                   each (FUZZ=name for one; clang only)
+#   make siw        Linux's soft-iWARP driver (siw.ko, the iWARP peer),
+#                   which Debian's kernel lacks, built out of tree from
+#                   linux-source-6.12 into the cache for the test VMs
+#                   (tools/vm/build-siw.sh)
 #   make qemu-unit  the device model's frame logic (the cable's
 #                   impairments, the capture's pcapng blocks) on the
 #                   host, under ASan/UBSan; builds pcap-icrc
@@ -51,7 +55,7 @@ FW_IMAGE_TOOL := $(BUILD)/bin/ordma-fw-image
 KBUILD_ARGS = M=$(CURDIR) CONFIG_ORDMA_CORE=m CONFIG_ORDMA_IB=m CONFIG_ORDMA_DEBUG_RAW_CMD=y
 kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
-.PHONY: soak all modules modules_clean diag fw-build fw-check qemu qemu-unit provider lint \
+.PHONY: soak all modules modules_clean siw diag fw-build fw-check qemu qemu-unit provider lint \
 	vm-check vm-smoke vm-impair vm-disturb check demo clean help install fuzz \
 	qemu-asan qtest-asan trace-tool-check deb vm-packages fw-image \
 	fw-image-tool fw-image-check
@@ -64,6 +68,9 @@ help:
 modules:
 	@KDIR=$(kdir) && \
 	$(MAKE) -C "$$KDIR" $(KBUILD_ARGS) W=1 -j$(JOBS) modules
+
+siw:
+	@tools/vm/build-siw.sh
 
 modules_clean:
 	@KDIR=$(kdir) && \

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
 # The whole check flow behind `make check`: host packages, kernel, host
-# unit tests, lint, modules, QEMU, provider (built and host-tested), then
-# the VM runs.  Each step's output goes to build/check/<step>.log; its TAP
-# results (or one result for its exit status) are printed here, numbered
-# across all steps, and collected in build/check/check.tap.  The last line is
+# unit tests, lint, modules (and siw), QEMU, provider (built and
+# host-tested), then the VM runs.  Each step's output goes to
+# build/check/<step>.log; its TAP results (or one result for its exit
+# status) are printed here, numbered across all steps, and collected in
+# build/check/check.tap.  The last line is
 #   N passed, N failed, N skipped
 # and the exit status is non-zero if anything failed.
 #
@@ -44,6 +45,9 @@ step qemu-unit $MAKE qemu-unit
 step fw-image-check $MAKE fw-image-check
 step lint $MAKE lint
 step modules modules_warnfree
+# Linux's soft-iWARP driver, which Debian's kernel lacks, for the test
+# VMs' module tree (the iWARP peer; built once per source and kernel)
+step siw $MAKE siw
 step diag $MAKE diag
 step qemu $MAKE qemu
 # The device model without a guest: the qtest checks of the shim, then a
