@@ -26,7 +26,7 @@ done
 devs=$(ordma_pci_devs)
 ndev=$(echo "$devs" | grep -c .)
 ktap_header
-ktap_set_plan $((3 + 17 * ndev + 8 + 9 + 5))
+ktap_set_plan $((3 + 17 * ndev + 11 + 9 + 5))
 
 tap_cmd "ordma_ib loads" modprobe ordma_ib
 tap_cmd "ib_umad loads (the MAD tools' device files)" modprobe ib_umad
@@ -114,6 +114,12 @@ tap_match "$first_ib: ibv_devinfo state PORT_ACTIVE" \
 	'^[[:space:]]+state:[[:space:]]+PORT_ACTIVE \(4\)$' "$info"
 tap_match "$first_ib: ibv_devinfo port_lid $lid" \
 	"^[[:space:]]+port_lid:[[:space:]]+$lid\$" "$info"
+tap_match "$first_ib: ibv_devinfo sm_lid $lid" \
+	"^[[:space:]]+sm_lid:[[:space:]]+$lid\$" "$info"
+st=$(ibstatus "$first_ib:1" 2>&1)
+hex=$(printf 0x%x "${lid:-0}")
+tap_match "$first_ib: ibstatus state: 4: ACTIVE" 'state:[[:space:]]+4: ACTIVE$' "$st"
+tap_match "$first_ib: ibstatus base lid: $hex" "base lid:[[:space:]]+$hex\$" "$st"
 pi=$(smpquery -C "$first_ib" -P 1 -D portinfo 0 2>&1)
 tap_match "$first_ib: smpquery portinfo: LinkState Active" \
 	'^LinkState:\.+Active$' "$pi"
