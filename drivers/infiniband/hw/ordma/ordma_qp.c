@@ -635,6 +635,21 @@ static int ordma_qp_attr_to_hw(struct ordma_ibdev *dev, struct ordma_qp *qp,
 		hw->attr_mask |= cpu_to_le32(ORDMA_QP_ATTR_PORT);
 		hw->port = ORDMA_PORT_NUM;
 	}
+	/*
+	 * iw_cm takes an iWARP QP to INIT with its state and access flags
+	 * only: iWARP has no P_Keys, and the port is the device's one.
+	 */
+	if (ordma_port_is_iwarp(dev) && (attr_mask & IB_QP_STATE) &&
+	    attr->qp_state == IB_QPS_INIT && qp->state == IB_QPS_RESET) {
+		if (!(attr_mask & IB_QP_PORT)) {
+			hw->attr_mask |= cpu_to_le32(ORDMA_QP_ATTR_PORT);
+			hw->port = ORDMA_PORT_NUM;
+		}
+		if (!(attr_mask & IB_QP_PKEY_INDEX)) {
+			hw->attr_mask |= cpu_to_le32(ORDMA_QP_ATTR_PKEY_INDEX);
+			hw->pkey_index = 0;
+		}
+	}
 	if (attr_mask & IB_QP_QKEY)
 		hw->qkey = cpu_to_le32(attr->qkey);
 	if (attr_mask & IB_QP_AV) {
