@@ -81,7 +81,7 @@ tap_cmd "enable_roce false" set_param enable_roce false
 tap_cmd "the RDMA device is gone" wait_for 30 no_ibdev
 tap_cmd "enable_iwarp true" set_param enable_iwarp true
 tap_cmd "an RDMA device is back" wait_for 60 has_ibdev
-ib=$(ordma_ibdev "$bdf")
+ibd=$(ordma_ibdev "$bdf")
 nd=$(ordma_netdev "$bdf")
 nd2=$(ordma_netdev "$bdf2")
 ip link set dev "$nd" up
@@ -90,17 +90,17 @@ ip addr add "$(ordma_test_ip 1)/24" dev "$nd" 2>/dev/null
 ip addr add "$(ordma_test_ip 2)/24" dev "$nd2" 2>/dev/null
 tap_eq "enable_roce false, enable_iwarp true" "false true" \
 	"$(param enable_roce) $(param enable_iwarp)"
-tap_match "rdma dev: $ib is an RNIC" "node_type rnic" "$(rdma dev show "$ib" 2>&1)"
+tap_match "rdma dev: $ibd is an RNIC" "node_type rnic" "$(rdma dev show "$ibd" 2>&1)"
 wait_for 30 port_active
-tap_match "rdma link: $ib/1 ACTIVE on netdev $nd" "state ACTIVE .*netdev $nd( |\$)" \
-	"$(rdma link show "$ib/1" 2>&1)"
-info=$("$(bin ibv_devinfo)" -d "$ib" 2>&1)
+tap_match "rdma link: $ibd/1 ACTIVE on netdev $nd" "state ACTIVE .*netdev $nd( |\$)" \
+	"$(rdma link show "$ibd/1" 2>&1)"
+info=$("$(bin ibv_devinfo)" -d "$ibd" 2>&1)
 tap_match "ibv_devinfo: transport iWARP" "transport:[[:space:]]+iWARP" "$info"
 tap_match "ibv_devinfo: link_layer Ethernet" "link_layer:[[:space:]]+Ethernet" "$info"
 tap_match "ibv_devinfo: no atomics" "atomic_cap:[[:space:]]+ATOMIC_NONE" \
-	"$("$(bin ibv_devinfo)" -v -d "$ib" 2>&1)"
+	"$("$(bin ibv_devinfo)" -v -d "$ibd" 2>&1)"
 tool_fails_cleanly "ibv_ud_pingpong: UD QP refused" "Couldn't create QP" \
-	"$(bin ibv_ud_pingpong)" -d "$ib" -p "$PORT"
+	"$(bin ibv_ud_pingpong)" -d "$ibd" -p "$PORT"
 tool_fails_cleanly "rping server on the iWARP address: listen not supported" \
 	"rdma_listen: Operation not supported" \
 	"$(bin rping)" -s -a "$(ordma_test_ip 1)" -C 1
