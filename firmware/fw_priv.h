@@ -232,6 +232,7 @@ struct fw_port {
 	bool admin_up;
 	bool link_up;
 	uint8_t rx_mode;
+	uint8_t rdma_proto;	/* enum ordma_port_proto (SET_RDMA_PROTOCOL) */
 	/* IEEE 802.3x PAUSE: the partner asked for no data until then */
 	uint64_t pause_until_ns;	/* 0: not paused */
 };

@@ -79,6 +79,10 @@ static const struct fw_cmd_desc fw_cmds[] = {
 		 fw_cmd_set_node_desc) },
 	{ FW_CMD(MODIFY_IB_PORT, sizeof(struct ordma_cmd_modify_ib_port),
 		 fw_cmd_modify_ib_port) },
+	{ FW_CMD(SET_RDMA_PROTOCOL, sizeof(struct ordma_cmd_set_rdma_protocol),
+		 fw_cmd_set_rdma_protocol),
+	  .reserved = { FW_RESERVED(set_rdma_protocol.reserved_5),
+			FW_RESERVED(set_rdma_protocol.reserved_6) } },
 	{ FW_CMD(ADD_GID, sizeof(struct ordma_cmd_add_gid), fw_cmd_add_gid),
 	  .reserved = { FW_RESERVED(add_gid.reserved_5),
 			FW_RESERVED(add_gid.reserved_30) } },
@@ -203,6 +207,12 @@ static void fw_fill_device_caps(const struct ordma_fw *fw,
 		caps->cap_flags |= cpu_to_le32(ORDMA_DEV_CAP_FLASH);
 	if (fw_port_is_ib(fw))
 		caps->cap_flags |= cpu_to_le32(ORDMA_DEV_CAP_SMI);
+	else
+		caps->cap_flags |= cpu_to_le32(ORDMA_DEV_CAP_IWARP);
+	/* what the port's protocol offers: iWARP has RC only, no atomics */
+	if (fw_port_is_iwarp(fw))
+		caps->cap_flags &= ~cpu_to_le32(FW_CAP_NOT_IWARP);
+	caps->rdma_protocol = fw->port.rdma_proto;
 	caps->max_mcast_grp = cpu_to_le32(FW_CAP_MAX_MCAST_GRP);
 	caps->max_mcast_qp_attach = cpu_to_le32(FW_CAP_MAX_MCAST_QP_ATTACH);
 	caps->max_total_mcast_qp_attach =

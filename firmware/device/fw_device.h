@@ -65,6 +65,7 @@ void fw_port_report_change(struct ordma_fw *fw, uint8_t old_state,
 			   uint32_t ib_changes);
 uint8_t fw_cmd_query_port(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_set_port(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_set_rdma_protocol(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_query_stats(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_create_eth_ring(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_destroy_eth_ring(struct ordma_fw *fw, struct fw_cmd *c);

@@ -11,6 +11,7 @@
 #include "device/fw_mad.h"
 #include "transport/fw_transport.h"
 #include "objects/fw_verbs.h"
+#include "objects/fw_qp.h"
 #include "platform/fw_platform.h"
 
 #define FW_ETH_RING_ALIGN	4096u
@@ -90,7 +91,62 @@ uint8_t fw_cmd_query_port(struct ordma_fw *fw, struct fw_cmd *c)
 	attr.active_ib_mtu = cpu_to_le32(fw_port_active_ib_mtu(fw));
 	attr.admin_up = fw->port.admin_up;
 	attr.rx_mode = fw->port.rx_mode;
+	attr.rdma_protocol = fw->port.rdma_proto;
 	return fw_cmd_write_query_buf(fw, c, ORDMA_PORT_NUM, &attr, sizeof(attr));
+}
+
+/*
+ * RDMA objects the port's protocol cannot change under: every verbs
+ * object, and the GIDs a RoCE device's driver added.  EQs and Ethernet
+ * rings belong to the Ethernet function and stay.
+ */
+static const char *fw_rdma_objects_alive(const struct ordma_fw *fw)
+{
+	if (fw_qp_in_use(fw))
+		return "QPs exist";
+	if (fw_srq_in_use(fw))
+		return "SRQs exist";
+	if (fw_cq_in_use(fw))
+		return "CQs exist";
+	if (fw_mw_in_use(fw))
+		return "memory windows exist";
+	if (fw_mr_in_use(fw))
+		return "MRs exist";
+	if (fw_ah_in_use(fw))
+		return "AHs exist";
+	if (fw_mcast_groups_in_use(fw))
+		return "multicast groups exist";
+	if (fw_pd_in_use(fw))
+		return "PDs exist";
+	if (fw_uctx_in_use(fw))
+		return "user contexts exist";
+	if (fw_gid_in_use(fw))
+		return "GIDs exist";
+	return NULL;
+}
+
+uint8_t fw_cmd_set_rdma_protocol(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	const struct ordma_cmd_set_rdma_protocol *p = &c->in->set_rdma_protocol;
+	const char *alive;
+
+	if (le32_to_cpu(p->port) != ORDMA_PORT_NUM)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(set_rdma_protocol.port),
+					"port must be 1");
+	if (p->protocol != ORDMA_PORT_PROTO_ROCE &&
+	    p->protocol != ORDMA_PORT_PROTO_IWARP)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(set_rdma_protocol.protocol),
+					"protocol not RoCEv2 or iWARP");
+	if (fw_port_is_ib(fw))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
+				   "an InfiniBand port has no RDMA protocol choice");
+	if (p->protocol == fw->port.rdma_proto)
+		return ORDMA_CMD_STATUS_OK;
+	alive = fw_rdma_objects_alive(fw);
+	if (alive)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BUSY, alive);
+	fw->port.rdma_proto = p->protocol;
+	return ORDMA_CMD_STATUS_OK;
 }
 
 /* The engine's drop reasons as the interface numbers them */
@@ -802,7 +858,8 @@ void ordma_fw_rx_frame(struct ordma_fw *fw, const void *data, size_t len)
 		fw->stats.rx_drop_filter++;
 		return;
 	}
-	if (fw_rx_is_roce_for_us(fw, frame, len)) {
+	/* an iWARP port's engine takes no RoCEv2: such frames are the host's */
+	if (!fw_port_is_iwarp(fw) && fw_rx_is_roce_for_us(fw, frame, len)) {
 		/* the transport engine's, never the netdev's */
 		fw->stats.roce_rx_frames++;
 		fw_tp_rx(fw, frame, len);
@@ -834,6 +891,7 @@ void fw_eth_reset(struct ordma_fw *fw)
 	fw->port.mtu = ORDMA_ETH_DEFAULT_MTU;
 	fw->port.admin_up = false;
 	fw->port.rx_mode = 0;
+	fw->port.rdma_proto = ORDMA_PORT_PROTO_ROCE;
 	fw->port.pause_until_ns = 0;
 }
 

@@ -133,6 +133,9 @@ uint8_t fw_cmd_create_ah(struct ordma_fw *fw, struct fw_cmd *c)
 	uint8_t status;
 	struct fw_ah *ah;
 
+	if (fw_port_is_iwarp(fw))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
+				   "an iWARP port has no address handles");
 	if (fw_av_check(fw, &p->av, &bad, &why) != ORDMA_CMD_STATUS_OK)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(create_ah.av) + bad, why);
 	status = (uint8_t)fw_pd_get(fw, pdn, uctx);

@@ -24,6 +24,10 @@
 				 ORDMA_ACCESS_REMOTE_ATOMIC | \
 				 ORDMA_ACCESS_FLUSH_GLOBAL | \
 				 ORDMA_ACCESS_FLUSH_PERSISTENT)
+/* MODIFY_QP access_flags an iWARP port's QP may not have */
+#define FW_QP_ACCESS_NOT_IWARP	(ORDMA_ACCESS_REMOTE_ATOMIC | \
+				 ORDMA_ACCESS_FLUSH_GLOBAL | \
+				 ORDMA_ACCESS_FLUSH_PERSISTENT)
 
 #define CP_OFF(field) \
 	FW_BUF_SYNDROME(offsetof(struct ordma_qp_create_params, field))
@@ -535,6 +539,9 @@ static uint8_t fw_qp_check_create(struct ordma_fw *fw, struct fw_cmd *c,
 	if (p->type == ORDMA_QPT_SMI && !fw_port_is_ib(fw))
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
 				   "an Ethernet port has no SMI QP");
+	if (p->type != ORDMA_QPT_RC && fw_port_is_iwarp(fw))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
+				   "an iWARP port has RC QPs only");
 	if (p->sq_log_size < ORDMA_WQ_MIN_LOG_SIZE ||
 	    p->sq_log_size > ORDMA_WQ_MAX_LOG_SIZE)
 		return fw_cmd_bad_param(c, CP_OFF(sq_log_size),
@@ -820,6 +827,26 @@ static uint8_t fw_qp_check_values(struct ordma_fw *fw, struct fw_cmd *c,
 	return ORDMA_CMD_STATUS_OK;
 }
 
+/*
+ * What an iWARP port's QP may not become: one granting atomics or FLUSH,
+ * which iWARP lacks, or one past INIT through MODIFY_QP, since an iWARP
+ * QP reaches RTS through its TCP connection, not through a RoCE address
+ * vector (the connection commands are not part of this interface yet).
+ */
+static uint8_t fw_qp_check_iwarp(struct fw_cmd *c, const struct fw_qp *qp,
+				 const struct ordma_qp_attr *a, uint32_t mask,
+				 uint8_t next)
+{
+	if ((mask & ORDMA_QP_ATTR_ACCESS_FLAGS) &&
+	    (le32_to_cpu(a->access_flags) & FW_QP_ACCESS_NOT_IWARP))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
+				   "iWARP has no atomics or FLUSH");
+	if (next == ORDMA_QPS_RTR && qp->state != ORDMA_QPS_RTR)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
+				   "an iWARP QP is not connected by MODIFY_QP");
+	return ORDMA_CMD_STATUS_OK;
+}
+
 static uint8_t fw_qp_check_modify(struct ordma_fw *fw, struct fw_cmd *c,
 				  const struct fw_qp *qp,
 				  const struct ordma_qp_attr *a, uint32_t mask,
@@ -852,6 +879,11 @@ static uint8_t fw_qp_check_modify(struct ordma_fw *fw, struct fw_cmd *c,
 	default:
 		return fw_cmd_bad_param(c, AT_OFF(attr_mask),
 					"attribute not allowed in this transition");
+	}
+	if (fw_port_is_iwarp(fw)) {
+		status = fw_qp_check_iwarp(c, qp, a, mask, *next);
+		if (status != ORDMA_CMD_STATUS_OK)
+			return status;
 	}
 	/* IBTA: SQD attributes may change only once the SQ is drained */
 	if (qp->state == ORDMA_QPS_SQD && *next == ORDMA_QPS_SQD &&

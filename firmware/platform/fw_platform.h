@@ -174,6 +174,11 @@ uint32_t fw_port_active_ib_mtu(const struct ordma_fw *fw);
 /* The port is InfiniBand's (link-layer=ib), not Ethernet's */
 bool fw_port_is_ib(const struct ordma_fw *fw);
 /*
+ * The Ethernet port's RDMA protocol is iWARP (SET_RDMA_PROTOCOL): its
+ * engine takes no RoCEv2 frames and objects iWARP lacks are refused
+ */
+bool fw_port_is_iwarp(const struct ordma_fw *fw);
+/*
  * Frames may be sent and received: an Ethernet port admin up with link;
  * an InfiniBand port with link that its subnet manager made ACTIVE (in
  * INIT and ARMED the IBTA lets data packets be dropped)

@@ -17,6 +17,12 @@ bool fw_port_is_ib(const struct ordma_fw *fw)
 	return fw->cfg.link_layer == ORDMA_LINK_LAYER_INFINIBAND;
 }
 
+bool fw_port_is_iwarp(const struct ordma_fw *fw)
+{
+	return !fw_port_is_ib(fw) &&
+	       fw->port.rdma_proto == ORDMA_PORT_PROTO_IWARP;
+}
+
 /*
  * The logical state the subnet manager set (through the subnet
  * management agent, device/fw_sma.c) holds while the link is up and the

@@ -59,6 +59,8 @@ static const struct {
 	{ ORDMA_CMD_CREATE_SRQ, sizeof(struct ordma_cmd_create_srq) },
 	{ ORDMA_CMD_MODIFY_SRQ, sizeof(struct ordma_cmd_modify_srq) },
 	{ ORDMA_CMD_DESTROY_SRQ, sizeof(struct ordma_cmd_handle) },
+	{ ORDMA_CMD_SET_RDMA_PROTOCOL,
+	  sizeof(struct ordma_cmd_set_rdma_protocol) },
 };
 
 #define NUM_OPCODES (sizeof(opcode_payloads) / sizeof(opcode_payloads[0]))
@@ -126,7 +128,7 @@ TEST(test_query_device)
 		 ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_FLUSH |
 		 ORDMA_DEV_CAP_ATOMIC_WRITE | ORDMA_DEV_CAP_MW |
 		 ORDMA_DEV_CAP_GSI | ORDMA_DEV_CAP_MCAST |
-		 ORDMA_DEV_CAP_FAULT_INJECT);
+		 ORDMA_DEV_CAP_FAULT_INJECT | ORDMA_DEV_CAP_IWARP);
 	CHECK_EQ(le32_to_cpu(caps.max_qp), 1024);
 	CHECK_EQ(le32_to_cpu(caps.max_qp_wr), 4096);
 	CHECK_EQ(le32_to_cpu(caps.max_send_sge), 8);
@@ -157,7 +159,9 @@ TEST(test_query_device)
 	CHECK_EQ(le32_to_cpu(caps.max_mcast_grp), 64);
 	CHECK_EQ(le32_to_cpu(caps.max_mcast_qp_attach), 8);
 	CHECK_EQ(le32_to_cpu(caps.max_total_mcast_qp_attach), 256);
-	CHECK_EQ(caps.reserved_196, 0);
+	CHECK_EQ(caps.rdma_protocol, ORDMA_PORT_PROTO_ROCE);
+	CHECK_EQ(caps.reserved_197, 0);
+	CHECK_EQ(le16_to_cpu(caps.reserved_198), 0);
 	CHECK(!memcmp(caps.serial, "ORD123456\0\0\0\0\0\0\0", 16));
 	CHECK(!memcmp(caps.board_id, "ORDMA-RNIC-V1\0\0\0", 16));
 

@@ -50,7 +50,8 @@ TEST(test_ib_port_attributes)
 	/* the EUI-64 of the factory MAC, as QUERY_DEVICE's node GUID */
 	CHECK_EQ(be64_to_cpu(attr.port_guid), 0x505400fffe123456ULL);
 	CHECK_EQ(le32_to_cpu(attr.max_vl_num), 4);
-	CHECK_EQ(le16_to_cpu(attr.reserved_70), 0);
+	CHECK_EQ(attr.rdma_protocol, 0);
+	CHECK_EQ(attr.reserved_71, 0);
 	/* nothing of Ethernet */
 	CHECK(!memcmp(attr.mac, zero, 6));
 	CHECK_EQ(le32_to_cpu(attr.mtu), 0);

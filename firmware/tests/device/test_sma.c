@@ -1018,6 +1018,7 @@ TEST(test_smi_qp)
 
 	REQUIRE(smi_env_open(&e, true));
 	CHECK(cap_flags(&e.d) & ORDMA_DEV_CAP_SMI);
+	CHECK(!(cap_flags(&e.d) & ORDMA_DEV_CAP_IWARP));
 	REQUIRE_EQ(smi_create(&e, ORDMA_QPT_SMI, 0, 0, &qpn),
 		   ORDMA_CMD_STATUS_OK);
 	CHECK_EQ(qpn, ORDMA_SMI_QPN);

@@ -59,6 +59,10 @@ struct ordma_core_info {
 	struct pci_dev *pdev;
 	struct net_device *netdev;		/* the RoCE port */
 	const struct ordma_device_caps *caps;	/* QUERY_DEVICE */
+	/* The port's RDMA protocol (enum ordma_port_proto): RoCEv2, or on
+	 * an Ethernet port whose devlink enable_iwarp is on, iWARP
+	 */
+	u8 rdma_protocol;
 	/* "major.minor.sub_minor" as reported by QUERY_FW, and as numbers */
 	const char *fw_version;
 	u16 fw_major;

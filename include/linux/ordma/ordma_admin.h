@@ -74,6 +74,8 @@ enum ordma_cmd_opcode {
 	ORDMA_CMD_DETACH_MCAST		= 0x33,
 	ORDMA_CMD_QUERY_QP_STATS	= 0x34,
 	ORDMA_CMD_QUERY_CQ		= 0x35,
+	/* RDMA protocol of an Ethernet port (ORDMA_DEV_CAP_IWARP) */
+	ORDMA_CMD_SET_RDMA_PROTOCOL	= 0x38,
 };
 
 enum ordma_cmd_status {
@@ -324,6 +326,25 @@ struct ordma_cmd_process_mad {
  * the like, bits of ORDMA_IB_PORT_HOST_CAPS); set_cap_mask and
  * clr_cap_mask must not both name a bit.
  */
+/*
+ * SET_RDMA_PROTOCOL (Ethernet ports with ORDMA_DEV_CAP_IWARP): the RDMA
+ * protocol the port's engine speaks.  Refused with BUSY while any user
+ * context, PD, CQ, QP, SRQ, MR, MW, AH, multicast group or GID exists;
+ * choosing the protocol the port already has always succeeds.  A device
+ * reset returns the port to RoCEv2.
+ */
+enum ordma_port_proto {
+	ORDMA_PORT_PROTO_ROCE		= 0,	/* RoCEv2, the default */
+	ORDMA_PORT_PROTO_IWARP		= 1,	/* RC only; no UD, UC, atomics */
+};
+
+struct ordma_cmd_set_rdma_protocol {
+	__le32	port;			/* 1 */
+	__u8	protocol;		/* enum ordma_port_proto */
+	__u8	reserved_5;
+	__le16	reserved_6;
+};
+
 struct ordma_cmd_modify_ib_port {
 	__le32	port;			/* 1 */
 	__le32	set_cap_mask;
@@ -653,6 +674,7 @@ struct ordma_aq_cmd {
 		struct ordma_cmd_process_mad	process_mad;
 		struct ordma_cmd_modify_ib_port	modify_ib_port;
 		struct ordma_cmd_set_node_desc	set_node_desc;
+		struct ordma_cmd_set_rdma_protocol set_rdma_protocol;
 		__u8				raw[56];
 	};
 };
@@ -735,6 +757,9 @@ struct ordma_aq_comp {
 #define ORDMA_DEV_CAP_SMI		BIT(14)	/* InfiniBand port: ORDMA_QPT_SMI,
 						 * PROCESS_MAD
 						 */
+#define ORDMA_DEV_CAP_IWARP		BIT(15)	/* Ethernet port: SET_RDMA_PROTOCOL
+						 * to iWARP
+						 */
 
 struct ordma_device_caps {
 	__be64	node_guid;		/* EUI-64 of the factory MAC */
@@ -776,7 +801,9 @@ struct ordma_device_caps {
 	__le32	max_mcast_grp;
 	__le32	max_mcast_qp_attach;	/* QPs per group */
 	__le32	max_total_mcast_qp_attach;
-	__le32	reserved_196;
+	__u8	rdma_protocol;		/* enum ordma_port_proto of port 1 */
+	__u8	reserved_197;
+	__le16	reserved_198;
 };
 
 /* The IBTA's logical port states; an Ethernet port is DOWN or ACTIVE */
@@ -825,7 +852,8 @@ struct ordma_port_attr {
 	__be64	port_guid;		/* the GID's interface ID */
 	__le32	max_vl_num;		/* 1: VL0, 2: VL0-1, 3: VL0-3, 4: VL0-7 */
 	__le16	pkey;			/* P_Key table entry 0 (0xffff default) */
-	__le16	reserved_70;
+	__u8	rdma_protocol;		/* enum ordma_port_proto; 0 on InfiniBand */
+	__u8	reserved_71;
 };
 
 /* QUERY_STATS: why the RoCE engine dropped a received frame, the index of
@@ -1282,6 +1310,8 @@ static_assert(sizeof(struct ordma_cmd_flash_commit) == 4, "cmd_flash_commit");
 static_assert(sizeof(struct ordma_flash_slot_info) == 16, "flash_slot_info");
 static_assert(sizeof(struct ordma_flash_info) == ORDMA_FLASH_INFO_SIZE,
 	      "flash_info");
+static_assert(sizeof(struct ordma_cmd_set_rdma_protocol) == 8,
+	      "cmd_set_rdma_protocol");
 static_assert(sizeof(struct ordma_aq_cmd) == ORDMA_AQ_CMD_SIZE, "aq_cmd");
 static_assert(sizeof(struct ordma_comp_query_fw) == 16, "comp_query_fw");
 static_assert(sizeof(struct ordma_comp_handle) == 8, "comp_handle");

@@ -33,6 +33,9 @@ int ordma_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 	struct ordma_cmd_create_ah cmd = {};
 	int err;
 
+	/* iWARP has no datagrams to address */
+	if (ordma_port_is_iwarp(dev))
+		return -EOPNOTSUPP;
 	if (udata && udata->inlen &&
 	    !ib_is_udata_cleared(udata, 0, udata->inlen))
 		return -EINVAL;

@@ -73,6 +73,8 @@ struct ordma_ibdev {
 	void __iomem *kdb;
 	/* the port's link layer (QUERY_PORT at probe; fixed by the device) */
 	u8 link_layer;		/* enum ordma_link_layer */
+	/* an Ethernet port's RDMA protocol at probe (enum ordma_port_proto) */
+	u8 rdma_protocol;
 	/*
 	 * InfiniBand: port events reach the RDMA core only once the device
 	 * is registered (no netdev allocated the port data earlier).
@@ -457,6 +459,29 @@ int ordma_get_port_immutable(struct ib_device *ibdev, u32 port,
 enum rdma_link_layer ordma_get_link_layer(struct ib_device *ibdev, u32 port);
 int ordma_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey);
 int ordma_add_gid(const struct ib_gid_attr *attr, void **context);
+
+/* ordma_iw.c: an iWARP port */
+static inline bool ordma_port_is_iwarp(const struct ordma_ibdev *dev)
+{
+	return dev->link_layer == ORDMA_LINK_LAYER_ETHERNET &&
+	       dev->rdma_protocol == ORDMA_PORT_PROTO_IWARP;
+}
+
+struct iw_cm_id;
+struct iw_cm_conn_param;
+
+int ordma_iw_query_gid(struct ib_device *ibdev, u32 port, int index,
+		       union ib_gid *gid);
+void ordma_iw_add_ref(struct ib_qp *ibqp);
+void ordma_iw_rem_ref(struct ib_qp *ibqp);
+struct ib_qp *ordma_iw_get_qp(struct ib_device *ibdev, int qpn);
+int ordma_iw_connect(struct iw_cm_id *cm_id,
+		     struct iw_cm_conn_param *conn_param);
+int ordma_iw_accept(struct iw_cm_id *cm_id,
+		    struct iw_cm_conn_param *conn_param);
+int ordma_iw_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len);
+int ordma_iw_create_listen(struct iw_cm_id *cm_id, int backlog);
+int ordma_iw_destroy_listen(struct iw_cm_id *cm_id);
 
 /* ordma_ib_port.c: an InfiniBand port */
 static inline bool ordma_port_is_ib(const struct ordma_ibdev *dev)

@@ -13,6 +13,7 @@
 #include <linux/random.h>
 #include <linux/sysfs.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/iw_cm.h>
 #include <rdma/ordma-abi.h>
 
 #include "ordma_ib.h"
@@ -121,6 +122,19 @@ static const struct ib_device_ops ordma_ib_port_ops = {
 	.modify_port = ordma_ib_modify_port,
 	.process_mad = ordma_ib_process_mad,
 	.query_gid = ordma_ib_query_gid,
+};
+
+/* What an iWARP port adds: its one GID, the connection manager's calls */
+static const struct ib_device_ops ordma_iw_port_ops = {
+	.iw_accept = ordma_iw_accept,
+	.iw_add_ref = ordma_iw_add_ref,
+	.iw_connect = ordma_iw_connect,
+	.iw_create_listen = ordma_iw_create_listen,
+	.iw_destroy_listen = ordma_iw_destroy_listen,
+	.iw_get_qp = ordma_iw_get_qp,
+	.iw_reject = ordma_iw_reject,
+	.iw_rem_ref = ordma_iw_rem_ref,
+	.query_gid = ordma_iw_query_gid,
 };
 
 /* Any context: the CQ/QP/SRQ xarrays are IRQ-safe (XA_FLAGS_LOCK_IRQ). */
@@ -264,6 +278,9 @@ static u64 ordma_ib_fw_ver(const struct ordma_core_info *info)
 /* The verbs commands and the transports every ib_device here offers */
 #define ORDMA_IB_CAPS_REQUIRED \
 	(ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_RC | ORDMA_DEV_CAP_UD)
+/* An iWARP port has RC only */
+#define ORDMA_IB_CAPS_IWARP \
+	(ORDMA_DEV_CAP_VERBS | ORDMA_DEV_CAP_RC | ORDMA_DEV_CAP_IWARP)
 
 /* What an InfiniBand port needs besides: QP0 for the subnet manager's
  * MADs, QP1 for everything else the MAD layer carries
@@ -279,6 +296,7 @@ static int ordma_ib_check_core(struct auxiliary_device *adev,
 			       u8 link_layer)
 {
 	u32 caps_present = le32_to_cpu(info->caps->cap_flags);
+	u32 required = ORDMA_IB_CAPS_REQUIRED;
 
 	switch (link_layer) {
 	case ORDMA_LINK_LAYER_ETHERNET:
@@ -286,6 +304,13 @@ static int ordma_ib_check_core(struct auxiliary_device *adev,
 			dev_err(&adev->dev,
 				"core has no netdev for the RoCE port\n");
 			return -ENODEV;
+		}
+		if (info->rdma_protocol == ORDMA_PORT_PROTO_IWARP) {
+			required = ORDMA_IB_CAPS_IWARP;
+		} else if (info->rdma_protocol != ORDMA_PORT_PROTO_ROCE) {
+			dev_err(&adev->dev, "unknown RDMA protocol %u\n",
+				info->rdma_protocol);
+			return -EOPNOTSUPP;
 		}
 		break;
 	case ORDMA_LINK_LAYER_INFINIBAND:
@@ -301,9 +326,9 @@ static int ordma_ib_check_core(struct auxiliary_device *adev,
 		dev_err(&adev->dev, "unknown port link layer %u\n", link_layer);
 		return -EOPNOTSUPP;
 	}
-	if ((caps_present & ORDMA_IB_CAPS_REQUIRED) != ORDMA_IB_CAPS_REQUIRED) {
+	if ((caps_present & required) != required) {
 		dev_err(&adev->dev, "device lacks verbs capabilities 0x%x\n",
-			(u32)ORDMA_IB_CAPS_REQUIRED & ~caps_present);
+			required & ~caps_present);
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -345,6 +370,7 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 	dev->fw_ver = ordma_ib_fw_ver(&info);
 	dev->kdb = info.kernel_db;
 	dev->link_layer = port_attr.link_layer;
+	dev->rdma_protocol = info.rdma_protocol;
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
@@ -365,7 +391,8 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 		goto err_dealloc;
 	}
 
-	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->node_type = ordma_port_is_iwarp(dev) ? RDMA_NODE_RNIC :
+						      RDMA_NODE_IB_CA;
 	ibdev->node_guid = dev->caps.node_guid;
 	/* The product the device says it is; user space may rename it. */
 	strscpy(ibdev->node_desc, info.board_id,
@@ -385,6 +412,13 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 			goto err_dealloc;
 		}
 	} else {
+		if (ordma_port_is_iwarp(dev)) {
+			ib_set_device_ops(ibdev, &ordma_iw_port_ops);
+			strscpy(ibdev->iw_ifname, netdev_name(netdev),
+				sizeof(ibdev->iw_ifname));
+			/* the wire port is the one rdma_cm chose */
+			ibdev->iw_driver_flags = IW_F_NO_PORT_MAP;
+		}
 		err = ib_device_set_netdev(ibdev, netdev, ORDMA_PORT_NUM);
 		if (err) {
 			dev_err(&adev->dev, "failed to bind netdev %s: %d\n",
@@ -420,8 +454,9 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 		ibdev_dbg(ibdev, "registered on %s, InfiniBand port\n",
 			  pci_name(pdev));
 	} else {
-		ibdev_dbg(ibdev, "registered on %s, netdev %s\n",
-			  pci_name(pdev), netdev_name(netdev));
+		ibdev_dbg(ibdev, "registered on %s, netdev %s, %s\n",
+			  pci_name(pdev), netdev_name(netdev),
+			  ordma_port_is_iwarp(dev) ? "iWARP" : "RoCEv2");
 	}
 	return 0;
 

@@ -354,6 +354,9 @@ static int ordma_qp_type_from_ib(struct ordma_ibdev *dev,
 		*type = ORDMA_QPT_RC;
 		return 0;
 	case IB_QPT_UD:
+		/* not on an iWARP port */
+		if (!(cap_flags & ORDMA_DEV_CAP_UD))
+			return -EOPNOTSUPP;
 		*type = ORDMA_QPT_UD;
 		return 0;
 	case IB_QPT_UC:
@@ -616,6 +619,10 @@ static int ordma_qp_attr_to_hw(struct ordma_ibdev *dev, struct ordma_qp *qp,
 		/* an unknown flag is an invalid attribute for modify_qp */
 		if (ordma_access_to_hw(attr->qp_access_flags, &access))
 			return -EINVAL;
+		/* iWARP has no atomics (the device refuses them too) */
+		if (ordma_port_is_iwarp(dev) &&
+		    (attr->qp_access_flags & IB_ACCESS_REMOTE_ATOMIC))
+			return -EOPNOTSUPP;
 		hw->access_flags = cpu_to_le32(access);
 	}
 	if (attr_mask & IB_QP_PKEY_INDEX)
@@ -627,6 +634,21 @@ static int ordma_qp_attr_to_hw(struct ordma_ibdev *dev, struct ordma_qp *qp,
 	    attr->qp_state == IB_QPS_INIT && !(attr_mask & IB_QP_PORT)) {
 		hw->attr_mask |= cpu_to_le32(ORDMA_QP_ATTR_PORT);
 		hw->port = ORDMA_PORT_NUM;
+	}
+	/*
+	 * iw_cm takes an iWARP QP to INIT with its state and access flags
+	 * only: iWARP has no P_Keys, and the port is the device's one.
+	 */
+	if (ordma_port_is_iwarp(dev) && (attr_mask & IB_QP_STATE) &&
+	    attr->qp_state == IB_QPS_INIT && qp->state == IB_QPS_RESET) {
+		if (!(attr_mask & IB_QP_PORT)) {
+			hw->attr_mask |= cpu_to_le32(ORDMA_QP_ATTR_PORT);
+			hw->port = ORDMA_PORT_NUM;
+		}
+		if (!(attr_mask & IB_QP_PKEY_INDEX)) {
+			hw->attr_mask |= cpu_to_le32(ORDMA_QP_ATTR_PKEY_INDEX);
+			hw->pkey_index = 0;
+		}
 	}
 	if (attr_mask & IB_QP_QKEY)
 		hw->qkey = cpu_to_le32(attr->qkey);

@@ -102,6 +102,11 @@ int ordma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		attr->max_total_mcast_qp_attach =
 			ordma_attr_int(caps->max_total_mcast_qp_attach);
 	}
+	/* iWARP: an RDMA Read Request names one sink buffer; no RNR */
+	if (ordma_port_is_iwarp(dev)) {
+		attr->max_sge_rd = 1;
+		attr->device_cap_flags &= ~IB_DEVICE_RC_RNR_NAK_GEN;
+	}
 	if (!(cap_flags & ORDMA_DEV_CAP_SRQ)) {
 		attr->max_srq = 0;
 		attr->max_srq_wr = 0;
@@ -148,8 +153,13 @@ int ordma_query_port(struct ib_device *ibdev, u32 port,
 
 	attr->state = hw.state == ORDMA_PORT_ACTIVE ? IB_PORT_ACTIVE :
 						      IB_PORT_DOWN;
-	attr->gid_tbl_len = ordma_attr_int(hw.gid_table_len);
-	attr->ip_gids = true;
+	if (ordma_port_is_iwarp(dev)) {
+		/* one GID, the MAC address (ordma_iw_query_gid()) */
+		attr->gid_tbl_len = 1;
+	} else {
+		attr->gid_tbl_len = ordma_attr_int(hw.gid_table_len);
+		attr->ip_gids = true;
+	}
 	attr->port_cap_flags = IB_PORT_CM_SUP;
 	attr->pkey_tbl_len = ordma_pkey_table_len(dev);
 	attr->max_vl_num = 1;
@@ -183,6 +193,12 @@ int ordma_get_port_immutable(struct ib_device *ibdev, u32 port,
 	if (ordma_port_is_ib(dev)) {
 		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
 		immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+		return 0;
+	}
+	/* iw_cm serves the port, and with it rdma_cm; no MADs */
+	if (ordma_port_is_iwarp(dev)) {
+		immutable->core_cap_flags = RDMA_CORE_PORT_IWARP;
+		immutable->max_mad_size = 0;
 		return 0;
 	}
 	/*

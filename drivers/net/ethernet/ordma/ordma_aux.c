@@ -56,6 +56,42 @@ int ordma_aux_add(struct ordma_core_dev *cdev)
 	return 0;
 }
 
+/*
+ * The RDMA device as the devlink parameters want it: none, or one of the
+ * chosen protocol.  The firmware takes a new protocol only while no RDMA
+ * object exists, so it is set here, before the device is added, and
+ * QUERY_DEVICE read again for what the protocol offers.  A reset returns
+ * the firmware to RoCEv2: the choice is applied on every start.
+ */
+int ordma_rdma_add(struct ordma_core_dev *cdev)
+{
+	struct device *dev = &cdev->pdev->dev;
+	int err;
+
+	if (!cdev->rdma_enabled)
+		return 0;
+	if (cdev->rdma_proto == ORDMA_PORT_PROTO_IWARP &&
+	    !(le32_to_cpu(cdev->caps.cap_flags) & ORDMA_DEV_CAP_IWARP)) {
+		/* a firmware activated since, without iWARP */
+		dev_warn(dev, "firmware has no iWARP; RDMA uses RoCEv2\n");
+		cdev->rdma_proto = ORDMA_PORT_PROTO_ROCE;
+	}
+	if (cdev->caps.rdma_protocol != cdev->rdma_proto) {
+		err = ordma_cmd_set_rdma_protocol(cdev, cdev->rdma_proto);
+		if (err) {
+			dev_err(dev, "SET_RDMA_PROTOCOL %u failed: %d\n",
+				cdev->rdma_proto, err);
+			return err;
+		}
+		err = ordma_cmd_query_device(cdev, &cdev->caps);
+		if (err) {
+			dev_err(dev, "QUERY_DEVICE failed: %d\n", err);
+			return err;
+		}
+	}
+	return ordma_aux_add(cdev);
+}
+
 void ordma_aux_del(struct ordma_core_dev *cdev)
 {
 	auxiliary_device_delete(&cdev->aux->adev);

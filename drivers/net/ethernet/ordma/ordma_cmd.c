@@ -341,6 +341,17 @@ int ordma_cmd_query_flash(struct ordma_core_dev *cdev,
 			       sizeof(*info));
 }
 
+int ordma_cmd_set_rdma_protocol(struct ordma_core_dev *cdev, u8 protocol)
+{
+	struct ordma_aq_comp comp;
+	struct ordma_aq_cmd cmd;
+
+	ordma_aq_cmd_init(&cmd, ORDMA_CMD_SET_RDMA_PROTOCOL);
+	cmd.set_rdma_protocol.port = cpu_to_le32(ORDMA_PORT_NUM);
+	cmd.set_rdma_protocol.protocol = protocol;
+	return ordma_cmd_run(cdev, &cmd, &comp);
+}
+
 int ordma_cmd_fw_activate(struct ordma_core_dev *cdev)
 {
 	struct ordma_aq_comp comp;

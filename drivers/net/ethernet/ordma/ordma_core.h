@@ -236,6 +236,14 @@ struct ordma_core_dev {
 	struct dentry *debugfs;
 	struct debugfs_regset32 regset;	/* debugfs "regs" */
 	struct ordma_aux_dev *aux;
+	/* Under the devlink instance lock: the devlink parameters
+	 * enable_roce and enable_iwarp.  The RDMA device exists only with
+	 * rdma_enabled; it speaks rdma_proto (enum ordma_port_proto), which
+	 * every start of the function applies again.
+	 */
+	bool rdma_enabled;
+	u8 rdma_proto;
+	bool rdma_params;		/* the parameters are registered */
 };
 
 static inline u32 ordma_rd32(struct ordma_core_dev *cdev, u32 reg)
@@ -294,6 +302,8 @@ int ordma_cmd_query_resources(struct ordma_core_dev *cdev,
 int ordma_cmd_query_fw(struct ordma_core_dev *cdev, struct ordma_fw_info *fw);
 int ordma_cmd_set_port(struct ordma_core_dev *cdev,
 		       const struct ordma_port_cfg *cfg);
+/* enum ordma_port_proto; -EBUSY while RDMA objects exist */
+int ordma_cmd_set_rdma_protocol(struct ordma_core_dev *cdev, u8 protocol);
 int ordma_cmd_health(struct ordma_core_dev *cdev,
 		     struct ordma_health_info *info);
 int ordma_cmd_create_eq(struct ordma_core_dev *cdev, dma_addr_t ring,
@@ -342,6 +352,8 @@ int ordma_netdev_resume(struct ordma_core_dev *cdev);
 /* ordma_devlink.c */
 struct devlink *ordma_devlink_alloc(struct device *dev);
 int ordma_health_init(struct ordma_core_dev *cdev);
+int ordma_rdma_params_register(struct ordma_core_dev *cdev);
+void ordma_rdma_params_unregister(struct ordma_core_dev *cdev);
 void ordma_health_start(struct ordma_core_dev *cdev);
 void ordma_health_stop(struct ordma_core_dev *cdev);
 void ordma_health_fini(struct ordma_core_dev *cdev);
@@ -359,6 +371,7 @@ void ordma_debugfs_remove(struct ordma_core_dev *cdev);
 /* ordma_aux.c */
 int ordma_aux_add(struct ordma_core_dev *cdev);
 void ordma_aux_del(struct ordma_core_dev *cdev);
+int ordma_rdma_add(struct ordma_core_dev *cdev);
 void ordma_aux_exit(void);
 
 /* ordma_main.c */

@@ -391,6 +391,134 @@ static int ordma_devlink_reload_up(struct devlink *devlink,
 	return 0;
 }
 
+/*
+ * enable_roce and enable_iwarp: the RDMA protocol of an Ethernet port
+ * whose firmware offers iWARP, one at a time.  Setting the one that is on
+ * to false removes the RDMA auxiliary device; setting one to true (the
+ * other being off) selects its protocol in the firmware and adds the
+ * device again.  The choice outlives resets and reloads of the function;
+ * a stopped function takes it when it starts.  Both false: no RDMA
+ * device.
+ */
+static u8 ordma_param_proto(u32 id)
+{
+	return id == DEVLINK_PARAM_GENERIC_ID_ENABLE_IWARP ?
+	       ORDMA_PORT_PROTO_IWARP : ORDMA_PORT_PROTO_ROCE;
+}
+
+static const char *ordma_proto_name(u8 proto)
+{
+	return proto == ORDMA_PORT_PROTO_IWARP ? "iWARP" : "RoCE";
+}
+
+static bool ordma_proto_enabled(struct ordma_core_dev *cdev, u8 proto)
+{
+	return cdev->rdma_enabled && cdev->rdma_proto == proto;
+}
+
+static int ordma_rdma_param_get(struct devlink *devlink, u32 id,
+				struct devlink_param_gset_ctx *ctx)
+{
+	struct ordma_core_dev *cdev = devlink_priv(devlink);
+
+	ctx->val.vbool = ordma_proto_enabled(cdev, ordma_param_proto(id));
+	return 0;
+}
+
+static int ordma_rdma_param_set(struct devlink *devlink, u32 id,
+				struct devlink_param_gset_ctx *ctx,
+				struct netlink_ext_ack *extack)
+{
+	struct ordma_core_dev *cdev = devlink_priv(devlink);
+	u8 proto = ordma_param_proto(id);
+	int err;
+
+	if (ctx->val.vbool == ordma_proto_enabled(cdev, proto))
+		return 0;
+	if (cdev->removing)
+		return -ENODEV;
+	if (!ctx->val.vbool) {
+		cdev->rdma_enabled = false;
+		if (cdev->aux)
+			ordma_aux_del(cdev);
+		return 0;
+	}
+	/* validate made sure that the other protocol is off */
+	cdev->rdma_enabled = true;
+	cdev->rdma_proto = proto;
+	if (cdev->stopped)
+		return 0;
+	err = ordma_rdma_add(cdev);
+	if (err) {
+		cdev->rdma_enabled = false;
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "cannot add the %s device: %d",
+				       ordma_proto_name(proto), err);
+	}
+	return err;
+}
+
+static int ordma_rdma_param_validate(struct devlink *devlink, u32 id,
+				     union devlink_param_value val,
+				     struct netlink_ext_ack *extack)
+{
+	struct ordma_core_dev *cdev = devlink_priv(devlink);
+	u8 proto = ordma_param_proto(id);
+	u8 other = proto == ORDMA_PORT_PROTO_IWARP ?
+		   ORDMA_PORT_PROTO_ROCE : ORDMA_PORT_PROTO_IWARP;
+
+	if (!val.vbool)
+		return 0;
+	if (proto == ORDMA_PORT_PROTO_IWARP &&
+	    !(le32_to_cpu(cdev->caps.cap_flags) & ORDMA_DEV_CAP_IWARP)) {
+		NL_SET_ERR_MSG_MOD(extack, "the device firmware has no iWARP");
+		return -EOPNOTSUPP;
+	}
+	if (ordma_proto_enabled(cdev, other)) {
+		NL_SET_ERR_MSG_FMT_MOD(extack,
+				       "%s is enabled: set enable_%s to false first",
+				       ordma_proto_name(other),
+				       other == ORDMA_PORT_PROTO_IWARP ?
+				       "iwarp" : "roce");
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static const struct devlink_param ordma_rdma_params[] = {
+	DEVLINK_PARAM_GENERIC(ENABLE_ROCE, BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			      ordma_rdma_param_get, ordma_rdma_param_set,
+			      ordma_rdma_param_validate),
+	DEVLINK_PARAM_GENERIC(ENABLE_IWARP, BIT(DEVLINK_PARAM_CMODE_RUNTIME),
+			      ordma_rdma_param_get, ordma_rdma_param_set,
+			      ordma_rdma_param_validate),
+};
+
+/* Only an Ethernet port whose firmware has iWARP has a choice to make. */
+int ordma_rdma_params_register(struct ordma_core_dev *cdev)
+{
+	const struct ordma_device_caps *caps = &cdev->caps;
+	int err;
+
+	if (!(le32_to_cpu(caps->cap_flags) & ORDMA_DEV_CAP_IWARP))
+		return 0;
+	err = devlink_params_register(cdev->devlink, ordma_rdma_params,
+				      ARRAY_SIZE(ordma_rdma_params));
+	if (err)
+		return err;
+	cdev->rdma_params = true;
+	return 0;
+}
+
+void ordma_rdma_params_unregister(struct ordma_core_dev *cdev)
+{
+	if (!cdev->rdma_params)
+		return;
+	devlink_params_unregister(cdev->devlink, ordma_rdma_params,
+				  ARRAY_SIZE(ordma_rdma_params));
+	cdev->rdma_params = false;
+}
+
 static const struct devlink_ops ordma_devlink_ops = {
 	.reload_actions = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT) |
 			  BIT(DEVLINK_RELOAD_ACTION_FW_ACTIVATE),

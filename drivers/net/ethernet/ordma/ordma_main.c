@@ -54,6 +54,7 @@ void ordma_core_get_info(struct ordma_core_dev *cdev,
 		.pdev = cdev->pdev,
 		.netdev = cdev->ndev,
 		.caps = &cdev->caps,
+		.rdma_protocol = cdev->caps.rdma_protocol,
 		.fw_version = cdev->fw_version,
 		.fw_major = cdev->fw.major,
 		.fw_minor = cdev->fw.minor,
@@ -327,6 +328,8 @@ static struct ordma_core_dev *ordma_cdev_alloc(struct pci_dev *pdev)
 	cdev = devlink_priv(devlink);
 	cdev->pdev = pdev;
 	cdev->devlink = devlink;
+	cdev->rdma_enabled = true;
+	cdev->rdma_proto = ORDMA_PORT_PROTO_ROCE;
 	spin_lock_init(&cdev->port_lock);
 	mutex_init(&cdev->events_lock);
 	atomic64_set(&cdev->db_error_events, 0);
@@ -487,7 +490,7 @@ int ordma_core_start(struct ordma_core_dev *cdev)
 	if (err)
 		goto err_stop;
 	ordma_health_start(cdev);
-	err = ordma_aux_add(cdev);
+	err = ordma_rdma_add(cdev);
 	if (err) {
 		dev_err(ordma_dev(cdev),
 			"cannot add the RDMA auxiliary device: %d\n", err);
@@ -551,10 +554,16 @@ static int ordma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = ordma_health_init(cdev);
 	if (err)
 		goto err_debugfs;
+	err = ordma_rdma_params_register(cdev);
+	if (err)
+		goto err_params;
 	devlink_register(cdev->devlink);
 	ordma_health_start(cdev);
 
-	err = ordma_aux_add(cdev);
+	/* the parameters may be set from here on */
+	devl_lock(cdev->devlink);
+	err = ordma_rdma_add(cdev);
+	devl_unlock(cdev->devlink);
 	if (err) {
 		dev_err(&pdev->dev, "cannot add the RDMA auxiliary device: %d\n",
 			err);
@@ -565,6 +574,8 @@ static int ordma_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 err_health:
 	ordma_health_stop(cdev);
 	devlink_unregister(cdev->devlink);
+	ordma_rdma_params_unregister(cdev);
+err_params:
 	ordma_health_fini(cdev);
 err_debugfs:
 	ordma_debugfs_remove(cdev);
@@ -594,9 +605,12 @@ static void ordma_remove(struct pci_dev *pdev)
 	/* Its report finds removing set; it takes the devlink lock. */
 	ordma_health_cancel_report(cdev);
 
+	devl_lock(cdev->devlink);
 	if (cdev->aux)
 		ordma_aux_del(cdev);
+	devl_unlock(cdev->devlink);
 	devlink_unregister(cdev->devlink);
+	ordma_rdma_params_unregister(cdev);
 	ordma_health_fini(cdev);
 	ordma_debugfs_remove(cdev);
 	ordma_netdev_unregister(cdev);
