@@ -370,6 +370,20 @@ struct fw_flash {
 	uint32_t written;		/* bytes so far */
 };
 
+struct fw_tcp_slot_ops;
+struct fw_tcp_user;
+
+/* The TCP offload of an iWARP port (tcp/fw_tcp.h) */
+struct fw_tcp_dev {
+	const struct fw_tcp_slot_ops *slot;	/* NULL: no copy claimed */
+	unsigned int slot_index;
+	unsigned int depth;		/* calls into the stack under way */
+	uint8_t *txq;			/* frames to send once it returned */
+	size_t txq_used;
+	const struct fw_tcp_user *user;
+	void *user_arg;
+};
+
 struct ordma_fw {
 	struct ordma_hal_ops hal;
 	void *hal_ctx;
@@ -426,6 +440,7 @@ struct ordma_fw {
 	uint64_t qp_stats_retired[ORDMA_QP_STATS_SIZE / sizeof(uint64_t)];
 
 	struct fw_loopback loopback;
+	struct fw_tcp_dev tcp;
 	uint8_t frame_buf[FW_MAX_FRAME];	/* TX staging */
 
 	/* trace (FW_TRACE): the QP the engine works for, for its DMA, and

@@ -12,6 +12,7 @@
 #include "objects/fw_verbs.h"
 #include "objects/fw_qp.h"
 #include "platform/fw_platform.h"
+#include "tcp/fw_tcp.h"
 #include "transport/fw_transport.h"
 
 #define FW_AQ_BASE_ALIGN	4096u
@@ -53,7 +54,7 @@ void fw_heartbeat_catch_up(struct ordma_fw *fw)
 
 void ordma_fw_timer_expired(struct ordma_fw *fw)
 {
-	uint64_t next, admin, sma;
+	uint64_t next, admin, sma, tcp;
 
 	fw_trace_set_qp(fw, ORDMA_FW_TRACE_NO_QPN);
 	if (!fw_ready(fw))
@@ -69,6 +70,9 @@ void ordma_fw_timer_expired(struct ordma_fw *fw)
 	sma = fw_sma_timer(fw);
 	if (sma < next)
 		next = sma;
+	tcp = fw_tcp_timer(fw);
+	if (tcp < next)
+		next = tcp;
 	/* the engine may have armed an earlier deadline meanwhile */
 	if (next > fw->timer_armed_ns)
 		next = fw->timer_armed_ns;
@@ -127,6 +131,7 @@ static void fw_reset_state(struct ordma_fw *fw)
 	fw->last_db_error_event_ns = 0;
 	fw_admin_reset(fw);
 	fw_eq_reset(fw);
+	fw_tcp_stop(fw);
 	fw_eth_reset(fw);
 	fw_sma_reset(fw);
 	fw_qp_reset(fw);
@@ -441,6 +446,7 @@ void ordma_fw_destroy(struct ordma_fw *fw)
 	if (!fw)
 		return;
 	fw_heartbeat_stop(fw);
+	fw_tcp_stop(fw);
 	fw_tp_destroy(fw);
 	fw_qp_tables_destroy(fw);
 	fw_verbs_destroy(fw);

@@ -13,6 +13,7 @@
 #include "objects/fw_verbs.h"
 #include "objects/fw_qp.h"
 #include "platform/fw_platform.h"
+#include "tcp/fw_tcp.h"
 
 #define FW_ETH_RING_ALIGN	4096u
 /* bits of len_flags the driver must leave clear in a posted descriptor */
@@ -858,6 +859,9 @@ void ordma_fw_rx_frame(struct ordma_fw *fw, const void *data, size_t len)
 		fw->stats.rx_drop_filter++;
 		return;
 	}
+	/* the TCP segments of offloaded connections and listeners */
+	if (fw_port_is_iwarp(fw) && fw_tcp_rx(fw, frame, len))
+		return;
 	/* an iWARP port's engine takes no RoCEv2: such frames are the host's */
 	if (!fw_port_is_iwarp(fw) && fw_rx_is_roce_for_us(fw, frame, len)) {
 		/* the transport engine's, never the netdev's */

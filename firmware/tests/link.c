@@ -41,19 +41,45 @@ void link_push(struct link *l, const void *frame, size_t len)
 		l->max_queued = l->tail - l->head;
 }
 
+/* true with probability per_mille / 1000 (xorshift32, seeded by rng) */
+static bool link_chance(struct link *l, unsigned int per_mille)
+{
+	if (!per_mille)
+		return false;
+	if (!l->rng)
+		l->rng = 0x9e3779b9u;
+	l->rng ^= l->rng << 13;
+	l->rng ^= l->rng >> 17;
+	l->rng ^= l->rng << 5;
+	return l->rng % 1000 < per_mille;
+}
+
 void link_tx_hook(void *arg, const void *frame, size_t len)
 {
 	struct link *l = arg;
 
 	l->sent++;
 	if (l->sent == l->drop_nth ||
-	    (l->drop_from && l->sent >= l->drop_from)) {
+	    (l->drop_from && l->sent >= l->drop_from) ||
+	    link_chance(l, l->loss_pm)) {
 		l->dropped++;
 		return;
 	}
 	link_push(l, frame, len);
-	if (l->sent == l->dup_nth)
+	if (l->tail - l->head >= 2 && link_chance(l, l->reorder_pm)) {
+		/* the frame overtakes the one queued before it */
+		struct link_frame *a = &l->q[(l->tail - 2) % l->cap];
+		struct link_frame *b = &l->q[(l->tail - 1) % l->cap];
+		struct link_frame t = *a;
+
+		*a = *b;
+		*b = t;
+		l->reordered++;
+	}
+	if (l->sent == l->dup_nth || link_chance(l, l->dup_pm)) {
 		link_push(l, frame, len);
+		l->duplicated++;
+	}
 }
 
 bool link_pop(struct link *l, struct link_frame *f)

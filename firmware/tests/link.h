@@ -3,7 +3,8 @@
  * A wire between two firmware instances in one process: the frames one
  * transmits (its fake HAL's tx_hook), queued in order for the other's
  * RX.  The transport tests make a link lose the n-th frame, every frame
- * from the n-th on, or carry the n-th twice; the fuzz harnesses give it
+ * from the n-th on, or carry the n-th twice, or lose, duplicate and
+ * reorder frames at random rates; the fuzz harnesses give it
  * a limit, above which frames are lost as on a full wire.
  */
 #ifndef ORDMA_TESTS_LINK_H
@@ -29,6 +30,10 @@ struct link {
 	unsigned long drop_from;	/* drop every frame from this one on */
 	unsigned long dup_nth;
 	unsigned long dropped;
+	/* random impairment, in frames per thousand, from seed rng */
+	unsigned int loss_pm, dup_pm, reorder_pm;
+	uint32_t rng;
+	unsigned long duplicated, reordered;
 	size_t max_queued;
 	/* called with each frame as it is handed to the receiving device */
 	void (*rx_hook)(void *arg, const void *frame, size_t len);
