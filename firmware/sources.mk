@@ -28,7 +28,8 @@ FW_TRANSPORT_SRCS := transport/fw_transport.c transport/fw_requester.c \
 FW_TCP_SRCS := tcp/fw_tcp.c
 FW_PLATFORM_SRCS := platform/fw_hal.c platform/fw_cmd.c platform/fw_event.c \
 		    platform/fw_port.c platform/fw_event_log.c
-FW_WIRE_SRCS := wire/fw_roce_wire.c wire/fw_icrc.c wire/fw_ib_wire.c
+FW_WIRE_SRCS := wire/fw_roce_wire.c wire/fw_icrc.c wire/fw_ib_wire.c \
+		wire/fw_iw_wire.c
 
 FW_SRCS := $(FW_DEVICE_SRCS) $(FW_OBJECTS_SRCS) $(FW_TRANSPORT_SRCS) \
 	   $(FW_TCP_SRCS) $(FW_PLATFORM_SRCS) $(FW_WIRE_SRCS)

@@ -6,9 +6,8 @@
  *
  * The copies are process-wide (FW_TCP_SLOTS of them, lwip.mk); a device
  * claims one with an atomic flag, since two devices of one process run
- * their firmware on different threads.  A firmware built without the
- * stack (FW_TCP_LWIP undefined) has no copy: fw_tcp_start() fails and the
- * classifier takes nothing.
+ * their firmware on different threads.  A device that finds none free
+ * offloads no TCP: fw_tcp_start() fails and the classifier takes nothing.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,18 +15,10 @@
 #include "platform/fw_platform.h"
 #include "tcp/fw_tcp.h"
 
-#ifdef FW_TCP_LWIP
-extern const struct fw_tcp_slot_ops fw_tcp_slot0_ops, fw_tcp_slot1_ops,
-	fw_tcp_slot2_ops, fw_tcp_slot3_ops;
-
 static const struct fw_tcp_slot_ops *const fw_tcp_slots[FW_TCP_SLOTS] = {
 	&fw_tcp_slot0_ops, &fw_tcp_slot1_ops, &fw_tcp_slot2_ops,
 	&fw_tcp_slot3_ops,
 };
-#else
-/* built without the stack: no copy to claim */
-static const struct fw_tcp_slot_ops *const fw_tcp_slots[FW_TCP_SLOTS];
-#endif
 
 static bool fw_tcp_slot_taken[FW_TCP_SLOTS];
 
@@ -195,8 +186,7 @@ int fw_tcp_start(struct ordma_fw *fw, uint32_t ip, uint32_t netmask)
 	for (i = 0; i < FW_TCP_SLOTS; i++) {
 		bool free_slot = false;
 
-		if (!fw_tcp_slots[i] ||
-		    !__atomic_compare_exchange_n(&fw_tcp_slot_taken[i],
+		if (!__atomic_compare_exchange_n(&fw_tcp_slot_taken[i],
 						 &free_slot, true, false,
 						 __ATOMIC_ACQ_REL,
 						 __ATOMIC_ACQUIRE))

@@ -146,4 +146,8 @@ struct fw_tcp_slot_ops {
 	void (*stats)(struct fw_tcp_stats *stats);
 };
 
+/* The copies' tables, FW_TCP_SLOTS of them (lwip.mk renames each) */
+extern const struct fw_tcp_slot_ops fw_tcp_slot0_ops, fw_tcp_slot1_ops,
+	fw_tcp_slot2_ops, fw_tcp_slot3_ops;
+
 #endif /* ORDMA_FW_TCP_SLOT_H */

@@ -5,8 +5,9 @@
 # package into $(LWIP_DIR) by tools/fw/fetch-lwip.sh (cached there, and
 # the tarball under $(ORDMA_CACHE)/lwip).
 #
-# For a build variant V (a directory under $(O)) with compiler flags F,
-# $(call lwip_slots,V,F) defines the rules of
+# For a build variant V (a directory under $(O)), compiler C, flags F
+# and the glue's warnings W (default: the firmware's WARNINGS, for gcc),
+# $(call lwip_slots,V,C,F[,W]) defines the rules of
 #   $(O)/V/tcp/stack.o	lwIP's TCP/IPv4 core and fw_tcp_stack.c in one
 #			relocatable object (ld -r)
 #   $(O)/V/tcp/slotN.o	copy N of it (N < FW_TCP_SLOTS): every symbol
@@ -36,12 +37,12 @@ lwip_slot_objs = $(LWIP_SLOT_NUMS:%=$(O)/$(1)/tcp/slot%.o)
 define lwip_slots
 $(O)/$(1)/lwip/%.o: $(LWIP_DIR)/src/%.c $(LWIP_HEADERS) | $(LWIP_DIR)/.done
 	@mkdir -p $$(dir $$@)
-	$$(CC) $(LWIP_CPPFLAGS) $(2) -w -c $$< -o $$@
+	$(2) $(LWIP_CPPFLAGS) $(3) -w -c $$< -o $$@
 
 $(O)/$(1)/tcp/fw_tcp_stack.o: tcp/fw_tcp_stack.c $(LWIP_HEADERS) | $(LWIP_DIR)/.done
 	@mkdir -p $$(dir $$@)
-	$$(CC) -D_GNU_SOURCE $(LWIP_CPPFLAGS) $(2) $$(WARNINGS) $$(WERROR) \
-		-c $$< -o $$@
+	$(2) -D_GNU_SOURCE $(LWIP_CPPFLAGS) $(3) $(or $(4),$$(WARNINGS)) \
+		$$(WERROR) -c $$< -o $$@
 
 $(O)/$(1)/tcp/stack.o: $(LWIP_SRCS:%.c=$(O)/$(1)/lwip/%.o) \
 		       $(O)/$(1)/tcp/fw_tcp_stack.o

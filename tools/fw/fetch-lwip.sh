@@ -47,10 +47,10 @@ fi
 echo "$LWIP_TARBALL_SHA256  $TARBALL" | sha256sum --quiet -c - >&2 ||
 	die "$TARBALL does not match the pinned sha256"
 
+mkdir -p "$(dirname "$DEST")"
 STAGE=$(mktemp -d "${DEST%/}.stage.XXXXXX")
 trap 'rm -rf "$STAGE"' EXIT
 tar -xJf "$TARBALL" -C "$STAGE" "$LWIP_TOPDIR/src" "$LWIP_TOPDIR/COPYING"
 rm -rf "$DEST"
-mkdir -p "$(dirname "$DEST")"
 mv "$STAGE/$LWIP_TOPDIR" "$DEST"
 touch "$DEST/.done"

@@ -9,8 +9,9 @@
 # inputs (tools/qemu/ordma-*.[ch], tools/qemu/trace-events, the patches to
 # QEMU in tools/qemu/patches/, the firmware's sources.mk and every .c
 # and .h of its top directory and rooms (the FW_ROOMS of sources.mk:
-# device/, objects/, transport/, platform/, wire/) and of the directories
-# of what a host links beside it (FW_HOST_DIRS: replay/),
+# device/, objects/, tcp/, transport/, platform/, wire/) and of the
+# directories of what a host links beside it (FW_HOST_DIRS: replay/),
+# what builds the firmware's copies of its TCP stack (FW_TCP_INPUTS),
 # include/linux/ordma/ordma_hw.h and this script) under
 #   $ORDMA_CACHE/qemu/bin/<hash>/qemu-system-x86_64
 # so an unchanged tree costs one hash and no build.  The source and build
@@ -158,6 +159,18 @@ for f in "${DEVICE_FILES[@]}" "$TRACE_EVENTS" "${HW_HEADERS[@]}"; do
 	[ -f "$f" ] || die "missing $f"
 done
 
+# The firmware's copies of its TCP stack (firmware/tcp/lwip.mk: lwIP,
+# fetched from Debian's source package, and its glue) are built by the
+# firmware's Makefile with the device model's flags, outside meson, and
+# linked in as objects; their only global symbols are their entry
+# tables (fw_tcp_slotN_ops).  These inputs build them beside the room's
+# own files.
+FW_TCP_INPUTS=("$FW_DIR/Makefile" "$FW_DIR/tcp/lwip.mk" "$FW_DIR"/tcp/arch/*.h
+	"$REPO/tools/fw/fetch-lwip.sh")
+for f in "${FW_TCP_INPUTS[@]}"; do
+	[ -f "$f" ] || die "missing $f"
+done
+
 # Names count too, so that renaming, moving or adding a firmware file
 # rebuilds.
 input_hash() {
@@ -169,6 +182,9 @@ input_hash() {
 		done
 		for f in "${FW_ALL[@]}"; do
 			printf 'firmware/%s %s\n' "$f" "$(sha256sum <"$FW_DIR/$f" | cut -d' ' -f1)"
+		done
+		for f in "${FW_TCP_INPUTS[@]}"; do
+			printf '%s %s\n' "${f#"$REPO"/}" "$(sha256sum <"$f" | cut -d' ' -f1)"
 		done
 	} | sha256sum | cut -c1-16
 }
@@ -360,6 +376,21 @@ while IFS= read -r f; do
 done < <(find "$DEST" -path "$DEST/include" -prune -o \
 	\( -name '*.c' -o -name '*.h' \) -type f -print)
 
+log "building the firmware's TCP stack copies"
+tcp_slots=$(make -s -C "$FW_DIR" O="$BUILD/ordma-fw" CC=gcc qemu-tcp-slots |
+	tail -n 1) || die "the firmware's TCP stack copies did not build"
+# ninja does not see these objects change: linking copies named by
+# their content changes the link command instead.
+slot_sum=$(cat $tcp_slots | sha256sum | cut -c1-16) || die "no TCP stack copies"
+slot_dir=$BUILD/ordma-tcp-slots
+slot_args=
+mkdir -p "$slot_dir/$slot_sum"
+find "$slot_dir" -mindepth 1 -maxdepth 1 ! -name "$slot_sum" -exec rm -rf {} +
+for f in $tcp_slots; do
+	cp "$f" "$slot_dir/$slot_sum/"
+	slot_args+="${slot_args:+, }'$slot_dir/$slot_sum/${f##*/}'"
+done
+
 meson_files=
 for f in "${DEVICE_FILES[@]}"; do
 	case $f in *.c) meson_files+="${meson_files:+, }'ordma/${f##*/}'" ;; esac
@@ -371,7 +402,7 @@ set_block "$SRC/hw/net/Kconfig" "config ORDMA
     bool
     default y if PCI_DEVICES
     depends on PCI && MSI_NONBROKEN"
-set_block "$SRC/hw/net/meson.build" "softmmu_ss.add(when: 'CONFIG_ORDMA', if_true: [files($meson_files), declare_dependency(include_directories: include_directories('ordma/include', 'ordma'), dependencies: [dependency('libsodium')])])"
+set_block "$SRC/hw/net/meson.build" "softmmu_ss.add(when: 'CONFIG_ORDMA', if_true: [files($meson_files), declare_dependency(include_directories: include_directories('ordma/include', 'ordma'), dependencies: [dependency('libsodium')], link_args: [$slot_args])])"
 set_block "$SRC/hw/net/trace-events" "$(cat "$TRACE_EVENTS")"
 
 # ------------------------------------------------------------------

@@ -39,6 +39,20 @@ static const char *const state_changed_directly[] = {
 	"test_tp_device_budget_shared_by_qps",	/* tp_outstanding */
 	"test_tp_device_budget_woken_by_ack",
 	"test_tp_device_budget_retry_without_ack",
+	/* fw_tcp_start() and the TCP calls: no admin command drives the
+	 * TCP offload yet
+	 */
+	"test_tcp_handshake_and_mss",
+	"test_tcp_mss_from_mtu",
+	"test_tcp_bulk_both_ways",
+	"test_tcp_lossy_wire",
+	"test_tcp_fin_both_ways",
+	"test_tcp_rst",
+	"test_tcp_connect_refused_and_unanswered",
+	"test_tcp_keepalive",
+	"test_tcp_forged_segments",
+	"test_tcp_classifier",
+	"test_tcp_slots",
 };
 
 static bool changes_state_directly(void)
