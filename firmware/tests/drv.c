@@ -288,6 +288,16 @@ uint8_t drv_alloc_pd(struct drv *d, uint32_t uctx, uint32_t *pdn)
 	return status;
 }
 
+uint8_t drv_set_rdma_protocol(struct drv *d, uint8_t proto)
+{
+	struct ordma_aq_cmd cmd;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_SET_RDMA_PROTOCOL);
+	cmd.set_rdma_protocol.port = cpu_to_le32(ORDMA_PORT_NUM);
+	cmd.set_rdma_protocol.protocol = proto;
+	return drv_exec(d, &cmd);
+}
+
 /* ------------------------------------------------------------------ */
 /* Doorbells and EQs                                                   */
 /* ------------------------------------------------------------------ */

@@ -120,6 +120,8 @@ uint8_t drv_add_gid(struct drv *d, uint32_t index, const uint8_t gid[16],
 		    const uint8_t mac[6], uint16_t vlan_id);
 uint8_t drv_alloc_uctx(struct drv *d, uint32_t *uctx);
 uint8_t drv_alloc_pd(struct drv *d, uint32_t uctx, uint32_t *pdn);
+/* SET_RDMA_PROTOCOL of the port: ORDMA_PORT_PROTO_{ROCE,IWARP} */
+uint8_t drv_set_rdma_protocol(struct drv *d, uint8_t proto);
 
 /* Doorbells */
 void drv_db(struct drv *d, uint32_t page, uint32_t reg, uint32_t qn,

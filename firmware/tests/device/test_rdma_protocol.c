@@ -39,7 +39,7 @@ static uint8_t set_proto_raw(struct drv *d, uint32_t port, uint8_t proto,
 
 static uint8_t set_proto(struct drv *d, uint8_t proto)
 {
-	return set_proto_raw(d, ORDMA_PORT_NUM, proto, 0, 0);
+	return drv_set_rdma_protocol(d, proto);
 }
 
 static void query(struct drv *d, struct ordma_device_caps *caps,
