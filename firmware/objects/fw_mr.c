@@ -237,7 +237,8 @@ int fw_mr_fast_register(struct ordma_fw *fw, uint32_t pdn,
 	if (!num_pages || num_pages > mr->max_pages ||
 	    wqe->page_shift < ORDMA_MIN_PAGE_SHIFT ||
 	    wqe->page_shift > ORDMA_MAX_PAGE_SHIFT ||
-	    !fw_access_valid(wqe->access) || !list || list % 8)
+	    !fw_access_valid(wqe->access) || !list || list % 8 ||
+	    (fw_port_is_iwarp(fw) && (wqe->access & FW_ACCESS_NOT_IWARP)))
 		return FW_MR_ERR_PARAM;
 	page_size = 1ULL << wqe->page_shift;
 	page_offset = iova & (page_size - 1);
@@ -327,6 +328,9 @@ static uint8_t fw_mr_check_params(struct ordma_fw *fw, struct fw_cmd *c,
 	if (!fw_access_valid(access))
 		return fw_cmd_bad_param(c, FW_CMD_OFF(reg_mr.access),
 					"unknown access bits, or remote access without local write");
+	if (fw_port_is_iwarp(fw) && (access & FW_ACCESS_NOT_IWARP))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
+				   "iWARP has no atomics or FLUSH");
 
 	if (p->flags & ORDMA_MR_FAST_REG) {
 		/* iova, length and access arrive with the REG_MR WQE */
@@ -656,7 +660,8 @@ int fw_mw_bind(struct ordma_fw *fw, uint32_t qp_pdn, uint32_t qpn,
 	if (!mw)
 		return FW_MR_ERR_KEY;
 	if (wqe->reserved_28 ||
-	    access & ~(uint32_t)(FW_MW_ACCESS_REMOTE | ORDMA_ACCESS_ZERO_BASED))
+	    access & ~(uint32_t)(FW_MW_ACCESS_REMOTE | ORDMA_ACCESS_ZERO_BASED) ||
+	    (fw_port_is_iwarp(fw) && (access & FW_ACCESS_NOT_IWARP)))
 		return FW_MR_ERR_PARAM;
 	if (mw->pdn != qp_pdn)
 		return FW_MR_ERR_PD;

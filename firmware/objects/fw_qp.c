@@ -24,10 +24,6 @@
 				 ORDMA_ACCESS_REMOTE_ATOMIC | \
 				 ORDMA_ACCESS_FLUSH_GLOBAL | \
 				 ORDMA_ACCESS_FLUSH_PERSISTENT)
-/* MODIFY_QP access_flags an iWARP port's QP may not have */
-#define FW_QP_ACCESS_NOT_IWARP	(ORDMA_ACCESS_REMOTE_ATOMIC | \
-				 ORDMA_ACCESS_FLUSH_GLOBAL | \
-				 ORDMA_ACCESS_FLUSH_PERSISTENT)
 
 #define CP_OFF(field) \
 	FW_BUF_SYNDROME(offsetof(struct ordma_qp_create_params, field))
@@ -838,7 +834,7 @@ static uint8_t fw_qp_check_iwarp(struct fw_cmd *c, const struct fw_qp *qp,
 				 uint8_t next)
 {
 	if ((mask & ORDMA_QP_ATTR_ACCESS_FLAGS) &&
-	    (le32_to_cpu(a->access_flags) & FW_QP_ACCESS_NOT_IWARP))
+	    (le32_to_cpu(a->access_flags) & FW_ACCESS_NOT_IWARP))
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
 				   "iWARP has no atomics or FLUSH");
 	if (next == ORDMA_QPS_RTR && qp->state != ORDMA_QPS_RTR)

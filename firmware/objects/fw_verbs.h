@@ -31,6 +31,12 @@
 #define FW_MAX_MR_SIZE			(1ULL << 40)
 /* Largest page list a fast-register WQE may install */
 #define FW_MR_MAX_FAST_REG_PAGES	ORDMA_MTT_ENTRIES_PER_PAGE
+/* Access an iWARP port's QPs, MRs and windows may not grant: iWARP has
+ * no atomics and no FLUSH
+ */
+#define FW_ACCESS_NOT_IWARP		(ORDMA_ACCESS_REMOTE_ATOMIC | \
+					 ORDMA_ACCESS_FLUSH_GLOBAL | \
+					 ORDMA_ACCESS_FLUSH_PERSISTENT)
 
 /* ------------------------------------------------------------------ */
 /* Page lists (fw_pagelist.c)                                          */
@@ -213,7 +219,8 @@ int fw_rkey_invalidate(struct ordma_fw *fw, uint32_t key, uint32_t pdn,
 /*
  * BIND_MW WQE posted on QP qpn of PD qp_pdn.  Checked in this order:
  * FW_MR_ERR_KEY (no window with mw_rkey's index), FW_MR_ERR_PARAM
- * (unknown access bits, reserved field), FW_MR_ERR_PD (window not in the
+ * (unknown access bits, reserved field, atomic or FLUSH rights on an
+ * iWARP port), FW_MR_ERR_PD (window not in the
  * QP's PD), type 1: ZERO_BASED -> FW_MR_ERR_PARAM, length 0 unbinds;
  * type 2: already bound -> FW_MR_ERR_TYPE, length 0 -> FW_MR_ERR_PARAM;
  * then the MR: FW_MR_ERR_KEY (no such live MR, variant), FW_MR_ERR_PD,
@@ -233,7 +240,8 @@ void fw_mw_qp_destroyed(struct ordma_fw *fw, uint32_t qpn);
  * length, access and wqe->key's variant, and becomes valid.  Returns
  * FW_MR_OK, FW_MR_ERR_KEY (no such index), FW_MR_ERR_PD, FW_MR_ERR_TYPE
  * (not fast-reg, or still valid), FW_MR_ERR_PARAM (num_pages 0 or above
- * max_pages, page_shift, access, length 0 / beyond max_mr_size / beyond
+ * max_pages, page_shift, access (atomic or FLUSH on an iWARP port
+ * included), length 0 / beyond max_mr_size / beyond
  * the pages once iova's offset in the first page is added, page_list
  * zero or not 8-byte aligned, an entry zero or not page aligned) or
  * FW_MR_ERR_DMA (the page list cannot be read).  Checked in that order;

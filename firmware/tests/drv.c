@@ -288,6 +288,16 @@ uint8_t drv_alloc_pd(struct drv *d, uint32_t uctx, uint32_t *pdn)
 	return status;
 }
 
+uint8_t drv_set_rdma_protocol(struct drv *d, uint8_t proto)
+{
+	struct ordma_aq_cmd cmd;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_SET_RDMA_PROTOCOL);
+	cmd.set_rdma_protocol.port = cpu_to_le32(ORDMA_PORT_NUM);
+	cmd.set_rdma_protocol.protocol = proto;
+	return drv_exec(d, &cmd);
+}
+
 /* ------------------------------------------------------------------ */
 /* Doorbells and EQs                                                   */
 /* ------------------------------------------------------------------ */
@@ -547,6 +557,47 @@ uint8_t drv_create_qp(struct drv *d, const struct ordma_qp_create_params *p,
 	if (qpn)
 		*qpn = le32_to_cpu(d->last_comp.handle.handle);
 	return status;
+}
+
+bool drv_verbs_open(struct drv_verbs *v, uint8_t proto, bool user,
+		    const uint8_t gid[16], const uint8_t mac[6])
+{
+	const uint8_t ok = ORDMA_CMD_STATUS_OK;
+
+	memset(v, 0, sizeof(*v));
+	if (!drv_open(&v->d, 5))
+		return false;
+	if (!drv_eq_open(&v->d, &v->async, ORDMA_EQ_TYPE_ASYNC, 0, 10) ||
+	    !drv_eq_open(&v->d, &v->comp, ORDMA_EQ_TYPE_COMP, 1, 8) ||
+	    (proto != ORDMA_PORT_PROTO_ROCE &&
+	     drv_set_rdma_protocol(&v->d, proto) != ok) ||
+	    (gid && drv_add_gid(&v->d, 0, gid, mac, ORDMA_VLAN_NONE) != ok) ||
+	    (user && drv_alloc_uctx(&v->d, &v->uctx) != ok) ||
+	    drv_alloc_pd(&v->d, v->uctx, &v->pdn) != ok ||
+	    !drv_cq_open(&v->d, &v->scq, 0, v->uctx, v->comp.eqn, 8) ||
+	    !drv_cq_open(&v->d, &v->rcq, 1, v->uctx, v->comp.eqn, 8)) {
+		drv_close(&v->d);
+		return false;
+	}
+	return true;
+}
+
+void drv_verbs_qp_params(struct drv_verbs *v,
+			 struct ordma_qp_create_params *p, uint8_t type,
+			 uint32_t uctx, unsigned int area)
+{
+	memset(drv_mem(&v->d, DRV_WQ_ADDR(area), 0x10000), 0, 0x10000);
+	drv_qp_params(p, uctx, v->pdn, type, v->scq.cqn, v->rcq.cqn,
+		      ORDMA_NO_SRQ, area);
+}
+
+uint8_t drv_verbs_create_qp(struct drv_verbs *v, uint8_t type, uint32_t uctx,
+			    unsigned int area, uint32_t *qpn)
+{
+	struct ordma_qp_create_params p;
+
+	drv_verbs_qp_params(v, &p, type, uctx, area);
+	return drv_create_qp(&v->d, &p, qpn);
 }
 
 uint8_t drv_modify_qp(struct drv *d, uint32_t qpn,

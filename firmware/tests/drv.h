@@ -120,6 +120,8 @@ uint8_t drv_add_gid(struct drv *d, uint32_t index, const uint8_t gid[16],
 		    const uint8_t mac[6], uint16_t vlan_id);
 uint8_t drv_alloc_uctx(struct drv *d, uint32_t *uctx);
 uint8_t drv_alloc_pd(struct drv *d, uint32_t uctx, uint32_t *pdn);
+/* SET_RDMA_PROTOCOL of the port: ORDMA_PORT_PROTO_{ROCE,IWARP} */
+uint8_t drv_set_rdma_protocol(struct drv *d, uint8_t proto);
 
 /* Doorbells */
 void drv_db(struct drv *d, uint32_t page, uint32_t reg, uint32_t qn,
@@ -192,6 +194,31 @@ uint8_t drv_query_qp_stats(struct drv *d, uint32_t qpn,
 uint8_t drv_create_srq(struct drv *d, uint32_t uctx, uint32_t pdn,
 		       unsigned int log_size, uint32_t limit,
 		       unsigned int area, uint32_t *srqn);
+
+/*
+ * A device as a verbs user has it: an async EQ (vector 0) and a
+ * completion EQ (vector 1), the port's RDMA protocol, optionally GID 0,
+ * a user context (or the kernel's), a PD and two 256-entry CQs in CQ
+ * areas 0 (send) and 1 (receive).
+ */
+struct drv_verbs {
+	struct drv d;
+	struct drv_eq async, comp;
+	struct drv_cq scq, rcq;
+	uint32_t uctx, pdn;
+};
+
+/* proto: ORDMA_PORT_PROTO_*, set only if not RoCE; gid/mac: GID 0, or
+ * NULL for none.  false (and the device closed) if any step failed.
+ */
+bool drv_verbs_open(struct drv_verbs *v, uint8_t proto, bool user,
+		    const uint8_t gid[16], const uint8_t mac[6]);
+/* drv_qp_params() on v's PD and CQs, work queue area zeroed first */
+void drv_verbs_qp_params(struct drv_verbs *v,
+			 struct ordma_qp_create_params *p, uint8_t type,
+			 uint32_t uctx, unsigned int area);
+uint8_t drv_verbs_create_qp(struct drv_verbs *v, uint8_t type, uint32_t uctx,
+			    unsigned int area, uint32_t *qpn);
 
 /* Port counters via QUERY_STATS, in host order */
 bool drv_stats(struct drv *d, struct ordma_port_stats *s);

@@ -308,6 +308,29 @@ static uint8_t fw_req_check_nodata(const struct fw_qp *qp,
 	return ORDMA_CQE_SUCCESS;
 }
 
+/*
+ * What an iWARP port's QP may execute: RFC 5040 has no immediate data,
+ * no atomics, no FLUSH and no ATOMIC WRITE, and its RDMA Read Request
+ * names one sink buffer.  The driver and the provider refuse the rest at
+ * post time; the SQ is user memory, so the WQE is checked again here.
+ */
+static bool fw_req_iwarp_allows(uint8_t opcode, unsigned int nsge)
+{
+	switch (opcode) {
+	case ORDMA_WQE_SEND:
+	case ORDMA_WQE_SEND_INV:
+	case ORDMA_WQE_RDMA_WRITE:
+	case ORDMA_WQE_LOCAL_INV:
+	case ORDMA_WQE_REG_MR:
+	case ORDMA_WQE_BIND_MW:
+		return true;
+	case ORDMA_WQE_RDMA_READ:
+		return nsge == 1;
+	default:
+		return false;
+	}
+}
+
 static uint8_t fw_req_check(struct ordma_fw *fw, struct fw_qp *qp,
 			    const struct fw_req_wqe *w, uint64_t *length)
 {
@@ -332,6 +355,8 @@ static uint8_t fw_req_check(struct ordma_fw *fw, struct fw_qp *qp,
 			return ORDMA_CQE_LOC_QP_OP_ERR;
 		wqe_size -= sizeof(w->av);
 	}
+	if (fw_port_is_iwarp(fw) && !fw_req_iwarp_allows(opcode, nsge))
+		return ORDMA_CQE_LOC_QP_OP_ERR;
 	switch (opcode) {
 	case ORDMA_WQE_SEND:
 	case ORDMA_WQE_SEND_IMM:

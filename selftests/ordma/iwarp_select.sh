@@ -7,8 +7,14 @@
 # why), switching deletes the RDMA device and adds one of the other
 # protocol: an iWARP device (node type RNIC, transport iWARP) whose
 # connections are not supported yet, so rping's listen and connect fail
-# at once with EOPNOTSUPP, and UD QPs are refused.  The choice survives a devlink reload.  Back on
-# RoCE, ibv_rc_pingpong between the two NICs passes.
+# at once with EOPNOTSUPP, and UD QPs are refused.  verbs_iwarp checks
+# the refused verbs: an MR with atomic rights (EOPNOTSUPP), ibv_post_send
+# of immediates, atomics and a two-SGE RDMA READ (EINVAL and bad_wr), an
+# extended QP offering atomics (EOPNOTSUPP); the kernel module
+# ordma_iwarp_kverbs_test the same refusals to a kernel ULP
+# (ib_post_send: -EINVAL and bad_wr).  The choice survives a
+# devlink reload.  Back on RoCE, ibv_rc_pingpong between the two NICs
+# passes.
 . "$(dirname "$0")/lib.sh"
 
 ordma_require_device
@@ -20,10 +26,15 @@ bdf2=$(echo "$devs" | sed -n 2p)
 dl=pci/$bdf
 PORT=${PORT:-18600}
 TOOL_TIMEOUT=${TOOL_TIMEOUT:-120}
+VERBS_IWARP=${ORDMA_VERBS_IWARP:-$ORDMA_REPO/build/bin/verbs_iwarp}
+VERBS_IWARP_CASES=4
+KO=${ORDMA_IWARP_KVERBS_KO:-$ORDMA_REPO/selftests/ordma/kverbs/ordma_iwarp_kverbs_test.ko}
+KMOD=ordma_iwarp_kverbs_test
+KV_CASES=9
 kmsg_first=$(dmesg | wc -l)
 
 ktap_header
-ktap_set_plan 23
+ktap_set_plan $((23 + VERBS_IWARP_CASES + 1 + KV_CASES + 2))
 
 # param NAME: the runtime value of devlink parameter NAME of NIC 1
 param() {
@@ -99,6 +110,19 @@ tap_match "ibv_devinfo: transport iWARP" "transport:[[:space:]]+iWARP" "$info"
 tap_match "ibv_devinfo: link_layer Ethernet" "link_layer:[[:space:]]+Ethernet" "$info"
 tap_match "ibv_devinfo: no atomics" "atomic_cap:[[:space:]]+ATOMIC_NONE" \
 	"$("$(bin ibv_devinfo)" -v -d "$ibd" 2>&1)"
+tap_program verbs_iwarp "$VERBS_IWARP_CASES" "$VERBS_IWARP" "$ibd"
+# the same refusals to a kernel ULP (kverbs/ordma_iwarp_kverbs_test.c)
+grep -q "^$KMOD " /proc/modules && rmmod "$KMOD"
+kmsg_kv=$(dmesg | wc -l)
+out=$(timeout 120 insmod "$KO" dev="$ibd" 2>&1)
+rc=$?
+ktap_test_result "$rc" "insmod $KMOD dev=$ibd"
+[ "$rc" -eq 0 ] || ktap_print_msg "$out"
+log=$(dmesg | tail -n +$((kmsg_kv + 1)) | sed -n 's/^.*ordma_iwarp_kverbs: //p')
+tap_cases ordma_iwarp_kverbs "$KV_CASES" "$(grep -vE '^(begin$|done )' <<<"$log")"
+tap_match "the module ran its $KV_CASES steps, none failed" \
+	"^done $KV_CASES passed 0 failed\$" "$(grep '^done ' <<<"$log" | tail -n 1)"
+tap_cmd "rmmod $KMOD" rmmod "$KMOD"
 tool_fails_cleanly "ibv_ud_pingpong: UD QP refused" "Couldn't create QP" \
 	"$(bin ibv_ud_pingpong)" -d "$ibd" -p "$PORT"
 tool_fails_cleanly "rping server on the iWARP address: listen not supported" \

@@ -19,7 +19,8 @@ registers, admin queue, reset), iommu, cable (cables and the engine
 thread), wire (impairments), capture and record (the firmware's inputs
 logged and replayed), flash (the firmware booted from signed images,
 and what power-on does with a bad flash or key), stall (a driver that
-stops answering); common.py holds the qtest
+stops answering), protocol (SET_RDMA_PROTOCOL: RoCEv2 or iWARP);
+common.py holds the qtest
 connection, the PCI function and the frames they share.  A new check goes
 into its area's module and its run_* function into main() below.
 
@@ -49,6 +50,7 @@ from ordma_qtest.fault import run_fault_inject
 from ordma_qtest.flash import run_flash, run_flash_inputs
 from ordma_qtest.stall import run_stalled_driver
 from ordma_qtest.link import run_link_layer
+from ordma_qtest.protocol import run_rdma_protocol
 from ordma_qtest.wire import run_wire_props, run_wire_udp, run_wire_icrc
 
 
@@ -69,7 +71,7 @@ def main():
                  run_wire_props, run_wire_udp, run_wire_icrc, run_pcap,
                  run_pcap_local, run_record, run_fwtrace, run_fault_inject,
                  run_flash, run_flash_inputs, run_stalled_driver, run_link_layer,
-                 run_iommu_faults):
+                 run_rdma_protocol, run_iommu_faults):
         try:
             part(qemu)
         except RuntimeError as err:

@@ -39,7 +39,7 @@ static uint8_t set_proto_raw(struct drv *d, uint32_t port, uint8_t proto,
 
 static uint8_t set_proto(struct drv *d, uint8_t proto)
 {
-	return set_proto_raw(d, ORDMA_PORT_NUM, proto, 0, 0);
+	return drv_set_rdma_protocol(d, proto);
 }
 
 static void query(struct drv *d, struct ordma_device_caps *caps,
@@ -149,47 +149,24 @@ TEST(test_rdma_protocol_ib_port)
 	drv_close(&d);
 }
 
-/* A device with EQs, a user context, a PD and two CQs, as a verbs user */
-struct env {
-	struct drv d;
-	struct drv_eq async, comp;
-	struct drv_cq scq, rcq;
-	uint32_t uctx, pdn;
-};
-
-static bool env_open(struct env *e, uint8_t proto)
+/* EQs, a user context, a PD and two CQs on a port of protocol proto,
+ * no GID (drv_verbs_open(), drv.h)
+ */
+static bool env_open(struct drv_verbs *e, uint8_t proto)
 {
-	memset(e, 0, sizeof(*e));
-	if (!drv_open(&e->d, 5))
-		return false;
-	if (!drv_eq_open(&e->d, &e->async, ORDMA_EQ_TYPE_ASYNC, 0, 10) ||
-	    !drv_eq_open(&e->d, &e->comp, ORDMA_EQ_TYPE_COMP, 1, 8) ||
-	    set_proto(&e->d, proto) != OK ||
-	    drv_alloc_uctx(&e->d, &e->uctx) != OK ||
-	    drv_alloc_pd(&e->d, e->uctx, &e->pdn) != OK ||
-	    !drv_cq_open(&e->d, &e->scq, 0, e->uctx, e->comp.eqn, 8) ||
-	    !drv_cq_open(&e->d, &e->rcq, 1, e->uctx, e->comp.eqn, 8)) {
-		drv_close(&e->d);
-		return false;
-	}
-	return true;
+	return drv_verbs_open(e, proto, true, NULL, NULL);
 }
 
-static uint8_t qp_create(struct env *e, uint8_t type, uint32_t uctx,
+static uint8_t qp_create(struct drv_verbs *e, uint8_t type, uint32_t uctx,
 			 uint32_t *qpn)
 {
-	struct ordma_qp_create_params p;
-
-	memset(drv_mem(&e->d, DRV_WQ_ADDR(QP_AREA), 0x10000), 0, 0x10000);
-	drv_qp_params(&p, uctx, e->pdn, type, e->scq.cqn, e->rcq.cqn,
-		      ORDMA_NO_SRQ, QP_AREA);
-	return drv_create_qp(&e->d, &p, qpn);
+	return drv_verbs_create_qp(e, type, uctx, QP_AREA, qpn);
 }
 
 TEST(test_rdma_protocol_busy_while_objects_exist)
 {
 	uint32_t qpn, key, kernel_pdn;
-	struct env e;
+	struct drv_verbs e;
 
 	REQUIRE(env_open(&e, ROCE));
 	/* user context, PD, CQs: each one alone keeps the protocol */
@@ -230,7 +207,7 @@ TEST(test_iwarp_refuses_what_iwarp_lacks)
 	struct ordma_qp_attr a;
 	struct ordma_aq_cmd cmd;
 	uint32_t qpn = 0, rc;
-	struct env e;
+	struct drv_verbs e;
 
 	REQUIRE(env_open(&e, IWARP));
 	CHECK_EQ(qp_create(&e, ORDMA_QPT_UD, e.uctx, &qpn), NOT_SUPPORTED);

@@ -1327,3 +1327,87 @@ TEST(test_mr_random_walks)
 	CHECK_EQ(drv_simple(&d, ORDMA_CMD_QUERY_FW), ORDMA_CMD_STATUS_OK);
 	drv_close(&d);
 }
+
+/*
+ * An iWARP port: REG_MR (and REREG) granting atomics or FLUSH is not
+ * supported, a REG_MR WQE granting them fails as a bad WQE; the same
+ * access on a RoCE port is taken.
+ */
+TEST(test_mr_iwarp_access)
+{
+	const uint32_t rw = ORDMA_ACCESS_LOCAL_WRITE |
+			    ORDMA_ACCESS_REMOTE_WRITE |
+			    ORDMA_ACCESS_REMOTE_READ;
+	static const uint32_t refused[] = {
+		ORDMA_ACCESS_REMOTE_ATOMIC, ORDMA_ACCESS_FLUSH_GLOBAL,
+		ORDMA_ACCESS_FLUSH_PERSISTENT,
+	};
+	uint32_t uctx, kpd, upd, k, frkey;
+	struct ordma_aq_cmd cmd, rereg;
+	struct ordma_wqe_reg_mr w;
+	struct fw_mr *mr = NULL;
+	unsigned int i, proto;
+	struct drv d;
+
+	for (proto = ORDMA_PORT_PROTO_ROCE; proto <= ORDMA_PORT_PROTO_IWARP;
+	     proto++) {
+		bool iwarp = proto == ORDMA_PORT_PROTO_IWARP;
+		uint8_t want = iwarp ? ORDMA_CMD_STATUS_NOT_SUPPORTED :
+				       ORDMA_CMD_STATUS_OK;
+
+		REQUIRE(drv_open(&d, 5));
+		REQUIRE_EQ(drv_set_rdma_protocol(&d, (uint8_t)proto),
+			   ORDMA_CMD_STATUS_OK);
+		memset(drv_mem(&d, DRV_MR_ADDR, DRV_MR_SIZE), 0, DRV_MR_SIZE);
+		REQUIRE_EQ(drv_alloc_uctx(&d, &uctx), ORDMA_CMD_STATUS_OK);
+		REQUIRE_EQ(drv_alloc_pd(&d, 0, &kpd), ORDMA_CMD_STATUS_OK);
+		REQUIRE_EQ(drv_alloc_pd(&d, uctx, &upd), ORDMA_CMD_STATUS_OK);
+
+		/* REG_MR */
+		for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+			reg_mr_init(&cmd, upd, uctx, 0x7000, 4096,
+				    rw | refused[i]);
+			CHECK_EQ(drv_exec(&d, &cmd), want);
+		}
+		reg_mr_init(&cmd, upd, uctx, 0x7000, 4096, rw);
+		REQUIRE_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_OK);
+		k = le32_to_cpu(d.last_comp.handle.handle);
+
+		/* REREG to atomics; refused, the MR keeps its access */
+		reg_mr_init(&rereg, upd, uctx, 0x7000, 4096,
+			    rw | ORDMA_ACCESS_REMOTE_ATOMIC);
+		rereg.reg_mr.flags = ORDMA_MR_REREG;
+		rereg.reg_mr.key = 0;
+		rereg.reg_mr.rereg_key = cpu_to_le32(k);
+		CHECK_EQ(drv_exec(&d, &rereg), want);
+		CHECK_EQ(fw_mr_lookup(d.fw, k, upd, 0x7000, 8,
+				      ORDMA_ACCESS_REMOTE_ATOMIC, &mr),
+			 iwarp ? FW_MR_ERR_ACCESS : FW_MR_OK);
+		CHECK_EQ(fw_mr_lookup(d.fw, k, upd, 0x7000, 8,
+				      ORDMA_ACCESS_REMOTE_WRITE, &mr),
+			 FW_MR_OK);
+
+		/* the REG_MR WQE of a fast-reg MR */
+		fast_reg_init(&cmd, kpd, 0, 4);
+		REQUIRE_EQ(drv_exec(&d, &cmd), ORDMA_CMD_STATUS_OK);
+		frkey = le32_to_cpu(d.last_comp.handle.handle);
+		put_entry(&d, TABLE(0), 0, DATA(4));
+		for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+			w = make_frwr(frkey, 0x9000000, 4096, TABLE(0), 1, 12,
+				      (uint8_t)(rw | refused[i]));
+			CHECK_EQ(fw_mr_fast_register(d.fw, kpd, &w),
+				 iwarp ? FW_MR_ERR_PARAM : FW_MR_OK);
+			/* RoCE: invalidate for the next round */
+			if (!iwarp)
+				CHECK_EQ(fw_mr_invalidate(d.fw, frkey, kpd),
+					 FW_MR_OK);
+		}
+		w = make_frwr(frkey, 0x9000000, 4096, TABLE(0), 1, 12,
+			      (uint8_t)rw);
+		CHECK_EQ(fw_mr_fast_register(d.fw, kpd, &w), FW_MR_OK);
+		CHECK_EQ(fw_mr_lookup(d.fw, frkey, kpd, 0x9000000, 8,
+				      ORDMA_ACCESS_REMOTE_WRITE, &mr),
+			 FW_MR_OK);
+		drv_close(&d);
+	}
+}

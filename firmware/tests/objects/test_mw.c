@@ -689,3 +689,46 @@ TEST(test_reset_forgets_windows)
 		 FW_MR_ERR_KEY);
 	drv_close(&d);
 }
+
+/*
+ * An iWARP port: a window granting atomics or FLUSH is a bad BIND_MW
+ * (the same bind on a RoCE port is taken); remote read and write bind.
+ */
+TEST(test_bind_mw_iwarp_access)
+{
+	uint32_t uctx, kpd, upd, mr, rkey;
+	unsigned int proto;
+	struct drv d;
+
+	for (proto = ORDMA_PORT_PROTO_ROCE; proto <= ORDMA_PORT_PROTO_IWARP;
+	     proto++) {
+		int want = proto == ORDMA_PORT_PROTO_IWARP ? FW_MR_ERR_PARAM :
+							     FW_MR_OK;
+
+		REQUIRE(drv_open(&d, 5));
+		REQUIRE_EQ(drv_set_rdma_protocol(&d, (uint8_t)proto), OK);
+		memset(drv_mem(&d, DRV_MR_ADDR, DRV_MR_SIZE), 0, DRV_MR_SIZE);
+		REQUIRE_EQ(drv_alloc_uctx(&d, &uctx), OK);
+		REQUIRE_EQ(drv_alloc_pd(&d, 0, &kpd), OK);
+		REQUIRE_EQ(drv_alloc_pd(&d, uctx, &upd), OK);
+		REQUIRE_EQ(drv_reg_mr_contig(&d, kpd, 0, MR_IOVA, DRV_MR_ADDR,
+					     MR_LEN, RW | ORDMA_ACCESS_MW_BIND,
+					     0x21, &mr), OK);
+		REQUIRE_EQ(alloc_mw(&d, kpd, 0, ORDMA_MW_TYPE_1, 0x01, &rkey),
+			   OK);
+		rkey = next_key(rkey);
+		CHECK_EQ(bind(&d, kpd, QPN, rkey, mr, MR_IOVA, 0x100,
+			      ORDMA_ACCESS_REMOTE_ATOMIC), want);
+		rkey = next_key(rkey);
+		CHECK_EQ(bind(&d, kpd, QPN, rkey, mr, MR_IOVA, 0x100,
+			      ORDMA_ACCESS_REMOTE_WRITE |
+			      ORDMA_ACCESS_FLUSH_GLOBAL),
+			 proto == ORDMA_PORT_PROTO_IWARP ? FW_MR_ERR_PARAM :
+			 FW_MR_ERR_ACCESS);
+		rkey = next_key(rkey);
+		CHECK_EQ(bind(&d, kpd, QPN, rkey, mr, MR_IOVA, 0x100,
+			      ORDMA_ACCESS_REMOTE_WRITE |
+			      ORDMA_ACCESS_REMOTE_READ), FW_MR_OK);
+		drv_close(&d);
+	}
+}

@@ -29,49 +29,26 @@ static const uint8_t local_mac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
 static const uint8_t peer_gid[16] = { 0xfe, 0x80, [15] = 2 };
 static const uint8_t peer_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
 
-struct env {
-	struct drv d;
-	struct drv_eq async, comp;
-	struct drv_cq scq, rcq;
-	uint32_t uctx, pdn;
-};
-
-static bool env_open(struct env *e, bool user)
+/* A RoCE port with GID 0 (drv_verbs_open(), drv.h) */
+static bool env_open(struct drv_verbs *e, bool user)
 {
-	memset(e, 0, sizeof(*e));
-	if (!drv_open(&e->d, 5))
-		return false;
-	if (!drv_eq_open(&e->d, &e->async, ORDMA_EQ_TYPE_ASYNC, 0, 10) ||
-	    !drv_eq_open(&e->d, &e->comp, ORDMA_EQ_TYPE_COMP, 1, 8) ||
-	    drv_add_gid(&e->d, 0, local_gid, local_mac, ORDMA_VLAN_NONE) != OK ||
-	    (user && drv_alloc_uctx(&e->d, &e->uctx) != OK) ||
-	    drv_alloc_pd(&e->d, e->uctx, &e->pdn) != OK ||
-	    !drv_cq_open(&e->d, &e->scq, 0, e->uctx, e->comp.eqn, 8) ||
-	    !drv_cq_open(&e->d, &e->rcq, 1, e->uctx, e->comp.eqn, 8)) {
-		drv_close(&e->d);
-		return false;
-	}
-	return true;
+	return drv_verbs_open(e, ORDMA_PORT_PROTO_ROCE, user, local_gid,
+			      local_mac);
 }
 
-static void qp_params(struct env *e, struct ordma_qp_create_params *p,
+static void qp_params(struct drv_verbs *e, struct ordma_qp_create_params *p,
 		      uint8_t type, unsigned int area)
 {
-	memset(drv_mem(&e->d, DRV_WQ_ADDR(area), 0x10000), 0, 0x10000);
-	drv_qp_params(p, e->uctx, e->pdn, type, e->scq.cqn, e->rcq.cqn,
-		      ORDMA_NO_SRQ, area);
+	drv_verbs_qp_params(e, p, type, e->uctx, area);
 }
 
-static uint8_t qp_create(struct env *e, uint8_t type, unsigned int area,
+static uint8_t qp_create(struct drv_verbs *e, uint8_t type, unsigned int area,
 			 uint32_t *qpn)
 {
-	struct ordma_qp_create_params p;
-
-	qp_params(e, &p, type, area);
-	return drv_create_qp(&e->d, &p, qpn);
+	return drv_verbs_create_qp(e, type, e->uctx, area, qpn);
 }
 
-static uint8_t qp_destroy(struct env *e, uint32_t qpn)
+static uint8_t qp_destroy(struct drv_verbs *e, uint32_t qpn)
 {
 	return drv_handle_cmd(&e->d, ORDMA_CMD_DESTROY_QP, qpn, e->uctx);
 }
@@ -132,8 +109,9 @@ static void fill_attr(struct ordma_qp_attr *a, uint32_t mask, uint8_t cur,
 		a->dest_qpn = cpu_to_le32(0x42);
 }
 
-static uint8_t required_attrs_step(struct env *e, uint32_t qpn, uint8_t type,
-				   uint8_t cur, uint8_t next, uint32_t extra)
+static uint8_t required_attrs_step(struct drv_verbs *e, uint32_t qpn,
+				   uint8_t type, uint8_t cur, uint8_t next,
+				   uint32_t extra)
 {
 	struct fw_qp_transition rule;
 	struct ordma_qp_attr a;
@@ -143,7 +121,7 @@ static uint8_t required_attrs_step(struct env *e, uint32_t qpn, uint8_t type,
 	return drv_modify_qp(&e->d, qpn, &a);
 }
 
-static struct fw_qp *fw_qp(struct env *e, uint32_t qpn)
+static struct fw_qp *fw_qp(struct drv_verbs *e, uint32_t qpn)
 {
 	return fw_qp_lookup(e->d.fw, qpn);
 }
@@ -151,7 +129,8 @@ static struct fw_qp *fw_qp(struct env *e, uint32_t qpn)
 /* RESET -> INIT -> RTR -> RTS -> SQD, ERR directly, SQE (UD, UC) through
  * the engine hook.
  */
-static bool move_to(struct env *e, uint32_t qpn, uint8_t type, uint8_t target)
+static bool move_to(struct drv_verbs *e, uint32_t qpn, uint8_t type,
+		    uint8_t target)
 {
 	static const uint8_t path[] = {
 		ORDMA_QPS_INIT, ORDMA_QPS_RTR, ORDMA_QPS_RTS, ORDMA_QPS_SQD,
@@ -179,7 +158,7 @@ static bool move_to(struct env *e, uint32_t qpn, uint8_t type, uint8_t target)
 	return false;
 }
 
-static uint8_t qp_state(struct env *e, uint32_t qpn)
+static uint8_t qp_state(struct drv_verbs *e, uint32_t qpn)
 {
 	struct ordma_qp_attr a;
 
@@ -199,7 +178,8 @@ static unsigned int eqe_type(const struct ordma_eqe *eqe)
 }
 
 /* Next async event of the given type (others are skipped). */
-static bool next_event(struct env *e, unsigned int type, struct ordma_eqe *eqe)
+static bool next_event(struct drv_verbs *e, unsigned int type,
+		       struct ordma_eqe *eqe)
 {
 	while (drv_eq_next(&e->d, &e->async, eqe))
 		if (eqe_type(eqe) == type)
@@ -207,7 +187,7 @@ static bool next_event(struct env *e, unsigned int type, struct ordma_eqe *eqe)
 	return false;
 }
 
-static void drain_events(struct env *e)
+static void drain_events(struct drv_verbs *e)
 {
 	struct ordma_eqe eqe;
 
@@ -216,7 +196,7 @@ static void drain_events(struct env *e)
 	drv_eq_update(&e->d, &e->async, false);
 }
 
-static bool modify_srq_limit(struct env *e, uint32_t srqn, uint32_t limit)
+static bool modify_srq_limit(struct drv_verbs *e, uint32_t srqn, uint32_t limit)
 {
 	struct ordma_aq_cmd cmd;
 	uint8_t status;
@@ -233,8 +213,8 @@ static bool modify_srq_limit(struct env *e, uint32_t srqn, uint32_t limit)
 /* Transition table through MODIFY_QP                                  */
 /* ------------------------------------------------------------------ */
 
-static void check_one_transition(struct env *e, uint8_t type, uint8_t from,
-				 uint8_t to)
+static void check_one_transition(struct drv_verbs *e, uint8_t type,
+				 uint8_t from, uint8_t to)
 {
 	struct fw_qp_transition rule;
 	struct ordma_qp_attr a;
@@ -281,7 +261,7 @@ out:
 
 TEST(test_qp_every_transition)
 {
-	struct env e;
+	struct drv_verbs e;
 	unsigned int type, from, to, done = 0;
 
 	REQUIRE(env_open(&e, true));
@@ -306,7 +286,7 @@ TEST(test_qp_every_transition)
 TEST(test_qp_modify_without_state)
 {
 	struct ordma_qp_attr a;
-	struct env e;
+	struct drv_verbs e;
 	uint32_t qpn;
 
 	REQUIRE(env_open(&e, false));
@@ -442,7 +422,7 @@ static const struct bad_value bad_values[] = {
 TEST(test_qp_modify_bad_values)
 {
 	struct ordma_qp_attr a, before, after;
-	struct env e;
+	struct drv_verbs e;
 	uint32_t qpn;
 	size_t i;
 
@@ -484,7 +464,7 @@ TEST(test_qp_modify_mask_and_buffer)
 {
 	struct ordma_aq_cmd cmd;
 	struct ordma_qp_attr a;
-	struct env e;
+	struct drv_verbs e;
 	uint32_t qpn;
 
 	REQUIRE(env_open(&e, false));
@@ -652,7 +632,7 @@ TEST(test_qp_create_validation)
 {
 	struct ordma_qp_create_params p;
 	struct ordma_aq_cmd cmd;
-	struct env e;
+	struct drv_verbs e;
 	uint32_t qpn, other_pd, other_uctx;
 	struct drv_cq other_cq;
 	size_t i;
@@ -713,7 +693,7 @@ TEST(test_qp_create_validation)
 TEST(test_qp_create_limits)
 {
 	struct ordma_qp_create_params p;
-	struct env e;
+	struct drv_verbs e;
 	uint32_t qpn, n;
 
 	REQUIRE(env_open(&e, false));
@@ -759,7 +739,7 @@ TEST(test_qp_query_round_trip)
 {
 	struct ordma_qp_attr a, q;
 	struct ordma_aq_cmd cmd;
-	struct env e;
+	struct drv_verbs e;
 	uint32_t qpn, ud;
 
 	REQUIRE(env_open(&e, false));
@@ -845,7 +825,7 @@ TEST(test_qp_query_stats)
 	struct ordma_qp_stats s, zero;
 	struct ordma_aq_cmd cmd;
 	struct ordma_qp_attr a;
-	struct env e;
+	struct drv_verbs e;
 	uint32_t qpn, ud;
 
 	memset(&zero, 0, sizeof(zero));
@@ -936,7 +916,7 @@ static const uint8_t flush_opcodes[] = {
 
 #define NUM_SEND_OPS	(sizeof(send_opcodes) / sizeof(send_opcodes[0]))
 
-static void put_send_wqe(struct env *e, unsigned int area, uint32_t index,
+static void put_send_wqe(struct drv_verbs *e, unsigned int area, uint32_t index,
 			 uint8_t opcode)
 {
 	struct ordma_wqe_ctrl *ctrl =
@@ -948,7 +928,7 @@ static void put_send_wqe(struct env *e, unsigned int area, uint32_t index,
 				 ORDMA_WQE_SIGNALED);
 }
 
-static bool expect_flush(struct env *e, struct drv_cq *cq, uint32_t qpn,
+static bool expect_flush(struct drv_verbs *e, struct drv_cq *cq, uint32_t qpn,
 			 uint32_t slot, uint8_t opcode)
 {
 	struct ordma_cqe cqe;
@@ -966,7 +946,7 @@ TEST(test_qp_flush_to_error)
 {
 	struct ordma_qp_attr a;
 	struct ordma_cqe cqe;
-	struct env e;
+	struct drv_verbs e;
 	uint32_t qpn, i, errors;
 
 	REQUIRE(env_open(&e, true));
@@ -1047,7 +1027,7 @@ TEST(test_qp_flush_shared_cq)
 	struct ordma_qp_create_params p;
 	struct ordma_qp_attr a;
 	struct ordma_cqe cqe;
-	struct env e;
+	struct drv_verbs e;
 	uint32_t qpn, i;
 
 	REQUIRE(env_open(&e, false));
@@ -1075,7 +1055,7 @@ TEST(test_qp_flush_unreadable_wqe)
 {
 	struct ordma_qp_attr a;
 	struct ordma_cqe cqe;
-	struct env e;
+	struct drv_verbs e;
 	uint32_t qpn;
 
 	REQUIRE(env_open(&e, false));
@@ -1102,7 +1082,7 @@ TEST(test_qp_flush_cq_overrun)
 	struct ordma_qp_attr a;
 	struct drv_cq small;
 	struct ordma_eqe eqe;
-	struct env e;
+	struct drv_verbs e;
 	uint32_t qpn, i;
 
 	REQUIRE(env_open(&e, false));
@@ -1131,7 +1111,7 @@ TEST(test_qp_doorbell_ownership)
 	struct ordma_qp_attr a;
 	struct ordma_cqe cqe;
 	struct ordma_eqe eqe;
-	struct env e;
+	struct drv_verbs e;
 	uint32_t qpn, kqpn, other, errors;
 	struct ordma_qp_create_params p;
 	uint32_t kpdn;
@@ -1215,7 +1195,7 @@ TEST(test_qp_doorbell_ownership)
 
 TEST(test_qp_busy_references)
 {
-	struct env e;
+	struct drv_verbs e;
 	uint32_t qpn, qpn2;
 
 	REQUIRE(env_open(&e, true));
@@ -1250,7 +1230,7 @@ TEST(test_qp_busy_references)
 
 TEST(test_qp_reset_frees_all)
 {
-	struct env e;
+	struct drv_verbs e;
 	uint32_t qpn, i, errors;
 
 	REQUIRE(env_open(&e, true));
@@ -1290,7 +1270,7 @@ TEST(test_qp_sqd_drained_event)
 {
 	struct ordma_qp_attr a, q;
 	struct ordma_eqe eqe;
-	struct env e;
+	struct drv_verbs e;
 	uint32_t qpn;
 
 	REQUIRE(env_open(&e, false));
@@ -1344,7 +1324,7 @@ TEST(test_qp_engine_hooks)
 	struct ordma_cqe cqe;
 	struct ordma_eqe eqe;
 	uint8_t buf[64];
-	struct env e;
+	struct drv_verbs e;
 	uint32_t ud, rc, idx, i;
 
 	REQUIRE(env_open(&e, false));
@@ -1447,7 +1427,7 @@ static uint32_t storm_below(uint64_t *s, uint32_t n)
 }
 
 /* What must hold for every QP after anything the host does. */
-static bool storm_invariants(struct env *e)
+static bool storm_invariants(struct drv_verbs *e)
 {
 	uint32_t qpn;
 
@@ -1480,7 +1460,7 @@ static bool storm_invariants(struct env *e)
 	return true;
 }
 
-static void storm_modify(struct env *e, uint64_t *s, uint32_t qpn)
+static void storm_modify(struct drv_verbs *e, uint64_t *s, uint32_t qpn)
 {
 	struct fw_qp *qp = fw_qp(e, qpn);
 	struct fw_qp_transition rule;
@@ -1521,7 +1501,7 @@ static void storm_modify(struct env *e, uint64_t *s, uint32_t qpn)
 		CHECK(drv_syndrome(&e->d) < 64 + sizeof(a));
 }
 
-static void storm_doorbell(struct env *e, uint64_t *s, uint32_t qpn,
+static void storm_doorbell(struct drv_verbs *e, uint64_t *s, uint32_t qpn,
 			   uint32_t srqn)
 {
 	static const uint32_t regs[] = { ORDMA_DB_SQ, ORDMA_DB_RQ, ORDMA_DB_SRQ };
@@ -1540,7 +1520,7 @@ static void storm_doorbell(struct env *e, uint64_t *s, uint32_t qpn,
 	       reg == ORDMA_DB_SRQ ? srqn : qpn, pi, 0);
 }
 
-static void storm_engine(struct env *e, uint64_t *s, uint32_t qpn,
+static void storm_engine(struct drv_verbs *e, uint64_t *s, uint32_t qpn,
 			 uint32_t srqn)
 {
 	struct fw_qp *qp = fw_qp(e, qpn);
@@ -1581,7 +1561,7 @@ static void storm_engine(struct env *e, uint64_t *s, uint32_t qpn,
 	}
 }
 
-static void storm_recreate(struct env *e, uint64_t *s, uint32_t qpn,
+static void storm_recreate(struct drv_verbs *e, uint64_t *s, uint32_t qpn,
 			   uint32_t srqn)
 {
 	struct ordma_qp_create_params p;
@@ -1617,7 +1597,7 @@ TEST(test_qp_random_storm)
 	struct ordma_qp_attr q;
 	struct ordma_cqe cqe;
 	struct ordma_eqe eqe;
-	struct env e;
+	struct drv_verbs e;
 	uint32_t srqn, qpn, i, n, failures = 0;
 
 	REQUIRE(env_open(&e, false));

@@ -1250,3 +1250,136 @@ TEST(test_tp_rc_ipv6_vlan)
 	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 100, 0);
 	env_close(&e);
 }
+
+/* ------------------------------------------------------------------ */
+/* iWARP port                                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An iWARP QP reaches RTS through its TCP connection, which this
+ * firmware does not make yet; the RoCE pair is connected and side A's
+ * port then marked iWARP, as SET_RDMA_PROTOCOL leaves it, to see what
+ * its requester executes.  Whatever A sends goes to B on the wire.
+ */
+static bool iwarp_env_open(struct env *e)
+{
+	struct tcfg c;
+
+	flush_cfg(&c);
+	if (!env_open(e, &c))
+		return false;
+	e->s[0].d.fw->port.rdma_proto = ORDMA_PORT_PROTO_IWARP;
+	return true;
+}
+
+enum iw_case {
+	IW_SEND_IMM, IW_WRITE_IMM, IW_CMP_SWP, IW_FETCH_ADD, IW_FLUSH,
+	IW_ATOMIC_WRITE, IW_READ_2SGE, IW_READ_0SGE, IW_CASES
+};
+
+static uint8_t iw_wr(enum iw_case i, struct wr *w, const struct side *a,
+		     const struct side *b)
+{
+	uint8_t op = ORDMA_CQE_OP_SEND;
+
+	wr_init(w, ORDMA_WQE_SEND, MR1_ADDR, 8, a->key1);
+	w->remote_addr = MR1_ADDR + 0x100;
+	w->rkey = b->key1;
+	switch (i) {
+	case IW_SEND_IMM:
+		w->opcode = ORDMA_WQE_SEND_IMM;
+		w->imm_inv = 0x1234;
+		break;
+	case IW_WRITE_IMM:
+		w->opcode = ORDMA_WQE_RDMA_WRITE_IMM;
+		op = ORDMA_CQE_OP_RDMA_WRITE;
+		break;
+	case IW_CMP_SWP:
+		w->opcode = ORDMA_WQE_ATOMIC_CMP_SWP;
+		op = ORDMA_CQE_OP_CMP_SWP;
+		break;
+	case IW_FETCH_ADD:
+		w->opcode = ORDMA_WQE_ATOMIC_FETCH_ADD;
+		w->compare_add = 1;
+		op = ORDMA_CQE_OP_FETCH_ADD;
+		break;
+	case IW_FLUSH:
+		flush_wr(w, MR1_ADDR, b->key1, 64, ORDMA_FLUSH_GLOBAL,
+			 ORDMA_FLUSH_LEVEL_RANGE);
+		op = ORDMA_CQE_OP_FLUSH;
+		break;
+	case IW_ATOMIC_WRITE:
+		aw_wr(w, MR1_ADDR, b->key1, 7);
+		op = ORDMA_CQE_OP_ATOMIC_WRITE;
+		break;
+	case IW_READ_2SGE:
+		w->opcode = ORDMA_WQE_RDMA_READ;
+		sge(&w->sge[1], MR1_ADDR + 0x10, 8, a->key1);
+		w->num_sge = 2;
+		op = ORDMA_CQE_OP_RDMA_READ;
+		break;
+	case IW_READ_0SGE:
+		w->opcode = ORDMA_WQE_RDMA_READ;
+		w->num_sge = 0;
+		op = ORDMA_CQE_OP_RDMA_READ;
+		break;
+	default:
+		break;
+	}
+	return op;
+}
+
+/* Refused opcodes: LOC_QP_OP_ERR, nothing on the wire, the QP to ERR */
+TEST(test_tp_rc_iwarp_refused_opcodes)
+{
+	struct side *a, *b;
+	struct env e;
+	enum iw_case i;
+	struct wr w;
+	uint8_t op;
+
+	for (i = 0; i < IW_CASES; i++) {
+		REQUIRE(iwarp_env_open(&e));
+		a = &e.s[0];
+		b = &e.s[1];
+		put64(mem(b, MR1_ADDR + 0x100, 8), 1000);
+		op = iw_wr(i, &w, a, b);
+		post(a, &w);
+		pump(&e);
+		CHECK_EQ(e.l[0].sent, 0);
+		if (!expect_cqe(a, true, op, ORDMA_CQE_LOC_QP_OP_ERR, 0, 0))
+			NOTE("case %d", i);
+		CHECK_EQ(qp_state(a), ORDMA_QPS_ERR);
+		CHECK_EQ(get64(mem(b, MR1_ADDR + 0x100, 8)), 1000);
+		no_cqe(b, false);
+		env_close(&e);
+	}
+}
+
+/* What iWARP has still runs: SEND, WRITE, a READ into one buffer */
+TEST(test_tp_rc_iwarp_allowed_opcodes)
+{
+	static const uint8_t ops[] = { ORDMA_WQE_SEND, ORDMA_WQE_RDMA_WRITE,
+				       ORDMA_WQE_RDMA_READ };
+	struct side *a, *b;
+	unsigned int i;
+	struct env e;
+	struct wr w;
+
+	for (i = 0; i < sizeof(ops); i++) {
+		REQUIRE(iwarp_env_open(&e));
+		a = &e.s[0];
+		b = &e.s[1];
+		wr_init(&w, ops[i], MR1_ADDR, 8, a->key1);
+		w.remote_addr = MR1_ADDR + 0x100;
+		w.rkey = b->key1;
+		post(a, &w);
+		/* on the wire; A's port now passes B's RoCE answer to the
+		 * netdev, so the WQE stays outstanding
+		 */
+		CHECK_EQ(e.l[0].sent, 1);
+		no_cqe(a, true);
+		CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
+		env_close(&e);
+	}
+}

@@ -122,6 +122,7 @@ struct ordma_qp {
 	uint32_t qpn;
 	bool ud;
 	bool uc;
+	bool iwarp;			/* RC QP of an iWARP device */
 	bool sig_all;
 	uint32_t max_inline;
 	uint32_t qkey;			/* last set by modify_qp */

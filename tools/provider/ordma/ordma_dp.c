@@ -349,6 +349,29 @@ int ordma_wqe_check(const struct ordma_send_wqe *w)
 	}
 }
 
+int ordma_wqe_check_iwarp(const struct ordma_send_wqe *w)
+{
+	uint32_t ctrl = ordma_wqe_ctrl(w);
+	uint32_t forbidden = ORDMA_ACCESS_REMOTE_ATOMIC |
+			     ORDMA_ACCESS_FLUSH_GLOBAL |
+			     ORDMA_ACCESS_FLUSH_PERSISTENT;
+
+	switch (FIELD_GET(ORDMA_WQE_OPCODE, ctrl)) {
+	case ORDMA_WQE_SEND:
+	case ORDMA_WQE_SEND_INV:
+	case ORDMA_WQE_RDMA_WRITE:
+	case ORDMA_WQE_LOCAL_INV:
+		return 0;
+	case ORDMA_WQE_RDMA_READ:
+		/* an RDMA Read Request names one sink buffer */
+		return FIELD_GET(ORDMA_WQE_NUM_SGE, ctrl) == 1 ? 0 : EINVAL;
+	case ORDMA_WQE_BIND_MW:
+		return le32toh(w->bind_mw.access) & forbidden ? EINVAL : 0;
+	default:
+		return EINVAL;
+	}
+}
+
 /* Operations with no data segment of their own ignore IBV_SEND_INLINE */
 static bool ordma_wqe_takes_inline(int opcode)
 {
@@ -429,7 +452,11 @@ int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
 	else
 		ret = ordma_wqe_set_sges(w, shift, p->max_sge, wr->sg_list,
 					 wr->num_sge);
-	return ret ? ret : ordma_wqe_check(w);
+	if (!ret)
+		ret = ordma_wqe_check(w);
+	if (!ret && p->iwarp)
+		ret = ordma_wqe_check_iwarp(w);
+	return ret;
 }
 
 int ordma_qpx_check_ops(bool ud, uint64_t send_ops_flags)

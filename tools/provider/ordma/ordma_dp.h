@@ -63,6 +63,7 @@ uint32_t ordma_rq_max_sge(int shift);
 struct ordma_send_params {
 	bool ud;			/* QP type UD (else RC or UC) */
 	bool uc;			/* QP type UC */
+	bool iwarp;			/* the device's transport is iWARP */
 	bool sig_all;			/* sq_sig_all */
 	uint32_t max_sge;		/* the QP's max_send_sge */
 	uint32_t max_inline;		/* the QP's max_inline_data */
@@ -138,6 +139,13 @@ int ordma_wqe_add_inline(struct ordma_send_wqe *w, int shift,
 int ordma_wqe_check(const struct ordma_send_wqe *w);
 
 /*
+ * A built WQE on an iWARP device: EINVAL for what iWARP lacks (immediate
+ * data, atomics, FLUSH, ATOMIC WRITE, an RDMA READ with other than one
+ * SGE, a window bind granting atomic or FLUSH rights), else 0.
+ */
+int ordma_wqe_check_iwarp(const struct ordma_send_wqe *w);
+
+/*
  * Encodes wr into the send WQE at wqe (2^shift bytes; the header is
  * zeroed first).  Returns 0 or EINVAL (opcode not valid for the QP
  * type, too many SGEs, inline data too long).
@@ -164,6 +172,12 @@ int ordma_build_send_wqe(void *wqe, int shift, const struct ibv_send_wr *wr,
 #define ORDMA_QPX_WR_FLAGS						\
 	(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_FENCE |	\
 	 IBV_SEND_INLINE)
+
+/* An RC QP of an iWARP device: no immediate data, atomics or FLUSH */
+#define ORDMA_QPX_OPS_IWARP						\
+	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_INV |		\
+	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_READ |		\
+	 IBV_QP_EX_WITH_BIND_MW)
 
 /* 0 if every op of send_ops_flags is implemented for the type, else EOPNOTSUPP */
 int ordma_qpx_check_ops(bool ud, uint64_t send_ops_flags);

@@ -802,6 +802,7 @@ static struct ordma_qp *ordma_qp_create(struct ibv_context *ibctx,
 	int sq_log, sq_shift, rq_log = 0, rq_shift = 0, ret;
 	bool ud = attr->qp_type == IBV_QPT_UD;
 	bool uc = attr->qp_type == IBV_QPT_UC;
+	bool iwarp = ibctx->device->transport_type == IBV_TRANSPORT_IWARP;
 	struct ordma_qp *qp;
 
 	if (attr->qp_type != IBV_QPT_RC && !ud && !uc) {
@@ -824,7 +825,9 @@ static struct ordma_qp *ordma_qp_create(struct ibv_context *ibctx,
 	}
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (ordma_qpx_check_ops(ud, attr->send_ops_flags) ||
-	     (uc && (attr->send_ops_flags & ~(uint64_t)ORDMA_QPX_OPS_UC)))) {
+	     (uc && (attr->send_ops_flags & ~(uint64_t)ORDMA_QPX_OPS_UC)) ||
+	     (iwarp &&
+	      (attr->send_ops_flags & ~(uint64_t)ORDMA_QPX_OPS_IWARP)))) {
 		verbs_debug(&ctx->ibv_ctx, "send_ops_flags 0x%llx not supported\n",
 			    (unsigned long long)attr->send_ops_flags);
 		errno = EOPNOTSUPP;
@@ -856,6 +859,7 @@ static struct ordma_qp *ordma_qp_create(struct ibv_context *ibctx,
 	}
 	qp->ud = ud;
 	qp->uc = uc;
+	qp->iwarp = iwarp;
 	qp->sig_all = attr->sq_sig_all;
 	qp->state = IBV_QPS_RESET;
 	ret = ordma_wq_init(&qp->sq, sq_log, sq_shift,
@@ -1073,6 +1077,7 @@ int ordma_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	struct ordma_send_params p = {
 		.ud = qp->ud,
 		.uc = qp->uc,
+		.iwarp = qp->iwarp,
 		.sig_all = qp->sig_all,
 		.max_sge = sq->max_sge,
 		.max_inline = qp->max_inline,
@@ -1144,6 +1149,8 @@ static void ordma_qpx_finish(struct ordma_qp *qp)
 	if (x->no_data)
 		ordma_wqe_set_sges(x->wqe, qp->sq.wqe_shift, 0, NULL, 0);
 	err = x->need_ah ? EINVAL : ordma_wqe_check(x->wqe);
+	if (!err && qp->iwarp)
+		err = ordma_wqe_check_iwarp(x->wqe);
 	if (err) {
 		ordma_qpx_latch(qp, err);
 		return;

@@ -22,7 +22,7 @@
 #define AH_HANDLE	0x2a
 #define QP_QKEY		0x1234
 
-enum qp_kind { RC, UC, UD };
+enum qp_kind { RC, UC, UD, IWARP_RC };	/* IWARP_RC: RC on an iWARP device */
 
 /* A send queue with its context and doorbell page in host memory */
 struct host_qp {
@@ -46,6 +46,7 @@ static struct host_qp *host_qp_new(enum qp_kind kind, bool sig_all)
 	qp->qpn = 0x11;
 	qp->ud = kind == UD;
 	qp->uc = kind == UC;
+	qp->iwarp = kind == IWARP_RC;
 	qp->sig_all = sig_all;
 	qp->max_inline = 64;
 	qp->qkey = QP_QKEY;
@@ -635,4 +636,168 @@ TEST(post_send_rings_up_to_the_bad_request)
 	CHECK_EQ(FIELD_GET(ORDMA_DB_IDX, doorbell(h)), 1);
 	CHECK_EQ(FIELD_GET(ORDMA_DB_QN, doorbell(h)), h->qp.qpn);
 	free(h);
+}
+
+/* ------------------------------------------------------------ iWARP */
+
+static struct ibv_sge iw_sge[2] = {
+	{ .addr = 0x1000, .length = 8, .lkey = 1 },
+	{ .addr = 0x2000, .length = 8, .lkey = 1 },
+};
+static struct ibv_mr iw_mr = { .lkey = 0x3344 };
+static struct ibv_mw iw_mw = { .rkey = 0x1200, .type = IBV_MW_TYPE_2 };
+
+/* Work request n of what iWARP refuses; false past the last one */
+static bool iw_refused_wr(int n, struct ibv_send_wr *wr)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->sg_list = iw_sge;
+	wr->num_sge = 1;
+	switch (n) {
+	case 0:
+		wr->opcode = IBV_WR_SEND_WITH_IMM;
+		break;
+	case 1:
+		wr->opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+		break;
+	case 2:
+		wr->opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+		break;
+	case 3:
+		wr->opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+		break;
+	case 4:
+		wr->opcode = IBV_WR_RDMA_READ;
+		wr->num_sge = 2;
+		break;
+	case 5:
+		wr->opcode = IBV_WR_RDMA_READ;
+		wr->num_sge = 0;
+		break;
+	case 6:
+	case 7:
+		wr->opcode = IBV_WR_BIND_MW;
+		wr->num_sge = 0;
+		wr->bind_mw.mw = &iw_mw;
+		wr->bind_mw.rkey = 0x1201;
+		wr->bind_mw.bind_info.mr = &iw_mr;
+		wr->bind_mw.bind_info.addr = 0x7000;
+		wr->bind_mw.bind_info.length = 0x100;
+		wr->bind_mw.bind_info.mw_access_flags = IBV_ACCESS_LOCAL_WRITE |
+			(n == 6 ? IBV_ACCESS_REMOTE_ATOMIC :
+				  IBV_ACCESS_FLUSH_GLOBAL);
+		break;
+	default:
+		return false;
+	}
+	return true;
+}
+
+/* A SEND, then the refused request: EINVAL, bad_wr at it, one rung */
+TEST(iwarp_post_send_refuses_what_iwarp_lacks)
+{
+	struct ibv_send_wr first, wr, *bad;
+	int n;
+
+	for (n = 0; iw_refused_wr(n, &wr); n++) {
+		struct host_qp *h = host_qp_new(IWARP_RC, false);
+
+		memset(&first, 0, sizeof(first));
+		first.opcode = IBV_WR_SEND;
+		first.sg_list = iw_sge;
+		first.num_sge = 1;
+		first.next = &wr;
+		bad = NULL;
+		if (!CHECK_EQ(ordma_post_send(&h->qp.vqp.qp, &first, &bad),
+			      EINVAL))
+			NOTE("request %d", n);
+		CHECK(bad == &wr);
+		CHECK_EQ(h->qp.sq.head, 1);
+		CHECK_EQ(FIELD_GET(ORDMA_DB_IDX, doorbell(h)), 1);
+		/* the same request on a RoCE RC QP is taken */
+		free(h);
+		h = host_qp_new(RC, false);
+		bad = NULL;
+		if (!CHECK_EQ(ordma_post_send(&h->qp.vqp.qp, &first, &bad), 0))
+			NOTE("request %d on RoCE", n);
+		CHECK_EQ(h->qp.sq.head, 2);
+		free(h);
+	}
+}
+
+TEST(iwarp_post_send_takes_send_write_read_one_sge)
+{
+	static const enum ibv_wr_opcode ops[] = {
+		IBV_WR_SEND, IBV_WR_SEND_WITH_INV, IBV_WR_RDMA_WRITE,
+		IBV_WR_RDMA_READ, IBV_WR_LOCAL_INV,
+	};
+	struct host_qp *h = host_qp_new(IWARP_RC, false);
+	struct ibv_send_wr wr[5], *bad = NULL;
+	size_t i;
+
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 5; i++) {
+		wr[i].opcode = ops[i];
+		wr[i].sg_list = iw_sge;
+		wr[i].num_sge = ops[i] == IBV_WR_LOCAL_INV ? 0 : 1;
+		wr[i].next = i < 4 ? &wr[i + 1] : NULL;
+	}
+	CHECK_EQ(ordma_post_send(&h->qp.vqp.qp, wr, &bad), 0);
+	CHECK_EQ(h->qp.sq.head, 5);
+	free(h);
+}
+
+/* The extended API: the batch fails on the refused request */
+TEST(iwarp_extended_post_refuses_what_iwarp_lacks)
+{
+	int n;
+
+	for (n = 0; n < 7; n++) {
+		struct host_qp *h = host_qp_new(IWARP_RC, false);
+		struct ibv_qp_ex *x = qpx(h);
+
+		ibv_wr_start(x);
+		wr_send_one(x);
+		switch (n) {
+		case 0:
+			ibv_wr_send_imm(x, htonl(1));
+			ibv_wr_set_sge(x, 1, 0x1000, 8);
+			break;
+		case 1:
+			ibv_wr_rdma_write_imm(x, 1, 0x2000, htonl(1));
+			ibv_wr_set_sge(x, 1, 0x1000, 8);
+			break;
+		case 2:
+			ibv_wr_atomic_cmp_swp(x, 1, 0x2000, 1, 2);
+			ibv_wr_set_sge(x, 1, 0x1000, 8);
+			break;
+		case 3:
+			ibv_wr_atomic_fetch_add(x, 1, 0x2000, 1);
+			ibv_wr_set_sge(x, 1, 0x1000, 8);
+			break;
+		case 4:
+			ibv_wr_rdma_read(x, 1, 0x2000);
+			ibv_wr_set_sge_list(x, 2, iw_sge);
+			break;
+		case 5:
+			ibv_wr_atomic_write(x, 1, 0x2000, "12345678");
+			break;
+		default:
+#ifndef ORDMA_VERBS_NO_FLUSH
+			ibv_wr_flush(x, 1, 0x2000, 64, IBV_FLUSH_GLOBAL,
+				     IBV_FLUSH_RANGE);
+#else
+			ibv_wr_atomic_write(x, 1, 0x2000, "12345678");
+#endif
+			break;
+		}
+		check_batch_failed(h, EINVAL, 0);
+		/* a READ into one buffer goes */
+		ibv_wr_start(x);
+		ibv_wr_rdma_read(x, 1, 0x2000);
+		ibv_wr_set_sge(x, 1, 0x1000, 8);
+		CHECK_EQ(ibv_wr_complete(x), 0);
+		CHECK_EQ(h->qp.sq.head, 1);
+		free(h);
+	}
 }

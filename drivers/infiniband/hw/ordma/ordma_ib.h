@@ -545,6 +545,7 @@ struct ib_mr *ordma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  struct ib_pd *ibpd, struct ib_udata *udata);
 int ordma_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int ordma_access_to_hw(int ib_access, u32 *hw_access);
+int ordma_access_check_port(const struct ordma_ibdev *dev, int ib_access);
 
 /* ordma_mw.c */
 int ordma_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);

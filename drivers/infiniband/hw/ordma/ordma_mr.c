@@ -228,6 +228,20 @@ int ordma_access_to_hw(int ib_access, u32 *hw_access)
 }
 
 /*
+ * Access an iWARP port cannot grant: atomics and FLUSH, which iWARP
+ * lacks; the device refuses them as well.  -EOPNOTSUPP, as the core's
+ * ib_check_mr_access() answers FLUSH access on a device without it.
+ */
+int ordma_access_check_port(const struct ordma_ibdev *dev, int ib_access)
+{
+	if (ordma_port_is_iwarp(dev) &&
+	    (ib_access & (IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_FLUSH_GLOBAL |
+			  IB_ACCESS_FLUSH_PERSISTENT)))
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
  * The device acknowledges a persistent FLUSH once the data has reached
  * host memory; that is persistence only if the memory is.  So the grant
  * is given only to MRs lying entirely in persistent memory.
@@ -332,6 +346,8 @@ struct ib_mr *ordma_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_PTR(-EINVAL);
 
 	err = ordma_access_to_hw(access_flags, &access);
+	if (!err)
+		err = ordma_access_check_port(dev, access_flags);
 	if (err) {
 		ibdev_dbg(&dev->ibdev, "unsupported MR access %#x\n",
 			  access_flags);
@@ -423,6 +439,8 @@ struct ib_mr *ordma_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		virt_addr = ibmr->iova;
 	}
 	err = ordma_access_to_hw(access_flags, &access);
+	if (!err)
+		err = ordma_access_check_port(dev, access_flags);
 	if (err)
 		return ERR_PTR(err);
 	if (!length || length > le64_to_cpu(dev->caps.max_mr_size))
@@ -490,6 +508,8 @@ struct ib_mr *ordma_get_dma_mr(struct ib_pd *ibpd, int access_flags)
 		return ERR_PTR(-EINVAL);
 
 	err = ordma_access_to_hw(access_flags, &access);
+	if (!err)
+		err = ordma_access_check_port(dev, access_flags);
 	if (err)
 		return ERR_PTR(err);
 

@@ -619,10 +619,10 @@ static int ordma_qp_attr_to_hw(struct ordma_ibdev *dev, struct ordma_qp *qp,
 		/* an unknown flag is an invalid attribute for modify_qp */
 		if (ordma_access_to_hw(attr->qp_access_flags, &access))
 			return -EINVAL;
-		/* iWARP has no atomics (the device refuses them too) */
-		if (ordma_port_is_iwarp(dev) &&
-		    (attr->qp_access_flags & IB_ACCESS_REMOTE_ATOMIC))
-			return -EOPNOTSUPP;
+		/* iWARP has no atomics or FLUSH */
+		err = ordma_access_check_port(dev, attr->qp_access_flags);
+		if (err)
+			return err;
 		hw->access_flags = cpu_to_le32(access);
 	}
 	if (attr_mask & IB_QP_PKEY_INDEX)
@@ -853,7 +853,9 @@ static int ordma_wqe_set_reg_mr(const struct ib_send_wr *wr,
 	if (!mr->pages || !mr->npages ||
 	    (reg->access & IB_ACCESS_FLUSH_PERSISTENT))
 		return -EINVAL;
-	if (ordma_access_to_hw(reg->access, &access))
+	if (ordma_access_to_hw(reg->access, &access) ||
+	    ordma_access_check_port(to_ordma_ibdev(reg->mr->device),
+				    reg->access))
 		return -EINVAL;
 	wqe->reg_mr.iova = cpu_to_le64(mr->ibmr.iova);
 	wqe->reg_mr.length = cpu_to_le64(mr->ibmr.length);
@@ -928,8 +930,33 @@ static bool ordma_wqe_opcode_reads(u8 opcode)
 	       opcode == ORDMA_WQE_ATOMIC_FETCH_ADD;
 }
 
-static bool ordma_wqe_opcode_allowed(const struct ordma_qp *qp, u8 opcode)
+/*
+ * iWARP (RFC 5040) has no immediate data and no atomics, and an RDMA
+ * Read Request names one sink buffer (max_sge_rd 1): -EINVAL, as
+ * siw_post_send() answers.  FLUSH and ATOMIC WRITE have no work request
+ * here at all.  The device checks the WQE again.
+ */
+static bool ordma_wqe_iwarp_allowed(u8 opcode, const struct ib_send_wr *wr)
 {
+	switch (opcode) {
+	case ORDMA_WQE_SEND_IMM:
+	case ORDMA_WQE_RDMA_WRITE_IMM:
+	case ORDMA_WQE_ATOMIC_CMP_SWP:
+	case ORDMA_WQE_ATOMIC_FETCH_ADD:
+		return false;
+	case ORDMA_WQE_RDMA_READ:
+		return wr->num_sge == 1;
+	default:
+		return true;
+	}
+}
+
+static bool ordma_wqe_opcode_allowed(const struct ordma_qp *qp, u8 opcode,
+				     const struct ib_send_wr *wr)
+{
+	if (ordma_port_is_iwarp(to_ordma_ibdev(qp->ibqp.device)) &&
+	    !ordma_wqe_iwarp_allowed(opcode, wr))
+		return false;
 	/* UC: SEND and RDMA WRITE (with immediate), local operations */
 	if (qp->type == ORDMA_QPT_UC &&
 	    (opcode == ORDMA_WQE_SEND_INV || ordma_wqe_opcode_reads(opcode)))
@@ -1007,7 +1034,7 @@ static int ordma_build_send_wqe(struct ordma_qp *qp,
 	err = ordma_wqe_set_op(wr, wqe, &opcode, &data);
 	if (err)
 		return err;
-	if (!ordma_wqe_opcode_allowed(qp, opcode))
+	if (!ordma_wqe_opcode_allowed(qp, opcode, wr))
 		return -EINVAL;
 	if (qp->av_inline) {
 		sges = ordma_wqe_set_ud(wr, wqe, sges);
