@@ -87,6 +87,7 @@ struct fw_eth_ring {
 
 struct fw_gid {
 	bool valid;
+	uint8_t type;			/* enum ordma_gid_type */
 	uint8_t gid[16];
 	uint8_t mac[6];
 	uint16_t vlan_id;
@@ -372,6 +373,7 @@ struct fw_flash {
 
 struct fw_tcp_slot_ops;
 struct fw_tcp_user;
+struct fw_iw;
 
 /* The TCP offload of an iWARP port (tcp/fw_tcp.h) */
 struct fw_tcp_dev {
@@ -382,6 +384,8 @@ struct fw_tcp_dev {
 	size_t txq_used;
 	const struct fw_tcp_user *user;
 	void *user_arg;
+	struct fw_iw *iw;		/* connections (tcp/fw_iw_conn.c) */
+	uint32_t ip;			/* the address the stack runs on */
 };
 
 struct ordma_fw {

@@ -25,7 +25,7 @@ FW_TRANSPORT_SRCS := transport/fw_transport.c transport/fw_requester.c \
 		     transport/fw_responder.c
 # The TCP offload of an iWARP port; its lwIP copies are built by
 # tcp/lwip.mk, not listed here
-FW_TCP_SRCS := tcp/fw_tcp.c
+FW_TCP_SRCS := tcp/fw_tcp.c tcp/fw_iw_conn.c
 FW_PLATFORM_SRCS := platform/fw_hal.c platform/fw_cmd.c platform/fw_event.c \
 		    platform/fw_port.c platform/fw_event_log.c
 FW_WIRE_SRCS := wire/fw_roce_wire.c wire/fw_icrc.c wire/fw_ib_wire.c \

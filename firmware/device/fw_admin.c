@@ -14,6 +14,7 @@
 #include "objects/fw_verbs.h"
 #include "objects/fw_qp.h"
 #include "platform/fw_platform.h"
+#include "tcp/fw_iw_conn.h"
 
 #define FW_MAX_RESERVED_FIELDS	4
 
@@ -83,10 +84,26 @@ static const struct fw_cmd_desc fw_cmds[] = {
 		 fw_cmd_set_rdma_protocol),
 	  .reserved = { FW_RESERVED(set_rdma_protocol.reserved_5),
 			FW_RESERVED(set_rdma_protocol.reserved_6) } },
-	{ FW_CMD(ADD_GID, sizeof(struct ordma_cmd_add_gid), fw_cmd_add_gid),
+	{ FW_CMD(ADD_GID, sizeof(struct ordma_cmd_add_gid),
+		 fw_cmd_add_port_gid),
 	  .reserved = { FW_RESERVED(add_gid.reserved_5),
 			FW_RESERVED(add_gid.reserved_30) } },
-	{ FW_CMD(DEL_GID, sizeof(struct ordma_cmd_handle), fw_cmd_del_gid) },
+	{ FW_CMD(DEL_GID, sizeof(struct ordma_cmd_handle),
+		 fw_cmd_del_port_gid) },
+	{ FW_CMD(IW_CREATE_LISTEN, sizeof(struct ordma_cmd_iw_create_listen),
+		 fw_cmd_iw_create_listen),
+	  .reserved = { FW_RESERVED(iw_create_listen.reserved_20) } },
+	{ FW_CMD(IW_DESTROY_LISTEN, sizeof(struct ordma_cmd_iw_conn),
+		 fw_cmd_iw_destroy_listen),
+	  .reserved = { FW_RESERVED(iw_conn.reserved_8) } },
+	{ FW_CMD(IW_CONNECT, sizeof(struct ordma_cmd_buf), fw_cmd_iw_connect) },
+	{ FW_CMD(IW_ACCEPT, sizeof(struct ordma_cmd_buf), fw_cmd_iw_accept) },
+	{ FW_CMD(IW_REJECT, sizeof(struct ordma_cmd_buf), fw_cmd_iw_reject) },
+	{ FW_CMD(IW_QUERY_CONN, sizeof(struct ordma_cmd_buf),
+		 fw_cmd_iw_query_conn) },
+	{ FW_CMD(IW_DESTROY_CONN, sizeof(struct ordma_cmd_iw_conn),
+		 fw_cmd_iw_destroy_conn),
+	  .reserved = { FW_RESERVED(iw_conn.reserved_8) } },
 	{ FW_CMD(ALLOC_UCTX, 0, fw_cmd_alloc_uctx) },
 	{ FW_CMD(DEALLOC_UCTX, sizeof(struct ordma_cmd_handle),
 		 fw_cmd_dealloc_uctx) },

@@ -12,7 +12,7 @@
 #include "objects/fw_verbs.h"
 #include "objects/fw_qp.h"
 #include "platform/fw_platform.h"
-#include "tcp/fw_tcp.h"
+#include "tcp/fw_iw_conn.h"
 #include "transport/fw_transport.h"
 
 #define FW_AQ_BASE_ALIGN	4096u
@@ -70,7 +70,7 @@ void ordma_fw_timer_expired(struct ordma_fw *fw)
 	sma = fw_sma_timer(fw);
 	if (sma < next)
 		next = sma;
-	tcp = fw_tcp_timer(fw);
+	tcp = fw_iw_timer(fw);
 	if (tcp < next)
 		next = tcp;
 	/* the engine may have armed an earlier deadline meanwhile */
@@ -131,7 +131,7 @@ static void fw_reset_state(struct ordma_fw *fw)
 	fw->last_db_error_event_ns = 0;
 	fw_admin_reset(fw);
 	fw_eq_reset(fw);
-	fw_tcp_stop(fw);
+	fw_iw_stop(fw);
 	fw_eth_reset(fw);
 	fw_sma_reset(fw);
 	fw_qp_reset(fw);
@@ -446,7 +446,7 @@ void ordma_fw_destroy(struct ordma_fw *fw)
 	if (!fw)
 		return;
 	fw_heartbeat_stop(fw);
-	fw_tcp_stop(fw);
+	fw_iw_stop(fw);
 	fw_tp_destroy(fw);
 	fw_qp_tables_destroy(fw);
 	fw_verbs_destroy(fw);

@@ -25,6 +25,11 @@
 				 ORDMA_ACCESS_FLUSH_GLOBAL | \
 				 ORDMA_ACCESS_FLUSH_PERSISTENT)
 
+/* What an iWARP QP's INIT -> RTR may carry */
+#define FW_QP_IWARP_RTR_ATTRS	(ORDMA_QP_ATTR_STATE | ORDMA_QP_ATTR_CUR_STATE | \
+				 ORDMA_QP_ATTR_ACCESS_FLAGS | \
+				 ORDMA_QP_ATTR_MAX_DEST_RD_ATOMIC)
+
 #define CP_OFF(field) \
 	FW_BUF_SYNDROME(offsetof(struct ordma_qp_create_params, field))
 #define AT_OFF(field) \
@@ -249,6 +254,12 @@ static void fw_qp_set_state(struct ordma_fw *fw, struct fw_qp *qp,
 		fw_event_log(fw, ORDMA_EVENT_QP_STATE, qp->state, state,
 			     qp->qpn, 0);
 	qp->state = state;
+}
+
+void fw_qp_iw_connected(struct ordma_fw *fw, struct fw_qp *qp)
+{
+	if (qp->state == ORDMA_QPS_RTR)
+		fw_qp_set_state(fw, qp, ORDMA_QPS_RTS);
 }
 
 static void fw_qp_enter_error(struct ordma_fw *fw, struct fw_qp *qp)
@@ -825,21 +836,18 @@ static uint8_t fw_qp_check_values(struct ordma_fw *fw, struct fw_cmd *c,
 
 /*
  * What an iWARP port's QP may not become: one granting atomics or FLUSH,
- * which iWARP lacks, or one past INIT through MODIFY_QP, since an iWARP
- * QP reaches RTS through its TCP connection, not through a RoCE address
- * vector (the connection commands are not part of this interface yet).
+ * which iWARP lacks.  fw_qp_check_modify() also takes an iWARP RTR
+ * without any path attribute (rdma_cm's has only the access flags) and
+ * refuses RTS through MODIFY_QP: the QP reaches RTS when its connection
+ * is established (IW_CONNECT, IW_ACCEPT).
  */
-static uint8_t fw_qp_check_iwarp(struct fw_cmd *c, const struct fw_qp *qp,
-				 const struct ordma_qp_attr *a, uint32_t mask,
-				 uint8_t next)
+static uint8_t fw_qp_check_iwarp(struct fw_cmd *c,
+				 const struct ordma_qp_attr *a, uint32_t mask)
 {
 	if ((mask & ORDMA_QP_ATTR_ACCESS_FLAGS) &&
 	    (le32_to_cpu(a->access_flags) & FW_ACCESS_NOT_IWARP))
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
 				   "iWARP has no atomics or FLUSH");
-	if (next == ORDMA_QPS_RTR && qp->state != ORDMA_QPS_RTR)
-		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
-				   "an iWARP QP is not connected by MODIFY_QP");
 	return ORDMA_CMD_STATUS_OK;
 }
 
@@ -862,6 +870,21 @@ static uint8_t fw_qp_check_modify(struct ordma_fw *fw, struct fw_cmd *c,
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_STATE,
 				   "cur_state is not the QP's state");
 	*next = (mask & ORDMA_QP_ATTR_STATE) ? a->state : qp->state;
+	if (fw_port_is_iwarp(fw) && qp->state == ORDMA_QPS_RTR &&
+	    *next == ORDMA_QPS_RTS)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_STATE,
+				   "an iWARP QP reaches RTS through its connection");
+	if (fw_port_is_iwarp(fw) && qp->state == ORDMA_QPS_INIT &&
+	    *next == ORDMA_QPS_RTR) {
+		/* iWARP: the connection brings the path, not MODIFY_QP */
+		if (mask & ~FW_QP_IWARP_RTR_ATTRS)
+			return fw_cmd_bad_param(c, AT_OFF(attr_mask),
+						"attribute not allowed in an iWARP RTR");
+		status = fw_qp_check_iwarp(c, a, mask);
+		if (status != ORDMA_CMD_STATUS_OK)
+			return status;
+		return fw_qp_check_values(fw, c, a, mask);
+	}
 	switch (fw_qp_check_transition(qp->type, qp->state, *next, mask,
 				       &bits)) {
 	case FW_QP_CHECK_OK:
@@ -877,7 +900,7 @@ static uint8_t fw_qp_check_modify(struct ordma_fw *fw, struct fw_cmd *c,
 					"attribute not allowed in this transition");
 	}
 	if (fw_port_is_iwarp(fw)) {
-		status = fw_qp_check_iwarp(c, qp, a, mask, *next);
+		status = fw_qp_check_iwarp(c, a, mask);
 		if (status != ORDMA_CMD_STATUS_OK)
 			return status;
 	}

@@ -142,6 +142,10 @@ struct fw_qp {
 	uint32_t recv_cqn;
 	uint32_t srqn;			/* ORDMA_NO_SRQ without one */
 	uint32_t max_inline_data;
+	/* iWARP: the connection (tcp/fw_iw_conn.c) bound to it, plus one;
+	 * 0: none
+	 */
+	uint32_t iw_conn_plus1;
 	struct fw_wq sq;
 	struct fw_wq rq;
 	struct fw_qp_attr attr;
@@ -303,6 +307,8 @@ void fw_qp_set_error(struct ordma_fw *fw, struct fw_qp *qp,
  * with ORDMA_EQE_QP_REQ_ERR instead.
  */
 void fw_qp_enter_sqe(struct ordma_fw *fw, struct fw_qp *qp);
+/* An iWARP QP's connection reached RDMA mode: RTR -> RTS */
+void fw_qp_iw_connected(struct ordma_fw *fw, struct fw_qp *qp);
 
 /* In SQD: the last in-flight send WQE has completed (ci == next). */
 void fw_qp_sq_drained(struct ordma_fw *fw, struct fw_qp *qp);

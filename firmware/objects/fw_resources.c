@@ -23,6 +23,14 @@ bool fw_gid_matches_ip(const struct ordma_fw *fw, const uint8_t ip[16])
 	return false;
 }
 
+/* ::ffff:a.b.c.d */
+bool fw_gid_is_ipv4(const uint8_t gid[16])
+{
+	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(gid, prefix, sizeof(prefix));
+}
+
 uint8_t fw_cmd_add_gid(struct ordma_fw *fw, struct fw_cmd *c)
 {
 	const struct ordma_cmd_add_gid *p = &c->in->add_gid;
@@ -36,9 +44,15 @@ uint8_t fw_cmd_add_gid(struct ordma_fw *fw, struct fw_cmd *c)
 	if (p->type == ORDMA_GID_TYPE_ROCE_V1)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
 				   "RoCE v1 GIDs are not supported");
-	if (p->type != ORDMA_GID_TYPE_ROCE_V2)
+	if (p->type != ORDMA_GID_TYPE_ROCE_V2 && p->type != ORDMA_GID_TYPE_IP)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(add_gid.type),
 					"unknown GID type");
+	if (p->type == ORDMA_GID_TYPE_IP && !fw_port_is_iwarp(fw))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
+				   "IP addresses are an iWARP port's");
+	if (p->type == ORDMA_GID_TYPE_IP && !fw_gid_is_ipv4(p->gid))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
+				   "the TCP offload has IPv4 only");
 	if (vlan_id > 4095 && vlan_id != ORDMA_VLAN_NONE)
 		return fw_cmd_bad_param(c, FW_CMD_OFF(add_gid.vlan_id),
 					"vlan_id not 0..4095 or 0xffff");
@@ -51,6 +65,7 @@ uint8_t fw_cmd_add_gid(struct ordma_fw *fw, struct fw_cmd *c)
 
 	slot = &fw->gids[index];
 	slot->valid = true;
+	slot->type = p->type;
 	memcpy(slot->gid, p->gid, sizeof(slot->gid));
 	memcpy(slot->mac, p->mac, sizeof(slot->mac));
 	slot->vlan_id = vlan_id;

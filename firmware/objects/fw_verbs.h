@@ -95,6 +95,7 @@ void fw_resources_reset(struct ordma_fw *fw);
 bool fw_uctx_valid(const struct ordma_fw *fw, uint32_t uctx);
 /* ip (an IPv4-mapped or IPv6 address) is a GID of the table */
 bool fw_gid_matches_ip(const struct ordma_fw *fw, const uint8_t ip[16]);
+bool fw_gid_is_ipv4(const uint8_t gid[16]);
 uint8_t fw_cmd_add_gid(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_del_gid(struct ordma_fw *fw, struct fw_cmd *c);
 uint8_t fw_cmd_alloc_uctx(struct ordma_fw *fw, struct fw_cmd *c);

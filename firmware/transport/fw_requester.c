@@ -557,6 +557,13 @@ static bool fw_req_start(struct ordma_fw *fw, struct fw_qp *qp)
 		if (!fw_req_may_start(qp, opcode, ctrl))
 			return false;
 		status = fw_req_check(fw, qp, &w, &length);
+		/* an iWARP port's data WQEs are its DDP/RDMAP engine's,
+		 * which this revision lacks: they wait, never sent as RoCE
+		 */
+		if (fw_port_is_iwarp(fw) && status == ORDMA_CQE_SUCCESS &&
+		    opcode != ORDMA_WQE_LOCAL_INV &&
+		    opcode != ORDMA_WQE_REG_MR && opcode != ORDMA_WQE_BIND_MW)
+			return false;
 	}
 	e = fw_req_entry(qp, sq->next);
 	memset(e, 0, sizeof(*e));

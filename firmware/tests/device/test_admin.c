@@ -61,6 +61,14 @@ static const struct {
 	{ ORDMA_CMD_DESTROY_SRQ, sizeof(struct ordma_cmd_handle) },
 	{ ORDMA_CMD_SET_RDMA_PROTOCOL,
 	  sizeof(struct ordma_cmd_set_rdma_protocol) },
+	{ ORDMA_CMD_IW_CREATE_LISTEN,
+	  sizeof(struct ordma_cmd_iw_create_listen) },
+	{ ORDMA_CMD_IW_DESTROY_LISTEN, sizeof(struct ordma_cmd_iw_conn) },
+	{ ORDMA_CMD_IW_CONNECT, sizeof(struct ordma_cmd_buf) },
+	{ ORDMA_CMD_IW_ACCEPT, sizeof(struct ordma_cmd_buf) },
+	{ ORDMA_CMD_IW_REJECT, sizeof(struct ordma_cmd_buf) },
+	{ ORDMA_CMD_IW_QUERY_CONN, sizeof(struct ordma_cmd_buf) },
+	{ ORDMA_CMD_IW_DESTROY_CONN, sizeof(struct ordma_cmd_iw_conn) },
 };
 
 #define NUM_OPCODES (sizeof(opcode_payloads) / sizeof(opcode_payloads[0]))

@@ -15,6 +15,7 @@
 
 #define OK		ORDMA_CMD_STATUS_OK
 #define BAD_PARAM	ORDMA_CMD_STATUS_BAD_PARAM
+#define BAD_STATE	ORDMA_CMD_STATUS_BAD_STATE
 #define BUSY		ORDMA_CMD_STATUS_BUSY
 #define NOT_SUPPORTED	ORDMA_CMD_STATUS_NOT_SUPPORTED
 #define ROCE		ORDMA_PORT_PROTO_ROCE
@@ -248,7 +249,17 @@ TEST(test_iwarp_refuses_what_iwarp_lacks)
 	a.dest_qpn = cpu_to_le32(0x42);
 	a.av.hop_limit = 64;
 	a.av.vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
-	CHECK_EQ(drv_modify_qp(&e.d, rc, &a), NOT_SUPPORTED);
+	CHECK_EQ(drv_modify_qp(&e.d, rc, &a), BAD_PARAM);
+	/* rdma_cm's iWARP RTR: the state (and access) only */
+	memset(&a, 0, sizeof(a));
+	a.attr_mask = cpu_to_le32(ORDMA_QP_ATTR_STATE);
+	a.state = ORDMA_QPS_RTR;
+	CHECK_EQ(drv_modify_qp(&e.d, rc, &a), OK);
+	/* RTS comes with the connection, never through MODIFY_QP */
+	a.state = ORDMA_QPS_RTS;
+	a.attr_mask = cpu_to_le32(ORDMA_QP_ATTR_STATE |
+				  ORDMA_QP_ATTR_SQ_PSN);
+	CHECK_EQ(drv_modify_qp(&e.d, rc, &a), BAD_STATE);
 	/* ERR and RESET remain */
 	memset(&a, 0, sizeof(a));
 	a.attr_mask = cpu_to_le32(ORDMA_QP_ATTR_STATE);

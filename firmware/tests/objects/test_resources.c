@@ -58,7 +58,10 @@ TEST(test_gid_validation)
 	CHECK_EQ(drv_syndrome(&d), 8);
 	CHECK_EQ(add_gid_raw(&d, 0, ORDMA_GID_TYPE_ROCE_V1, 0, gid_a, src_mac),
 		 ORDMA_CMD_STATUS_NOT_SUPPORTED);
-	CHECK_EQ(add_gid_raw(&d, 0, 2, 0, gid_a, src_mac),
+	/* an IP address is an iWARP port's */
+	CHECK_EQ(add_gid_raw(&d, 0, ORDMA_GID_TYPE_IP, 0, gid_a, src_mac),
+		 ORDMA_CMD_STATUS_NOT_SUPPORTED);
+	CHECK_EQ(add_gid_raw(&d, 0, 3, 0, gid_a, src_mac),
 		 ORDMA_CMD_STATUS_BAD_PARAM);
 	CHECK_EQ(drv_syndrome(&d), 12);
 	CHECK_EQ(add_gid_raw(&d, 0, 1, 4096, gid_a, src_mac),

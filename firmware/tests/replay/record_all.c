@@ -53,6 +53,7 @@ static const char *const state_changed_directly[] = {
 	"test_tcp_forged_segments",
 	"test_tcp_classifier",
 	"test_tcp_slots",
+	"test_iw_bad_request_resets",		/* fw_tcp_connect() */
 };
 
 static bool changes_state_directly(void)

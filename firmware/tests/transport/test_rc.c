@@ -1356,7 +1356,9 @@ TEST(test_tp_rc_iwarp_refused_opcodes)
 	}
 }
 
-/* What iWARP has still runs: SEND, WRITE, a READ into one buffer */
+/* What iWARP has (SEND, WRITE, a READ into one buffer) is taken and waits
+ * for the iWARP data path
+ */
 TEST(test_tp_rc_iwarp_allowed_opcodes)
 {
 	static const uint8_t ops[] = { ORDMA_WQE_SEND, ORDMA_WQE_RDMA_WRITE,
@@ -1374,10 +1376,12 @@ TEST(test_tp_rc_iwarp_allowed_opcodes)
 		w.remote_addr = MR1_ADDR + 0x100;
 		w.rkey = b->key1;
 		post(a, &w);
-		/* on the wire; A's port now passes B's RoCE answer to the
-		 * netdev, so the WQE stays outstanding
+		/* accepted, but it waits for the iWARP data path: no RoCE
+		 * frame leaves an iWARP port
 		 */
-		CHECK_EQ(e.l[0].sent, 1);
+		CHECK_EQ(e.l[0].sent, 0);
+		CHECK_EQ(a->d.fw->qps[a->qpn].sq.next,
+			 a->d.fw->qps[a->qpn].sq.ci);
 		no_cqe(a, true);
 		CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
 		env_close(&e);

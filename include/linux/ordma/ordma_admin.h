@@ -76,6 +76,14 @@ enum ordma_cmd_opcode {
 	ORDMA_CMD_QUERY_CQ		= 0x35,
 	/* RDMA protocol of an Ethernet port (ORDMA_DEV_CAP_IWARP) */
 	ORDMA_CMD_SET_RDMA_PROTOCOL	= 0x38,
+	/* iWARP connections (an iWARP port; Documentation/ordma) */
+	ORDMA_CMD_IW_CREATE_LISTEN	= 0x39,
+	ORDMA_CMD_IW_DESTROY_LISTEN	= 0x3a,
+	ORDMA_CMD_IW_CONNECT		= 0x3b,
+	ORDMA_CMD_IW_ACCEPT		= 0x3c,
+	ORDMA_CMD_IW_REJECT		= 0x3d,
+	ORDMA_CMD_IW_QUERY_CONN		= 0x3e,
+	ORDMA_CMD_IW_DESTROY_CONN	= 0x3f,
 };
 
 enum ordma_cmd_status {
@@ -277,6 +285,10 @@ struct ordma_cmd_create_eth_ring {
 enum ordma_gid_type {
 	ORDMA_GID_TYPE_ROCE_V1		= 0,	/* not supported */
 	ORDMA_GID_TYPE_ROCE_V2		= 1,
+	/* an iWARP port's IP address (IPv4 only so far, one at a time):
+	 * the address its TCP offload answers and connects from
+	 */
+	ORDMA_GID_TYPE_IP		= 2,
 };
 
 struct ordma_cmd_add_gid {
@@ -343,6 +355,123 @@ struct ordma_cmd_set_rdma_protocol {
 	__u8	protocol;		/* enum ordma_port_proto */
 	__u8	reserved_5;
 	__le16	reserved_6;
+};
+
+/*
+ * iWARP connections (an iWARP port, SET_RDMA_PROTOCOL): TCP in the
+ * device, MPA revision 2 with enhanced connection establishment (CRC on,
+ * markers off, an RTR by zero-length RDMA Write), private data of
+ * ORDMA_IW_MAX_PRIVATE_DATA bytes at most.  Addresses are 16 bytes in
+ * network order, IPv4 as ::ffff:a.b.c.d (IPv4 only so far); ports and
+ * the other fields are in CPU order of the little-endian device.
+ *
+ * IW_CREATE_LISTEN answers connection requests to (ip, port) (ip all
+ * zero: the port's address); the completion's handle is the listener.
+ * BUSY if the TCP port is taken, NO_RESOURCES if the device has no
+ * TCP offload free or no listener left.  Each request is an
+ * ORDMA_EQE_IW_CONN_REQUEST with a connection handle, to be answered
+ * by IW_ACCEPT or IW_REJECT; at most backlog requests wait at once
+ * (further SYNs go unanswered).  IW_DESTROY_LISTEN (handle) resets the
+ * connections still waiting.
+ *
+ * IW_CONNECT, IW_ACCEPT and IW_REJECT take struct ordma_iw_conn_params
+ * in a parameter buffer (struct ordma_cmd_buf, handle 0).  IW_CONNECT
+ * answers at once with the connection's handle (the completion's
+ * handle); its outcome is one ORDMA_EQE_IW_CONN_REPLY.  The QP of
+ * IW_CONNECT and IW_ACCEPT is an RC QP of the port in RTR, not yet
+ * connected; it moves to RTS when the connection is established and to
+ * ERR when it ends.  IW_REJECT sends the reject with its private data
+ * and closes.  IW_QUERY_CONN (a query buffer, handle) answers struct
+ * ordma_iw_conn_info.  IW_DESTROY_CONN (handle) ends a connection and
+ * frees its handle at once, no event following: with
+ * ORDMA_IW_CLOSE_GRACEFUL in flags by FIN after what was sent (an
+ * established connection), else by RST; its QP goes to ERR.  A
+ * connection the peer or TCP ends gives ORDMA_EQE_IW_CLOSED (or, before
+ * it was established on the active side, ORDMA_EQE_IW_CONN_REPLY) and
+ * its handle is free when the event is posted; its QP goes to ERR.
+ */
+#define ORDMA_IW_MAX_PRIVATE_DATA	252
+#define ORDMA_IW_MAX_BACKLOG		64
+#define ORDMA_IW_CLOSE_GRACEFUL		BIT(0)
+
+struct ordma_cmd_iw_create_listen {
+	__u8	ip[16];
+	__le16	port;			/* not 0 */
+	__le16	backlog;		/* 1..ORDMA_IW_MAX_BACKLOG */
+	__le32	reserved_20;
+};
+
+struct ordma_cmd_iw_conn {
+	__le32	handle;			/* listener or connection */
+	__le32	flags;			/* DESTROY_CONN: ORDMA_IW_CLOSE_* */
+	__le64	reserved_8;
+};
+
+struct ordma_iw_conn_params {
+	__u8	local_ip[16];		/* CONNECT: the port's address */
+	__u8	remote_ip[16];		/* CONNECT */
+	__le16	local_port;		/* CONNECT: 0: the device picks one */
+	__le16	remote_port;		/* CONNECT */
+	__le32	qpn;			/* CONNECT, ACCEPT */
+	__le32	conn;			/* ACCEPT, REJECT: the request */
+	__le16	ird;			/* CONNECT, ACCEPT: RDMA Reads the QP */
+	__le16	ord;			/* takes and issues at once */
+	__u8	next_hop_mac[6];	/* CONNECT: MAC the segments go to */
+	__u8	private_data_len;	/* 0..ORDMA_IW_MAX_PRIVATE_DATA */
+	__u8	reserved_55;
+	__le64	reserved_56;
+	__u8	private_data[256];
+};
+
+/* IW_QUERY_CONN: the connection as the device sees it */
+enum ordma_iw_conn_state {
+	ORDMA_IW_CONN_CONNECTING	= 1,	/* TCP or MPA under way */
+	ORDMA_IW_CONN_REQUEST		= 2,	/* waits for ACCEPT/REJECT */
+	ORDMA_IW_CONN_ACCEPTING		= 3,	/* reply sent, RTR awaited */
+	ORDMA_IW_CONN_ESTABLISHED	= 4,
+	ORDMA_IW_CONN_CLOSING		= 5,
+	ORDMA_IW_CONN_CLOSED		= 6,
+};
+
+struct ordma_iw_conn_info {
+	__u8	local_ip[16];
+	__u8	remote_ip[16];
+	__le16	local_port;
+	__le16	remote_port;
+	__u8	state;			/* enum ordma_iw_conn_state */
+	__u8	mpa_revision;		/* of the peer's request or reply */
+	__u8	mpa_flags;		/* its flag byte: 0x80 markers,
+					 * 0x40 CRC, 0x20 reject, 0x10 enhanced
+					 */
+	__u8	private_data_len;	/* received, up to 255 */
+	__le32	qpn;
+	__le16	ird;			/* negotiated */
+	__le16	ord;
+	__le16	peer_ird;		/* the peer's MPA words, 0x3fff: none */
+	__le16	peer_ord;
+	__le16	mss;			/* TCP's effective send MSS */
+	__le16	tcp_state;		/* TCP's state (lwIP's numbering) */
+	__le32	tcp_retransmits;	/* of the oldest segment in flight */
+	__le32	reserved_60;
+	__u8	private_data[256];	/* received (a request, or a reply or
+					 * reject)
+					 */
+};
+
+/* ORDMA_EQE_IW_CONN_REPLY and ORDMA_EQE_IW_CLOSED status */
+enum ordma_iw_status {
+	ORDMA_IW_STATUS_OK		= 0,
+	ORDMA_IW_STATUS_REJECTED	= 1,	/* MPA reject; private data by
+						 * IW_QUERY_CONN
+						 */
+	ORDMA_IW_STATUS_RESET		= 2,	/* RST, or refused by RST */
+	ORDMA_IW_STATUS_TIMEOUT		= 3,	/* TCP or MPA timer */
+	ORDMA_IW_STATUS_PROTOCOL	= 4,	/* malformed MPA, or what we
+						 * cannot agree on
+						 */
+	ORDMA_IW_STATUS_NO_RESOURCES	= 5,
+	ORDMA_IW_STATUS_GRACEFUL	= 6,	/* CLOSED: FIN both ways */
+	ORDMA_IW_STATUS_LOCAL		= 7,	/* CLOSED: IW_DESTROY_CONN */
 };
 
 struct ordma_cmd_modify_ib_port {
@@ -675,6 +804,8 @@ struct ordma_aq_cmd {
 		struct ordma_cmd_modify_ib_port	modify_ib_port;
 		struct ordma_cmd_set_node_desc	set_node_desc;
 		struct ordma_cmd_set_rdma_protocol set_rdma_protocol;
+		struct ordma_cmd_iw_create_listen iw_create_listen;
+		struct ordma_cmd_iw_conn	iw_conn;
 		__u8				raw[56];
 	};
 };
@@ -1310,6 +1441,14 @@ static_assert(sizeof(struct ordma_cmd_flash_commit) == 4, "cmd_flash_commit");
 static_assert(sizeof(struct ordma_flash_slot_info) == 16, "flash_slot_info");
 static_assert(sizeof(struct ordma_flash_info) == ORDMA_FLASH_INFO_SIZE,
 	      "flash_info");
+static_assert(sizeof(struct ordma_cmd_iw_create_listen) == 24,
+	      "ordma_cmd_iw_create_listen layout");
+static_assert(sizeof(struct ordma_cmd_iw_conn) == 16,
+	      "ordma_cmd_iw_conn layout");
+static_assert(sizeof(struct ordma_iw_conn_params) == 320,
+	      "ordma_iw_conn_params layout");
+static_assert(sizeof(struct ordma_iw_conn_info) == 320,
+	      "ordma_iw_conn_info layout");
 static_assert(sizeof(struct ordma_cmd_set_rdma_protocol) == 8,
 	      "cmd_set_rdma_protocol");
 static_assert(sizeof(struct ordma_aq_cmd) == ORDMA_AQ_CMD_SIZE, "aq_cmd");

@@ -149,6 +149,16 @@ enum ordma_eqe_type {
 	ORDMA_EQE_CQ_ERR		= 0x26,
 	ORDMA_EQE_SRQ_LIMIT		= 0x27,
 	ORDMA_EQE_ETH_RING_ERR		= 0x28,	/* data[0] = ring id */
+	/* iWARP connections (ordma_admin.h, IW_*): data[0] = connection */
+	ORDMA_EQE_IW_CONN_REQUEST	= 0x30,	/* [1] = listener */
+	ORDMA_EQE_IW_CONN_REPLY		= 0x31,	/* [1] = ordma_iw_status,
+						 * [2] = qpn
+						 */
+	ORDMA_EQE_IW_ESTABLISHED	= 0x32,	/* [2] = qpn */
+	ORDMA_EQE_IW_DISCONNECT		= 0x33,	/* peer's FIN; [2] = qpn */
+	ORDMA_EQE_IW_CLOSED		= 0x34,	/* [1] = ordma_iw_status,
+						 * [2] = qpn
+						 */
 };
 
 struct ordma_eqe {

@@ -1,0 +1,989 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * ORDMA firmware iWARP connections: the IW_* admin commands, MPA
+ * connection establishment over the port's TCP offload (fw_tcp.h) and
+ * the connection events (ordma_admin.h, "iWARP connections").
+ *
+ * A connection's handle is its TCP connection's number.  The active side
+ * sends an MPA request once TCP is up (revision 2, enhanced, CRC, peer
+ * to peer with an RTR by zero-length RDMA Write on offer), takes the
+ * reply, sends the RTR if the responder chose it, and is in RDMA mode:
+ * its QP goes to RTS and ORDMA_EQE_IW_CONN_REPLY reports it.  The
+ * passive side takes the request, reports ORDMA_EQE_IW_CONN_REQUEST and
+ * waits for IW_ACCEPT or IW_REJECT; after its reply it waits for the
+ * initiator's RTR if peer to peer was asked for (siw does not ask), then
+ * moves the QP to RTS and reports ORDMA_EQE_IW_ESTABLISHED.  Everything a
+ * peer sends is checked before it is believed; a request or reply that
+ * does not parse resets the connection.  FPDUs after the exchange wait
+ * for the DDP/RDMAP engine and are counted, not placed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "objects/fw_qp.h"
+#include "objects/fw_verbs.h"
+#include "platform/fw_platform.h"
+#include "tcp/fw_iw_conn.h"
+#include "tcp/fw_tcp.h"
+#include "wire/fw_iw_wire.h"
+
+#define FW_IW_NO_LISTENER	0xffffffffu
+#define FW_IW_MPA_REQ_TIMEOUT_NS	(10ULL * 1000000000ULL)
+#define FW_IW_MPA_REP_TIMEOUT_NS	(5ULL * 1000000000ULL)
+#define FW_IW_RTR_TIMEOUT_NS		(10ULL * 1000000000ULL)
+#define FW_IW_MAX_RD			128	/* IRD and ORD, as siw caps */
+#define FW_IW_RX_MAX		(FW_MPA_HDR_LEN + FW_MPA_MAX_PD)
+
+enum fw_iw_phase {
+	FW_IW_FREE,
+	FW_IW_TCP_CONNECTING,		/* active: TCP handshake */
+	FW_IW_REQ_SENT,			/* active: MPA reply awaited */
+	FW_IW_WAIT_REQ,			/* passive: MPA request awaited */
+	FW_IW_REQ_RCVD,			/* passive: ACCEPT/REJECT awaited */
+	FW_IW_WAIT_RTR,			/* passive: reply sent, RTR awaited */
+	FW_IW_RDMA,			/* established */
+	FW_IW_CLOSING,			/* the peer's FIN came */
+};
+
+struct fw_iw_conn {
+	uint8_t phase;			/* enum fw_iw_phase */
+	bool active;
+	bool enhanced;			/* revision 2 with the enhanced bit */
+	bool rtr;			/* an RTR is exchanged (peer to peer) */
+	uint8_t mpa_revision, mpa_flags;
+	uint32_t listener;
+	uint32_t qpn;			/* bound QP, 0: none */
+	uint16_t ird, ord;		/* negotiated */
+	uint16_t peer_ird, peer_ord;	/* the peer's words */
+	uint32_t remote_ip;
+	uint16_t remote_port, local_port;
+	uint64_t deadline_ns;		/* MPA timer, 0: none */
+	uint8_t pd_len;			/* received */
+	uint8_t pd[256];
+	/* what the active side sends once TCP is up */
+	uint8_t req_pd_len;
+	uint8_t req_pd[ORDMA_IW_MAX_PRIVATE_DATA];
+	size_t rx_len;
+	uint8_t rx[FW_IW_RX_MAX];
+};
+
+struct fw_iw {
+	struct fw_iw_conn conn[FW_TCP_MAX_CONN];
+	uint16_t listen_backlog[FW_TCP_MAX_LISTEN];
+	uint16_t listen_pending[FW_TCP_MAX_LISTEN];
+	bool listening[FW_TCP_MAX_LISTEN];
+	struct fw_iw_stats stats;
+};
+
+static const struct fw_tcp_user fw_iw_tcp_user;
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+static struct fw_iw_conn *fw_iw_conn_get(struct ordma_fw *fw, uint32_t h)
+{
+	struct fw_iw *iw = fw->tcp.iw;
+
+	if (!iw || h >= FW_TCP_MAX_CONN || iw->conn[h].phase == FW_IW_FREE)
+		return NULL;
+	return &iw->conn[h];
+}
+
+static uint32_t fw_iw_handle(struct ordma_fw *fw, const struct fw_iw_conn *c)
+{
+	return (uint32_t)(c - fw->tcp.iw->conn);
+}
+
+static void fw_iw_ip_to_gid(uint32_t ip, uint8_t gid[16])
+{
+	memset(gid, 0, 16);
+	gid[10] = 0xff;
+	gid[11] = 0xff;
+	gid[12] = (uint8_t)(ip >> 24);
+	gid[13] = (uint8_t)(ip >> 16);
+	gid[14] = (uint8_t)(ip >> 8);
+	gid[15] = (uint8_t)ip;
+}
+
+static uint32_t fw_iw_gid_to_ip(const uint8_t gid[16])
+{
+	return (uint32_t)gid[12] << 24 | (uint32_t)gid[13] << 16 |
+	       (uint32_t)gid[14] << 8 | gid[15];
+}
+
+static void fw_iw_arm(struct ordma_fw *fw, struct fw_iw_conn *c,
+		      uint64_t timeout_ns)
+{
+	c->deadline_ns = fw_now(fw) + timeout_ns;
+	if (c->deadline_ns < fw->timer_armed_ns)
+		fw_timer_arm_at(fw, c->deadline_ns);
+}
+
+/* The QP bound to c, if it still is */
+static struct fw_qp *fw_iw_qp(struct ordma_fw *fw, struct fw_iw_conn *c)
+{
+	struct fw_qp *qp = c->qpn ? fw_qp_lookup(fw, c->qpn) : NULL;
+
+	if (!qp || qp->iw_conn_plus1 != fw_iw_handle(fw, c) + 1)
+		return NULL;
+	return qp;
+}
+
+static void fw_iw_unbind(struct ordma_fw *fw, struct fw_iw_conn *c,
+			 bool error)
+{
+	struct fw_qp *qp = fw_iw_qp(fw, c);
+
+	if (!qp)
+		return;
+	qp->iw_conn_plus1 = 0;
+	if (error && qp->state != ORDMA_QPS_ERR &&
+	    qp->state != ORDMA_QPS_RESET)
+		fw_qp_set_error(fw, qp, 0);
+}
+
+static void fw_iw_free(struct ordma_fw *fw, struct fw_iw_conn *c)
+{
+	struct fw_iw *iw = fw->tcp.iw;
+
+	if (c->phase == FW_IW_WAIT_REQ || c->phase == FW_IW_REQ_RCVD)
+		if (c->listener < FW_TCP_MAX_LISTEN &&
+		    iw->listen_pending[c->listener])
+			iw->listen_pending[c->listener]--;
+	memset(c, 0, sizeof(*c));
+}
+
+static uint8_t fw_iw_status(enum fw_tcp_close_reason why)
+{
+	switch (why) {
+	case FW_TCP_CLOSED_GRACEFUL:
+		return ORDMA_IW_STATUS_GRACEFUL;
+	case FW_TCP_CLOSED_RESET:
+	case FW_TCP_CLOSED_REFUSED:
+		return ORDMA_IW_STATUS_RESET;
+	case FW_TCP_CLOSED_TIMEOUT:
+		return ORDMA_IW_STATUS_TIMEOUT;
+	default:
+		return ORDMA_IW_STATUS_NO_RESOURCES;
+	}
+}
+
+/*
+ * The connection is over for the host, with status: the event the host
+ * is owed (none for a request it never saw), the QP to error, the handle
+ * free.  The TCP connection is already gone or aborted by the caller.
+ */
+static void fw_iw_end(struct ordma_fw *fw, struct fw_iw_conn *c,
+		      uint8_t status)
+{
+	uint32_t h = fw_iw_handle(fw, c);
+	uint32_t qpn = c->qpn;
+
+	switch (c->phase) {
+	case FW_IW_TCP_CONNECTING:
+	case FW_IW_REQ_SENT:
+		fw_async_event(fw, ORDMA_EQE_IW_CONN_REPLY, h, status, qpn);
+		break;
+	case FW_IW_WAIT_REQ:
+		break;
+	default:
+		fw_async_event(fw, ORDMA_EQE_IW_CLOSED, h, status, qpn);
+		break;
+	}
+	fw_iw_unbind(fw, c, true);
+	fw_iw_free(fw, c);
+}
+
+/* Reset the TCP connection and end c */
+static void fw_iw_abort(struct ordma_fw *fw, struct fw_iw_conn *c,
+			uint8_t status)
+{
+	fw_tcp_abort(fw, fw_iw_handle(fw, c));
+	fw_iw_end(fw, c, status);
+}
+
+static bool fw_iw_send(struct ordma_fw *fw, struct fw_iw_conn *c,
+		       const void *data, size_t len)
+{
+	return fw_tcp_send(fw, fw_iw_handle(fw, c), data, len) == len;
+}
+
+/* RDMA mode: the QP to RTS */
+static void fw_iw_rdma_mode(struct ordma_fw *fw, struct fw_iw_conn *c)
+{
+	struct fw_qp *qp = fw_iw_qp(fw, c);
+
+	c->phase = FW_IW_RDMA;
+	c->deadline_ns = 0;
+	c->rx_len = 0;
+	if (qp)
+		fw_qp_iw_connected(fw, qp);
+}
+
+/* ------------------------------------------------------------------ */
+/* MPA                                                                 */
+/* ------------------------------------------------------------------ */
+
+static void fw_iw_keep_pd(struct fw_iw_conn *c, const struct fw_mpa_msg *m)
+{
+	c->pd_len = (uint8_t)(m->pd_len > 255 ? 255 : m->pd_len);
+	memcpy(c->pd, m->pd, c->pd_len);
+	c->mpa_revision = m->revision;
+	c->mpa_flags = m->flags;
+	c->enhanced = m->revision == 2 && (m->flags & FW_MPA_FLAG_ENHANCED);
+	c->peer_ird = c->enhanced ? m->ird : FW_MPA_V2_VALUE;
+	c->peer_ord = c->enhanced ? m->ord : FW_MPA_V2_VALUE;
+}
+
+static uint16_t fw_iw_rd(uint16_t v)
+{
+	v &= FW_MPA_V2_VALUE;
+	return v > FW_IW_MAX_RD ? FW_IW_MAX_RD : v;
+}
+
+static void fw_iw_send_request(struct ordma_fw *fw, struct fw_iw_conn *c)
+{
+	struct fw_mpa_msg m = {
+		.kind = FW_MPA_REQUEST,
+		.flags = FW_MPA_FLAG_CRC | FW_MPA_FLAG_ENHANCED,
+		.revision = 2,
+		.ird = FW_MPA_V2_PEER2PEER | c->ird,
+		.ord = FW_MPA_V2_RTR_WRITE | c->ord,
+		.pd = c->req_pd,
+		.pd_len = c->req_pd_len,
+	};
+	uint8_t buf[FW_MPA_HDR_LEN + FW_MPA_V2_DATA_LEN +
+		    ORDMA_IW_MAX_PRIVATE_DATA];
+
+	if (!fw_iw_send(fw, c, buf, fw_mpa_build(buf, &m))) {
+		fw_iw_abort(fw, c, ORDMA_IW_STATUS_NO_RESOURCES);
+		return;
+	}
+	c->phase = FW_IW_REQ_SENT;
+	fw_iw_arm(fw, c, FW_IW_MPA_REP_TIMEOUT_NS);
+}
+
+/* The reply to a request: accept (with our words) or reject */
+static bool fw_iw_send_reply(struct ordma_fw *fw, struct fw_iw_conn *c,
+			     bool reject, const uint8_t *pd, uint8_t pd_len)
+{
+	struct fw_mpa_msg m = {
+		.kind = FW_MPA_REPLY,
+		.flags = FW_MPA_FLAG_CRC | (reject ? FW_MPA_FLAG_REJECT : 0),
+		.revision = c->mpa_revision,
+		.pd = pd,
+		.pd_len = pd_len,
+	};
+	uint8_t buf[FW_MPA_HDR_LEN + FW_MPA_V2_DATA_LEN +
+		    ORDMA_IW_MAX_PRIVATE_DATA];
+
+	if (c->enhanced) {
+		m.flags |= FW_MPA_FLAG_ENHANCED;
+		m.ird = c->ird | (c->rtr ? FW_MPA_V2_PEER2PEER : 0);
+		m.ord = c->ord | (c->rtr ? FW_MPA_V2_RTR_WRITE : 0);
+	}
+	return fw_iw_send(fw, c, buf, fw_mpa_build(buf, &m));
+}
+
+/*
+ * How many more bytes the message being received needs: the MPA header,
+ * then the rest of the request or reply, or the RTR FPDU.  0 when it is
+ * whole; SIZE_MAX if it cannot fit (a peer claiming more private data
+ * than MPA allows, caught by the parser first).
+ */
+static size_t fw_iw_rx_want(const struct fw_iw_conn *c)
+{
+	size_t total;
+
+	if (c->phase == FW_IW_WAIT_RTR)
+		total = fw_fpdu_len(FW_DDP_TAGGED_HLEN);
+	else if (c->rx_len < FW_MPA_HDR_LEN)
+		total = FW_MPA_HDR_LEN;
+	else
+		total = fw_mpa_msg_len(c->rx, c->rx_len);
+	if (total > sizeof(c->rx))
+		return SIZE_MAX;
+	return total - c->rx_len;
+}
+
+static void fw_iw_got_request(struct ordma_fw *fw, struct fw_iw_conn *c)
+{
+	struct fw_iw *iw = fw->tcp.iw;
+	struct fw_mpa_msg m;
+
+	if (fw_mpa_parse(c->rx, c->rx_len, FW_MPA_REQUEST, &m) != FW_MPA_OK) {
+		iw->stats.mpa_bad++;
+		fw_iw_abort(fw, c, ORDMA_IW_STATUS_PROTOCOL);
+		return;
+	}
+	fw_iw_keep_pd(c, &m);
+	c->rx_len = 0;
+	c->deadline_ns = 0;
+	if ((m.flags & FW_MPA_FLAG_MARKERS) || m.pd_len > 255) {
+		/* markers, or more than a host can be told: refused */
+		iw->stats.mpa_bad++;
+		fw_iw_send_reply(fw, c, true, NULL, 0);
+		fw_tcp_close(fw, fw_iw_handle(fw, c));
+		fw_iw_free(fw, c);
+		return;
+	}
+	c->phase = FW_IW_REQ_RCVD;
+	fw_async_event(fw, ORDMA_EQE_IW_CONN_REQUEST, fw_iw_handle(fw, c),
+		       c->listener, 0);
+}
+
+static void fw_iw_got_reply(struct ordma_fw *fw, struct fw_iw_conn *c)
+{
+	struct fw_iw *iw = fw->tcp.iw;
+	uint8_t rtr[32];
+	struct fw_mpa_msg m;
+
+	if (fw_mpa_parse(c->rx, c->rx_len, FW_MPA_REPLY, &m) != FW_MPA_OK ||
+	    (m.flags & FW_MPA_FLAG_MARKERS)) {
+		iw->stats.mpa_bad++;
+		fw_iw_abort(fw, c, ORDMA_IW_STATUS_PROTOCOL);
+		return;
+	}
+	fw_iw_keep_pd(c, &m);
+	if (m.flags & FW_MPA_FLAG_REJECT) {
+		iw->stats.mpa_rejected++;
+		fw_tcp_close(fw, fw_iw_handle(fw, c));
+		fw_iw_end(fw, c, ORDMA_IW_STATUS_REJECTED);
+		return;
+	}
+	if (c->enhanced) {
+		/* our IRD takes what the peer will issue, within reason */
+		c->ird = fw_iw_rd(c->peer_ord) < c->ird ?
+			 fw_iw_rd(c->peer_ord) : c->ird;
+		c->rtr = c->peer_ird & FW_MPA_V2_PEER2PEER;
+		if (c->rtr && !(c->peer_ord & FW_MPA_V2_RTR_WRITE)) {
+			/* we offered the Write RTR only */
+			iw->stats.mpa_bad++;
+			fw_iw_abort(fw, c, ORDMA_IW_STATUS_PROTOCOL);
+			return;
+		}
+	}
+	if (c->rtr && !fw_iw_send(fw, c, rtr, fw_iw_build_rtr_write(rtr))) {
+		fw_iw_abort(fw, c, ORDMA_IW_STATUS_NO_RESOURCES);
+		return;
+	}
+	fw_iw_rdma_mode(fw, c);
+	fw_async_event(fw, ORDMA_EQE_IW_CONN_REPLY, fw_iw_handle(fw, c),
+		       ORDMA_IW_STATUS_OK, c->qpn);
+}
+
+static void fw_iw_got_rtr(struct ordma_fw *fw, struct fw_iw_conn *c)
+{
+	size_t len = fw_fpdu_len(FW_DDP_TAGGED_HLEN);
+	struct fw_ddp_hdr h;
+
+	if (c->rx[0] || c->rx[1] != FW_DDP_TAGGED_HLEN ||
+	    !fw_fpdu_crc_ok(c->rx, len) ||
+	    !fw_ddp_parse(c->rx + FW_MPA_LEN_FIELD, FW_DDP_TAGGED_HLEN, &h) ||
+	    !h.tagged || !h.last || h.opcode != FW_RDMAP_WRITE ||
+	    h.ddp_version != FW_DDP_VERSION ||
+	    h.rdmap_version != FW_RDMAP_VERSION) {
+		/* not the negotiated RTR (siw: LLP_ECODE_NO_MATCHING_RTR) */
+		fw->tcp.iw->stats.rtr_bad++;
+		fw_iw_abort(fw, c, ORDMA_IW_STATUS_PROTOCOL);
+		return;
+	}
+	fw_iw_rdma_mode(fw, c);
+	fw_async_event(fw, ORDMA_EQE_IW_ESTABLISHED, fw_iw_handle(fw, c), 0,
+		       c->qpn);
+}
+
+/* ------------------------------------------------------------------ */
+/* TCP callbacks                                                       */
+/* ------------------------------------------------------------------ */
+
+static void fw_iw_accepted(struct ordma_fw *fw, void *arg, uint32_t listener,
+			   uint32_t conn)
+{
+	struct fw_iw *iw = fw->tcp.iw;
+	struct fw_iw_conn *c = &iw->conn[conn];
+
+	(void)arg;
+	if (listener >= FW_TCP_MAX_LISTEN || !iw->listening[listener] ||
+	    iw->listen_pending[listener] >= iw->listen_backlog[listener]) {
+		iw->stats.backlog_full++;
+		fw_tcp_abort(fw, conn);
+		return;
+	}
+	memset(c, 0, sizeof(*c));
+	c->phase = FW_IW_WAIT_REQ;
+	c->listener = listener;
+	iw->listen_pending[listener]++;
+	fw_iw_arm(fw, c, FW_IW_MPA_REQ_TIMEOUT_NS);
+}
+
+static void fw_iw_connected(struct ordma_fw *fw, void *arg, uint32_t conn,
+			    int reason)
+{
+	struct fw_iw_conn *c = fw_iw_conn_get(fw, conn);
+
+	(void)arg;
+	if (!c)
+		return;
+	if (reason) {
+		/* TCP is gone already */
+		fw_iw_end(fw, c, fw_iw_status((enum fw_tcp_close_reason)reason));
+		return;
+	}
+	fw_iw_send_request(fw, c);
+}
+
+static void fw_iw_recv(struct ordma_fw *fw, void *arg, uint32_t conn,
+		       const void *data, size_t len)
+{
+	struct fw_iw_conn *c = fw_iw_conn_get(fw, conn);
+
+	(void)arg;
+	if (!c)
+		return;
+	/* the MPA exchange, a message at a time */
+	while (len && (c->phase == FW_IW_WAIT_REQ ||
+		       c->phase == FW_IW_REQ_SENT ||
+		       c->phase == FW_IW_WAIT_RTR)) {
+		size_t want = fw_iw_rx_want(c);
+		size_t take = want < len ? want : len;
+
+		if (want == SIZE_MAX) {
+			fw->tcp.iw->stats.mpa_bad++;
+			fw_iw_abort(fw, c, ORDMA_IW_STATUS_PROTOCOL);
+			return;
+		}
+		memcpy(c->rx + c->rx_len, data, take);
+		c->rx_len += take;
+		data = (const uint8_t *)data + take;
+		len -= take;
+		if (fw_iw_rx_want(c))
+			continue;	/* the header told the length */
+		if (c->phase == FW_IW_WAIT_REQ)
+			fw_iw_got_request(fw, c);
+		else if (c->phase == FW_IW_REQ_SENT)
+			fw_iw_got_reply(fw, c);
+		else
+			fw_iw_got_rtr(fw, c);
+	}
+	if (!len || c->phase == FW_IW_FREE)
+		return;
+	if (c->phase == FW_IW_RDMA || c->phase == FW_IW_CLOSING) {
+		/* FPDUs: the DDP/RDMAP engine's, not there yet */
+		fw->tcp.iw->stats.rx_fpdu_bytes += len;
+		return;
+	}
+	/* bytes after the request, before our reply: not MPA */
+	fw->tcp.iw->stats.mpa_bad++;
+	fw_iw_abort(fw, c, ORDMA_IW_STATUS_PROTOCOL);
+}
+
+static void fw_iw_peer_fin(struct ordma_fw *fw, void *arg, uint32_t conn)
+{
+	struct fw_iw_conn *c = fw_iw_conn_get(fw, conn);
+
+	(void)arg;
+	if (!c)
+		return;
+	if (c->phase != FW_IW_RDMA) {
+		/* a close during the MPA exchange: reset (as siw) */
+		fw_iw_abort(fw, c, ORDMA_IW_STATUS_RESET);
+		return;
+	}
+	c->phase = FW_IW_CLOSING;
+	fw_async_event(fw, ORDMA_EQE_IW_DISCONNECT, conn, 0, c->qpn);
+	/* nothing more to send to a peer that closed: FIN back */
+	fw_tcp_shutdown(fw, conn);
+}
+
+static void fw_iw_sent(struct ordma_fw *fw, void *arg, uint32_t conn,
+		       uint32_t len)
+{
+	(void)fw;
+	(void)arg;
+	(void)conn;
+	(void)len;
+}
+
+static void fw_iw_closed(struct ordma_fw *fw, void *arg, uint32_t conn,
+			 enum fw_tcp_close_reason reason)
+{
+	struct fw_iw_conn *c = fw_iw_conn_get(fw, conn);
+
+	(void)arg;
+	if (c)
+		fw_iw_end(fw, c, fw_iw_status(reason));
+}
+
+static const struct fw_tcp_user fw_iw_tcp_user = {
+	.accepted = fw_iw_accepted,
+	.connected = fw_iw_connected,
+	.recv = fw_iw_recv,
+	.peer_fin = fw_iw_peer_fin,
+	.sent = fw_iw_sent,
+	.closed = fw_iw_closed,
+};
+
+/* ------------------------------------------------------------------ */
+/* The port's address, timers, lifetime                                */
+/* ------------------------------------------------------------------ */
+
+static uint32_t fw_iw_port_ip(const struct ordma_fw *fw)
+{
+	size_t i;
+
+	for (i = 0; i < FW_GID_TABLE_LEN; i++)
+		if (fw->gids[i].valid && fw->gids[i].type == ORDMA_GID_TYPE_IP)
+			return fw_iw_gid_to_ip(fw->gids[i].gid);
+	return 0;
+}
+
+void fw_iw_stop(struct ordma_fw *fw)
+{
+	fw_tcp_stop(fw);
+	free(fw->tcp.iw);
+	fw->tcp.iw = NULL;
+	fw->tcp.ip = 0;
+}
+
+/* The port's IPv4 address changed: the stack follows it */
+static uint8_t fw_iw_addr_changed(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	uint32_t ip = fw_iw_port_ip(fw);
+
+	if (ip == fw->tcp.ip && (fw->tcp.iw || !ip))
+		return ORDMA_CMD_STATUS_OK;
+	/* connections on the old address end with it, without events:
+	 * the host removed the address
+	 */
+	fw_iw_stop(fw);
+	if (!ip)
+		return ORDMA_CMD_STATUS_OK;
+	fw->tcp.iw = calloc(1, sizeof(*fw->tcp.iw));
+	if (!fw->tcp.iw || fw_tcp_start(fw, ip, 0xffffffffu)) {
+		fw_iw_stop(fw);
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NO_RESOURCES,
+				   "no TCP offload free for the address");
+	}
+	fw->tcp.ip = ip;
+	fw_tcp_set_user(fw, &fw_iw_tcp_user, NULL);
+	return ORDMA_CMD_STATUS_OK;
+}
+
+uint8_t fw_cmd_add_port_gid(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	uint8_t status = fw_cmd_add_gid(fw, c);
+
+	if (status != ORDMA_CMD_STATUS_OK || !fw_port_is_iwarp(fw))
+		return status;
+	status = fw_iw_addr_changed(fw, c);
+	if (status != ORDMA_CMD_STATUS_OK)
+		memset(&fw->gids[le32_to_cpu(c->in->add_gid.index)], 0,
+		       sizeof(fw->gids[0]));
+	return status;
+}
+
+uint8_t fw_cmd_del_port_gid(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	uint8_t status = fw_cmd_del_gid(fw, c);
+
+	if (status != ORDMA_CMD_STATUS_OK || !fw_port_is_iwarp(fw))
+		return status;
+	return fw_iw_addr_changed(fw, c);
+}
+
+uint64_t fw_iw_timer(struct ordma_fw *fw)
+{
+	uint64_t next = fw_tcp_timer(fw), now = fw_now(fw);
+	struct fw_iw *iw = fw->tcp.iw;
+	uint32_t i;
+
+	if (!iw)
+		return next;
+	for (i = 0; i < FW_TCP_MAX_CONN; i++) {
+		struct fw_iw_conn *c = &iw->conn[i];
+
+		if (c->phase == FW_IW_FREE || !c->deadline_ns)
+			continue;
+		if (c->deadline_ns <= now) {
+			iw->stats.mpa_timeouts++;
+			fw_iw_abort(fw, c, ORDMA_IW_STATUS_TIMEOUT);
+			continue;
+		}
+		if (c->deadline_ns < next)
+			next = c->deadline_ns;
+	}
+	return next;
+}
+
+void fw_iw_stats(const struct ordma_fw *fw, struct fw_iw_stats *st)
+{
+	if (fw->tcp.iw)
+		*st = fw->tcp.iw->stats;
+	else
+		memset(st, 0, sizeof(*st));
+}
+
+/* ------------------------------------------------------------------ */
+/* Commands                                                            */
+/* ------------------------------------------------------------------ */
+
+#define PARAM_OFF(field) \
+	FW_BUF_SYNDROME(offsetof(struct ordma_iw_conn_params, field))
+
+static uint8_t fw_iw_ready(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	if (!fw_port_is_iwarp(fw))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
+				   "not an iWARP port");
+	if (!fw->tcp.iw)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_STATE,
+				   "the port has no IP address (ADD_GID)");
+	return ORDMA_CMD_STATUS_OK;
+}
+
+/* An address field: zero (the port's) or the port's own */
+static bool fw_iw_local_ip_ok(const struct ordma_fw *fw,
+			      const uint8_t ip[16])
+{
+	uint8_t mine[16];
+
+	fw_iw_ip_to_gid(fw->tcp.ip, mine);
+	return fw_bytes_zero(ip, 16) || !memcmp(ip, mine, 16);
+}
+
+uint8_t fw_cmd_iw_create_listen(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	const struct ordma_cmd_iw_create_listen *p = &c->in->iw_create_listen;
+	uint16_t backlog = le16_to_cpu(p->backlog);
+	uint16_t port = le16_to_cpu(p->port);
+	uint8_t status = fw_iw_ready(fw, c);
+	int64_t l;
+
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	if (!fw_iw_local_ip_ok(fw, p->ip))
+		return fw_cmd_bad_param(c, FW_CMD_OFF(iw_create_listen.ip),
+					"not the port's address");
+	if (!port)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(iw_create_listen.port),
+					"port 0");
+	if (!backlog || backlog > ORDMA_IW_MAX_BACKLOG)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(iw_create_listen.backlog),
+					"backlog not 1..64");
+	l = fw_tcp_listen(fw, port, (uint8_t)backlog);
+	if (l == -EADDRINUSE)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BUSY,
+				   "TCP port in use");
+	if (l < 0)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NO_RESOURCES,
+				   "no listener left");
+	fw->tcp.iw->listening[l] = true;
+	fw->tcp.iw->listen_backlog[l] = backlog;
+	fw->tcp.iw->listen_pending[l] = 0;
+	c->out->handle.handle = cpu_to_le32((uint32_t)l);
+	return ORDMA_CMD_STATUS_OK;
+}
+
+uint8_t fw_cmd_iw_destroy_listen(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	uint32_t l = le32_to_cpu(c->in->iw_conn.handle);
+	uint8_t status = fw_iw_ready(fw, c);
+	struct fw_iw *iw = fw->tcp.iw;
+	uint32_t i;
+
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	if (c->in->iw_conn.flags)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(iw_conn.flags),
+					"flags must be 0");
+	if (l >= FW_TCP_MAX_LISTEN || !iw->listening[l])
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE,
+				   "no such listener");
+	/* requests not yet accepted go with it */
+	for (i = 0; i < FW_TCP_MAX_CONN; i++) {
+		struct fw_iw_conn *conn = &iw->conn[i];
+
+		if ((conn->phase == FW_IW_WAIT_REQ ||
+		     conn->phase == FW_IW_REQ_RCVD) && conn->listener == l) {
+			fw_tcp_abort(fw, i);
+			fw_iw_free(fw, conn);
+		}
+	}
+	fw_tcp_unlisten(fw, l);
+	iw->listening[l] = false;
+	return ORDMA_CMD_STATUS_OK;
+}
+
+/* The QP a connection will run: an RC QP of the port in RTR, free */
+static uint8_t fw_iw_check_qp(struct ordma_fw *fw, struct fw_cmd *c,
+			      uint32_t qpn, struct fw_qp **qpp)
+{
+	struct fw_qp *qp = fw_qp_lookup(fw, qpn);
+
+	if (!qp)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE, "no such QP");
+	if (qp->type != ORDMA_QPT_RC || qp->state != ORDMA_QPS_RTR)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_STATE,
+				   "QP not an RC QP in RTR");
+	if (qp->iw_conn_plus1)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BUSY,
+				   "QP has a connection");
+	*qpp = qp;
+	return ORDMA_CMD_STATUS_OK;
+}
+
+static uint8_t fw_iw_read_params(struct ordma_fw *fw, struct fw_cmd *c,
+				 struct ordma_iw_conn_params *p)
+{
+	uint8_t status = fw_iw_ready(fw, c);
+
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	if (c->in->buf.handle)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(buf.handle),
+					"handle must be 0");
+	status = fw_cmd_read_buf(fw, c, p, sizeof(*p));
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	if (p->private_data_len > ORDMA_IW_MAX_PRIVATE_DATA)
+		return fw_cmd_bad_param(c, PARAM_OFF(private_data_len),
+					"private data over 252 bytes");
+	if (le16_to_cpu(p->ird) > FW_IW_MAX_RD)
+		return fw_cmd_bad_param(c, PARAM_OFF(ird), "IRD over 128");
+	if (le16_to_cpu(p->ord) > FW_IW_MAX_RD)
+		return fw_cmd_bad_param(c, PARAM_OFF(ord), "ORD over 128");
+	if (p->reserved_55 || p->reserved_56)
+		return fw_cmd_bad_param(c, PARAM_OFF(reserved_55),
+					"reserved bytes not 0");
+	return ORDMA_CMD_STATUS_OK;
+}
+
+uint8_t fw_cmd_iw_connect(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	struct ordma_iw_conn_params p;
+	struct fw_iw_conn *conn;
+	struct fw_qp *qp;
+	uint8_t status;
+	int64_t h;
+
+	status = fw_iw_read_params(fw, c, &p);
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	if (!fw_iw_local_ip_ok(fw, p.local_ip))
+		return fw_cmd_bad_param(c, PARAM_OFF(local_ip),
+					"not the port's address");
+	if (!fw_gid_is_ipv4(p.remote_ip) ||
+	    !fw_iw_gid_to_ip(p.remote_ip))
+		return fw_cmd_bad_param(c, PARAM_OFF(remote_ip),
+					"not an IPv4 address");
+	if (!p.remote_port)
+		return fw_cmd_bad_param(c, PARAM_OFF(remote_port), "port 0");
+	if (fw_bytes_zero(p.next_hop_mac, 6) || (p.next_hop_mac[0] & 1))
+		return fw_cmd_bad_param(c, PARAM_OFF(next_hop_mac),
+					"MAC zero or multicast");
+	if (p.conn)
+		return fw_cmd_bad_param(c, PARAM_OFF(conn), "conn must be 0");
+	status = fw_iw_check_qp(fw, c, le32_to_cpu(p.qpn), &qp);
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	h = fw_tcp_connect(fw, fw_iw_gid_to_ip(p.remote_ip),
+			   le16_to_cpu(p.remote_port),
+			   le16_to_cpu(p.local_port), p.next_hop_mac);
+	if (h == -EADDRINUSE)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BUSY,
+				   "local TCP port in use");
+	if (h < 0)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NO_RESOURCES,
+				   "no connection left");
+	conn = &fw->tcp.iw->conn[h];
+	memset(conn, 0, sizeof(*conn));
+	conn->phase = FW_IW_TCP_CONNECTING;
+	conn->active = true;
+	conn->enhanced = true;
+	conn->listener = FW_IW_NO_LISTENER;
+	conn->qpn = qp->qpn;
+	conn->ird = le16_to_cpu(p.ird);
+	conn->ord = le16_to_cpu(p.ord);
+	conn->remote_ip = fw_iw_gid_to_ip(p.remote_ip);
+	conn->remote_port = le16_to_cpu(p.remote_port);
+	conn->req_pd_len = p.private_data_len;
+	memcpy(conn->req_pd, p.private_data, p.private_data_len);
+	qp->iw_conn_plus1 = (uint32_t)h + 1;
+	c->out->handle.handle = cpu_to_le32((uint32_t)h);
+	return ORDMA_CMD_STATUS_OK;
+}
+
+static uint8_t fw_iw_request_of(struct ordma_fw *fw, struct fw_cmd *c,
+				const struct ordma_iw_conn_params *p,
+				struct fw_iw_conn **connp)
+{
+	struct fw_iw_conn *conn = fw_iw_conn_get(fw, le32_to_cpu(p->conn));
+
+	if (!conn)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE,
+				   "no such connection");
+	if (conn->phase != FW_IW_REQ_RCVD)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_STATE,
+				   "no request waiting on the connection");
+	*connp = conn;
+	return ORDMA_CMD_STATUS_OK;
+}
+
+uint8_t fw_cmd_iw_accept(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	struct ordma_iw_conn_params p;
+	struct fw_iw_conn *conn;
+	struct fw_iw *iw;
+	struct fw_qp *qp;
+	uint8_t status;
+
+	status = fw_iw_read_params(fw, c, &p);
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	status = fw_iw_request_of(fw, c, &p, &conn);
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	status = fw_iw_check_qp(fw, c, le32_to_cpu(p.qpn), &qp);
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	iw = fw->tcp.iw;
+	conn->qpn = qp->qpn;
+	conn->ird = le16_to_cpu(p.ird);
+	conn->ord = le16_to_cpu(p.ord);
+	/* peer to peer: the Write RTR, the only one offered or taken */
+	conn->rtr = conn->enhanced &&
+		    (conn->peer_ird & FW_MPA_V2_PEER2PEER) &&
+		    (conn->peer_ord & FW_MPA_V2_RTR_WRITE);
+	if (conn->enhanced && (conn->peer_ird & FW_MPA_V2_PEER2PEER) &&
+	    !conn->rtr) {
+		/* a Read or Send RTR only: not one we take */
+		iw->stats.mpa_bad++;
+		fw_iw_send_reply(fw, conn, true, NULL, 0);
+		fw_tcp_close(fw, fw_iw_handle(fw, conn));
+		fw_iw_free(fw, conn);
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
+				   "the peer offers no RTR by RDMA Write");
+	}
+	if (!fw_iw_send_reply(fw, conn, false, p.private_data,
+			      p.private_data_len))
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NO_RESOURCES,
+				   "no room for the MPA reply");
+	qp->iw_conn_plus1 = fw_iw_handle(fw, conn) + 1;
+	if (conn->listener < FW_TCP_MAX_LISTEN &&
+	    iw->listen_pending[conn->listener])
+		iw->listen_pending[conn->listener]--;
+	if (conn->rtr) {
+		conn->phase = FW_IW_WAIT_RTR;
+		fw_iw_arm(fw, conn, FW_IW_RTR_TIMEOUT_NS);
+		return ORDMA_CMD_STATUS_OK;
+	}
+	fw_iw_rdma_mode(fw, conn);
+	fw_async_event(fw, ORDMA_EQE_IW_ESTABLISHED, fw_iw_handle(fw, conn), 0,
+		       conn->qpn);
+	return ORDMA_CMD_STATUS_OK;
+}
+
+uint8_t fw_cmd_iw_reject(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	struct ordma_iw_conn_params p;
+	struct fw_iw_conn *conn;
+	uint8_t status;
+
+	status = fw_iw_read_params(fw, c, &p);
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	if (p.qpn)
+		return fw_cmd_bad_param(c, PARAM_OFF(qpn), "qpn must be 0");
+	status = fw_iw_request_of(fw, c, &p, &conn);
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	fw_iw_send_reply(fw, conn, true, p.private_data, p.private_data_len);
+	fw_tcp_close(fw, fw_iw_handle(fw, conn));
+	fw_iw_free(fw, conn);
+	return ORDMA_CMD_STATUS_OK;
+}
+
+static uint8_t fw_iw_conn_state(const struct fw_iw_conn *c)
+{
+	switch (c->phase) {
+	case FW_IW_REQ_RCVD:
+		return ORDMA_IW_CONN_REQUEST;
+	case FW_IW_WAIT_RTR:
+		return ORDMA_IW_CONN_ACCEPTING;
+	case FW_IW_RDMA:
+		return ORDMA_IW_CONN_ESTABLISHED;
+	case FW_IW_CLOSING:
+		return ORDMA_IW_CONN_CLOSING;
+	default:
+		return ORDMA_IW_CONN_CONNECTING;
+	}
+}
+
+uint8_t fw_cmd_iw_query_conn(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	uint32_t h = le32_to_cpu(c->in->buf.handle);
+	struct ordma_iw_conn_info info;
+	struct fw_tcp_conn_info tcp;
+	struct fw_iw_conn *conn;
+	uint8_t status = fw_iw_ready(fw, c);
+
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	conn = fw_iw_conn_get(fw, h);
+	if (!conn)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE,
+				   "no such connection");
+	status = fw_cmd_check_buf(c, sizeof(info));
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	memset(&info, 0, sizeof(info));
+	if (!fw_tcp_conn_info(fw, h, &tcp)) {
+		fw_iw_ip_to_gid(tcp.local_ip, info.local_ip);
+		fw_iw_ip_to_gid(tcp.remote_ip, info.remote_ip);
+		info.local_port = cpu_to_le16(tcp.local_port);
+		info.remote_port = cpu_to_le16(tcp.remote_port);
+		info.mss = cpu_to_le16(tcp.mss);
+		info.tcp_state = cpu_to_le16(tcp.state);
+		info.tcp_retransmits = cpu_to_le32(tcp.nrtx);
+	}
+	info.state = fw_iw_conn_state(conn);
+	info.mpa_revision = conn->mpa_revision;
+	info.mpa_flags = conn->mpa_flags;
+	info.private_data_len = conn->pd_len;
+	memcpy(info.private_data, conn->pd, conn->pd_len);
+	info.qpn = cpu_to_le32(conn->qpn);
+	info.ird = cpu_to_le16(conn->ird);
+	info.ord = cpu_to_le16(conn->ord);
+	info.peer_ird = cpu_to_le16(conn->peer_ird);
+	info.peer_ord = cpu_to_le16(conn->peer_ord);
+	return fw_cmd_write_buf(fw, c, &info, sizeof(info));
+}
+
+uint8_t fw_cmd_iw_destroy_conn(struct ordma_fw *fw, struct fw_cmd *c)
+{
+	uint32_t h = le32_to_cpu(c->in->iw_conn.handle);
+	uint32_t flags = le32_to_cpu(c->in->iw_conn.flags);
+	struct fw_iw_conn *conn;
+	uint8_t status = fw_iw_ready(fw, c);
+
+	if (status != ORDMA_CMD_STATUS_OK)
+		return status;
+	if (flags & ~ORDMA_IW_CLOSE_GRACEFUL)
+		return fw_cmd_bad_param(c, FW_CMD_OFF(iw_conn.flags),
+					"unknown flags");
+	conn = fw_iw_conn_get(fw, h);
+	if (!conn)
+		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE,
+				   "no such connection");
+	if ((flags & ORDMA_IW_CLOSE_GRACEFUL) &&
+	    (conn->phase == FW_IW_RDMA || conn->phase == FW_IW_CLOSING))
+		fw_tcp_close(fw, h);
+	else
+		fw_tcp_abort(fw, h);
+	fw_iw_unbind(fw, conn, true);
+	fw_iw_free(fw, conn);
+	return ORDMA_CMD_STATUS_OK;
+}

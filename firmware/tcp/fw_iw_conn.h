@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * iWARP connections over the port's TCP offload: the IW_* admin
+ * commands, the GID commands that give the stack its address, the MPA
+ * timers (fw_iw_conn.c).
+ */
+#ifndef ORDMA_FW_IW_CONN_H
+#define ORDMA_FW_IW_CONN_H
+
+#include "fw_priv.h"
+
+struct fw_iw_stats {
+	uint64_t mpa_bad;		/* malformed or unacceptable MPA */
+	uint64_t mpa_rejected;		/* replies with the reject bit */
+	uint64_t mpa_timeouts;		/* request, reply or RTR late */
+	uint64_t rtr_bad;		/* first FPDU not the negotiated RTR */
+	uint64_t backlog_full;		/* connections beyond a backlog */
+	uint64_t rx_fpdu_bytes;		/* FPDU bytes not yet placed */
+};
+
+/* ADD_GID and DEL_GID: the GID table, and on an iWARP port the stack's
+ * address (the first IP entry)
+ */
+uint8_t fw_cmd_add_port_gid(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_del_port_gid(struct ordma_fw *fw, struct fw_cmd *c);
+
+uint8_t fw_cmd_iw_create_listen(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_iw_destroy_listen(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_iw_connect(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_iw_accept(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_iw_reject(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_iw_query_conn(struct ordma_fw *fw, struct fw_cmd *c);
+uint8_t fw_cmd_iw_destroy_conn(struct ordma_fw *fw, struct fw_cmd *c);
+
+/* The TCP stack's and the MPA timers; the next deadline */
+uint64_t fw_iw_timer(struct ordma_fw *fw);
+/* Drops every connection and the stack (reset, destroy) */
+void fw_iw_stop(struct ordma_fw *fw);
+void fw_iw_stats(const struct ordma_fw *fw, struct fw_iw_stats *st);
+
+#endif /* ORDMA_FW_IW_CONN_H */

@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * iWARP connections through the admin commands (tcp/fw_iw_conn.h), two
+ * firmware instances back to back: the port's IP address by ADD_GID,
+ * listen, connect with private data, the request event and QUERY_CONN,
+ * accept with the RTR exchange, both QPs in RTS; reject with private
+ * data; MPA and TCP failures (no listener, a peer that is not MPA, a
+ * late reply); close by the peer and by DESTROY_CONN; and the commands'
+ * validation.
+ */
+#include <string.h>
+
+#include "fw_priv.h"
+#include "tcp/fw_iw_conn.h"
+#include "tcp/fw_tcp.h"
+#include "wire/fw_iw_wire.h"
+#include "drv.h"
+#include "link.h"
+#include "ordma_test.h"
+
+#define OK		ORDMA_CMD_STATUS_OK
+#define BAD_PARAM	ORDMA_CMD_STATUS_BAD_PARAM
+#define BAD_STATE	ORDMA_CMD_STATUS_BAD_STATE
+#define BAD_HANDLE	ORDMA_CMD_STATUS_BAD_HANDLE
+#define BUSY		ORDMA_CMD_STATUS_BUSY
+#define NOT_SUPPORTED	ORDMA_CMD_STATUS_NOT_SUPPORTED
+#define PORT_B		4420
+#define PARAMS_ADDR	(DRV_BUF_ADDR + 0x3000)
+#define NO_EVENT	0xff
+
+struct iside {
+	struct drv_verbs v;
+	struct link out;
+	uint8_t mac[6];
+	uint8_t ip[16];
+	uint32_t qpn;
+};
+
+struct ienv {
+	struct iside s[2];
+};
+
+static void ip_of(uint8_t ip[16], int i)
+{
+	memset(ip, 0, 16);
+	ip[10] = 0xff;
+	ip[11] = 0xff;
+	ip[12] = 10;
+	ip[15] = (uint8_t)(1 + i);
+}
+
+static uint8_t add_ip(struct iside *s, uint32_t index, const uint8_t ip[16])
+{
+	struct ordma_aq_cmd cmd;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_ADD_GID);
+	cmd.add_gid.index = cpu_to_le32(index);
+	cmd.add_gid.type = ORDMA_GID_TYPE_IP;
+	cmd.add_gid.vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
+	memcpy(cmd.add_gid.gid, ip, 16);
+	memcpy(cmd.add_gid.mac, s->mac, 6);
+	return drv_exec(&s->v.d, &cmd);
+}
+
+static uint8_t qp_state_of(struct iside *s, uint32_t qpn)
+{
+	struct ordma_qp_attr a;
+
+	if (drv_query_qp(&s->v.d, qpn, &a) != OK)
+		return 0xff;
+	return a.state;
+}
+
+static uint8_t qp_to(struct iside *s, uint32_t qpn, uint8_t state,
+		     uint32_t extra_mask)
+{
+	struct ordma_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.attr_mask = cpu_to_le32(ORDMA_QP_ATTR_STATE | extra_mask);
+	a.state = state;
+	if (extra_mask & ORDMA_QP_ATTR_ACCESS_FLAGS)
+		a.access_flags = cpu_to_le32(ORDMA_ACCESS_REMOTE_WRITE |
+					     ORDMA_ACCESS_REMOTE_READ);
+	if (extra_mask & ORDMA_QP_ATTR_PORT)
+		a.port = 1;
+	return drv_modify_qp(&s->v.d, qpn, &a);
+}
+
+/* An RC QP in RTR, as rdma_cm leaves it before connecting */
+static bool rtr_qp(struct iside *s, unsigned int area, uint32_t *qpn)
+{
+	return drv_verbs_create_qp(&s->v, ORDMA_QPT_RC, 0, area, qpn) == OK &&
+	       qp_to(s, *qpn, ORDMA_QPS_INIT, ORDMA_QP_ATTR_ACCESS_FLAGS |
+		     ORDMA_QP_ATTR_PKEY_INDEX | ORDMA_QP_ATTR_PORT) == OK &&
+	       qp_to(s, *qpn, ORDMA_QPS_RTR, 0) == OK;
+}
+
+static bool iside_open(struct iside *s, int i)
+{
+	memset(s, 0, sizeof(*s));
+	s->mac[0] = 0x02;
+	s->mac[5] = (uint8_t)(0x0a + i);
+	ip_of(s->ip, i);
+	if (!drv_verbs_open(&s->v, ORDMA_PORT_PROTO_IWARP, false, NULL, NULL))
+		return false;
+	s->v.d.hal.tx_hook = link_tx_hook;
+	s->v.d.hal.tx_hook_arg = &s->out;
+	return drv_set_port(&s->v.d, ORDMA_SET_PORT_MAC, 0, s->mac, 0, 0) ==
+		       OK &&
+	       drv_port_up(&s->v.d) == OK && add_ip(s, 0, s->ip) == OK &&
+	       rtr_qp(s, 2, &s->qpn);
+}
+
+static bool ienv_open(struct ienv *e)
+{
+	return iside_open(&e->s[0], 0) && iside_open(&e->s[1], 1);
+}
+
+static void ienv_close(struct ienv *e)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		drv_close(&e->s[i].v.d);
+		link_free(&e->s[i].out);
+	}
+}
+
+static void pump(struct ienv *e)
+{
+	bool busy;
+
+	do {
+		busy = link_deliver(&e->s[0].out, e->s[1].v.d.fw);
+		busy |= link_deliver(&e->s[1].out, e->s[0].v.d.fw);
+	} while (busy);
+}
+
+/* Both clocks forward by ns, the wire pumped at every timer */
+static void run_for(struct ienv *e, uint64_t ns)
+{
+	uint64_t end = e->s[0].v.d.hal.now_ns + ns;
+
+	while (e->s[0].v.d.hal.now_ns < end) {
+		uint64_t t0 = e->s[0].v.d.hal.timer_deadline;
+		uint64_t t1 = e->s[1].v.d.hal.timer_deadline;
+		uint64_t next = t0 < t1 ? t0 : t1;
+
+		pump(e);
+		if (next > end)
+			next = end;
+		if (next < e->s[0].v.d.hal.now_ns)
+			next = e->s[0].v.d.hal.now_ns;
+		fake_advance(&e->s[0].v.d.hal, next - e->s[0].v.d.hal.now_ns);
+		fake_advance(&e->s[1].v.d.hal, next - e->s[1].v.d.hal.now_ns);
+	}
+	pump(e);
+}
+
+/* The next async event of the side but port changes: its type
+ * (NO_EVENT if none)
+ */
+static uint8_t next_event(struct iside *s, uint32_t data[3])
+{
+	struct ordma_eqe eqe;
+
+	do {
+		if (!drv_eq_next(&s->v.d, &s->v.async, &eqe))
+			return NO_EVENT;
+	} while (FIELD_GET(ORDMA_EQE_TYPE, le32_to_cpu(eqe.type)) ==
+		 ORDMA_EQE_PORT_CHANGE);
+	data[0] = le32_to_cpu(eqe.data[0]);
+	data[1] = le32_to_cpu(eqe.data[1]);
+	data[2] = le32_to_cpu(eqe.data[2]);
+	drv_eq_update(&s->v.d, &s->v.async, false);
+	return (uint8_t)FIELD_GET(ORDMA_EQE_TYPE, le32_to_cpu(eqe.type));
+}
+
+static uint8_t listen_on(struct iside *s, uint16_t port, uint16_t backlog,
+			 uint32_t *listener)
+{
+	struct ordma_aq_cmd cmd;
+	uint8_t status;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_IW_CREATE_LISTEN);
+	cmd.iw_create_listen.port = cpu_to_le16(port);
+	cmd.iw_create_listen.backlog = cpu_to_le16(backlog);
+	status = drv_exec(&s->v.d, &cmd);
+	*listener = le32_to_cpu(s->v.d.last_comp.handle.handle);
+	return status;
+}
+
+static uint8_t conn_cmd(struct iside *s, uint8_t opcode, uint32_t handle,
+			uint32_t flags)
+{
+	struct ordma_aq_cmd cmd;
+
+	drv_cmd_init(&cmd, opcode);
+	cmd.iw_conn.handle = cpu_to_le32(handle);
+	cmd.iw_conn.flags = cpu_to_le32(flags);
+	return drv_exec(&s->v.d, &cmd);
+}
+
+/* IW_CONNECT/ACCEPT/REJECT with params p; the completion's handle */
+static uint8_t params_cmd(struct iside *s, uint8_t opcode,
+			  const struct ordma_iw_conn_params *p, uint32_t *h)
+{
+	struct ordma_aq_cmd cmd;
+	uint8_t status;
+
+	memcpy(drv_mem(&s->v.d, PARAMS_ADDR, sizeof(*p)), p, sizeof(*p));
+	drv_cmd_init(&cmd, opcode);
+	cmd.buf.buf_addr = cpu_to_le64(PARAMS_ADDR);
+	cmd.buf.buf_len = cpu_to_le32(sizeof(*p));
+	status = drv_exec(&s->v.d, &cmd);
+	if (h)
+		*h = le32_to_cpu(s->v.d.last_comp.handle.handle);
+	return status;
+}
+
+static void connect_params(struct ordma_iw_conn_params *p,
+			   const struct iside *from, const struct iside *to,
+			   uint16_t port, const char *pd)
+{
+	memset(p, 0, sizeof(*p));
+	memcpy(p->remote_ip, to->ip, 16);
+	p->remote_port = cpu_to_le16(port);
+	memcpy(p->next_hop_mac, to->mac, 6);
+	p->qpn = cpu_to_le32(from->qpn);
+	p->ird = cpu_to_le16(16);
+	p->ord = cpu_to_le16(16);
+	p->private_data_len = (uint8_t)strlen(pd);
+	memcpy(p->private_data, pd, strlen(pd));
+}
+
+static uint8_t query_conn(struct iside *s, uint32_t h,
+			  struct ordma_iw_conn_info *info)
+{
+	struct ordma_aq_cmd cmd;
+	uint8_t status;
+
+	memset(drv_mem(&s->v.d, PARAMS_ADDR, sizeof(*info)), 0xa5,
+	       sizeof(*info));
+	drv_cmd_init(&cmd, ORDMA_CMD_IW_QUERY_CONN);
+	cmd.buf.buf_addr = cpu_to_le64(PARAMS_ADDR);
+	cmd.buf.buf_len = cpu_to_le32(sizeof(*info));
+	cmd.buf.handle = cpu_to_le32(h);
+	status = drv_exec(&s->v.d, &cmd);
+	memcpy(info, drv_mem(&s->v.d, PARAMS_ADDR, sizeof(*info)),
+	       sizeof(*info));
+	return status;
+}
+
+/* A connects to B's listener with pd; B's request is in *req */
+static bool request(struct ienv *e, const char *pd, uint32_t *listener,
+		    uint32_t *active, uint32_t *req)
+{
+	struct ordma_iw_conn_params p;
+	uint32_t d[3];
+
+	if (listen_on(&e->s[1], PORT_B, 4, listener) != OK)
+		return false;
+	connect_params(&p, &e->s[0], &e->s[1], PORT_B, pd);
+	if (params_cmd(&e->s[0], ORDMA_CMD_IW_CONNECT, &p, active) != OK)
+		return false;
+	pump(e);
+	if (next_event(&e->s[1], d) != ORDMA_EQE_IW_CONN_REQUEST ||
+	    d[1] != *listener)
+		return false;
+	*req = d[0];
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tests                                                               */
+/* ------------------------------------------------------------------ */
+
+TEST(test_iw_connect_accept)
+{
+	struct ordma_iw_conn_params p;
+	struct ordma_iw_conn_info info;
+	uint32_t l, a, req, d[3];
+	struct ienv e;
+
+	REQUIRE(ienv_open(&e));
+	REQUIRE(request(&e, "hello from A", &l, &a, &req));
+	/* the request as the passive side's host sees it */
+	REQUIRE_EQ(query_conn(&e.s[1], req, &info), OK);
+	CHECK_EQ(info.state, ORDMA_IW_CONN_REQUEST);
+	CHECK_EQ(info.mpa_revision, 2);
+	CHECK_EQ(info.mpa_flags, FW_MPA_FLAG_CRC | FW_MPA_FLAG_ENHANCED);
+	CHECK_EQ(info.private_data_len, 12);
+	CHECK(!memcmp(info.private_data, "hello from A", 12));
+	CHECK(!memcmp(info.local_ip, e.s[1].ip, 16));
+	CHECK(!memcmp(info.remote_ip, e.s[0].ip, 16));
+	CHECK_EQ(le16_to_cpu(info.local_port), PORT_B);
+	CHECK_EQ(le16_to_cpu(info.peer_ird), FW_MPA_V2_PEER2PEER | 16);
+	CHECK_EQ(le16_to_cpu(info.peer_ord), FW_MPA_V2_RTR_WRITE | 16);
+	CHECK_EQ(le16_to_cpu(info.mss), 1460);
+	/* the active QP waits in RTR */
+	CHECK_EQ(qp_state_of(&e.s[0], e.s[0].qpn), ORDMA_QPS_RTR);
+	CHECK_EQ(next_event(&e.s[0], d), NO_EVENT);
+
+	memset(&p, 0, sizeof(p));
+	p.conn = cpu_to_le32(req);
+	p.qpn = cpu_to_le32(e.s[1].qpn);
+	p.ird = cpu_to_le16(8);
+	p.ord = cpu_to_le16(8);
+	p.private_data_len = 3;
+	memcpy(p.private_data, "yes", 3);
+	REQUIRE_EQ(params_cmd(&e.s[1], ORDMA_CMD_IW_ACCEPT, &p, NULL), OK);
+	/* accepted once only */
+	CHECK_EQ(params_cmd(&e.s[1], ORDMA_CMD_IW_ACCEPT, &p, NULL), BAD_STATE);
+	pump(&e);
+	/* A: reply, RTR sent, RDMA mode; B: the RTR, established */
+	REQUIRE_EQ(next_event(&e.s[0], d), ORDMA_EQE_IW_CONN_REPLY);
+	CHECK_EQ(d[0], a);
+	CHECK_EQ(d[1], ORDMA_IW_STATUS_OK);
+	CHECK_EQ(d[2], e.s[0].qpn);
+	REQUIRE_EQ(next_event(&e.s[1], d), ORDMA_EQE_IW_ESTABLISHED);
+	CHECK_EQ(d[0], req);
+	CHECK_EQ(d[2], e.s[1].qpn);
+	CHECK_EQ(qp_state_of(&e.s[0], e.s[0].qpn), ORDMA_QPS_RTS);
+	CHECK_EQ(qp_state_of(&e.s[1], e.s[1].qpn), ORDMA_QPS_RTS);
+	REQUIRE_EQ(query_conn(&e.s[0], a, &info), OK);
+	CHECK_EQ(info.state, ORDMA_IW_CONN_ESTABLISHED);
+	CHECK_EQ(info.private_data_len, 3);
+	CHECK(!memcmp(info.private_data, "yes", 3));
+	/* our IRD follows the ORD the responder will use */
+	CHECK_EQ(le16_to_cpu(info.ird), 8);
+	CHECK_EQ(le16_to_cpu(info.peer_ird), FW_MPA_V2_PEER2PEER | 8);
+	CHECK_EQ(le16_to_cpu(info.peer_ord), FW_MPA_V2_RTR_WRITE | 8);
+	/* a QP with a connection takes no second one */
+	connect_params(&p, &e.s[0], &e.s[1], PORT_B, "");
+	CHECK_EQ(params_cmd(&e.s[0], ORDMA_CMD_IW_CONNECT, &p, NULL),
+		 BAD_STATE);
+
+	/* B closes gracefully: A hears the FIN, then both are closed */
+	CHECK_EQ(conn_cmd(&e.s[1], ORDMA_CMD_IW_DESTROY_CONN, req,
+			  ORDMA_IW_CLOSE_GRACEFUL), OK);
+	CHECK_EQ(qp_state_of(&e.s[1], e.s[1].qpn), ORDMA_QPS_ERR);
+	CHECK_EQ(query_conn(&e.s[1], req, &info), BAD_HANDLE);
+	run_for(&e, 2ULL * 1000000000ULL);
+	REQUIRE_EQ(next_event(&e.s[0], d), ORDMA_EQE_IW_DISCONNECT);
+	CHECK_EQ(d[0], a);
+	REQUIRE_EQ(next_event(&e.s[0], d), ORDMA_EQE_IW_CLOSED);
+	CHECK_EQ(d[1], ORDMA_IW_STATUS_GRACEFUL);
+	CHECK_EQ(qp_state_of(&e.s[0], e.s[0].qpn), ORDMA_QPS_ERR);
+	CHECK_EQ(next_event(&e.s[1], d), NO_EVENT);
+	ienv_close(&e);
+}
+
+TEST(test_iw_reject)
+{
+	struct ordma_iw_conn_params p;
+	struct ordma_iw_conn_info info;
+	uint32_t l, a, req, d[3];
+	struct ienv e;
+
+	REQUIRE(ienv_open(&e));
+	REQUIRE(request(&e, "may I", &l, &a, &req));
+	memset(&p, 0, sizeof(p));
+	p.conn = cpu_to_le32(req);
+	p.private_data_len = 7;
+	memcpy(p.private_data, "go away", 7);
+	/* a reject names no QP */
+	p.qpn = cpu_to_le32(e.s[1].qpn);
+	CHECK_EQ(params_cmd(&e.s[1], ORDMA_CMD_IW_REJECT, &p, NULL), BAD_PARAM);
+	p.qpn = 0;
+	REQUIRE_EQ(params_cmd(&e.s[1], ORDMA_CMD_IW_REJECT, &p, NULL), OK);
+	pump(&e);
+	REQUIRE_EQ(next_event(&e.s[0], d), ORDMA_EQE_IW_CONN_REPLY);
+	CHECK_EQ(d[0], a);
+	CHECK_EQ(d[1], ORDMA_IW_STATUS_REJECTED);
+	/* the handle is gone with the event; the QP is in error */
+	CHECK_EQ(query_conn(&e.s[0], a, &info), BAD_HANDLE);
+	CHECK_EQ(qp_state_of(&e.s[0], e.s[0].qpn), ORDMA_QPS_ERR);
+	CHECK_EQ(next_event(&e.s[1], d), NO_EVENT);
+	ienv_close(&e);
+}
+
+TEST(test_iw_connect_failures)
+{
+	struct ordma_iw_conn_params p;
+	uint32_t a, l, d[3];
+	struct ienv e;
+
+	REQUIRE(ienv_open(&e));
+	/* nobody listens: TCP gives up, the QP goes to error */
+	connect_params(&p, &e.s[0], &e.s[1], PORT_B, "");
+	REQUIRE_EQ(params_cmd(&e.s[0], ORDMA_CMD_IW_CONNECT, &p, &a), OK);
+	run_for(&e, 900ULL * 1000000000ULL);
+	REQUIRE_EQ(next_event(&e.s[0], d), ORDMA_EQE_IW_CONN_REPLY);
+	CHECK_EQ(d[0], a);
+	CHECK_EQ(d[1], ORDMA_IW_STATUS_TIMEOUT);
+	CHECK_EQ(qp_state_of(&e.s[0], e.s[0].qpn), ORDMA_QPS_ERR);
+
+	/* a listener whose request is never answered: the MPA reply timer */
+	REQUIRE(rtr_qp(&e.s[0], 3, &e.s[0].qpn));
+	REQUIRE_EQ(listen_on(&e.s[1], PORT_B, 4, &l), OK);
+	connect_params(&p, &e.s[0], &e.s[1], PORT_B, "");
+	REQUIRE_EQ(params_cmd(&e.s[0], ORDMA_CMD_IW_CONNECT, &p, &a), OK);
+	run_for(&e, 6ULL * 1000000000ULL);
+	REQUIRE_EQ(next_event(&e.s[1], d), ORDMA_EQE_IW_CONN_REQUEST);
+	REQUIRE_EQ(next_event(&e.s[0], d), ORDMA_EQE_IW_CONN_REPLY);
+	CHECK_EQ(d[1], ORDMA_IW_STATUS_TIMEOUT);
+	/* B's request is reset with it */
+	run_for(&e, 1000000000ULL);
+	REQUIRE_EQ(next_event(&e.s[1], d), ORDMA_EQE_IW_CLOSED);
+	CHECK_EQ(d[1], ORDMA_IW_STATUS_RESET);
+	ienv_close(&e);
+}
+
+/* B's TCP stream as a peer that is not MPA: a bad request */
+TEST(test_iw_bad_request_resets)
+{
+	struct fw_iw_stats st;
+	uint32_t l, d[3];
+	struct ienv e;
+	struct fw_mpa_msg m = {
+		.kind = FW_MPA_REQUEST, .flags = FW_MPA_FLAG_MARKERS,
+		.revision = 2,
+	};
+	uint8_t buf[64];
+	size_t len;
+	int64_t h;
+
+	REQUIRE(ienv_open(&e));
+	REQUIRE_EQ(listen_on(&e.s[1], PORT_B, 4, &l), OK);
+	/* A's TCP, driven directly: a request with markers */
+	h = fw_tcp_connect(e.s[0].v.d.fw, 0x0a000002u, PORT_B, 0, e.s[1].mac);
+	REQUIRE(h >= 0);
+	pump(&e);
+	len = fw_mpa_build(buf, &m);
+	fw_tcp_send(e.s[0].v.d.fw, (uint32_t)h, buf, len);
+	pump(&e);
+	fw_iw_stats(e.s[1].v.d.fw, &st);
+	CHECK_EQ(st.mpa_bad, 1);
+	CHECK_EQ(next_event(&e.s[1], d), NO_EVENT);
+	/* and a request with a bad key */
+	h = fw_tcp_connect(e.s[0].v.d.fw, 0x0a000002u, PORT_B, 0, e.s[1].mac);
+	REQUIRE(h >= 0);
+	pump(&e);
+	memcpy(buf, "MPA ID Rep Frame", 16);
+	fw_tcp_send(e.s[0].v.d.fw, (uint32_t)h, buf, len);
+	pump(&e);
+	fw_iw_stats(e.s[1].v.d.fw, &st);
+	CHECK_EQ(st.mpa_bad, 2);
+	CHECK_EQ(next_event(&e.s[1], d), NO_EVENT);
+	ienv_close(&e);
+}
+
+TEST(test_iw_command_checks)
+{
+	struct ordma_iw_conn_params p;
+	uint32_t l, l2, h;
+	struct ienv e;
+	uint8_t other[16];
+
+	REQUIRE(ienv_open(&e));
+	REQUIRE_EQ(listen_on(&e.s[1], PORT_B, 4, &l), OK);
+	/* one listener per port */
+	CHECK_EQ(listen_on(&e.s[1], PORT_B, 4, &l2), BUSY);
+	CHECK_EQ(listen_on(&e.s[1], 0, 4, &l2), BAD_PARAM);
+	CHECK_EQ(listen_on(&e.s[1], PORT_B + 1, 0, &l2), BAD_PARAM);
+	CHECK_EQ(listen_on(&e.s[1], PORT_B + 1, ORDMA_IW_MAX_BACKLOG + 1, &l2),
+		 BAD_PARAM);
+	CHECK_EQ(conn_cmd(&e.s[1], ORDMA_CMD_IW_DESTROY_LISTEN, l + 1, 0),
+		 BAD_HANDLE);
+	CHECK_EQ(conn_cmd(&e.s[1], ORDMA_CMD_IW_DESTROY_LISTEN, l, 1),
+		 BAD_PARAM);
+	CHECK_EQ(conn_cmd(&e.s[1], ORDMA_CMD_IW_DESTROY_LISTEN, l, 0), OK);
+	CHECK_EQ(listen_on(&e.s[1], PORT_B, 4, &l2), OK);
+
+	connect_params(&p, &e.s[0], &e.s[1], PORT_B, "");
+	p.private_data_len = ORDMA_IW_MAX_PRIVATE_DATA + 1;
+	CHECK_EQ(params_cmd(&e.s[0], ORDMA_CMD_IW_CONNECT, &p, &h), BAD_PARAM);
+	connect_params(&p, &e.s[0], &e.s[1], 0, "");
+	CHECK_EQ(params_cmd(&e.s[0], ORDMA_CMD_IW_CONNECT, &p, &h), BAD_PARAM);
+	connect_params(&p, &e.s[0], &e.s[1], PORT_B, "");
+	p.next_hop_mac[0] = 1;
+	CHECK_EQ(params_cmd(&e.s[0], ORDMA_CMD_IW_CONNECT, &p, &h), BAD_PARAM);
+	connect_params(&p, &e.s[0], &e.s[1], PORT_B, "");
+	p.ird = cpu_to_le16(129);
+	CHECK_EQ(params_cmd(&e.s[0], ORDMA_CMD_IW_CONNECT, &p, &h), BAD_PARAM);
+	connect_params(&p, &e.s[0], &e.s[1], PORT_B, "");
+	ip_of(other, 7);
+	memcpy(p.local_ip, other, 16);
+	CHECK_EQ(params_cmd(&e.s[0], ORDMA_CMD_IW_CONNECT, &p, &h), BAD_PARAM);
+	connect_params(&p, &e.s[0], &e.s[1], PORT_B, "");
+	p.qpn = cpu_to_le32(e.s[0].qpn + 100);
+	CHECK_EQ(params_cmd(&e.s[0], ORDMA_CMD_IW_CONNECT, &p, &h), BAD_HANDLE);
+	/* ACCEPT of what is no request */
+	memset(&p, 0, sizeof(p));
+	p.conn = cpu_to_le32(3);
+	p.qpn = cpu_to_le32(e.s[1].qpn);
+	CHECK_EQ(params_cmd(&e.s[1], ORDMA_CMD_IW_ACCEPT, &p, NULL),
+		 BAD_HANDLE);
+	CHECK_EQ(conn_cmd(&e.s[1], ORDMA_CMD_IW_DESTROY_CONN, 3, 0),
+		 BAD_HANDLE);
+	CHECK_EQ(conn_cmd(&e.s[1], ORDMA_CMD_IW_DESTROY_CONN, 3, 2),
+		 BAD_PARAM);
+
+	/* without its address the port has no TCP */
+	CHECK_EQ(drv_handle_cmd(&e.s[1].v.d, ORDMA_CMD_DEL_GID, 0, 0), OK);
+	CHECK_EQ(listen_on(&e.s[1], PORT_B, 4, &l2), BAD_STATE);
+	/* IPv6, and IP addresses on a RoCE port, are refused */
+	memset(other, 0, 16);
+	other[0] = 0xfd;
+	other[15] = 1;
+	CHECK_EQ(add_ip(&e.s[1], 1, other), NOT_SUPPORTED);
+	ienv_close(&e);
+
+	REQUIRE(drv_verbs_open(&e.s[0].v, ORDMA_PORT_PROTO_ROCE, false, NULL,
+			       NULL));
+	ip_of(other, 0);
+	e.s[0].mac[0] = 2;
+	CHECK_EQ(add_ip(&e.s[0], 0, other), NOT_SUPPORTED);
+	drv_close(&e.s[0].v.d);
+}
