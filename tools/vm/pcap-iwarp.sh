@@ -12,7 +12,8 @@
 #   - an MPA reply follows; neither has the marker flag;
 #   - the bytes of the MPA request, the reply and every FPDU (length
 #     field, ULPDU, pad, CRC) add up to the stream's TCP payload, less
-#     retransmissions: no byte of it was left undissected;
+#     retransmissions: no byte of it was left undissected; and no
+#     segment of it is missing from the capture;
 #   - every FPDU carries a DDP segment of DDP version 1 with an RDMAP
 #     header (version 1);
 #   - if the request or the reply set the CRC flag (C), the CRC of every
@@ -47,7 +48,8 @@ tshark -n -r "$cap" "${NO_ULP[@]}" -T fields -E occurrence=a -E aggregator=, \
 	-e iwarp_mpa.crc_flag -e iwarp_mpa.rev -e iwarp_mpa.pdlength \
 	-e iwarp_mpa.ulpdulength -e iwarp_mpa.crc -e iwarp_mpa.crc_check \
 	-e iwarp_ddp.dv -e iwarp_rdma.version -e iwarp_rdma.opcode \
-	-e _ws.malformed >"$fields" 2>/dev/null || { echo "tshark cannot read $cap" >&2; exit 2; }
+	-e _ws.malformed -e tcp.analysis.lost_segment \
+	-e tcp.analysis.ack_lost_segment >"$fields" 2>/dev/null || { echo "tshark cannot read $cap" >&2; exit 2; }
 
 # Good and bad CRC verdicts: Wireshark puts them in the field's text only
 good=0 bad=0
@@ -63,6 +65,7 @@ function n(s, a) { return s == "" ? 0 : split(s, a, ",") }
 	if ($16 != "") malformed++
 	if ($1 == "") next
 	if ($3 == "") tcpbytes[st] += $2
+	if ($17 != "" || $18 != "") lost[st]++
 	if ($4 != "") {
 		mpa[st] = 1; req++
 		if ($6 ~ /1|True/) markers++
@@ -107,9 +110,10 @@ END {
 			gap = gap sprintf("%s stream %s: %d TCP payload bytes, %d in MPA frames", gap == "" ? "" : ",", s, tcpbytes[s], mpabytes[s])
 		}
 		if (s in crc) { crcconns++; crcfpdus += fpdu[s] }
+		if (s in lost) gaps += lost[s]
 	}
 	if (!conns) { print "no MPA request in the capture"; exit 4 }
-	fail = norep || uncovered || markers || malformed || baddv || badrv ||
+	fail = norep || uncovered || gaps || markers || malformed || baddv || badrv ||
 		ddp != fpdus || rdmap != fpdus || bad || good != crcfpdus
 	line = sprintf("%d MPA connections: %d requests (%d with C), %d replies (%d with C); revision", conns, req, reqc, reps, repc)
 	for (v in rev) line = line sprintf(" %s x%d", v, rev[v])
@@ -124,6 +128,7 @@ END {
 	else
 		line = line sprintf("; CRC off (C clear in requests and replies): not checked, %d of %d CRC fields zero", zero, crcshown)
 	if (norep) line = line sprintf("; %d without a reply", norep)
+	if (gaps) line = line sprintf("; %d segments not captured", gaps)
 	if (uncovered) line = line sprintf("; not all dissected:%s", gap)
 	if (markers) line = line sprintf("; %d with markers", markers)
 	if (baddv || badrv) line = line sprintf("; %d DDP, %d RDMAP versions not 1", baddv, badrv)
