@@ -26,7 +26,10 @@
 #
 # siw negotiates no MPA CRC (C clear in its request and reply, CRC
 # fields 0), so the check can only report it off; nor peer-to-peer
-# mode, so there is no RTR.
+# mode, so there is no RTR.  ib_send_bw -R hangs now and then in
+# perftest's key exchange: the server's siw never reads the client's
+# first Send (a window in siw_accept(), Documentation/ordma/
+# iwarp-design.rst, "What siw sends and accepts").
 . "$(dirname "$0")/lib.sh"
 
 ordma_require_device
