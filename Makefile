@@ -21,6 +21,9 @@
 #                   host, under ASan/UBSan; builds pcap-icrc
 #   make trace-tool-check  tests of tools/diag/ordma-trace (host,
 #                   Python only)
+#   make pcap-iwarp-check  tests of tools/vm/pcap-iwarp.sh, the iWARP
+#                   check of run-vm.sh --pcap, on made-up captures
+#                   (host, tshark)
 #   make fw-image   a signed firmware image of this tree's firmware
 #                   (FW_VERSION, FW_BUILD) in build/fw/, with the
 #                   development key made there on first use; the tool
@@ -57,7 +60,7 @@ kdir = $${KDIR:-$$(tools/vm/fetch-kernel.sh | tail -n 1)}
 
 .PHONY: soak all modules modules_clean siw diag fw-build fw-check qemu qemu-unit provider lint \
 	vm-check vm-smoke vm-impair vm-disturb check demo clean help install fuzz \
-	qemu-asan qtest-asan trace-tool-check deb vm-packages fw-image \
+	qemu-asan qtest-asan trace-tool-check pcap-iwarp-check deb vm-packages fw-image \
 	fw-image-tool fw-image-check
 
 all: modules diag fw-build fw-image-tool
@@ -222,6 +225,9 @@ $(QEMU_UNIT)/test-ib-capture: tools/qemu/tests/test-ib-capture.c \
 # captures: its tests build their own inputs (TAP output).
 trace-tool-check:
 	python3 tools/diag/test-ordma-trace.py
+
+pcap-iwarp-check:
+	python3 tools/vm/test-pcap-iwarp.py
 
 provider:
 	@if [ -x tools/provider/build.sh ]; then tools/provider/build.sh; \

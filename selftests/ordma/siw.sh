@@ -16,6 +16,20 @@
 # run over rdma_cm between them, server on NIC 1, client in the
 # namespace.  The NICs' byte counters must have carried the payload.
 # Afterwards siw goes, NIC 2 comes back and ordma_ib is loaded again.
+#
+# The cable's capture is the host's (run-vm.sh --pcap, outside this
+# guest): with it, run-vm.sh checks after the run that tshark dissects
+# every siw connection as MPA and DDP/RDMAP, whole, none malformed
+# (tools/vm/pcap-iwarp.sh):
+#
+#   tools/vm/run-vm.sh --pcap -T siw single
+#
+# siw negotiates no MPA CRC (C clear in its request and reply, CRC
+# fields 0), so the check can only report it off; nor peer-to-peer
+# mode, so there is no RTR.  ib_send_bw -R hangs now and then in
+# perftest's key exchange: the server's siw never reads the client's
+# first Send (a window in siw_accept(), Documentation/ordma/
+# iwarp-design.rst, "What siw sends and accepts").
 . "$(dirname "$0")/lib.sh"
 
 ordma_require_device

@@ -41,6 +41,8 @@ step kernel tools/vm/fetch-kernel.sh
 step fw-check $MAKE -C firmware check
 # The device model's frame logic (the cable's impairments), no QEMU needed
 step qemu-unit $MAKE qemu-unit
+# The iWARP capture check of run-vm.sh --pcap on made-up captures (tshark)
+step pcap-iwarp-check python3 tools/vm/test-pcap-iwarp.py
 # ordma-fw-image: keys, signed images good and bad, flash files
 step fw-image-check $MAKE fw-image-check
 step lint $MAKE lint

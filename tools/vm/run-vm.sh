@@ -88,7 +88,9 @@
 # checked: pcap-icrc (make qemu-unit builds it) must find the ICRC of
 # every RoCEv2 frame sent good but those marked corrupted, which must be
 # bad, the marks must add up to the faults the NIC reported, and tshark
-# must read every frame without a malformed one; across each cable, the
+# must read every frame without a malformed one (and, in a capture with
+# iWARP, dissect every MPA connection whole: tools/vm/pcap-iwarp.sh,
+# DIR/pcap-iwarp.txt); across each cable, the
 # frames one end sent less those lost (and the datagrams the host
 # dropped) must be those the other end received, and the bad ICRCs on
 # arrival the frames corrupted (DIR/pcap-check.txt).  --pcap-failed captures the
@@ -327,6 +329,10 @@ TSHARK_NO_ULP=()
 for h in rpcrdma smb_direct iser smcr sdp fc; do
 	TSHARK_NO_ULP+=(--disable-heuristic "${h}_infiniband")
 done
+# the same guesses inside an iWARP Send (perftest's 4-byte Sends of
+# ib_send_bw -R read as malformed RPC over RDMA)
+TSHARK_NO_ULP+=(--disable-heuristic rpcrdma_iwarp --disable-heuristic smb_direct_iwarp)
+PCAP_IWARP=$VM_TOOLS/pcap-iwarp.sh
 kernel=$KIMAGE/boot/vmlinuz-$KVER
 [ -f "$kernel" ] || vm_die "no kernel at $kernel"
 [ -n "$(find "$ORDMA_REPO/drivers" -name '*.ko' 2>/dev/null)" ] ||
@@ -619,6 +625,7 @@ pcap_verdict() {
 		return 0
 	fi
 	: >"$OUT/pcap-check.txt"
+	rm -f "$OUT/pcap-iwarp.txt"
 	for n in "${NODES[@]}"; do
 		for f in "$OUT/$n"/wire*.pcapng; do
 			[ -e "$f" ] || continue
@@ -644,19 +651,27 @@ pcap_verdict() {
 				ktap_test_skip "$n: capture $id: tshark reads every frame" "no tshark"
 				continue
 			fi
-			# one line per frame: its number, and "1" if malformed.
-			# Wireshark guesses the protocol inside a SEND's payload
-			# (RPC over RDMA, SMB Direct, iSER, ...): ib_send_lat's
-			# 2-byte payloads read as malformed RPC over RDMA.  The
-			# frames are judged, not what the test put in them.
-			read -r frames malformed < <(tshark -n -r "$f" "${TSHARK_NO_ULP[@]}" \
-				-T fields -e frame.number -e _ws.malformed 2>/dev/null |
-				awk -F '\t' '{ n++; if ($2 != "") m++ } END { print n + 0, m + 0 }')
+			# one line per frame: its number, "1" if malformed, and
+			# the MPA request key if it is one.  Wireshark guesses the
+			# protocol inside a SEND's payload (RPC over RDMA, SMB
+			# Direct, iSER, ...): ib_send_lat's 2-byte payloads read
+			# as malformed RPC over RDMA.  The frames are judged, not
+			# what the test put in them.
+			read -r frames malformed mpa < <(tshark -n -r "$f" "${TSHARK_NO_ULP[@]}" \
+				-T fields -e frame.number -e _ws.malformed -e iwarp_mpa.key.req 2>/dev/null |
+				awk -F '\t' '{ n++; if ($2 != "") m++; if ($3 != "") r++ } END { print n + 0, m + 0, r + 0 }')
 			if [ "$malformed" = 0 ] && [ "$frames" = "${line%% frames*}" ]; then
 				ktap_test_pass "$n: capture $id: tshark reads every frame, none malformed ($frames frames)"
 			else
 				ktap_test_fail "$n: capture $id: tshark reads every frame, none malformed ($frames of ${line%% frames*} frames read, $malformed malformed)"
 			fi
+			# iWARP connections (siw.sh): MPA and DDP/RDMAP from the
+			# first byte to the last, CRC good where negotiated
+			[ "$mpa" = 0 ] && continue
+			rc=0
+			what=$("$PCAP_IWARP" "$f" 2>&1) || rc=$?
+			echo "$n $id iwarp: $what" >>"$OUT/pcap-iwarp.txt"
+			ktap_test_result "$rc" "$n: capture $id: tshark dissects the iWARP connections ($what)" || true
 		done
 	done
 	# wireN's frames sent, less those lost, arrived at the other end,
