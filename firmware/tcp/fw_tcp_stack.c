@@ -61,6 +61,11 @@ static struct {
 	bool connecting[FW_TCP_MAX_CONN];
 	struct tcp_pcb *listener[FW_TCP_MAX_LISTEN];
 	struct neighbour neigh[NEIGHBOURS];
+	/* the pcb the device aborted during a callback: lwIP must be told
+	 * ERR_ABRT for it, and only for it (a pcb closed during a callback
+	 * is still lwIP's to finish and free)
+	 */
+	struct tcp_pcb *aborted;
 	unsigned int neigh_next;	/* replaced next when all are used */
 	struct fw_tcp_stats st;		/* what lwIP does not count itself */
 	uint8_t frame[FRAME_MAX];
@@ -267,6 +272,14 @@ static void conn_forget(uint32_t conn)
 	tcp_err(pcb, NULL);
 }
 
+/* What a callback tells lwIP once the device's callback returned */
+static err_t callback_result(uint32_t conn, struct tcp_pcb *pcb)
+{
+	if (s.conn[conn] == pcb)
+		return ERR_OK;
+	return s.aborted == pcb ? ERR_ABRT : ERR_OK;
+}
+
 static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 {
 	uint32_t conn = conn_of(arg);
@@ -278,9 +291,10 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 			pbuf_free(p);
 		return ERR_OK;
 	}
+	s.aborted = NULL;
 	if (!p) {
 		s.host.peer_fin(s.host.ctx, conn);
-		return s.conn[conn] == pcb ? ERR_OK : ERR_ABRT;
+		return callback_result(conn, pcb);
 	}
 	(void)err;
 	total = p->tot_len;
@@ -288,9 +302,11 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 		if (q->len)
 			s.host.recv(s.host.ctx, conn, q->payload, q->len);
 		if (s.conn[conn] != pcb) {
-			/* the device aborted it from the callback */
+			/* the device closed or aborted it from the callback:
+			 * the rest of the data is nobody's
+			 */
 			pbuf_free(p);
-			return ERR_ABRT;
+			return callback_result(conn, pcb);
 		}
 	}
 	pbuf_free(p);
@@ -304,8 +320,9 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 
 	if (conn == FW_TCP_NONE || s.conn[conn] != pcb)
 		return ERR_OK;
+	s.aborted = NULL;
 	s.host.sent(s.host.ctx, conn, len);
-	return s.conn[conn] == pcb ? ERR_OK : ERR_ABRT;
+	return callback_result(conn, pcb);
 }
 
 /* The pcb is already freed when lwIP calls this */
@@ -365,8 +382,9 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 		return ERR_ABRT;
 	}
 	conn_attach(conn, pcb);
+	s.aborted = NULL;
 	s.host.accepted(s.host.ctx, listener, conn);
-	return s.conn[conn] == pcb ? ERR_OK : ERR_ABRT;
+	return callback_result(conn, pcb);
 }
 
 static err_t on_connected(void *arg, struct tcp_pcb *pcb, err_t err)
@@ -377,8 +395,9 @@ static err_t on_connected(void *arg, struct tcp_pcb *pcb, err_t err)
 		return ERR_OK;
 	(void)err;			/* lwIP calls this with ERR_OK only */
 	s.connecting[conn] = false;
+	s.aborted = NULL;
 	s.host.connected(s.host.ctx, conn, 0);
-	return s.conn[conn] == pcb ? ERR_OK : ERR_ABRT;
+	return callback_result(conn, pcb);
 }
 
 /* ------------------------------------------------------------------ */
@@ -419,6 +438,11 @@ static void slot_stop(void)
 		s.skew_ms += DRAIN_MS;
 		sys_check_timeouts();
 	}
+	/* nothing of the device's may outlive it in the copy's pools */
+	LWIP_ASSERT("a TCP pcb leaked", !lwip_stats.memp[MEMP_TCP_PCB]->used);
+	LWIP_ASSERT("a listen pcb leaked",
+		    !lwip_stats.memp[MEMP_TCP_PCB_LISTEN]->used);
+	LWIP_ASSERT("a TCP segment leaked", !lwip_stats.memp[MEMP_TCP_SEG]->used);
 	netif_remove(&s.netif);
 	memset(&s.host, 0, sizeof(s.host));
 	memset(s.conn, 0, sizeof(s.conn));
@@ -657,8 +681,10 @@ static void slot_close(uint32_t conn)
 	if (!pcb)
 		return;
 	conn_forget(conn);
-	if (tcp_close(pcb) != ERR_OK)
+	if (tcp_close(pcb) != ERR_OK) {
+		s.aborted = pcb;
 		tcp_abort(pcb);		/* no memory for the FIN */
+	}
 }
 
 static void slot_abort(uint32_t conn)
@@ -668,6 +694,7 @@ static void slot_abort(uint32_t conn)
 	if (!pcb)
 		return;
 	conn_forget(conn);
+	s.aborted = pcb;
 	tcp_abort(pcb);
 }
 

@@ -600,6 +600,62 @@ uint8_t drv_verbs_create_qp(struct drv_verbs *v, uint8_t type, uint32_t uctx,
 	return drv_create_qp(&v->d, &p, qpn);
 }
 
+uint8_t drv_add_ip_gid(struct drv *d, uint32_t index, const uint8_t ip[16],
+		       const uint8_t mac[6])
+{
+	struct ordma_aq_cmd cmd;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_ADD_GID);
+	cmd.add_gid.index = cpu_to_le32(index);
+	cmd.add_gid.type = ORDMA_GID_TYPE_IP;
+	cmd.add_gid.vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
+	memcpy(cmd.add_gid.gid, ip, 16);
+	memcpy(cmd.add_gid.mac, mac, 6);
+	return drv_exec(d, &cmd);
+}
+
+bool drv_iw_open(struct drv_verbs *v, const uint8_t mac[6],
+		 const uint8_t ip[16])
+{
+	const uint8_t ok = ORDMA_CMD_STATUS_OK;
+
+	if (!drv_verbs_open(v, ORDMA_PORT_PROTO_IWARP, false, NULL, NULL))
+		return false;
+	if (drv_set_port(&v->d, ORDMA_SET_PORT_MAC, 0, mac, 0, 0) != ok ||
+	    drv_port_up(&v->d) != ok || drv_add_ip_gid(&v->d, 0, ip, mac) != ok) {
+		drv_close(&v->d);
+		return false;
+	}
+	return true;
+}
+
+static uint8_t drv_iw_qp_to(struct drv *d, uint32_t qpn, uint8_t state,
+			    uint32_t mask)
+{
+	struct ordma_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.attr_mask = cpu_to_le32(ORDMA_QP_ATTR_STATE | mask);
+	a.state = state;
+	if (mask & ORDMA_QP_ATTR_ACCESS_FLAGS)
+		a.access_flags = cpu_to_le32(ORDMA_ACCESS_REMOTE_WRITE |
+					     ORDMA_ACCESS_REMOTE_READ);
+	if (mask & ORDMA_QP_ATTR_PORT)
+		a.port = 1;
+	return drv_modify_qp(d, qpn, &a);
+}
+
+bool drv_iw_rtr_qp(struct drv_verbs *v, unsigned int area, uint32_t *qpn)
+{
+	const uint8_t ok = ORDMA_CMD_STATUS_OK;
+
+	return drv_verbs_create_qp(v, ORDMA_QPT_RC, 0, area, qpn) == ok &&
+	       drv_iw_qp_to(&v->d, *qpn, ORDMA_QPS_INIT,
+			    ORDMA_QP_ATTR_ACCESS_FLAGS |
+			    ORDMA_QP_ATTR_PKEY_INDEX | ORDMA_QP_ATTR_PORT) == ok &&
+	       drv_iw_qp_to(&v->d, *qpn, ORDMA_QPS_RTR, 0) == ok;
+}
+
 uint8_t drv_modify_qp(struct drv *d, uint32_t qpn,
 		      const struct ordma_qp_attr *attr)
 {

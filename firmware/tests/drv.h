@@ -220,6 +220,19 @@ void drv_verbs_qp_params(struct drv_verbs *v,
 uint8_t drv_verbs_create_qp(struct drv_verbs *v, uint8_t type, uint32_t uctx,
 			    unsigned int area, uint32_t *qpn);
 
+/* ADD_GID of an iWARP port's IP address (ORDMA_GID_TYPE_IP) */
+uint8_t drv_add_ip_gid(struct drv *d, uint32_t index, const uint8_t ip[16],
+		       const uint8_t mac[6]);
+/*
+ * An iWARP port as its driver leaves it for connections: drv_verbs_open()
+ * with the iWARP protocol (kernel objects), the port's MAC set to mac, the
+ * port up, and ip (::ffff:a.b.c.d) its address.
+ */
+bool drv_iw_open(struct drv_verbs *v, const uint8_t mac[6],
+		 const uint8_t ip[16]);
+/* An RC QP in RTR as rdma_cm leaves it before connecting (access only) */
+bool drv_iw_rtr_qp(struct drv_verbs *v, unsigned int area, uint32_t *qpn);
+
 /* Port counters via QUERY_STATS, in host order */
 bool drv_stats(struct drv *d, struct ordma_port_stats *s);
 

@@ -54,6 +54,7 @@ static const char *const state_changed_directly[] = {
 	"test_tcp_classifier",
 	"test_tcp_slots",
 	"test_iw_bad_request_resets",		/* fw_tcp_connect() */
+	"test_iw_refused_requests_free_their_connections",
 };
 
 static bool changes_state_directly(void)

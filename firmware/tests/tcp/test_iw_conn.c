@@ -51,15 +51,7 @@ static void ip_of(uint8_t ip[16], int i)
 
 static uint8_t add_ip(struct iside *s, uint32_t index, const uint8_t ip[16])
 {
-	struct ordma_aq_cmd cmd;
-
-	drv_cmd_init(&cmd, ORDMA_CMD_ADD_GID);
-	cmd.add_gid.index = cpu_to_le32(index);
-	cmd.add_gid.type = ORDMA_GID_TYPE_IP;
-	cmd.add_gid.vlan_id = cpu_to_le16(ORDMA_VLAN_NONE);
-	memcpy(cmd.add_gid.gid, ip, 16);
-	memcpy(cmd.add_gid.mac, s->mac, 6);
-	return drv_exec(&s->v.d, &cmd);
+	return drv_add_ip_gid(&s->v.d, index, ip, s->mac);
 }
 
 static uint8_t qp_state_of(struct iside *s, uint32_t qpn)
@@ -71,29 +63,10 @@ static uint8_t qp_state_of(struct iside *s, uint32_t qpn)
 	return a.state;
 }
 
-static uint8_t qp_to(struct iside *s, uint32_t qpn, uint8_t state,
-		     uint32_t extra_mask)
-{
-	struct ordma_qp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.attr_mask = cpu_to_le32(ORDMA_QP_ATTR_STATE | extra_mask);
-	a.state = state;
-	if (extra_mask & ORDMA_QP_ATTR_ACCESS_FLAGS)
-		a.access_flags = cpu_to_le32(ORDMA_ACCESS_REMOTE_WRITE |
-					     ORDMA_ACCESS_REMOTE_READ);
-	if (extra_mask & ORDMA_QP_ATTR_PORT)
-		a.port = 1;
-	return drv_modify_qp(&s->v.d, qpn, &a);
-}
-
 /* An RC QP in RTR, as rdma_cm leaves it before connecting */
 static bool rtr_qp(struct iside *s, unsigned int area, uint32_t *qpn)
 {
-	return drv_verbs_create_qp(&s->v, ORDMA_QPT_RC, 0, area, qpn) == OK &&
-	       qp_to(s, *qpn, ORDMA_QPS_INIT, ORDMA_QP_ATTR_ACCESS_FLAGS |
-		     ORDMA_QP_ATTR_PKEY_INDEX | ORDMA_QP_ATTR_PORT) == OK &&
-	       qp_to(s, *qpn, ORDMA_QPS_RTR, 0) == OK;
+	return drv_iw_rtr_qp(&s->v, area, qpn);
 }
 
 static bool iside_open(struct iside *s, int i)
@@ -102,14 +75,11 @@ static bool iside_open(struct iside *s, int i)
 	s->mac[0] = 0x02;
 	s->mac[5] = (uint8_t)(0x0a + i);
 	ip_of(s->ip, i);
-	if (!drv_verbs_open(&s->v, ORDMA_PORT_PROTO_IWARP, false, NULL, NULL))
+	if (!drv_iw_open(&s->v, s->mac, s->ip))
 		return false;
 	s->v.d.hal.tx_hook = link_tx_hook;
 	s->v.d.hal.tx_hook_arg = &s->out;
-	return drv_set_port(&s->v.d, ORDMA_SET_PORT_MAC, 0, s->mac, 0, 0) ==
-		       OK &&
-	       drv_port_up(&s->v.d) == OK && add_ip(s, 0, s->ip) == OK &&
-	       rtr_qp(s, 2, &s->qpn);
+	return rtr_qp(s, 2, &s->qpn);
 }
 
 static bool ienv_open(struct ienv *e)
@@ -448,6 +418,44 @@ TEST(test_iw_bad_request_resets)
 	fw_iw_stats(e.s[1].v.d.fw, &st);
 	CHECK_EQ(st.mpa_bad, 2);
 	CHECK_EQ(next_event(&e.s[1], d), NO_EVENT);
+	ienv_close(&e);
+}
+
+/*
+ * Requests refused from inside TCP's receive callback, again and again:
+ * each connection must go back to TCP's pools (16 of them), or the
+ * listener soon has none to take the next one with.
+ */
+TEST(test_iw_refused_requests_free_their_connections)
+{
+	struct fw_mpa_msg m = {
+		.kind = FW_MPA_REQUEST, .flags = FW_MPA_FLAG_MARKERS,
+		.revision = 2,
+	};
+	struct fw_iw_stats st;
+	uint32_t l, a, req;
+	uint8_t buf[64];
+	unsigned int i;
+	struct ienv e;
+	int64_t h;
+	size_t len = fw_mpa_build(buf, &m);
+
+	REQUIRE(ienv_open(&e));
+	REQUIRE_EQ(listen_on(&e.s[1], PORT_B + 1, 4, &l), OK);
+	for (i = 0; i < 40; i++) {
+		h = fw_tcp_connect(e.s[0].v.d.fw, 0x0a000002u, PORT_B + 1, 0,
+				   e.s[1].mac);
+		REQUIRE(h >= 0);
+		pump(&e);
+		fw_tcp_send(e.s[0].v.d.fw, (uint32_t)h, buf, len);
+		pump(&e);
+		fw_tcp_abort(e.s[0].v.d.fw, (uint32_t)h);
+		pump(&e);
+	}
+	fw_iw_stats(e.s[1].v.d.fw, &st);
+	CHECK_EQ(st.mpa_bad, 40);
+	/* and a proper connection still gets through */
+	REQUIRE(request(&e, "", &l, &a, &req));
 	ienv_close(&e);
 }
 
