@@ -66,6 +66,13 @@ static struct {
 	 * is still lwIP's to finish and free)
 	 */
 	struct tcp_pcb *aborted;
+	/* What lwIP would draw from counters that outlive a device in the
+	 * copy (its IP identification, its next ephemeral port): kept per
+	 * device instead, from the device's key, so that a device behaves
+	 * the same in whichever copy it runs, and a recording replays.
+	 */
+	uint16_t ip_id;
+	uint16_t port_next;
 	unsigned int neigh_next;	/* replaced next when all are used */
 	struct fw_tcp_stats st;		/* what lwIP does not count itself */
 	uint8_t frame[FRAME_MAX];
@@ -192,6 +199,25 @@ static void neighbour_set(uint32_t ip, const uint8_t mac[6])
 	memcpy(n->mac, mac, 6);
 }
 
+/* The identification of an IPv4 header, its checksum to match */
+static void set_ip_id(uint8_t *ip, uint16_t id)
+{
+	size_t ihl = (size_t)(ip[0] & 0x0f) * 4, i;
+	uint32_t sum = 0;
+
+	ip[4] = (uint8_t)(id >> 8);
+	ip[5] = (uint8_t)id;
+	ip[10] = 0;
+	ip[11] = 0;
+	for (i = 0; i + 1 < ihl; i += 2)
+		sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	sum = ~sum & 0xffff;
+	ip[10] = (uint8_t)(sum >> 8);
+	ip[11] = (uint8_t)sum;
+}
+
 static err_t netif_output_ipv4(struct netif *netif, struct pbuf *p,
 			       const ip4_addr_t *dst)
 {
@@ -210,6 +236,7 @@ static err_t netif_output_ipv4(struct netif *netif, struct pbuf *p,
 	s.frame[12] = ETH_P_IPV4 >> 8;
 	s.frame[13] = ETH_P_IPV4 & 0xff;
 	pbuf_copy_partial(p, s.frame + ETH_HLEN, p->tot_len, 0);
+	set_ip_id(s.frame + ETH_HLEN, s.ip_id++);
 	if (len < ETH_MIN_FRAME) {
 		memset(s.frame + len, 0, ETH_MIN_FRAME - len);
 		len = ETH_MIN_FRAME;
@@ -438,6 +465,19 @@ static void slot_stop(void)
 		s.skew_ms += DRAIN_MS;
 		sys_check_timeouts();
 	}
+	/*
+	 * lwIP's TCP timer runs its slow half every other call, counting in
+	 * a static of its own.  Leave it as a fresh copy has it (the next
+	 * call slow): one call with nothing to do, a second if that one was
+	 * the slow one (it moved tcp_ticks).
+	 */
+	{
+		u32_t ticks = tcp_ticks;
+
+		tcp_tmr();
+		if (tcp_ticks != ticks)
+			tcp_tmr();
+	}
 	/* nothing of the device's may outlive it in the copy's pools */
 	LWIP_ASSERT("a TCP pcb leaked", !lwip_stats.memp[MEMP_TCP_PCB]->used);
 	LWIP_ASSERT("a listen pcb leaked",
@@ -471,6 +511,8 @@ static int slot_start(const struct fw_tcp_host *host,
 	s.base_ns = host->now_ns(host->ctx);
 	s.skew_ms = 0;
 	s.rand_state = (uint32_t)(cfg->isn_key[0] ^ cfg->isn_key[1]) | 1;
+	s.ip_id = (uint16_t)(cfg->isn_key[0] >> 16);
+	s.port_next = (uint16_t)(cfg->isn_key[1] >> 32);
 	ip4_addr_set_u32(&ip, lwip_htonl(cfg->ip));
 	ip4_addr_set_u32(&mask, lwip_htonl(cfg->netmask));
 	if (!netif_add(&s.netif, &ip, &mask, IP4_ADDR_ANY4, NULL, netif_setup,
@@ -602,6 +644,20 @@ static void slot_unlisten(uint32_t listener)
 	s.listener[listener] = NULL;
 }
 
+/* The next free port of the dynamic range (RFC 6335), 0 if none */
+static uint16_t ephemeral_port(void)
+{
+	unsigned int n;
+
+	for (n = 0; n < 0x4000; n++) {
+		uint16_t port = (uint16_t)(0xc000 | (s.port_next++ & 0x3fff));
+
+		if (!port_held(port))
+			return port;
+	}
+	return 0;
+}
+
 static int64_t slot_connect(uint32_t ip, uint16_t port, uint16_t local_port,
 			    const uint8_t mac[6])
 {
@@ -613,6 +669,10 @@ static int64_t slot_connect(uint32_t ip, uint16_t port, uint16_t local_port,
 		return -ENOSPC;
 	if (!port || !ip)
 		return -EINVAL;
+	if (!local_port)
+		local_port = ephemeral_port();
+	if (!local_port)
+		return -EADDRINUSE;
 	pcb = tcp_new();
 	if (!pcb)
 		return -ENOMEM;

@@ -39,8 +39,9 @@ static const char *const state_changed_directly[] = {
 	"test_tp_device_budget_shared_by_qps",	/* tp_outstanding */
 	"test_tp_device_budget_woken_by_ack",
 	"test_tp_device_budget_retry_without_ack",
-	/* fw_tcp_start() and the TCP calls: no admin command drives the
-	 * TCP offload yet
+	/* fw_tcp_start() and the TCP calls, below the admin commands (the
+	 * tests of tests/tcp/test_iw_conn.c drive it through them, and
+	 * replay)
 	 */
 	"test_tcp_handshake_and_mss",
 	"test_tcp_mss_from_mtu",
