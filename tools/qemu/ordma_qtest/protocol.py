@@ -3,17 +3,23 @@
 through the device model: what QUERY_DEVICE and QUERY_PORT report for
 RoCEv2 and iWARP, the command's refusals, a RoCEv2 frame to one of the
 port's GIDs handed to the Ethernet rings on an iWARP port, and a reset
-returning the port to RoCEv2."""
+returning the port to RoCEv2.  Then the iWARP port's TCP offload in the
+device model: an IP address (ADD_GID, type IP) and a listener
+(IW_CREATE_LISTEN), a SYN from the cable answered by a SYN-ACK on the
+cable, a SYN to a port nobody offloads handed to the Ethernet ring."""
 
 import socket
 import struct
 
 from .common import (
-    BUF, CMD_QUERY_DEVICE, CMD_QUERY_PORT, CTRL_RESET, REG_CTRL, EthRx,
-    add_roce_gid, cabled_to, enabled_function, port_stats, roce_frame, tap,
-    wait_for)
+    BUF, CMD_ADD_GID, CMD_QUERY_DEVICE, CMD_QUERY_PORT, CTRL_RESET, REG_CTRL,
+    VLAN_NONE, EthRx, add_roce_gid, cabled_to, csum16, enabled_function,
+    port_stats, port_up, recv_frames, roce_frame, tap, wait_for)
 
 CMD_SET_RDMA_PROTOCOL = 0x38
+CMD_IW_CREATE_LISTEN, CMD_IW_DESTROY_LISTEN = 0x39, 0x3a
+GID_TYPE_IP = 2
+TCP_SYN, TCP_RST, TCP_ACK = 0x02, 0x04, 0x10
 STATUS_BAD_PARAM, STATUS_BUSY = 2, 6
 PROTO_ROCE, PROTO_IWARP = 0, 1
 # struct ordma_device_caps / struct ordma_port_attr
@@ -53,6 +59,67 @@ def query(f):
     return (struct.unpack_from('<I', caps, CAPS_FLAGS)[0] if caps else None,
             caps[CAPS_PROTOCOL] if caps else None,
             attr[PORT_PROTOCOL] if attr else None)
+
+
+def tcp_frame(sport, dport, seq, ack, flags, smac='5254004f5201',
+              dmac='5254004f5202'):
+    """A TCP segment without payload, 192.0.2.1 -> 192.0.2.2."""
+    src, dst = bytes([192, 0, 2, 1]), bytes([192, 0, 2, 2])
+    ip = bytearray(struct.pack('>BBHHHBBH4s4s', 0x45, 0, 40, 1, 0x4000, 64,
+                               6, 0, src, dst))
+    ip[10:12] = struct.pack('>H', 0xffff - csum16(bytes(ip)))
+    tcp = bytearray(struct.pack('>HHIIBBHHH', sport, dport, seq, ack, 0x50,
+                                flags, 8192, 0, 0))
+    pseudo = src + dst + struct.pack('>BBH', 0, 6, 20)
+    tcp[16:18] = struct.pack('>H', 0xffff - csum16(pseudo + bytes(tcp)))
+    return (bytes.fromhex(dmac + smac) + b'\x08\x00' + bytes(ip) +
+            bytes(tcp)).ljust(60, b'\0')
+
+
+def syn_ack_to(frames, sport, seq):
+    """The frame of frames that answers our SYN (from sport, seq)."""
+    for f in frames:
+        if len(f) >= 54 and f[12:14] == b'\x08\x00' and f[23] == 6:
+            dport, ack, flags = (struct.unpack_from('>H', f, 36)[0],
+                                 struct.unpack_from('>I', f, 42)[0], f[47])
+            if (dport == sport and ack == seq + 1 and
+                    flags & (TCP_SYN | TCP_ACK) == TCP_SYN | TCP_ACK):
+                return f
+    return None
+
+
+def iwarp_tcp(a, peer, port, rx):
+    """The TCP offload of the iWARP port a (its RX ring rx posted)."""
+    status, _, _ = a.command(CMD_ADD_GID, struct.pack(
+        '<IBBH16s6sH', 1, GID_TYPE_IP, 0, VLAN_NONE,
+        bytes(10) + b'\xff\xff' + bytes([192, 0, 2, 2]),
+        bytes.fromhex('5254004f5202'), 0))
+    tap('protocol: iWARP: an IP address for the TCP offload', status == 0,
+        status)
+    status, _, comp = a.command(CMD_IW_CREATE_LISTEN, struct.pack(
+        '<16sHHI', bytes(16), 4420, 4, 0))
+    tap('protocol: iWARP: IW_CREATE_LISTEN on TCP port 4420', status == 0,
+        status)
+    port_up(a)
+    peer.sendto(tcp_frame(40000, 4420, 1000, 0, TCP_SYN), ('127.0.0.1', port))
+    got = recv_frames(peer, 4)
+    answer = syn_ack_to(got, 40000, 1000)
+    tap('protocol: iWARP: a SYN to the listener is answered by the device '
+        'model\'s TCP with a SYN-ACK to the sender\'s MAC',
+        answer is not None and answer[:6] == bytes.fromhex('5254004f5201'),
+        [f[:60].hex() for f in got])
+    if answer:
+        seq = struct.unpack_from('>I', answer, 38)[0]
+        peer.sendto(tcp_frame(40000, 4420, 1001, seq + 1, TCP_RST),
+                    ('127.0.0.1', port))
+    syn = tcp_frame(40001, 22, 5000, 0, TCP_SYN)
+    peer.sendto(syn, ('127.0.0.1', port))
+    tap('protocol: iWARP: a SYN to a port nobody offloads goes to the '
+        'Ethernet ring',
+        wait_for(lambda: rx.frame_in(syn)))
+    status, _, _ = a.command(CMD_IW_DESTROY_LISTEN, struct.pack(
+        '<IIQ', struct.unpack_from('<I', comp, 0)[0] if comp else 0, 0, 0))
+    tap('protocol: iWARP: IW_DESTROY_LISTEN', status == 0, status)
 
 
 def run_rdma_protocol(qemu):
@@ -102,6 +169,7 @@ def run_rdma_protocol(qemu):
                 got and stats[STAT_RX_FRAMES] == 1 and
                 stats[STAT_ROCE_RX_FRAMES] == 0,
                 (got, stats[STAT_RX_FRAMES], stats[STAT_ROCE_RX_FRAMES]))
+            iwarp_tcp(a, peer, port, rx)
             status = set_protocol(a, PROTO_ROCE)
             tap('protocol: back to RoCEv2 refused while a GID exists (BUSY)',
                 status[0] == STATUS_BUSY, status)
