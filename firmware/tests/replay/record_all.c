@@ -56,6 +56,8 @@ static const char *const state_changed_directly[] = {
 	"test_tcp_slots",
 	"test_iw_bad_request_resets",		/* fw_tcp_connect() */
 	"test_iw_refused_requests_free_their_connections",
+	"test_iw_siw_request",
+	"test_iw_siw_reply",
 };
 
 static bool changes_state_directly(void)

@@ -421,6 +421,150 @@ TEST(test_iw_bad_request_resets)
 	ienv_close(&e);
 }
 
+/* ------------------------------------------------------------------ */
+/* Linux siw as the peer, its MPA messages as captured                 */
+/* ------------------------------------------------------------------ */
+
+/* tests/wire/vectors/README.md, frames 4 and 6 of siw-capture.pcap */
+static const uint8_t siw_request[24] = {
+	'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'q', ' ', 'F', 'r', 'a',
+	'm', 'e', 0x10, 0x02, 0x00, 0x04, 0x00, 0x01, 0x00, 0x01,
+};
+static const uint8_t siw_reply[24] = {
+	'M', 'P', 'A', ' ', 'I', 'D', ' ', 'R', 'e', 'p', ' ', 'F', 'r', 'a',
+	'm', 'e', 0x10, 0x02, 0x00, 0x04, 0x00, 0x01, 0x00, 0x01,
+};
+
+/* A's TCP as a raw peer: what it accepted and received */
+struct raw_peer {
+	uint32_t conn;
+	bool up;
+	size_t rx_len;
+	uint8_t rx[512];
+};
+
+static void raw_accepted(struct ordma_fw *fw, void *arg, uint32_t listener,
+			 uint32_t conn)
+{
+	struct raw_peer *r = arg;
+
+	(void)fw;
+	(void)listener;
+	r->conn = conn;
+	r->up = true;
+}
+
+static void raw_connected(struct ordma_fw *fw, void *arg, uint32_t conn,
+			  int reason)
+{
+	struct raw_peer *r = arg;
+
+	(void)fw;
+	r->conn = conn;
+	r->up = !reason;
+}
+
+static void raw_recv(struct ordma_fw *fw, void *arg, uint32_t conn,
+		     const void *data, size_t len)
+{
+	struct raw_peer *r = arg;
+
+	(void)fw;
+	(void)conn;
+	if (len > sizeof(r->rx) - r->rx_len)
+		len = sizeof(r->rx) - r->rx_len;
+	memcpy(r->rx + r->rx_len, data, len);
+	r->rx_len += len;
+}
+
+static const struct fw_tcp_user raw_user = {
+	.accepted = raw_accepted,
+	.connected = raw_connected,
+	.recv = raw_recv,
+};
+
+/* siw connects (its request, no peer to peer): accepted at once */
+TEST(test_iw_siw_request)
+{
+	struct ordma_iw_conn_params p;
+	struct ordma_iw_conn_info info;
+	struct raw_peer raw = { 0 };
+	struct fw_mpa_msg m;
+	uint32_t l, d[3];
+	struct ienv e;
+
+	REQUIRE(ienv_open(&e));
+	fw_tcp_set_user(e.s[0].v.d.fw, &raw_user, &raw);
+	REQUIRE_EQ(listen_on(&e.s[1], PORT_B, 4, &l), OK);
+	REQUIRE(fw_tcp_connect(e.s[0].v.d.fw, 0x0a000002u, PORT_B, 0,
+			       e.s[1].mac) >= 0);
+	pump(&e);
+	REQUIRE(raw.up);
+	fw_tcp_send(e.s[0].v.d.fw, raw.conn, siw_request, sizeof(siw_request));
+	pump(&e);
+	REQUIRE_EQ(next_event(&e.s[1], d), ORDMA_EQE_IW_CONN_REQUEST);
+	REQUIRE_EQ(query_conn(&e.s[1], d[0], &info), OK);
+	CHECK_EQ(info.mpa_flags, FW_MPA_FLAG_ENHANCED);
+	CHECK_EQ(le16_to_cpu(info.peer_ird), 1);
+	CHECK_EQ(le16_to_cpu(info.peer_ord), 1);
+	CHECK_EQ(info.private_data_len, 0);
+	memset(&p, 0, sizeof(p));
+	p.conn = cpu_to_le32(d[0]);
+	p.qpn = cpu_to_le32(e.s[1].qpn);
+	p.ird = cpu_to_le16(1);
+	p.ord = cpu_to_le16(1);
+	REQUIRE_EQ(params_cmd(&e.s[1], ORDMA_CMD_IW_ACCEPT, &p, NULL), OK);
+	/* no peer to peer asked: no RTR awaited, RDMA mode at once */
+	REQUIRE_EQ(next_event(&e.s[1], d), ORDMA_EQE_IW_ESTABLISHED);
+	CHECK_EQ(qp_state_of(&e.s[1], e.s[1].qpn), ORDMA_QPS_RTS);
+	pump(&e);
+	/* our reply: enhanced, CRC on (siw takes it), our words, no P2P */
+	REQUIRE_EQ(fw_mpa_parse(raw.rx, raw.rx_len, FW_MPA_REPLY, &m),
+		   FW_MPA_OK);
+	CHECK_EQ(raw.rx_len, 24);
+	CHECK_EQ(m.flags, FW_MPA_FLAG_CRC | FW_MPA_FLAG_ENHANCED);
+	CHECK_EQ(m.revision, 2);
+	CHECK_EQ(m.ird, 1);
+	CHECK_EQ(m.ord, 1);
+	ienv_close(&e);
+}
+
+/* We connect to siw: its reply (no peer to peer) means no RTR */
+TEST(test_iw_siw_reply)
+{
+	struct ordma_iw_conn_params p;
+	struct raw_peer raw = { 0 };
+	struct fw_mpa_msg m;
+	uint32_t a, d[3];
+	struct ienv e;
+
+	REQUIRE(ienv_open(&e));
+	fw_tcp_set_user(e.s[0].v.d.fw, &raw_user, &raw);
+	REQUIRE(fw_tcp_listen(e.s[0].v.d.fw, 5555, 4) >= 0);
+	connect_params(&p, &e.s[1], &e.s[0], 5555, "");
+	p.ird = cpu_to_le16(1);
+	p.ord = cpu_to_le16(1);
+	REQUIRE_EQ(params_cmd(&e.s[1], ORDMA_CMD_IW_CONNECT, &p, &a), OK);
+	pump(&e);
+	REQUIRE(raw.up);
+	/* our request as siw sees it */
+	REQUIRE_EQ(fw_mpa_parse(raw.rx, raw.rx_len, FW_MPA_REQUEST, &m),
+		   FW_MPA_OK);
+	CHECK_EQ(m.flags, FW_MPA_FLAG_CRC | FW_MPA_FLAG_ENHANCED);
+	CHECK_EQ(m.ird, FW_MPA_V2_PEER2PEER | 1);
+	CHECK_EQ(m.ord, FW_MPA_V2_RTR_WRITE | 1);
+	raw.rx_len = 0;
+	fw_tcp_send(e.s[0].v.d.fw, raw.conn, siw_reply, sizeof(siw_reply));
+	pump(&e);
+	REQUIRE_EQ(next_event(&e.s[1], d), ORDMA_EQE_IW_CONN_REPLY);
+	CHECK_EQ(d[0], a);
+	CHECK_EQ(d[1], ORDMA_IW_STATUS_OK);
+	CHECK_EQ(qp_state_of(&e.s[1], e.s[1].qpn), ORDMA_QPS_RTS);
+	/* and no RTR went to a peer that did not ask for one */
+	CHECK_EQ(raw.rx_len, 0);
+	ienv_close(&e);
+}
+
 /*
  * Requests refused from inside TCP's receive callback, again and again:
  * each connection must go back to TCP's pools (16 of them), or the
