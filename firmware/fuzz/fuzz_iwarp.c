@@ -149,24 +149,12 @@ struct side {
 	uint32_t qpn[NUM_QPS];
 };
 
-static void ip_of(uint8_t ip[16], int i)
-{
-	memset(ip, 0, 16);
-	ip[10] = 0xff;
-	ip[11] = 0xff;
-	ip[12] = 10;
-	ip[15] = (uint8_t)(1 + i);
-}
-
 static bool side_open(struct side *s, int i)
 {
 	unsigned int q;
 
 	memset(s, 0, sizeof(*s));
-	s->mac[0] = 0x02;
-	s->mac[5] = (uint8_t)(0x0a + i);
-	ip_of(s->ip, i);
-	if (!drv_iw_open(&s->v, s->mac, s->ip))
+	if (!drv_iw_open_nth(&s->v, i, s->mac, s->ip))
 		return false;
 	s->v.d.hal.tx_hook = link_tx_hook;
 	s->v.d.hal.tx_hook_arg = &s->out;

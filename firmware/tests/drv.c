@@ -629,6 +629,20 @@ bool drv_iw_open(struct drv_verbs *v, const uint8_t mac[6],
 	return true;
 }
 
+bool drv_iw_open_nth(struct drv_verbs *v, int i, uint8_t mac[6],
+		     uint8_t ip[16])
+{
+	memset(mac, 0, 6);
+	mac[0] = 0x02;
+	mac[5] = (uint8_t)(0x0a + i);
+	memset(ip, 0, 16);
+	ip[10] = 0xff;
+	ip[11] = 0xff;
+	ip[12] = 10;
+	ip[15] = (uint8_t)(1 + i);
+	return drv_iw_open(v, mac, ip);
+}
+
 static uint8_t drv_iw_qp_to(struct drv *d, uint32_t qpn, uint8_t state,
 			    uint32_t mask)
 {

@@ -230,6 +230,11 @@ uint8_t drv_add_ip_gid(struct drv *d, uint32_t index, const uint8_t ip[16],
  */
 bool drv_iw_open(struct drv_verbs *v, const uint8_t mac[6],
 		 const uint8_t ip[16]);
+/* drv_iw_open() of the i-th port of a wire: MAC 02:00:00:00:00:(0a + i),
+ * address 10.0.0.(1 + i), both written to mac and ip
+ */
+bool drv_iw_open_nth(struct drv_verbs *v, int i, uint8_t mac[6],
+		     uint8_t ip[16]);
 /* An RC QP in RTR as rdma_cm leaves it before connecting (access only) */
 bool drv_iw_rtr_qp(struct drv_verbs *v, unsigned int area, uint32_t *qpn);
 

@@ -72,10 +72,7 @@ static bool rtr_qp(struct iside *s, unsigned int area, uint32_t *qpn)
 static bool iside_open(struct iside *s, int i)
 {
 	memset(s, 0, sizeof(*s));
-	s->mac[0] = 0x02;
-	s->mac[5] = (uint8_t)(0x0a + i);
-	ip_of(s->ip, i);
-	if (!drv_iw_open(&s->v, s->mac, s->ip))
+	if (!drv_iw_open_nth(&s->v, i, s->mac, s->ip))
 		return false;
 	s->v.d.hal.tx_hook = link_tx_hook;
 	s->v.d.hal.tx_hook_arg = &s->out;
