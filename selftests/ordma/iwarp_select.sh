@@ -13,7 +13,9 @@
 # rejected (REJECTED at the client), and a second one after the first;
 # a listener's TCP port is held in the host stack (bind() gets
 # EADDRINUSE, and succeeds once the listener is gone), and a port a host
-# socket holds cannot be listened on (rdma_listen: EADDRINUSE).
+# socket holds cannot be listened on (rdma_listen: EADDRINUSE); a
+# devlink reload under a listener gives it DEVICE_REMOVAL and frees the
+# port.
 # verbs_iwarp checks the refused verbs: an MR with atomic rights (EOPNOTSUPP), ibv_post_send
 # of immediates, atomics and a two-SGE RDMA READ (EINVAL and bad_wr), an
 # extended QP offering atomics (EOPNOTSUPP); the kernel module
@@ -45,7 +47,7 @@ IP2=$(ordma_test_ip 2)
 kmsg_first=$(dmesg | wc -l)
 
 ktap_header
-ktap_set_plan $((21 + 12 + VERBS_IWARP_CASES + 1 + KV_CASES + 2))
+ktap_set_plan $((21 + 14 + VERBS_IWARP_CASES + 1 + KV_CASES + 2))
 
 # param NAME: the runtime value of devlink parameter NAME of NIC 1
 param() {
@@ -269,8 +271,19 @@ tap_cmd "NIC 2: enable_roce true" devlink dev param set "pci/$bdf2" \
 	name enable_roce value true cmode runtime
 wait_for 60 has_ibdev2
 
-# the choice survives a reload
+# the choice survives a reload, which takes a listener's device away
+PORT=$((PORT + 1))
+"$IW_CM_PAIR" server "$IP1" "$PORT" accept >"$IW_OUT.srv" 2>&1 &
+spid=$!
+wait_for 30 grep -q '^server: listening$' "$IW_OUT.srv"
 tap_cmd "devlink dev reload" devlink dev reload "$dl"
+timeout "$TOOL_TIMEOUT" tail --pid="$spid" -f /dev/null
+kill "$spid" 2>/dev/null
+wait "$spid"
+tap_match "the listener got DEVICE_REMOVAL" "got RDMA_CM_EVENT_DEVICE_REMOVAL" \
+	"$(cat "$IW_OUT.srv")"
+tap_eq "after the reload, bind() to $IP1:$PORT succeeds" 0 \
+	"$(host_bind "$IP1" "$PORT")"
 wait_for 60 has_ibdev
 tap_match "after the reload the RDMA device is an RNIC again" "node_type rnic" \
 	"$(rdma dev show "$(ordma_ibdev "$bdf")" 2>&1)"
