@@ -14,8 +14,9 @@
 # a listener's TCP port is held in the host stack (bind() gets
 # EADDRINUSE, and succeeds once the listener is gone), and a port a host
 # socket holds cannot be listened on (rdma_listen: EADDRINUSE); a
-# devlink reload under a listener gives it DEVICE_REMOVAL and frees the
-# port.
+# new address drops the listeners (their ports are freed) and
+# connections follow on it; a devlink reload under a listener gives it
+# DEVICE_REMOVAL and frees the port.
 # verbs_iwarp checks the refused verbs: an MR with atomic rights (EOPNOTSUPP), ibv_post_send
 # of immediates, atomics and a two-SGE RDMA READ (EINVAL and bad_wr), an
 # extended QP offering atomics (EOPNOTSUPP); the kernel module
@@ -47,7 +48,7 @@ IP2=$(ordma_test_ip 2)
 kmsg_first=$(dmesg | wc -l)
 
 ktap_header
-ktap_set_plan $((21 + 14 + VERBS_IWARP_CASES + 1 + KV_CASES + 2))
+ktap_set_plan $((21 + 17 + VERBS_IWARP_CASES + 1 + KV_CASES + 2))
 
 # param NAME: the runtime value of devlink parameter NAME of NIC 1
 param() {
@@ -263,6 +264,24 @@ r = subprocess.run([sys.argv[1], "server", sys.argv[2], sys.argv[3], "accept"],
 print(r.stdout + r.stderr)' "$IW_CM_PAIR" "$IP1" "$PORT" 2>&1)
 tap_match "rdma_listen on a port a host socket holds: EADDRINUSE" \
 	"^rdma_listen: Address already in use" "$out"
+# a new address: the device drops the listeners and connections of the
+# old one, without events; the driver forgets them and frees the port
+PORT=$((PORT + 1))
+"$IW_CM_PAIR" server "$IP1" "$PORT" accept >"$IW_OUT.srv" 2>&1 &
+spid=$!
+wait_for 30 grep -q '^server: listening$' "$IW_OUT.srv"
+ip addr flush dev "$nd"
+ip addr add "$IP1/24" dev "$nd"
+kill "$spid" 2>/dev/null
+wait "$spid"
+tap_eq "a listener across an address change: its port is free after it" 0 \
+	"$(host_bind "$IP1" "$PORT")"
+tap_eq "no failed IW_DESTROY_LISTEN" "" \
+	"$(dmesg | tail -n +$((kmsg_first + 1)) | grep 'IW_DESTROY_LISTEN.*failed')"
+wait_for 30 in_ns ping -c 1 -W 1 "$IP1"
+PORT=$((PORT + 1))
+iw_pair "a connection on the new address" accept \
+	'^server: RDMA_CM_EVENT_ESTABLISHED$' '^client: RDMA_CM_EVENT_DISCONNECTED$'
 iw_netns_down
 tap_cmd "NIC 2: enable_iwarp false" devlink dev param set "pci/$bdf2" \
 	name enable_iwarp value false cmode runtime

@@ -96,6 +96,8 @@ struct ordma_iw_listener {
 	struct list_head link;
 	struct iw_cm_id *cm_id;		/* with a reference */
 	u32 handle;
+	/* the device dropped it (the port's address changed) */
+	bool dead;
 	struct ordma_iw_port *port;
 };
 
@@ -164,6 +166,8 @@ static __be32 ordma_iw_first_addr(struct net_device *netdev)
 	return addr;
 }
 
+static void ordma_iw_drop_all(struct ordma_iw *iw);
+
 /* Program the netdev's first IPv4 address, or none; under iw->lock */
 static void ordma_iw_update_addr(struct ordma_iw *iw)
 {
@@ -175,6 +179,9 @@ static void ordma_iw_update_addr(struct ordma_iw *iw)
 
 	if (addr == iw->addr)
 		return;
+	/* the device drops what ran on the old address, without events */
+	if (iw->addr)
+		ordma_iw_drop_all(iw);
 	if (iw->addr) {
 		err = ordma_cmd_del_gid(dev, ORDMA_IW_GID_INDEX);
 		ordma_report_destroy(dev, err, "DEL_GID %pI4", &iw->addr);
@@ -423,6 +430,23 @@ static void ordma_iw_conn_ended(struct ordma_iw_conn *conn, int status)
 	}
 }
 
+/*
+ * The device dropped every listener and connection (the port's address
+ * changed): iw_cm learns of the connections as if they were reset; the
+ * listeners wait for iw_destroy_listen.
+ */
+static void ordma_iw_drop_all(struct ordma_iw *iw)
+{
+	struct ordma_iw_conn *conn, *tmp;
+	struct ordma_iw_listener *l;
+
+	list_for_each_entry_safe(conn, tmp, &iw->conns, link)
+		if (conn->phase != ORDMA_IW_DEAD)
+			ordma_iw_conn_ended(conn, -ECONNRESET);
+	list_for_each_entry(l, &iw->listeners, link)
+		l->dead = true;
+}
+
 static int ordma_iw_status_errno(u32 status)
 {
 	switch (status) {
@@ -461,7 +485,7 @@ static void ordma_iw_conn_request(struct ordma_iw *iw, u32 handle,
 	int err;
 
 	list_for_each_entry(l, &iw->listeners, link)
-		if (l->handle == listen_handle)
+		if (!l->dead && l->handle == listen_handle)
 			listener = l;
 	info = kzalloc(sizeof(*info), GFP_KERNEL);
 	conn = kzalloc(sizeof(*conn), GFP_KERNEL);
@@ -941,14 +965,14 @@ err_free:
 	return err;
 }
 
-/* Under iw->lock; @destroy: the device still has the listener */
+/* Under iw->lock */
 static void ordma_iw_listener_free(struct ordma_iw *iw,
-				   struct ordma_iw_listener *l, bool destroy)
+				   struct ordma_iw_listener *l)
 {
 	struct ordma_iw_conn *conn;
 	int err;
 
-	if (destroy) {
+	if (!l->dead) {
 		err = ordma_cmd_iw_destroy_listen(iw->dev, l->handle);
 		ordma_report_destroy(iw->dev, err, "IW_DESTROY_LISTEN %u",
 				     l->handle);
@@ -973,7 +997,7 @@ int ordma_iw_destroy_listen(struct iw_cm_id *cm_id)
 	mutex_lock(&iw->lock);
 	list_for_each_entry(l, &iw->listeners, link) {
 		if (l->cm_id == cm_id) {
-			ordma_iw_listener_free(iw, l, true);
+			ordma_iw_listener_free(iw, l);
 			break;
 		}
 	}
@@ -1071,7 +1095,7 @@ void ordma_iw_free(struct ordma_ibdev *dev)
 		ordma_iw_conn_free(conn);
 	}
 	list_for_each_entry_safe(l, ltmp, &iw->listeners, link)
-		ordma_iw_listener_free(iw, l, true);
+		ordma_iw_listener_free(iw, l);
 	ordma_iw_update_addr(iw);
 	mutex_unlock(&iw->lock);
 	mutex_destroy(&iw->lock);
