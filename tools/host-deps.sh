@@ -19,7 +19,7 @@ PKGS+=" ninja-build meson pkg-config libglib2.0-dev libpixman-1-dev zlib1g-dev
 PKGS+=" busybox-static cpio gzip udev procps iproute2 iputils-ping pciutils
        ethtool jq"
 # RDMA userspace (Debian's) and the provider build in rdma-core 56.1
-PKGS+=" rdma-core ibverbs-utils ibverbs-providers libibverbs-dev perftest
+PKGS+=" rdma-core ibverbs-utils ibverbs-providers libibverbs-dev librdmacm-dev perftest
        rdmacm-utils cmake cython3 python3-dev libnl-3-dev libnl-route-3-dev
        libudev-dev tshark"
 # InfiniBand ports: the subnet manager and the diagnostics that ask it

@@ -5,10 +5,19 @@
 # the generic devlink parameters enable_roce and enable_iwarp.  Both are
 # listed, RoCE is the default, the two are exclusive (the refusal says
 # why), switching deletes the RDMA device and adds one of the other
-# protocol: an iWARP device (node type RNIC, transport iWARP) whose
-# connections are not supported yet, so rping's listen and connect fail
-# at once with EOPNOTSUPP, and UD QPs are refused.  verbs_iwarp checks
-# the refused verbs: an MR with atomic rights (EOPNOTSUPP), ibv_post_send
+# protocol: an iWARP device (node type RNIC, transport iWARP), and UD
+# QPs are refused.  With NIC 2 on iWARP as well and in a network
+# namespace (TCP over the cable), iw_cm_pair sets up rdma_cm connections
+# between them (no data: the DDP data path is not there yet): accepted
+# (ESTABLISHED and DISCONNECTED on both sides, private data both ways),
+# rejected (REJECTED at the client), and a second one after the first;
+# a listener's TCP port is held in the host stack (bind() gets
+# EADDRINUSE, and succeeds once the listener is gone), and a port a host
+# socket holds cannot be listened on (rdma_listen: EADDRINUSE); a
+# new address drops the listeners (their ports are freed) and
+# connections follow on it; a devlink reload under a listener gives it
+# DEVICE_REMOVAL and frees the port.
+# verbs_iwarp checks the refused verbs: an MR with atomic rights (EOPNOTSUPP), ibv_post_send
 # of immediates, atomics and a two-SGE RDMA READ (EINVAL and bad_wr), an
 # extended QP offering atomics (EOPNOTSUPP); the kernel module
 # ordma_iwarp_kverbs_test the same refusals to a kernel ULP
@@ -31,10 +40,15 @@ VERBS_IWARP_CASES=4
 KO=${ORDMA_IWARP_KVERBS_KO:-$ORDMA_REPO/selftests/ordma/kverbs/ordma_iwarp_kverbs_test.ko}
 KMOD=ordma_iwarp_kverbs_test
 KV_CASES=9
+IW_CM_PAIR=${ORDMA_IW_CM_PAIR:-$ORDMA_REPO/build/bin/iw_cm_pair}
+IW_OUT=$(mktemp)
+NS=ordma_iw_peer
+IP1=$(ordma_test_ip 1)
+IP2=$(ordma_test_ip 2)
 kmsg_first=$(dmesg | wc -l)
 
 ktap_header
-ktap_set_plan $((23 + VERBS_IWARP_CASES + 1 + KV_CASES + 2))
+ktap_set_plan $((21 + 17 + VERBS_IWARP_CASES + 1 + KV_CASES + 2))
 
 # param NAME: the runtime value of devlink parameter NAME of NIC 1
 param() {
@@ -46,6 +60,74 @@ set_param() {
 }
 has_ibdev() { ordma_ibdev "$bdf" >/dev/null; }
 no_ibdev() { ! ordma_ibdev "$bdf" >/dev/null; }
+has_ibdev2() { ordma_ibdev "$bdf2" >/dev/null; }
+no_ibdev2() { ! ordma_ibdev "$bdf2" >/dev/null; }
+in_ns() { ip netns exec "$NS" "$@"; }
+# iw_netns_up: NIC 2 in $NS with test address 2, reaching NIC 1 over
+# the cable; iw_netns_down brings it back
+iw_netns_up() {
+	[ -n "$nd" ] && [ -n "$nd2" ] || return 1
+	ip addr flush dev "$nd2"
+	ip netns add "$NS" || return 1
+	in_ns ip link set dev lo up
+	ip link set dev "$nd2" netns "$NS" || return 1
+	ip addr replace "$IP1/24" dev "$nd"
+	in_ns ip link set dev "$nd2" up
+	in_ns ip addr replace "$IP2/24" dev "$nd2"
+	wait_for 30 in_ns ping -c 1 -W 1 "$IP1"
+}
+iw_netns_down() {
+	in_ns ip link set dev "$nd2" netns 1 2>/dev/null
+	ip netns del "$NS" 2>/dev/null
+	wait_for 30 test -e "/sys/class/net/$nd2"
+	ip link set dev "$nd2" up 2>/dev/null
+}
+# host_bind ADDR PORT: the errno of a host TCP socket's bind(), 0 if it
+# succeeded
+host_bind() {
+	python3 -c '
+import socket, sys
+s = socket.socket()
+try:
+	s.bind((sys.argv[1], int(sys.argv[2])))
+	print(0)
+except OSError as e:
+	print(e.errno)' "$1" "$2"
+}
+# iw_pair DESC accept|reject REGEX...: iw_cm_pair's server on NIC 1, its
+# client in $NS; both exit 0 and every REGEX matches a line of their
+# output
+iw_pair() {
+	local desc=$1 mode=$2 spid src crc out re miss=
+	shift 2
+	"$IW_CM_PAIR" server "$IP1" "$PORT" "$mode" >"$IW_OUT.srv" 2>&1 &
+	spid=$!
+	if ! wait_for 30 grep -q '^server: listening$' "$IW_OUT.srv"; then
+		kill "$spid" 2>/dev/null
+		wait "$spid"
+		ktap_test_fail "$desc"
+		ktap_print_msg "server did not listen: $(cat "$IW_OUT.srv")"
+		return 1
+	fi
+	timeout "$TOOL_TIMEOUT" ip netns exec "$NS" "$IW_CM_PAIR" client "$IP1" \
+		"$PORT" "$mode" >"$IW_OUT.cli" 2>&1
+	crc=$?
+	timeout "$TOOL_TIMEOUT" tail --pid="$spid" -f /dev/null
+	kill "$spid" 2>/dev/null
+	wait "$spid"
+	src=$?
+	out=$(cat "$IW_OUT.srv" "$IW_OUT.cli")
+	for re in "$@"; do
+		grep -Eq -- "$re" <<<"$out" || miss+=" /$re/"
+	done
+	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] && [ -z "$miss" ]; then
+		ktap_test_pass "$desc"
+		return 0
+	fi
+	ktap_test_fail "$desc"
+	ktap_print_msg "server exit $src, client exit $crc, missing:$miss"$'\n'"$out"
+	return 1
+}
 port_active() { rdma link show "$(ordma_ibdev "$bdf")/1" 2>/dev/null | grep -q 'state ACTIVE'; }
 # kernel log lines since the test began that fail any run
 BAD_KMSG=$(grep -v '^#' "$SELFTEST_DIR/kmsg_fail_patterns" | paste -sd '|')
@@ -125,19 +207,102 @@ tap_match "the module ran its $KV_CASES steps, none failed" \
 tap_cmd "rmmod $KMOD" rmmod "$KMOD"
 tool_fails_cleanly "ibv_ud_pingpong: UD QP refused" "Couldn't create QP" \
 	"$(bin ibv_ud_pingpong)" -d "$ibd" -p "$PORT"
-tool_fails_cleanly "rping server on the iWARP address: listen not supported" \
-	"rdma_listen: Operation not supported" \
-	"$(bin rping)" -s -a "$(ordma_test_ip 1)" -C 1
-# rping's client, once rdma_connect has failed, joins its CQ thread,
-# which waits for a completion that never comes (rping.c's error path,
-# whatever the device): the refusal must come at once, the timeout ends
-# the tool.
-out=$(timeout 20 "$(bin rping)" -c -a "$(ordma_test_ip 1)" -C 1 2>&1)
-tap_match "rping client to the iWARP address: connect not supported" \
-	"^rdma_connect: Operation not supported" "$out"
+# An rdma_cm connection between the two NICs, both iWARP, NIC 2 in a
+# network namespace so that TCP takes the cable: iw_cm_pair (no data,
+# the DDP data path is not there yet).
+tap_cmd "NIC 2: enable_roce false" devlink dev param set "pci/$bdf2" \
+	name enable_roce value false cmode runtime
+wait_for 30 no_ibdev2
+tap_cmd "NIC 2: enable_iwarp true" devlink dev param set "pci/$bdf2" \
+	name enable_iwarp value true cmode runtime
+wait_for 60 has_ibdev2
+nd2=$(ordma_netdev "$bdf2")
+if iw_netns_up; then
+	ktap_test_pass "$nd ($IP1) reaches $nd2 ($IP2, namespace $NS) over the cable"
+else
+	ktap_test_fail "$nd ($IP1) reaches $nd2 ($IP2, namespace $NS) over the cable"
+fi
+PORT=$((PORT + 1))
+iw_pair "connect and accept: ESTABLISHED both ways, DISCONNECTED both ways" accept \
+	'^server: RDMA_CM_EVENT_ESTABLISHED$' '^server: RDMA_CM_EVENT_DISCONNECTED$' \
+	'^server: private data "ordma-request"$' \
+	'^client: RDMA_CM_EVENT_ESTABLISHED \(status 0\)$' \
+	'^client: private data "ordma-accept"$' '^client: RDMA_CM_EVENT_DISCONNECTED$'
+PORT=$((PORT + 1))
+# -ECONNREFUSED: the device's MPA reject, not a reset (-ECONNRESET)
+iw_pair "reject: the client gets REJECTED, status -ECONNREFUSED" reject \
+	'^server: rejected$' '^client: RDMA_CM_EVENT_REJECTED \(status -111\)$'
+PORT=$((PORT + 1))
+iw_pair "a second connection after the first closed" accept \
+	'^server: RDMA_CM_EVENT_ESTABLISHED$' '^client: RDMA_CM_EVENT_DISCONNECTED$'
+# the listener's port is held in the host stack
+PORT=$((PORT + 1))
+"$IW_CM_PAIR" server "$IP1" "$PORT" accept >"$IW_OUT.srv" 2>&1 &
+spid=$!
+if wait_for 30 grep -q '^server: listening$' "$IW_OUT.srv"; then
+	tap_eq "bind() to $IP1:$PORT the driver holds: EADDRINUSE" 98 \
+		"$(host_bind "$IP1" "$PORT")"
+	tap_eq "bind() to 0.0.0.0:$PORT the driver holds: EADDRINUSE" 98 \
+		"$(host_bind 0.0.0.0 "$PORT")"
+else
+	ktap_test_fail "bind() to $IP1:$PORT the driver holds: EADDRINUSE"
+	ktap_test_fail "bind() to 0.0.0.0:$PORT the driver holds: EADDRINUSE"
+	ktap_print_msg "$(cat "$IW_OUT.srv")"
+fi
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+tap_eq "after the listener went, bind() to $IP1:$PORT succeeds" 0 \
+	"$(host_bind "$IP1" "$PORT")"
+# a port a host socket holds cannot be listened on
+PORT=$((PORT + 1))
+out=$(python3 -c '
+import socket, subprocess, sys
+s = socket.socket()
+s.bind((sys.argv[2], int(sys.argv[3])))
+r = subprocess.run([sys.argv[1], "server", sys.argv[2], sys.argv[3], "accept"],
+		   capture_output=True, text=True, timeout=60)
+print(r.stdout + r.stderr)' "$IW_CM_PAIR" "$IP1" "$PORT" 2>&1)
+tap_match "rdma_listen on a port a host socket holds: EADDRINUSE" \
+	"^rdma_listen: Address already in use" "$out"
+# a new address: the device drops the listeners and connections of the
+# old one, without events; the driver forgets them and frees the port
+PORT=$((PORT + 1))
+"$IW_CM_PAIR" server "$IP1" "$PORT" accept >"$IW_OUT.srv" 2>&1 &
+spid=$!
+wait_for 30 grep -q '^server: listening$' "$IW_OUT.srv"
+ip addr flush dev "$nd"
+ip addr add "$IP1/24" dev "$nd"
+kill "$spid" 2>/dev/null
+wait "$spid"
+tap_eq "a listener across an address change: its port is free after it" 0 \
+	"$(host_bind "$IP1" "$PORT")"
+tap_eq "no failed IW_DESTROY_LISTEN" "" \
+	"$(dmesg | tail -n +$((kmsg_first + 1)) | grep 'IW_DESTROY_LISTEN.*failed')"
+wait_for 30 in_ns ping -c 1 -W 1 "$IP1"
+PORT=$((PORT + 1))
+iw_pair "a connection on the new address" accept \
+	'^server: RDMA_CM_EVENT_ESTABLISHED$' '^client: RDMA_CM_EVENT_DISCONNECTED$'
+iw_netns_down
+tap_cmd "NIC 2: enable_iwarp false" devlink dev param set "pci/$bdf2" \
+	name enable_iwarp value false cmode runtime
+wait_for 30 no_ibdev2
+tap_cmd "NIC 2: enable_roce true" devlink dev param set "pci/$bdf2" \
+	name enable_roce value true cmode runtime
+wait_for 60 has_ibdev2
 
-# the choice survives a reload
+# the choice survives a reload, which takes a listener's device away
+PORT=$((PORT + 1))
+"$IW_CM_PAIR" server "$IP1" "$PORT" accept >"$IW_OUT.srv" 2>&1 &
+spid=$!
+wait_for 30 grep -q '^server: listening$' "$IW_OUT.srv"
 tap_cmd "devlink dev reload" devlink dev reload "$dl"
+timeout "$TOOL_TIMEOUT" tail --pid="$spid" -f /dev/null
+kill "$spid" 2>/dev/null
+wait "$spid"
+tap_match "the listener got DEVICE_REMOVAL" "got RDMA_CM_EVENT_DEVICE_REMOVAL" \
+	"$(cat "$IW_OUT.srv")"
+tap_eq "after the reload, bind() to $IP1:$PORT succeeds" 0 \
+	"$(host_bind "$IP1" "$PORT")"
 wait_for 60 has_ibdev
 tap_match "after the reload the RDMA device is an RNIC again" "node_type rnic" \
 	"$(rdma dev show "$(ordma_ibdev "$bdf")" 2>&1)"
@@ -155,5 +320,6 @@ else
 	ktap_test_fail "RoCE again: both NICs ACTIVE with an IPv4 RoCE v2 GID"
 fi
 tap_eq "no kernel warning" "" "$(kmsg_bad)"
+rm -f "$IW_OUT" "$IW_OUT.srv" "$IW_OUT.cli"
 
 ktap_finished

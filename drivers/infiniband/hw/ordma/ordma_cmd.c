@@ -66,14 +66,14 @@ static int ordma_cmd_destroy(struct ordma_ibdev *dev, u8 opcode, u32 handle,
 	return ordma_cmd_post(dev, &cmd, NULL);
 }
 
-int ordma_cmd_add_gid(struct ordma_ibdev *dev, u32 index, const u8 gid[16],
-		      const u8 mac[6], u16 vlan_id)
+int ordma_cmd_add_gid(struct ordma_ibdev *dev, u32 index, u8 type,
+		      const u8 gid[16], const u8 mac[6], u16 vlan_id)
 {
 	struct ordma_aq_cmd cmd;
 
 	ordma_aq_cmd_init(&cmd, ORDMA_CMD_ADD_GID);
 	cmd.add_gid.index = cpu_to_le32(index);
-	cmd.add_gid.type = ORDMA_GID_TYPE_ROCE_V2;
+	cmd.add_gid.type = type;
 	cmd.add_gid.vlan_id = cpu_to_le16(vlan_id);
 	memcpy(cmd.add_gid.gid, gid, sizeof(cmd.add_gid.gid));
 	memcpy(cmd.add_gid.mac, mac, sizeof(cmd.add_gid.mac));
@@ -371,4 +371,68 @@ int ordma_cmd_query_cq(struct ordma_ibdev *dev, u32 cqn,
 
 	return ordma_cmd_qp_buf(dev, ORDMA_CMD_QUERY_CQ, cqn, NULL, attr,
 				sizeof(*attr), &comp);
+}
+
+/*
+ * iWARP connections.  IW_CONNECT, IW_ACCEPT and IW_REJECT take their
+ * parameters in a buffer; IW_CONNECT's completion names the connection.
+ */
+int ordma_cmd_iw_create_listen(struct ordma_ibdev *dev, const u8 ip[16],
+			       u16 port, u16 backlog, u32 *handle)
+{
+	struct ordma_cmd_iw_create_listen p = {};
+
+	memcpy(p.ip, ip, sizeof(p.ip));
+	p.port = cpu_to_le16(port);
+	p.backlog = cpu_to_le16(backlog);
+	return ordma_cmd_create(dev, ORDMA_CMD_IW_CREATE_LISTEN, &p, sizeof(p),
+				handle);
+}
+
+static int ordma_cmd_iw_handle(struct ordma_ibdev *dev, u8 opcode,
+			       u32 handle, u32 flags)
+{
+	struct ordma_aq_cmd cmd;
+
+	ordma_aq_cmd_init(&cmd, opcode);
+	cmd.iw_conn.handle = cpu_to_le32(handle);
+	cmd.iw_conn.flags = cpu_to_le32(flags);
+	return ordma_cmd_post(dev, &cmd, NULL);
+}
+
+int ordma_cmd_iw_destroy_listen(struct ordma_ibdev *dev, u32 handle)
+{
+	return ordma_cmd_iw_handle(dev, ORDMA_CMD_IW_DESTROY_LISTEN, handle, 0);
+}
+
+int ordma_cmd_iw_destroy_conn(struct ordma_ibdev *dev, u32 handle,
+			      u32 flags)
+{
+	return ordma_cmd_iw_handle(dev, ORDMA_CMD_IW_DESTROY_CONN, handle,
+				   flags);
+}
+
+/* IW_CONNECT (@handle: the new connection), IW_ACCEPT or IW_REJECT */
+int ordma_cmd_iw_conn_params(struct ordma_ibdev *dev, u8 opcode,
+			     const struct ordma_iw_conn_params *params,
+			     u32 *handle)
+{
+	struct ordma_aq_comp comp;
+	int err;
+
+	err = ordma_cmd_qp_buf(dev, opcode, 0, params, NULL, sizeof(*params),
+			       &comp);
+	if (err || !handle)
+		return err;
+	*handle = le32_to_cpu(comp.handle.handle);
+	return 0;
+}
+
+int ordma_cmd_iw_query_conn(struct ordma_ibdev *dev, u32 handle,
+			    struct ordma_iw_conn_info *info)
+{
+	struct ordma_aq_comp comp;
+
+	return ordma_cmd_qp_buf(dev, ORDMA_CMD_IW_QUERY_CONN, handle, NULL,
+				info, sizeof(*info), &comp);
 }

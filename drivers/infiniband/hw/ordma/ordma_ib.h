@@ -88,6 +88,8 @@ struct ordma_ibdev {
 	struct xarray cqs;
 	struct xarray qps;
 	struct xarray srqs;
+	/* iWARP port: listeners, connections, the address (ordma_iw.c) */
+	struct ordma_iw *iw;
 	/* source of the key variant byte of each new registration */
 	atomic_t key_seq;
 	/* DESTROY_AH of AHs destroyed in atomic context */
@@ -242,6 +244,8 @@ struct ordma_qp {
 	struct ordma_obj_ref ref;
 	struct ordma_wq sq;
 	struct ordma_wq rq;	/* unused with an SRQ */
+	/* iWARP: the connection the QP is bound to, under ordma_iw.lock */
+	struct ordma_iw_conn *iw_conn;
 	/*
 	 * Bound to a QP counter (ibqp.counter): on its list, and the
 	 * device's counts of the QP when it was bound, under counter_lock.
@@ -406,8 +410,8 @@ bool ordma_device_may_use_memory(enum ordma_mem_cmd cmd, int err);
  * Every object is owned by @uctx (ORDMA_KERNEL_UCTX for kernel objects);
  * destroy commands pass the same owner.
  */
-int ordma_cmd_add_gid(struct ordma_ibdev *dev, u32 index, const u8 gid[16],
-		      const u8 mac[6], u16 vlan_id);
+int ordma_cmd_add_gid(struct ordma_ibdev *dev, u32 index, u8 type,
+		      const u8 gid[16], const u8 mac[6], u16 vlan_id);
 int ordma_cmd_del_gid(struct ordma_ibdev *dev, u32 index);
 /* On success *uctx is the context id and its doorbell page index. */
 int ordma_cmd_alloc_uctx(struct ordma_ibdev *dev, u32 *uctx);
@@ -449,6 +453,18 @@ int ordma_cmd_destroy_qp(struct ordma_ibdev *dev, u32 uctx, u32 qpn);
 int ordma_cmd_query_qp_stats(struct ordma_ibdev *dev, u32 qpn,
 			     struct ordma_qp_stats *stats);
 
+/* iWARP connections; on success *handle names the listener or connection */
+int ordma_cmd_iw_create_listen(struct ordma_ibdev *dev, const u8 ip[16],
+			       u16 port, u16 backlog, u32 *handle);
+int ordma_cmd_iw_destroy_listen(struct ordma_ibdev *dev, u32 handle);
+int ordma_cmd_iw_destroy_conn(struct ordma_ibdev *dev, u32 handle,
+			      u32 flags);
+int ordma_cmd_iw_conn_params(struct ordma_ibdev *dev, u8 opcode,
+			     const struct ordma_iw_conn_params *params,
+			     u32 *handle);
+int ordma_cmd_iw_query_conn(struct ordma_ibdev *dev, u32 handle,
+			    struct ordma_iw_conn_info *info);
+
 /* ordma_verbs.c */
 int ordma_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		       struct ib_udata *udata);
@@ -469,6 +485,15 @@ static inline bool ordma_port_is_iwarp(const struct ordma_ibdev *dev)
 
 struct iw_cm_id;
 struct iw_cm_conn_param;
+struct ordma_eqe;
+
+int ordma_iw_init(struct ordma_ibdev *dev);
+void ordma_iw_start(struct ordma_ibdev *dev);
+void ordma_iw_stop(struct ordma_ibdev *dev);
+void ordma_iw_free(struct ordma_ibdev *dev);
+void ordma_iw_event(struct ordma_ibdev *dev, const struct ordma_eqe *eqe);
+bool ordma_iw_qp_close(struct ordma_ibdev *dev, struct ordma_qp *qp,
+		       bool graceful);
 
 int ordma_iw_query_gid(struct ib_device *ibdev, u32 port, int index,
 		       union ib_gid *gid);

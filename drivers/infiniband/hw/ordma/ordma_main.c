@@ -222,6 +222,13 @@ static void ordma_ib_async_event(void *priv, const struct ordma_eqe *eqe)
 	case ORDMA_EQE_SRQ_LIMIT:
 		ordma_srq_async_event(dev, data0, IB_EVENT_SRQ_LIMIT_REACHED);
 		break;
+	case ORDMA_EQE_IW_CONN_REQUEST:
+	case ORDMA_EQE_IW_CONN_REPLY:
+	case ORDMA_EQE_IW_ESTABLISHED:
+	case ORDMA_EQE_IW_DISCONNECT:
+	case ORDMA_EQE_IW_CLOSED:
+		ordma_iw_event(dev, eqe);
+		break;
 	default:
 		ibdev_dbg(&dev->ibdev, "ignoring async event type %#x\n", type);
 		break;
@@ -418,6 +425,9 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 				sizeof(ibdev->iw_ifname));
 			/* the wire port is the one rdma_cm chose */
 			ibdev->iw_driver_flags = IW_F_NO_PORT_MAP;
+			err = ordma_iw_init(dev);
+			if (err)
+				goto err_dealloc;
 		}
 		err = ib_device_set_netdev(ibdev, netdev, ORDMA_PORT_NUM);
 		if (err) {
@@ -449,6 +459,8 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 	}
 
 	auxiliary_set_drvdata(adev, dev);
+	if (dev->iw)
+		ordma_iw_start(dev);
 	if (ordma_port_is_ib(dev)) {
 		ordma_ib_port_registered(dev);
 		ibdev_dbg(ibdev, "registered on %s, InfiniBand port\n",
@@ -463,6 +475,7 @@ static int ordma_ib_probe(struct auxiliary_device *adev,
 err_events:
 	ordma_ib_stop_events(dev);
 err_dealloc:
+	ordma_iw_free(dev);
 	if (dev->wq)
 		destroy_workqueue(dev->wq);
 	ib_dealloc_device(ibdev);
@@ -473,9 +486,12 @@ static void ordma_ib_remove(struct auxiliary_device *adev)
 {
 	struct ordma_ibdev *dev = auxiliary_get_drvdata(adev);
 
+	if (dev->iw)
+		ordma_iw_stop(dev);
 	/* Clients drain their QPs here, by completion events. */
 	ib_unregister_device(&dev->ibdev);
 	ordma_ib_stop_events(dev);
+	ordma_iw_free(dev);
 	/* Runs the DESTROY_AH commands still queued. */
 	destroy_workqueue(dev->wq);
 	WARN_ON(!xa_empty(&dev->cqs) || !xa_empty(&dev->qps) ||

@@ -710,6 +710,7 @@ int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 	struct ordma_ibdev *dev = to_ordma_ibdev(ibqp->device);
 	struct ordma_qp *qp = to_ordma_qp(ibqp);
 	struct ordma_qp_attr hw = {};
+	bool sqd_to_err = false;
 	int err;
 
 	if (udata && udata->inlen &&
@@ -720,9 +721,44 @@ int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 			  qp->qpn, attr_mask & ~(int)ORDMA_QP_ATTR_SUPPORTED);
 		return -EOPNOTSUPP;
 	}
+	/*
+	 * rdma_cm adds IB_QP_PORT to every iWARP QP attribute set it hands
+	 * out (rdma_init_qp_attr()); the port is the device's one and is set
+	 * at INIT, and an iWARP RTR takes no path attribute.  iw_cm's set for
+	 * RTS is that port alone (librdmacm's rdma_accept still applies it):
+	 * the device moves an iWARP QP to RTS through its connection, and
+	 * there is nothing to change.
+	 */
+	if (ordma_port_is_iwarp(dev)) {
+		if (attr_mask & IB_QP_PORT) {
+			if (attr->port_num != ORDMA_PORT_NUM)
+				return -EINVAL;
+			if (qp->state != IB_QPS_RESET)
+				attr_mask &= ~IB_QP_PORT;
+		}
+		if (!attr_mask)
+			return 0;
+	}
+	/*
+	 * iw_cm closes a connection by taking its QP to SQD (graceful) or
+	 * ERR; the device ends the connection and moves the QP to ERR.  An
+	 * iWARP QP reaches SQD no other way: without a connection it goes
+	 * to ERR.
+	 */
+	if (ordma_port_is_iwarp(dev) && (attr_mask & IB_QP_STATE) &&
+	    (attr->qp_state == IB_QPS_SQD || attr->qp_state == IB_QPS_ERR)) {
+		if (ordma_iw_qp_close(dev, qp,
+				      attr->qp_state == IB_QPS_SQD)) {
+			ordma_qp_set_state(qp, IB_QPS_ERR);
+			return 0;
+		}
+		sqd_to_err = attr->qp_state == IB_QPS_SQD;
+	}
 	err = ordma_qp_attr_to_hw(dev, qp, attr, attr_mask, &hw);
 	if (err)
 		return err;
+	if (sqd_to_err)
+		hw.state = IB_QPS_ERR;
 
 	err = ordma_cmd_modify_qp(dev, qp->qpn, &hw);
 	/*
@@ -740,7 +776,7 @@ int ordma_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 		return err;
 	}
 	if (attr_mask & IB_QP_STATE)
-		ordma_qp_set_state(qp, attr->qp_state);
+		ordma_qp_set_state(qp, hw.state);
 	return 0;
 }
 

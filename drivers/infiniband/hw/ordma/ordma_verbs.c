@@ -259,8 +259,8 @@ int ordma_add_gid(const struct ib_gid_attr *attr, void **context)
 	if (err)
 		return err;
 
-	err = ordma_cmd_add_gid(dev, attr->index, attr->gid.raw, mac,
-				vlan_id);
+	err = ordma_cmd_add_gid(dev, attr->index, ORDMA_GID_TYPE_ROCE_V2,
+				attr->gid.raw, mac, vlan_id);
 	if (err)
 		ibdev_err(&dev->ibdev, "ADD_GID %u failed: %d\n", attr->index,
 			  err);
