@@ -22,7 +22,8 @@ FW_OBJECTS_SRCS := objects/fw_resources.c objects/fw_pagelist.c \
 		   objects/fw_mcast.c objects/fw_qp.c objects/fw_qp_state.c \
 		   objects/fw_srq.c
 FW_TRANSPORT_SRCS := transport/fw_transport.c transport/fw_requester.c \
-		     transport/fw_responder.c
+		     transport/fw_responder.c transport/fw_iw_requester.c \
+		     transport/fw_iw_responder.c
 # The TCP offload of an iWARP port; its lwIP copies are built by
 # tcp/lwip.mk, not listed here
 FW_TCP_SRCS := tcp/fw_tcp.c tcp/fw_iw_conn.c

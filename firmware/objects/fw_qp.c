@@ -256,10 +256,19 @@ static void fw_qp_set_state(struct ordma_fw *fw, struct fw_qp *qp,
 	qp->state = state;
 }
 
-void fw_qp_iw_connected(struct ordma_fw *fw, struct fw_qp *qp)
+void fw_qp_iw_connected(struct ordma_fw *fw, struct fw_qp *qp, uint16_t ird,
+			uint16_t ord)
 {
-	if (qp->state == ORDMA_QPS_RTR)
-		fw_qp_set_state(fw, qp, ORDMA_QPS_RTS);
+	if (qp->state != ORDMA_QPS_RTR)
+		return;
+	qp->attr.max_dest_rd_atomic = (uint8_t)(ird < FW_MAX_QP_RD_ATOM ?
+						ird : FW_MAX_QP_RD_ATOM);
+	qp->attr.max_rd_atomic = (uint8_t)(ord < FW_MAX_QP_INIT_RD_ATOM ?
+					   ord : FW_MAX_QP_INIT_RD_ATOM);
+	fw->qp_engine->to_rts(qp);
+	fw_qp_set_state(fw, qp, ORDMA_QPS_RTS);
+	fw->qp_engine->budget_sync(fw, qp);
+	fw_qp_sq_kick(fw, qp);
 }
 
 static void fw_qp_enter_error(struct ordma_fw *fw, struct fw_qp *qp)

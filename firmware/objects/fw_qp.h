@@ -159,6 +159,7 @@ struct fw_qp {
 	uint32_t msn;			/* responder: message sequence number */
 	struct fw_tp_req req;		/* requester (fw_requester.c) */
 	struct fw_tp_resp resp;		/* responder (fw_responder.c) */
+	struct fw_tp_iw iw;		/* iWARP (fw_iw_*.c) */
 
 	struct fw_qp_counters counters;
 };
@@ -234,6 +235,11 @@ struct fw_qp_engine_ops {
 	void (*budget_sync)(struct ordma_fw *fw, struct fw_qp *qp);
 	/* RTS, SQD: starts or continues send WQEs [sq.next, sq.pi) */
 	void (*sq_progress)(struct ordma_fw *fw, struct fw_qp *qp);
+	/* iWARP, RTS or SQD: a DDP segment of len bytes (an FPDU's, its
+	 * length and CRC checked) from the QP's connection
+	 */
+	void (*iw_rx)(struct ordma_fw *fw, struct fw_qp *qp,
+		      const uint8_t *ulpdu, size_t len);
 };
 
 /* ------------------------------------------------------------------ */
@@ -307,8 +313,13 @@ void fw_qp_set_error(struct ordma_fw *fw, struct fw_qp *qp,
  * with ORDMA_EQE_QP_REQ_ERR instead.
  */
 void fw_qp_enter_sqe(struct ordma_fw *fw, struct fw_qp *qp);
-/* An iWARP QP's connection reached RDMA mode: RTR -> RTS */
-void fw_qp_iw_connected(struct ordma_fw *fw, struct fw_qp *qp);
+/*
+ * An iWARP QP's connection reached RDMA mode: RTR -> RTS, with the Read
+ * depths the MPA exchange negotiated (ird: Read Requests it takes, ord:
+ * RDMA Reads it may have outstanding); posted send WQEs start.
+ */
+void fw_qp_iw_connected(struct ordma_fw *fw, struct fw_qp *qp, uint16_t ird,
+			uint16_t ord);
 
 /* In SQD: the last in-flight send WQE has completed (ci == next). */
 void fw_qp_sq_drained(struct ordma_fw *fw, struct fw_qp *qp);

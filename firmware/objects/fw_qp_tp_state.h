@@ -130,4 +130,42 @@ struct fw_tp_resp {
 	bool read_paused;	/* read_deadline is the end of a PAUSE */
 };
 
+/*
+ * An RDMA Read Request an iWARP responder took: its Read Responses still
+ * to be sent, from source STag/TO to the requester's sink STag/TO.
+ */
+struct fw_tp_iw_read {
+	uint32_t sink_stag;
+	uint32_t src_stag;
+	uint64_t sink_to;
+	uint64_t src_to;
+	uint32_t len;
+	uint32_t done;		/* bytes sent */
+};
+
+/*
+ * The iWARP engine's state of a QP (fw_iw_requester.c, fw_iw_responder.c);
+ * cleared when the QP's connection brings it to RTS.  TCP orders and
+ * delivers: no PSNs, no retransmission, no window of its own.
+ */
+struct fw_tp_iw {
+	/* requester: the next MSN of queue 0 (Sends) and 1 (Read
+	 * Requests), and bytes of the WQE at req.cur handed to TCP
+	 */
+	uint32_t tx_msn[2];
+	uint32_t tx_off;
+	/* responder: the MSN expected next on queue 0 and 1, and the
+	 * offset the next segment of the Send being received must have
+	 */
+	uint32_t rx_msn[2];
+	uint32_t rx_mo;
+	/* the READ WQE Read Responses are placed for: bytes placed */
+	uint32_t rresp_placed;
+	/* Read Requests taken, answered in order: [rd_head, rd_tail) */
+	uint32_t rd_head;
+	uint32_t rd_tail;
+	uint16_t ird;		/* Read Requests it may hold (negotiated) */
+	struct fw_tp_iw_read rd[FW_TP_MAX_RD_RES];
+};
+
 #endif /* ORDMA_FW_QP_TP_STATE_H */

@@ -14,8 +14,14 @@
  * initiator's RTR if peer to peer was asked for (siw does not ask), then
  * moves the QP to RTS and reports ORDMA_EQE_IW_ESTABLISHED.  Everything a
  * peer sends is checked before it is believed; a request or reply that
- * does not parse resets the connection.  FPDUs after the exchange wait
- * for the DDP/RDMAP engine and are counted, not placed.
+ * does not parse resets the connection.
+ *
+ * In RDMA mode the stream is FPDUs.  This file is the MPA layer of the
+ * data path: it cuts the stream into FPDUs (whatever TCP's segmentation),
+ * checks length and CRC32c and gives each DDP segment to the QP's iWARP
+ * engine (struct fw_qp_engine_ops.iw_rx); the engine sends FPDUs through
+ * fw_iw_tx_fpdu() and ends a connection it found broken with
+ * fw_iw_conn_fail().
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,6 +33,7 @@
 #include "tcp/fw_iw_conn.h"
 #include "tcp/fw_tcp.h"
 #include "wire/fw_iw_wire.h"
+#include "wire/fw_roce_wire.h"
 
 #define FW_IW_NO_LISTENER	0xffffffffu
 #define FW_IW_MPA_REQ_TIMEOUT_NS	(10ULL * 1000000000ULL)
@@ -34,6 +41,8 @@
 #define FW_IW_RTR_TIMEOUT_NS		(10ULL * 1000000000ULL)
 #define FW_IW_MAX_RD			128	/* IRD and ORD, as siw caps */
 #define FW_IW_RX_MAX		(FW_MPA_HDR_LEN + FW_MPA_MAX_PD)
+/* The longest FPDU: a 16-bit ULPDU_Length, pad and CRC */
+#define FW_IW_FPDU_MAX		(FW_MPA_LEN_FIELD + 0xffff + 3 + FW_MPA_CRC_LEN)
 
 enum fw_iw_phase {
 	FW_IW_FREE,
@@ -66,6 +75,10 @@ struct fw_iw_conn {
 	uint8_t req_pd[ORDMA_IW_MAX_PRIVATE_DATA];
 	size_t rx_len;
 	uint8_t rx[FW_IW_RX_MAX];
+	/* RDMA mode: the FPDU being received (FW_IW_FPDU_MAX bytes) */
+	uint16_t mss;
+	uint8_t *fpdu;
+	size_t fpdu_len;
 };
 
 struct fw_iw {
@@ -74,6 +87,7 @@ struct fw_iw {
 	uint16_t listen_pending[FW_TCP_MAX_LISTEN];
 	bool listening[FW_TCP_MAX_LISTEN];
 	struct fw_iw_stats stats;
+	uint8_t tx[FW_IW_FPDU_MAX];	/* FPDUs are built here */
 };
 
 static const struct fw_tcp_user fw_iw_tcp_user;
@@ -152,6 +166,7 @@ static void fw_iw_free(struct ordma_fw *fw, struct fw_iw_conn *c)
 		if (c->listener < FW_TCP_MAX_LISTEN &&
 		    iw->listen_pending[c->listener])
 			iw->listen_pending[c->listener]--;
+	free(c->fpdu);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -210,16 +225,28 @@ static bool fw_iw_send(struct ordma_fw *fw, struct fw_iw_conn *c,
 	return fw_tcp_send(fw, fw_iw_handle(fw, c), data, len) == len;
 }
 
-/* RDMA mode: the QP to RTS */
-static void fw_iw_rdma_mode(struct ordma_fw *fw, struct fw_iw_conn *c)
+/* RDMA mode: the QP to RTS; false (and c ended) if it cannot be */
+static bool fw_iw_rdma_mode(struct ordma_fw *fw, struct fw_iw_conn *c)
 {
-	struct fw_qp *qp = fw_iw_qp(fw, c);
+	struct fw_tcp_conn_info tcp;
+	struct fw_qp *qp;
 
+	c->fpdu = malloc(FW_IW_FPDU_MAX);
+	if (!c->fpdu ||
+	    fw_tcp_conn_info(fw, fw_iw_handle(fw, c), &tcp) ||
+	    !fw_mpa_mulpdu(tcp.mss)) {
+		fw_iw_abort(fw, c, ORDMA_IW_STATUS_NO_RESOURCES);
+		return false;
+	}
+	c->mss = tcp.mss;
+	c->fpdu_len = 0;
 	c->phase = FW_IW_RDMA;
 	c->deadline_ns = 0;
 	c->rx_len = 0;
+	qp = fw_iw_qp(fw, c);
 	if (qp)
-		fw_qp_iw_connected(fw, qp);
+		fw_qp_iw_connected(fw, qp, c->ird, c->ord);
+	return true;
 }
 
 /* ------------------------------------------------------------------ */
@@ -354,9 +381,13 @@ static void fw_iw_got_reply(struct ordma_fw *fw, struct fw_iw_conn *c)
 		return;
 	}
 	if (c->enhanced) {
-		/* our IRD takes what the peer will issue, within reason */
+		/* our IRD takes what the peer will issue, within reason;
+		 * we issue no more Reads than the peer takes
+		 */
 		c->ird = fw_iw_rd(c->peer_ord) < c->ird ?
 			 fw_iw_rd(c->peer_ord) : c->ird;
+		c->ord = fw_iw_rd(c->peer_ird) < c->ord ?
+			 fw_iw_rd(c->peer_ird) : c->ord;
 		c->rtr = c->peer_ird & FW_MPA_V2_PEER2PEER;
 		if (c->rtr && !(c->peer_ord & FW_MPA_V2_RTR_WRITE)) {
 			/* we offered the Write RTR only */
@@ -369,9 +400,12 @@ static void fw_iw_got_reply(struct ordma_fw *fw, struct fw_iw_conn *c)
 		fw_iw_abort(fw, c, ORDMA_IW_STATUS_NO_RESOURCES);
 		return;
 	}
-	fw_iw_rdma_mode(fw, c);
+	/* the event first: the host hears of the connection before any
+	 * completion of it
+	 */
 	fw_async_event(fw, ORDMA_EQE_IW_CONN_REPLY, fw_iw_handle(fw, c),
 		       ORDMA_IW_STATUS_OK, c->qpn);
+	fw_iw_rdma_mode(fw, c);
 }
 
 static void fw_iw_got_rtr(struct ordma_fw *fw, struct fw_iw_conn *c)
@@ -390,9 +424,191 @@ static void fw_iw_got_rtr(struct ordma_fw *fw, struct fw_iw_conn *c)
 		fw_iw_abort(fw, c, ORDMA_IW_STATUS_PROTOCOL);
 		return;
 	}
-	fw_iw_rdma_mode(fw, c);
 	fw_async_event(fw, ORDMA_EQE_IW_ESTABLISHED, fw_iw_handle(fw, c), 0,
 		       c->qpn);
+	fw_iw_rdma_mode(fw, c);
+}
+
+/* ------------------------------------------------------------------ */
+/* FPDUs                                                               */
+/* ------------------------------------------------------------------ */
+
+/* The connection the QP's data goes over, in RDMA mode; NULL if none */
+static struct fw_iw_conn *fw_iw_conn_of(struct ordma_fw *fw,
+					const struct fw_qp *qp)
+{
+	struct fw_iw_conn *c;
+
+	if (!qp->iw_conn_plus1)
+		return NULL;
+	c = fw_iw_conn_get(fw, qp->iw_conn_plus1 - 1);
+	if (!c || c->qpn != qp->qpn ||
+	    (c->phase != FW_IW_RDMA && c->phase != FW_IW_CLOSING))
+		return NULL;
+	return c;
+}
+
+size_t fw_iw_tx_mulpdu(struct ordma_fw *fw, const struct fw_qp *qp)
+{
+	struct fw_iw_conn *c = fw_iw_conn_of(fw, qp);
+
+	/* after the peer's FIN ours went too: nothing more is sent */
+	if (!c || c->phase != FW_IW_RDMA)
+		return 0;
+	return fw_mpa_mulpdu(c->mss);
+}
+
+uint8_t *fw_iw_tx_buf(struct ordma_fw *fw)
+{
+	return fw->tcp.iw ? fw->tcp.iw->tx + FW_MPA_LEN_FIELD : NULL;
+}
+
+int fw_iw_tx_fpdu(struct ordma_fw *fw, const struct fw_qp *qp,
+		  size_t ulpdu_len)
+{
+	struct fw_iw_conn *c = fw_iw_conn_of(fw, qp);
+	struct fw_tcp_conn_info tcp;
+	uint8_t *fpdu;
+	size_t len;
+
+	if (!c || c->phase != FW_IW_RDMA)
+		return -ENOTCONN;
+	fpdu = fw->tcp.iw->tx;
+	len = fw_fpdu_len(ulpdu_len);
+	/* the stack takes an FPDU whole or not at all */
+	if (fw_tcp_conn_info(fw, fw_iw_handle(fw, c), &tcp) ||
+	    tcp.snd_buf < len)
+		return -EAGAIN;
+	fw_fpdu_seal(fpdu, ulpdu_len);
+	if (fw_tcp_send(fw, fw_iw_handle(fw, c), fpdu, len) != len)
+		return -EAGAIN;
+	fw->tcp.iw->stats.tx_fpdus++;
+	return 0;
+}
+
+/*
+ * Sends the Terminate t (if not NULL) and closes the connection after
+ * it: the peer gets the Terminate, then FIN; the host gets IW_CLOSED.
+ */
+static void fw_iw_close_terminated(struct ordma_fw *fw, struct fw_iw_conn *c,
+				   const struct fw_term *t)
+{
+	uint8_t buf[FW_MPA_LEN_FIELD + FW_DDP_UNTAGGED_HLEN +
+		    FW_TERM_CTRL_LEN + 2 + FW_DDP_UNTAGGED_HLEN +
+		    FW_RDMAP_RREQ_LEN + 3 + FW_MPA_CRC_LEN];
+	uint32_t h = fw_iw_handle(fw, c);
+	struct fw_term term;
+	size_t ulen;
+
+	if (t && c->phase == FW_IW_RDMA) {
+		term = *t;
+		if (term.hdr_len > FW_DDP_UNTAGGED_HLEN + FW_RDMAP_RREQ_LEN)
+			term.hdr_len = FW_DDP_UNTAGGED_HLEN + FW_RDMAP_RREQ_LEN;
+		ulen = fw_term_build(buf + FW_MPA_LEN_FIELD, &term);
+		fw_tcp_send(fw, h, buf, fw_fpdu_seal(buf, ulen));
+		fw->tcp.iw->stats.terminates_sent++;
+	}
+	fw_tcp_close(fw, h);
+	fw_iw_end(fw, c, ORDMA_IW_STATUS_PROTOCOL);
+}
+
+void fw_iw_conn_fail(struct ordma_fw *fw, const struct fw_qp *qp,
+		     const struct fw_term *t)
+{
+	struct fw_iw_conn *c = fw_iw_conn_of(fw, qp);
+
+	if (c)
+		fw_iw_close_terminated(fw, c, t);
+}
+
+/* One whole FPDU of len bytes: CRC, then its DDP segment to the QP */
+static void fw_iw_fpdu(struct ordma_fw *fw, struct fw_iw_conn *c,
+		       const uint8_t *fpdu, size_t len)
+{
+	size_t ulen = fw_wire_get16(fpdu);
+	struct fw_iw *iw = fw->tcp.iw;
+	struct fw_qp *qp;
+
+	if (!fw_fpdu_crc_ok(fpdu, len)) {
+		struct fw_term t = {
+			.layer = FW_TERM_LAYER_LLP,
+			.etype = FW_TERM_LLP_MPA,
+			.ecode = FW_TERM_MPA_CRC,
+		};
+
+		iw->stats.fpdu_crc_bad++;
+		qp = fw_iw_qp(fw, c);
+		if (qp && qp->state != ORDMA_QPS_ERR)
+			fw_qp_set_error(fw, qp, ORDMA_EQE_QP_FATAL);
+		fw_iw_close_terminated(fw, c, &t);
+		return;
+	}
+	iw->stats.rx_fpdus++;
+	qp = fw_iw_qp(fw, c);
+	if (!qp || (qp->state != ORDMA_QPS_RTS &&
+		    qp->state != ORDMA_QPS_SQD)) {
+		/* a QP in error takes nothing more */
+		iw->stats.rx_fpdu_bytes += len;
+		return;
+	}
+	fw->qp_engine->iw_rx(fw, qp, fpdu + FW_MPA_LEN_FIELD, ulen);
+}
+
+/*
+ * The bytes of the stream in RDMA mode: FPDUs, whole ones taken where
+ * they lie, the others gathered in c->fpdu.  Stops when the connection
+ * ends.
+ */
+static void fw_iw_rx_fpdus(struct ordma_fw *fw, struct fw_iw_conn *c,
+			   const uint8_t *data, size_t len)
+{
+	while (len && (c->phase == FW_IW_RDMA || c->phase == FW_IW_CLOSING)) {
+		size_t want, take, ulen;
+
+		if (!c->fpdu_len && len >= FW_MPA_LEN_FIELD) {
+			ulen = fw_wire_get16(data);
+			want = fw_fpdu_len(ulen);
+			if (ulen >= FW_DDP_TAGGED_HLEN && len >= want) {
+				fw_iw_fpdu(fw, c, data, want);
+				data += want;
+				len -= want;
+				continue;
+			}
+		}
+		if (c->fpdu_len < FW_MPA_LEN_FIELD) {
+			want = FW_MPA_LEN_FIELD;
+		} else {
+			ulen = fw_wire_get16(c->fpdu);
+			if (ulen < FW_DDP_TAGGED_HLEN) {
+				/* no DDP segment is that short: the FPDU
+				 * boundaries are lost
+				 */
+				struct fw_term t = {
+					.layer = FW_TERM_LAYER_LLP,
+					.etype = FW_TERM_LLP_MPA,
+					.ecode = FW_TERM_MPA_MARKER,
+				};
+				struct fw_qp *qp = fw_iw_qp(fw, c);
+
+				fw->tcp.iw->stats.fpdu_bad_len++;
+				if (qp && qp->state != ORDMA_QPS_ERR)
+					fw_qp_set_error(fw, qp,
+							ORDMA_EQE_QP_FATAL);
+				fw_iw_close_terminated(fw, c, &t);
+				return;
+			}
+			want = fw_fpdu_len(ulen);
+		}
+		take = want - c->fpdu_len < len ? want - c->fpdu_len : len;
+		memcpy(c->fpdu + c->fpdu_len, data, take);
+		c->fpdu_len += take;
+		data += take;
+		len -= take;
+		if (c->fpdu_len < want || want == FW_MPA_LEN_FIELD)
+			continue;
+		c->fpdu_len = 0;
+		fw_iw_fpdu(fw, c, c->fpdu, want);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -471,8 +687,7 @@ static void fw_iw_recv(struct ordma_fw *fw, void *arg, uint32_t conn,
 	if (!len || c->phase == FW_IW_FREE)
 		return;
 	if (c->phase == FW_IW_RDMA || c->phase == FW_IW_CLOSING) {
-		/* FPDUs: the DDP/RDMAP engine's, not there yet */
-		fw->tcp.iw->stats.rx_fpdu_bytes += len;
+		fw_iw_rx_fpdus(fw, c, data, len);
 		return;
 	}
 	/* bytes after the request, before our reply: not MPA */
@@ -501,10 +716,17 @@ static void fw_iw_peer_fin(struct ordma_fw *fw, void *arg, uint32_t conn)
 static void fw_iw_sent(struct ordma_fw *fw, void *arg, uint32_t conn,
 		       uint32_t len)
 {
-	(void)fw;
+	struct fw_iw_conn *c = fw_iw_conn_get(fw, conn);
+	struct fw_qp *qp;
+
 	(void)arg;
-	(void)conn;
 	(void)len;
+	if (!c || c->phase != FW_IW_RDMA)
+		return;
+	/* room in the send buffer: FPDUs that waited for it go */
+	qp = fw_iw_qp(fw, c);
+	if (qp)
+		fw_qp_sq_kick(fw, qp);
 }
 
 static void fw_iw_closed(struct ordma_fw *fw, void *arg, uint32_t conn,
@@ -542,7 +764,11 @@ static uint32_t fw_iw_port_ip(const struct ordma_fw *fw)
 
 void fw_iw_stop(struct ordma_fw *fw)
 {
+	uint32_t i;
+
 	fw_tcp_stop(fw);
+	for (i = 0; fw->tcp.iw && i < FW_TCP_MAX_CONN; i++)
+		free(fw->tcp.iw->conn[i].fpdu);
 	free(fw->tcp.iw);
 	fw->tcp.iw = NULL;
 	fw->tcp.ip = 0;
@@ -853,6 +1079,9 @@ uint8_t fw_cmd_iw_accept(struct ordma_fw *fw, struct fw_cmd *c)
 	conn->qpn = qp->qpn;
 	conn->ird = le16_to_cpu(p.ird);
 	conn->ord = le16_to_cpu(p.ord);
+	/* no more Reads out than the peer said it takes */
+	if (conn->enhanced && fw_iw_rd(conn->peer_ird) < conn->ord)
+		conn->ord = fw_iw_rd(conn->peer_ird);
 	/* peer to peer: the Write RTR, the only one offered or taken */
 	conn->rtr = conn->enhanced &&
 		    (conn->peer_ird & FW_MPA_V2_PEER2PEER) &&
@@ -880,9 +1109,9 @@ uint8_t fw_cmd_iw_accept(struct ordma_fw *fw, struct fw_cmd *c)
 		fw_iw_arm(fw, conn, FW_IW_RTR_TIMEOUT_NS);
 		return ORDMA_CMD_STATUS_OK;
 	}
-	fw_iw_rdma_mode(fw, conn);
 	fw_async_event(fw, ORDMA_EQE_IW_ESTABLISHED, fw_iw_handle(fw, conn), 0,
 		       conn->qpn);
+	fw_iw_rdma_mode(fw, conn);
 	return ORDMA_CMD_STATUS_OK;
 }
 

@@ -9,13 +9,21 @@
 
 #include "fw_priv.h"
 
+struct fw_qp;
+struct fw_term;
+
 struct fw_iw_stats {
 	uint64_t mpa_bad;		/* malformed or unacceptable MPA */
 	uint64_t mpa_rejected;		/* replies with the reject bit */
 	uint64_t mpa_timeouts;		/* request, reply or RTR late */
 	uint64_t rtr_bad;		/* first FPDU not the negotiated RTR */
 	uint64_t backlog_full;		/* connections beyond a backlog */
-	uint64_t rx_fpdu_bytes;		/* FPDU bytes not yet placed */
+	uint64_t rx_fpdus;		/* with a good CRC, to the engine */
+	uint64_t tx_fpdus;
+	uint64_t rx_fpdu_bytes;		/* FPDU bytes for a QP in error */
+	uint64_t fpdu_crc_bad;
+	uint64_t fpdu_bad_len;		/* a length no DDP segment has */
+	uint64_t terminates_sent;
 };
 
 /* ADD_GID and DEL_GID: the GID table, and on an iWARP port the stack's
@@ -37,5 +45,26 @@ uint64_t fw_iw_timer(struct ordma_fw *fw);
 /* Drops every connection and the stack (reset, destroy) */
 void fw_iw_stop(struct ordma_fw *fw);
 void fw_iw_stats(const struct ordma_fw *fw, struct fw_iw_stats *st);
+
+/*
+ * The data path of a QP's connection, for its iWARP engine.  An FPDU is
+ * built in fw_iw_tx_buf() (its DDP segment there, at most
+ * fw_iw_tx_mulpdu() bytes: framing and CRC go around it) and sent with
+ * fw_iw_tx_fpdu(): 0, -EAGAIN if TCP's send buffer has no room for it
+ * (the QP's send queue is kicked when TCP frees room), -ENOTCONN if the
+ * QP has no connection in RDMA mode (or it sent its FIN).
+ */
+size_t fw_iw_tx_mulpdu(struct ordma_fw *fw, const struct fw_qp *qp);
+uint8_t *fw_iw_tx_buf(struct ordma_fw *fw);
+int fw_iw_tx_fpdu(struct ordma_fw *fw, const struct fw_qp *qp,
+		  size_t ulpdu_len);
+/*
+ * The engine found the stream broken (or the peer terminated): t, if
+ * not NULL, is sent as a Terminate, then the connection closes and the
+ * host gets IW_CLOSED.  The QP must be in error already.  t's headers
+ * are copied before the FPDU they point into is released.
+ */
+void fw_iw_conn_fail(struct ordma_fw *fw, const struct fw_qp *qp,
+		     const struct fw_term *t);
 
 #endif /* ORDMA_FW_IW_CONN_H */

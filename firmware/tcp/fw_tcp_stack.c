@@ -325,6 +325,13 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 	}
 	(void)err;
 	total = p->tot_len;
+	/*
+	 * The device takes every byte it is given before the callback
+	 * returns: the window opens now, so that a close from inside the
+	 * callback is a FIN after what the device queued, not a reset for
+	 * data lwIP would count as unread.
+	 */
+	tcp_recved(pcb, total);
 	for (q = p; q; q = q->next) {
 		if (q->len)
 			s.host.recv(s.host.ctx, conn, q->payload, q->len);
@@ -337,7 +344,6 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 		}
 	}
 	pbuf_free(p);
-	tcp_recved(pcb, total);
 	return ERR_OK;
 }
 

@@ -670,6 +670,36 @@ bool drv_iw_rtr_qp(struct drv_verbs *v, unsigned int area, uint32_t *qpn)
 	       drv_iw_qp_to(&v->d, *qpn, ORDMA_QPS_RTR, 0) == ok;
 }
 
+uint8_t drv_iw_listen(struct drv *d, uint16_t port, uint16_t backlog,
+		      uint32_t *listener)
+{
+	struct ordma_aq_cmd cmd;
+	uint8_t status;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_IW_CREATE_LISTEN);
+	cmd.iw_create_listen.port = cpu_to_le16(port);
+	cmd.iw_create_listen.backlog = cpu_to_le16(backlog);
+	status = drv_exec(d, &cmd);
+	*listener = le32_to_cpu(d->last_comp.handle.handle);
+	return status;
+}
+
+uint8_t drv_iw_conn_cmd(struct drv *d, uint8_t opcode,
+			const struct ordma_iw_conn_params *p, uint32_t *h)
+{
+	struct ordma_aq_cmd cmd;
+	uint8_t status;
+
+	memcpy(drv_mem(d, DRV_SCRATCH_ADDR, sizeof(*p)), p, sizeof(*p));
+	drv_cmd_init(&cmd, opcode);
+	cmd.buf.buf_addr = cpu_to_le64(DRV_SCRATCH_ADDR);
+	cmd.buf.buf_len = cpu_to_le32(sizeof(*p));
+	status = drv_exec(d, &cmd);
+	if (h)
+		*h = le32_to_cpu(d->last_comp.handle.handle);
+	return status;
+}
+
 uint8_t drv_modify_qp(struct drv *d, uint32_t qpn,
 		      const struct ordma_qp_attr *attr)
 {

@@ -237,6 +237,14 @@ bool drv_iw_open_nth(struct drv_verbs *v, int i, uint8_t mac[6],
 		     uint8_t ip[16]);
 /* An RC QP in RTR as rdma_cm leaves it before connecting (access only) */
 bool drv_iw_rtr_qp(struct drv_verbs *v, unsigned int area, uint32_t *qpn);
+/* IW_CREATE_LISTEN on the port's address; the listener's handle */
+uint8_t drv_iw_listen(struct drv *d, uint16_t port, uint16_t backlog,
+		      uint32_t *listener);
+/* IW_CONNECT, IW_ACCEPT or IW_REJECT with p (at DRV_SCRATCH_ADDR); the
+ * completion's handle in *h if not NULL
+ */
+uint8_t drv_iw_conn_cmd(struct drv *d, uint8_t opcode,
+			const struct ordma_iw_conn_params *p, uint32_t *h);
 
 /* Port counters via QUERY_STATS, in host order */
 bool drv_stats(struct drv *d, struct ordma_port_stats *s);

@@ -54,7 +54,7 @@ struct fw_req_wqe {
 	struct ordma_av av;
 };
 
-static struct fw_tp_swqe *fw_req_entry(struct fw_qp *qp, uint32_t index)
+struct fw_tp_swqe *fw_req_entry(struct fw_qp *qp, uint32_t index)
 {
 	return &qp->req.w[index % FW_TP_MAX_WQE];
 }
@@ -109,8 +109,7 @@ static unsigned int fw_req_num_sge(const struct fw_req_wqe *w)
 }
 
 /* The payload of a started WQE: its copied inline bytes or SGE list */
-static void fw_req_payload(const struct fw_tp_swqe_data *d,
-			   struct fw_tp_payload *pl)
+void fw_req_payload(const struct fw_tp_swqe_data *d, struct fw_tp_payload *pl)
 {
 	memset(pl, 0, sizeof(*pl));
 	if (d->inl) {
@@ -218,7 +217,7 @@ static bool fw_req_index_at_or_after(const struct fw_qp *qp, uint32_t a,
  * e failed: it completes with status once the WQEs before it have; they
  * may still be (re)sent, nothing at or after e is.
  */
-static void fw_req_fail(struct fw_qp *qp, struct fw_tp_swqe *e, uint8_t status)
+void fw_req_fail(struct fw_qp *qp, struct fw_tp_swqe *e, uint8_t status)
 {
 	struct fw_tp_req *r = &qp->req;
 
@@ -232,7 +231,7 @@ static void fw_req_fail(struct fw_qp *qp, struct fw_tp_swqe *e, uint8_t status)
 /* Completes done WQEs in order; a failed one takes the QP to ERR (RC)
  * or SQE (UD).  Returns false if the QP left RTS/SQD.
  */
-static bool fw_req_complete_walk(struct ordma_fw *fw, struct fw_qp *qp)
+bool fw_req_complete_walk(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	struct fw_wq *sq = &qp->sq;
 
@@ -414,8 +413,9 @@ static uint8_t fw_req_check(struct ordma_fw *fw, struct fw_qp *qp,
 		return ORDMA_CQE_LOC_LEN_ERR;
 	if (qp->type == ORDMA_QPT_UD && *length > fw_tp_qp_mtu(fw, qp))
 		return ORDMA_CQE_LOC_LEN_ERR;
+	/* an iWARP QP's peer is its TCP connection's */
 	if ((qp->type == ORDMA_QPT_RC || qp->type == ORDMA_QPT_UC) &&
-	    !qp->attr.has_av)
+	    !qp->attr.has_av && !fw_port_is_iwarp(fw))
 		return ORDMA_CQE_LOC_QP_OP_ERR;
 	return ORDMA_CQE_SUCCESS;
 }
@@ -534,7 +534,7 @@ static void fw_req_trace_wqe(struct ordma_fw *fw, const struct fw_qp *qp,
 		 .opcode = e->opcode);
 }
 
-static bool fw_req_start(struct ordma_fw *fw, struct fw_qp *qp)
+bool fw_req_start(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	struct fw_tp_req *r = &qp->req;
 	struct fw_wq *sq = &qp->sq;
@@ -557,13 +557,6 @@ static bool fw_req_start(struct ordma_fw *fw, struct fw_qp *qp)
 		if (!fw_req_may_start(qp, opcode, ctrl))
 			return false;
 		status = fw_req_check(fw, qp, &w, &length);
-		/* an iWARP port's data WQEs are its DDP/RDMAP engine's,
-		 * which this revision lacks: they wait, never sent as RoCE
-		 */
-		if (fw_port_is_iwarp(fw) && status == ORDMA_CQE_SUCCESS &&
-		    opcode != ORDMA_WQE_LOCAL_INV &&
-		    opcode != ORDMA_WQE_REG_MR && opcode != ORDMA_WQE_BIND_MW)
-			return false;
 	}
 	e = fw_req_entry(qp, sq->next);
 	memset(e, 0, sizeof(*e));
@@ -595,6 +588,12 @@ static bool fw_req_start(struct ordma_fw *fw, struct fw_qp *qp)
 		return true;
 	}
 	fw_req_keep(e, &w);
+	r->cur = e->index;
+	if (fw_port_is_iwarp(fw)) {
+		/* the iWARP engine sends it (fw_iw_requester.c) */
+		qp->iw.tx_off = 0;
+		return true;
+	}
 	e->first_psn = qp->next_psn & FW_ROCE_PSN_MASK;
 	if (fw_req_is_atomic(opcode) || fw_req_is_empty_read(opcode)) {
 		e->npkts = 1;
@@ -604,7 +603,6 @@ static bool fw_req_start(struct ordma_fw *fw, struct fw_qp *qp)
 		e->npkts = e->length ? (uint32_t)((length + mtu - 1) / mtu) : 1;
 	}
 	qp->next_psn = fw_psn_add(qp->next_psn, e->npkts);
-	r->cur = e->index;
 	return true;
 }
 
@@ -995,6 +993,10 @@ void fw_req_progress(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	struct fw_wq *sq = &qp->sq;
 
+	if (fw_port_is_iwarp(fw) && qp->type == ORDMA_QPT_RC) {
+		fw_iw_req_progress(fw, qp);
+		return;
+	}
 	fw_trace_set_qp(fw, qp->qpn);
 	/* acknowledgements that got here gave budget back */
 	fw_tp_budget_sync(fw, qp);

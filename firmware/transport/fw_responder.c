@@ -53,7 +53,7 @@ static size_t fw_resp_recv_wqe_size(struct ordma_fw *fw, struct fw_qp *qp)
 }
 
 /* Takes a receive WQE into qp->resp; false if none is posted. */
-static bool fw_resp_take_recv(struct ordma_fw *fw, struct fw_qp *qp)
+bool fw_resp_take_recv(struct ordma_fw *fw, struct fw_qp *qp)
 {
 	struct fw_tp_resp *r = &qp->resp;
 	int rc;
@@ -71,9 +71,14 @@ static bool fw_resp_take_recv(struct ordma_fw *fw, struct fw_qp *qp)
 	return true;
 }
 
+const struct ordma_sge *fw_resp_recv_sge_list(struct fw_qp *qp)
+{
+	return fw_resp_wqe(qp)->sge;
+}
+
 /* SGEs of the taken receive WQE; 0 and false if it is malformed. */
-static bool fw_resp_recv_sges(struct ordma_fw *fw, struct fw_qp *qp,
-			      unsigned int *n)
+bool fw_resp_recv_sges(struct ordma_fw *fw, struct fw_qp *qp,
+		       unsigned int *n)
 {
 	uint32_t num = le32_to_cpu(fw_resp_wqe(qp)->hdr.num_sge);
 
@@ -86,8 +91,8 @@ static bool fw_resp_recv_sges(struct ordma_fw *fw, struct fw_qp *qp,
 	return true;
 }
 
-static void fw_resp_complete_recv(struct ordma_fw *fw, struct fw_qp *qp,
-				  struct ordma_cqe *cqe, bool solicited)
+void fw_resp_complete_recv(struct ordma_fw *fw, struct fw_qp *qp,
+			   struct ordma_cqe *cqe, bool solicited)
 {
 	struct fw_tp_resp *r = &qp->resp;
 
@@ -101,8 +106,8 @@ static void fw_resp_complete_recv(struct ordma_fw *fw, struct fw_qp *qp,
 	r->recv_off = 0;
 }
 
-static void fw_resp_recv_error(struct ordma_fw *fw, struct fw_qp *qp,
-			       uint8_t status)
+void fw_resp_recv_error(struct ordma_fw *fw, struct fw_qp *qp,
+			uint8_t status)
 {
 	struct ordma_cqe cqe;
 

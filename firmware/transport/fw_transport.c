@@ -49,6 +49,11 @@ static void fw_tp_qp_to_rts(struct fw_qp *qp)
 	r->cur = qp->sq.next;
 	r->retry_left = qp->attr.retry_cnt;
 	r->rnr_left = qp->attr.rnr_retry;
+	/* iWARP: every message queue starts at MSN 1 (RFC 5040) */
+	memset(&qp->iw, 0, sizeof(qp->iw));
+	qp->iw.tx_msn[0] = qp->iw.tx_msn[1] = 1;
+	qp->iw.rx_msn[0] = qp->iw.rx_msn[1] = 1;
+	qp->iw.ird = qp->attr.max_dest_rd_atomic;
 }
 
 static void fw_tp_qp_stop(struct fw_qp *qp)
@@ -62,6 +67,7 @@ static void fw_tp_qp_stop(struct fw_qp *qp)
 	qp->resp.read_head = qp->resp.read_tail = 0;
 	qp->resp.read_deadline = 0;
 	qp->resp.read_paused = false;
+	qp->iw.rd_head = qp->iw.rd_tail = 0;
 }
 
 /* Registered by fw_tp_create(): how the QP objects drive the engine */
@@ -71,6 +77,7 @@ static const struct fw_qp_engine_ops fw_tp_qp_engine = {
 	.stop = fw_tp_qp_stop,
 	.budget_sync = fw_tp_budget_sync,
 	.sq_progress = fw_req_progress,
+	.iw_rx = fw_iw_rx,
 };
 
 /* ------------------------------------------------------------------ */

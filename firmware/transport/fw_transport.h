@@ -35,6 +35,7 @@
 #include <linux/ordma/ordma_hw.h>
 #include "fw_priv.h"
 #include "objects/fw_qp_tp_state.h"
+#include "wire/fw_iw_wire.h"
 #include "wire/fw_roce_wire.h"
 
 struct ordma_fw;
@@ -268,6 +269,18 @@ void fw_req_rx(struct ordma_fw *fw, struct fw_qp *qp,
 	       const struct fw_roce_pkt *pkt);
 /* qp's retransmit or RNR deadline passed. */
 void fw_req_timer(struct ordma_fw *fw, struct fw_qp *qp, uint64_t now);
+/*
+ * What the iWARP requester shares: the started WQE of an SQ index; the
+ * WQE at sq.next started (read once, checked, kept; local operations
+ * executed), false if none may start now; a started WQE failed; done
+ * WQEs completed in order (false if the QP left RTS/SQD); a started
+ * WQE's payload.
+ */
+struct fw_tp_swqe *fw_req_entry(struct fw_qp *qp, uint32_t index);
+bool fw_req_start(struct ordma_fw *fw, struct fw_qp *qp);
+void fw_req_fail(struct fw_qp *qp, struct fw_tp_swqe *e, uint8_t status);
+bool fw_req_complete_walk(struct ordma_fw *fw, struct fw_qp *qp);
+void fw_req_payload(const struct fw_tp_swqe_data *d, struct fw_tp_payload *pl);
 
 /* ------------------------------------------------------------------ */
 /* fw_responder.c                                                      */
@@ -281,5 +294,50 @@ void fw_resp_rx_ud(struct ordma_fw *fw, struct fw_qp *qp,
 		   const struct fw_roce_pkt *pkt);
 void fw_resp_rx_uc(struct ordma_fw *fw, struct fw_qp *qp,
 		   const struct fw_roce_pkt *pkt);
+
+/* What the iWARP responder shares with the RoCE one: the receive WQE
+ * the QP takes for a message, its SGEs, its completion
+ */
+bool fw_resp_take_recv(struct ordma_fw *fw, struct fw_qp *qp);
+bool fw_resp_recv_sges(struct ordma_fw *fw, struct fw_qp *qp,
+		       unsigned int *n);
+const struct ordma_sge *fw_resp_recv_sge_list(struct fw_qp *qp);
+void fw_resp_complete_recv(struct ordma_fw *fw, struct fw_qp *qp,
+			   struct ordma_cqe *cqe, bool solicited);
+void fw_resp_recv_error(struct ordma_fw *fw, struct fw_qp *qp,
+			uint8_t status);
+
+/* ------------------------------------------------------------------ */
+/* fw_iw_requester.c, fw_iw_responder.c: the iWARP engine              */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An iWARP port's RC QPs run DDP and RDMAP (RFC 5041, RFC 5040) over the
+ * FPDUs of their connection (tcp/fw_iw_conn.h) instead of RoCE packets.
+ * The send WQEs are started and completed by the requester's code above
+ * (fw_req_start(), fw_req_complete_walk()); what differs is how they go
+ * on the wire and when they are done: a Send or Write when TCP took its
+ * last FPDU, a Read when its last Read Response was placed.
+ */
+/* Sends what it can: Read Responses owed to the peer, then send WQEs */
+void fw_iw_req_progress(struct ordma_fw *fw, struct fw_qp *qp);
+/* A Read Response for the QP's oldest outstanding READ */
+void fw_iw_req_read_resp(struct ordma_fw *fw, struct fw_qp *qp,
+			 const struct fw_ddp_hdr *h, const uint8_t *ulpdu,
+			 size_t len);
+/* A Terminate from the peer: the oldest outstanding READ fails */
+void fw_iw_req_terminated(struct ordma_fw *fw, struct fw_qp *qp,
+			  const struct fw_term *t);
+/* A DDP segment from the QP's connection (fw_qp_engine_ops.iw_rx) */
+void fw_iw_rx(struct ordma_fw *fw, struct fw_qp *qp, const uint8_t *ulpdu,
+	      size_t len);
+/* Sends Read Responses owed; false if TCP has no room (or the QP failed) */
+bool fw_iw_resp_send_reads(struct ordma_fw *fw, struct fw_qp *qp);
+/*
+ * A fatal error of the stream: the QP to error (QP_FATAL), t sent as a
+ * Terminate (the headers it names copied first), the connection closed
+ */
+void fw_iw_fatal(struct ordma_fw *fw, struct fw_qp *qp,
+		 const struct fw_term *t);
 
 #endif /* ORDMA_FW_TRANSPORT_H */

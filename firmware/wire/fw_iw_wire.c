@@ -158,8 +158,7 @@ static uint32_t fw_mpa_get_crc(const uint8_t *p)
 	       (uint32_t)p[3] << 24;
 }
 
-/* Frames ulpdu_len bytes already at out + 2: length, pad, CRC */
-static size_t fw_fpdu_close(uint8_t *out, size_t ulpdu_len)
+size_t fw_fpdu_seal(uint8_t *out, size_t ulpdu_len)
 {
 	size_t len = fw_fpdu_len(ulpdu_len);
 	size_t crc_at = len - FW_MPA_CRC_LEN;
@@ -179,7 +178,7 @@ size_t fw_iw_build_rtr_write(uint8_t *out)
 	ddp[1] = FW_RDMAP_VERSION << 6 | FW_RDMAP_WRITE;
 	fw_wire_put32(ddp + 2, FW_IW_RTR_STAG);
 	fw_wire_put64(ddp + 6, 0);
-	return fw_fpdu_close(out, FW_DDP_TAGGED_HLEN);
+	return fw_fpdu_seal(out, FW_DDP_TAGGED_HLEN);
 }
 
 bool fw_ddp_parse(const uint8_t *ulpdu, size_t len, struct fw_ddp_hdr *h)
@@ -219,4 +218,90 @@ bool fw_fpdu_crc_ok(const uint8_t *fpdu, size_t len)
 		return false;
 	return fw_mpa_get_crc(fpdu + len - FW_MPA_CRC_LEN) ==
 	       fw_crc32c(0, fpdu, len - FW_MPA_CRC_LEN);
+}
+
+size_t fw_mpa_mulpdu(size_t mss)
+{
+	size_t room;
+
+	/* length field and ULPDU padded to 4, then the CRC */
+	if (mss < FW_MPA_LEN_FIELD + FW_MPA_CRC_LEN + FW_DDP_UNTAGGED_HLEN + 4)
+		return 0;
+	room = (mss - FW_MPA_CRC_LEN) / 4 * 4 - FW_MPA_LEN_FIELD;
+	return room > 0xffff ? 0xffff : room;
+}
+
+size_t fw_ddp_build(uint8_t *ulpdu, const struct fw_ddp_hdr *h)
+{
+	ulpdu[0] = (uint8_t)((h->tagged ? FW_DDP_TAGGED : 0) |
+			     (h->last ? FW_DDP_LAST : 0) | FW_DDP_VERSION);
+	ulpdu[1] = (uint8_t)(FW_RDMAP_VERSION << 6 | (h->opcode & 0x0f));
+	fw_wire_put32(ulpdu + 2, h->stag);
+	if (h->tagged) {
+		fw_wire_put64(ulpdu + 6, h->to);
+		return FW_DDP_TAGGED_HLEN;
+	}
+	fw_wire_put32(ulpdu + 6, h->qn);
+	fw_wire_put32(ulpdu + 10, h->msn);
+	fw_wire_put32(ulpdu + 14, h->mo);
+	return FW_DDP_UNTAGGED_HLEN;
+}
+
+void fw_rdmap_rreq_put(uint8_t *p, const struct fw_rdmap_rreq *r)
+{
+	fw_wire_put32(p, r->sink_stag);
+	fw_wire_put64(p + 4, r->sink_to);
+	fw_wire_put32(p + 12, r->size);
+	fw_wire_put32(p + 16, r->src_stag);
+	fw_wire_put64(p + 20, r->src_to);
+}
+
+void fw_rdmap_rreq_get(const uint8_t *p, struct fw_rdmap_rreq *r)
+{
+	r->sink_stag = fw_wire_get32(p);
+	r->sink_to = fw_wire_get64(p + 4);
+	r->size = fw_wire_get32(p + 12);
+	r->src_stag = fw_wire_get32(p + 16);
+	r->src_to = fw_wire_get64(p + 20);
+}
+
+size_t fw_term_build(uint8_t *ulpdu, const struct fw_term *t)
+{
+	struct fw_ddp_hdr h = {
+		.last = true,
+		.opcode = FW_RDMAP_TERMINATE,
+		.qn = FW_RDMAP_QN_TERMINATE,
+		.msn = 1,
+	};
+	size_t len = fw_ddp_build(ulpdu, &h);
+	uint8_t *p = ulpdu + len;
+
+	p[0] = (uint8_t)((t->layer & 0x0f) << 4 | (t->etype & 0x0f));
+	p[1] = t->ecode;
+	p[2] = t->flags & (FW_TERM_FLAG_M | FW_TERM_FLAG_D | FW_TERM_FLAG_R);
+	p[3] = 0;
+	len += FW_TERM_CTRL_LEN;
+	if (t->flags & FW_TERM_FLAG_M) {
+		fw_wire_put16(ulpdu + len, t->seg_len);
+		len += 2;
+	}
+	if ((t->flags & (FW_TERM_FLAG_D | FW_TERM_FLAG_R)) && t->hdr_len) {
+		memcpy(ulpdu + len, t->hdr, t->hdr_len);
+		len += t->hdr_len;
+	}
+	return len;
+}
+
+bool fw_term_parse(const uint8_t *ulpdu, size_t len, struct fw_term *t)
+{
+	const uint8_t *p = ulpdu + FW_DDP_UNTAGGED_HLEN;
+
+	memset(t, 0, sizeof(*t));
+	if (len < FW_DDP_UNTAGGED_HLEN + FW_TERM_CTRL_LEN)
+		return false;
+	t->layer = p[0] >> 4;
+	t->etype = p[0] & 0x0f;
+	t->ecode = p[1];
+	t->flags = p[2] & (FW_TERM_FLAG_M | FW_TERM_FLAG_D | FW_TERM_FLAG_R);
+	return true;
 }

@@ -136,4 +136,116 @@ bool fw_ddp_parse(const uint8_t *ulpdu, size_t len, struct fw_ddp_hdr *h);
 /* true if fpdu (len bytes, a whole FPDU) carries a correct CRC */
 bool fw_fpdu_crc_ok(const uint8_t *fpdu, size_t len);
 
+/*
+ * Writes the DDP/RDMAP header h (T, L, the versions, opcode and the
+ * fields of its kind) to ulpdu; its length, FW_DDP_TAGGED_HLEN or
+ * FW_DDP_UNTAGGED_HLEN.
+ */
+size_t fw_ddp_build(uint8_t *ulpdu, const struct fw_ddp_hdr *h);
+/*
+ * Frames the ulpdu_len bytes of DDP segment at out + FW_MPA_LEN_FIELD
+ * into an FPDU: length field, pad, CRC32c.  The FPDU's length.
+ */
+size_t fw_fpdu_seal(uint8_t *out, size_t ulpdu_len);
+/*
+ * The largest DDP segment an FPDU may carry so that the FPDU fits one
+ * TCP segment of mss bytes (RFC 5044 MULPDU), at most the 16-bit length
+ * field's 65535.
+ */
+size_t fw_mpa_mulpdu(size_t mss);
+
+/* Untagged queue numbers (RFC 5040) */
+enum fw_rdmap_qn {
+	FW_RDMAP_QN_SEND	= 0,
+	FW_RDMAP_QN_READ_REQ	= 1,
+	FW_RDMAP_QN_TERMINATE	= 2,
+};
+
+/* RDMA Read Request after its untagged header: sink STag, sink TO,
+ * size, source STag, source TO
+ */
+#define FW_RDMAP_RREQ_LEN	28
+
+struct fw_rdmap_rreq {
+	uint32_t sink_stag;
+	uint64_t sink_to;
+	uint32_t size;
+	uint32_t src_stag;
+	uint64_t src_to;
+};
+
+void fw_rdmap_rreq_put(uint8_t *p, const struct fw_rdmap_rreq *r);
+void fw_rdmap_rreq_get(const uint8_t *p, struct fw_rdmap_rreq *r);
+
+/*
+ * Terminate (RFC 5040 section 4.8): after the untagged header (QN 2) a
+ * 32-bit control word: layer (4 bits), error type (4), error code (8),
+ * then the M, D and R flags; with M the 16-bit length of the offending
+ * DDP segment (as its FPDU carried it) follows, with D its DDP header,
+ * with R its RDMAP header (a Read Request's body).
+ */
+#define FW_TERM_CTRL_LEN	4
+#define FW_TERM_FLAG_M		0x80	/* byte 2 of the control word */
+#define FW_TERM_FLAG_D		0x40
+#define FW_TERM_FLAG_R		0x20
+
+enum fw_term_layer {
+	FW_TERM_LAYER_RDMAP	= 0x0,
+	FW_TERM_LAYER_DDP	= 0x1,
+	FW_TERM_LAYER_LLP	= 0x2,	/* MPA */
+};
+
+/* Error types: RDMAP */
+#define FW_TERM_RDMAP_CATASTROPHIC	0x0
+#define FW_TERM_RDMAP_REMOTE_PROT	0x1
+#define FW_TERM_RDMAP_REMOTE_OP		0x2
+/* DDP */
+#define FW_TERM_DDP_CATASTROPHIC	0x0
+#define FW_TERM_DDP_TAGGED		0x1
+#define FW_TERM_DDP_UNTAGGED		0x2
+/* LLP: MPA */
+#define FW_TERM_LLP_MPA			0x0
+
+/* Error codes: RDMAP remote protection and remote operation */
+#define FW_TERM_RDMAP_INV_STAG		0x00
+#define FW_TERM_RDMAP_BOUNDS		0x01
+#define FW_TERM_RDMAP_ACCESS		0x02
+#define FW_TERM_RDMAP_NOT_ASSOC		0x03
+#define FW_TERM_RDMAP_TO_WRAP		0x04
+#define FW_TERM_RDMAP_VERSION		0x05
+#define FW_TERM_RDMAP_OPCODE		0x06
+#define FW_TERM_RDMAP_CANT_INVALIDATE	0x09
+/* DDP tagged */
+#define FW_TERM_DDP_T_INV_STAG		0x00
+#define FW_TERM_DDP_T_BOUNDS		0x01
+#define FW_TERM_DDP_T_NOT_ASSOC		0x02
+#define FW_TERM_DDP_T_TO_WRAP		0x03
+#define FW_TERM_DDP_T_VERSION		0x04
+/* DDP untagged */
+#define FW_TERM_DDP_U_INV_QN		0x01
+#define FW_TERM_DDP_U_NO_BUF		0x02
+#define FW_TERM_DDP_U_MSN_RANGE		0x03
+#define FW_TERM_DDP_U_INV_MO		0x04
+#define FW_TERM_DDP_U_TOO_LONG		0x05
+#define FW_TERM_DDP_U_VERSION		0x06
+/* MPA */
+#define FW_TERM_MPA_CRC			0x02
+#define FW_TERM_MPA_MARKER		0x03	/* FPDU start lost */
+
+struct fw_term {
+	uint8_t layer, etype, ecode;
+	uint8_t flags;			/* FW_TERM_FLAG_* */
+	uint16_t seg_len;		/* M */
+	const uint8_t *hdr;		/* D and R: the headers */
+	size_t hdr_len;
+};
+
+/* The Terminate's ULPDU (untagged header, control, what the flags
+ * name) at ulpdu, which holds FW_DDP_UNTAGGED_HLEN + FW_TERM_CTRL_LEN +
+ * 2 + t->hdr_len bytes; its length
+ */
+size_t fw_term_build(uint8_t *ulpdu, const struct fw_term *t);
+/* A received Terminate's control word; false if the ULPDU is short */
+bool fw_term_parse(const uint8_t *ulpdu, size_t len, struct fw_term *t);
+
 #endif /* ORDMA_FW_IW_WIRE_H */

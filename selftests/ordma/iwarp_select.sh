@@ -8,14 +8,15 @@
 # protocol: an iWARP device (node type RNIC, transport iWARP), and UD
 # QPs are refused.  With NIC 2 on iWARP as well and in a network
 # namespace (TCP over the cable), iw_cm_pair sets up rdma_cm connections
-# between them (no data: the DDP data path is not there yet): accepted
+# between them: accepted
 # (ESTABLISHED and DISCONNECTED on both sides, private data both ways),
 # rejected (REJECTED at the client), and a second one after the first;
 # a listener's TCP port is held in the host stack (bind() gets
 # EADDRINUSE, and succeeds once the listener is gone), and a port a host
 # socket holds cannot be listened on (rdma_listen: EADDRINUSE); a
 # new address drops the listeners (their ports are freed) and
-# connections follow on it; a devlink reload under a listener gives it
+# connections follow on it; rping -V (Sends, RDMA Reads and Writes, data
+# verified) with 64 and 60000-byte buffers; a devlink reload under a listener gives it
 # DEVICE_REMOVAL and frees the port.
 # verbs_iwarp checks the refused verbs: an MR with atomic rights (EOPNOTSUPP), ibv_post_send
 # of immediates, atomics and a two-SGE RDMA READ (EINVAL and bad_wr), an
@@ -48,7 +49,7 @@ IP2=$(ordma_test_ip 2)
 kmsg_first=$(dmesg | wc -l)
 
 ktap_header
-ktap_set_plan $((21 + 17 + VERBS_IWARP_CASES + 1 + KV_CASES + 2))
+ktap_set_plan $((21 + 19 + VERBS_IWARP_CASES + 1 + KV_CASES + 2))
 
 # param NAME: the runtime value of devlink parameter NAME of NIC 1
 param() {
@@ -126,6 +127,38 @@ iw_pair() {
 	fi
 	ktap_test_fail "$desc"
 	ktap_print_msg "server exit $src, client exit $crc, missing:$miss"$'\n'"$out"
+	return 1
+}
+# rping's server on NIC 1 listens (rdma_cm)
+cm_listening() { rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*comm rping'; }
+# rping_iw DESC SIZE COUNT: rping's server on NIC 1, its client in the
+# namespace over NIC 2, COUNT round trips of SIZE bytes verified (-V);
+# the client prints each one it made (-v)
+rping_iw() {
+	local desc=$1 size=$2 count=$3 spid src crc pings
+	timeout "$TOOL_TIMEOUT" "$(bin rping)" -s -a "$IP1" -p "$PORT" -V \
+		-S "$size" -C "$count" >"$IW_OUT.srv" 2>&1 &
+	spid=$!
+	if ! wait_for 30 cm_listening; then
+		kill "$spid" 2>/dev/null
+		wait "$spid"
+		ktap_test_fail "$desc"
+		ktap_print_msg "rping server did not listen: $(cat "$IW_OUT.srv")"
+		return 1
+	fi
+	in_ns timeout "$TOOL_TIMEOUT" "$(bin rping)" -c -a "$IP1" -p "$PORT" -V -v \
+		-S "$size" -C "$count" >"$IW_OUT.cli" 2>&1
+	crc=$?
+	wait "$spid"
+	src=$?
+	pings=$(grep -c '^ping data: ' "$IW_OUT.cli")
+	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] && [ "$pings" -eq "$count" ] &&
+		! grep -q 'failed\|error' "$IW_OUT.srv" "$IW_OUT.cli"; then
+		ktap_test_pass "$desc"
+		return 0
+	fi
+	ktap_test_fail "$desc"
+	ktap_print_msg "server exit $src, client exit $crc, $pings of $count pings"$'\n'"$(cut -c1-120 "$IW_OUT.srv" "$IW_OUT.cli" | tail -n 20)"
 	return 1
 }
 port_active() { rdma link show "$(ordma_ibdev "$bdf")/1" 2>/dev/null | grep -q 'state ACTIVE'; }
@@ -208,8 +241,8 @@ tap_cmd "rmmod $KMOD" rmmod "$KMOD"
 tool_fails_cleanly "ibv_ud_pingpong: UD QP refused" "Couldn't create QP" \
 	"$(bin ibv_ud_pingpong)" -d "$ibd" -p "$PORT"
 # An rdma_cm connection between the two NICs, both iWARP, NIC 2 in a
-# network namespace so that TCP takes the cable: iw_cm_pair (no data,
-# the DDP data path is not there yet).
+# network namespace so that TCP takes the cable: iw_cm_pair for the
+# connection's life, rping for data.
 tap_cmd "NIC 2: enable_roce false" devlink dev param set "pci/$bdf2" \
 	name enable_roce value false cmode runtime
 wait_for 30 no_ibdev2
@@ -282,6 +315,12 @@ wait_for 30 in_ns ping -c 1 -W 1 "$IP1"
 PORT=$((PORT + 1))
 iw_pair "a connection on the new address" accept \
 	'^server: RDMA_CM_EVENT_ESTABLISHED$' '^client: RDMA_CM_EVENT_DISCONNECTED$'
+# data over the connection: rping's Sends, RDMA Reads and Writes,
+# verified (-V), NIC 1 the server
+for size in 64 60000; do
+	PORT=$((PORT + 1))
+	rping_iw "rping -V -S $size -C 20 between the iWARP NICs" "$size" 20
+done
 iw_netns_down
 tap_cmd "NIC 2: enable_iwarp false" devlink dev param set "pci/$bdf2" \
 	name enable_iwarp value false cmode runtime

@@ -122,16 +122,22 @@ bool side_open(struct side *s, int i, const struct tcfg *c)
 		ib_port_activate(s, i, c);
 	if (!drv_eq_open(&s->d, &s->async, ORDMA_EQ_TYPE_ASYNC, 0, 10) ||
 	    !drv_eq_open(&s->d, &s->comp, ORDMA_EQ_TYPE_COMP, 1, 8) ||
+	    (c->iwarp && drv_set_rdma_protocol(&s->d,
+					       ORDMA_PORT_PROTO_IWARP) != OK) ||
 	    (!c->ib && drv_port_up(&s->d) != OK) ||
 	    (c->port_mtu && drv_set_port(&s->d, ORDMA_SET_PORT_MTU, c->port_mtu,
 					 NULL, 0, 0) != OK) ||
-	    drv_add_gid(&s->d, 0, s->gid, s->mac,
-			c->vlan ? c->vlan : ORDMA_VLAN_NONE) != OK ||
+	    (c->iwarp ? drv_add_ip_gid(&s->d, 0, s->gid, s->mac) :
+			drv_add_gid(&s->d, 0, s->gid, s->mac,
+				    c->vlan ? c->vlan : ORDMA_VLAN_NONE)) != OK ||
 	    drv_alloc_pd(&s->d, 0, &s->pdn) != OK ||
 	    !drv_cq_open(&s->d, &s->scq, 0, 0, s->comp.eqn, 10) ||
 	    !drv_cq_open(&s->d, &s->rcq, 1, 0, s->comp.eqn, 10) ||
 	    drv_reg_mr_contig(&s->d, s->pdn, 0, MR1_ADDR, MR1_ADDR, MR1_LEN,
-			      DRV_ACCESS_ALL, 0x11, &s->key1) != OK ||
+			      c->iwarp ? DRV_ACCESS_ALL &
+					 ~ORDMA_ACCESS_REMOTE_ATOMIC :
+					 DRV_ACCESS_ALL,
+			      0x11, &s->key1) != OK ||
 	    drv_reg_mr_contig(&s->d, s->pdn, 0, MR2_ADDR, MR2_ADDR, MR2_LEN,
 			      ORDMA_ACCESS_LOCAL_WRITE, 0x22, &s->key2) != OK)
 		return false;
@@ -266,6 +272,90 @@ void default_cfg(struct tcfg *c)
 		    ORDMA_ACCESS_REMOTE_ATOMIC;
 }
 
+void run_for(struct env *e, uint64_t ns)
+{
+	uint64_t end = e->s[0].d.hal.now_ns + ns;
+
+	while (e->s[0].d.hal.now_ns < end) {
+		uint64_t t0 = e->s[0].d.hal.timer_deadline;
+		uint64_t t1 = e->s[1].d.hal.timer_deadline;
+		uint64_t next = t0 < t1 ? t0 : t1;
+
+		pump(e);
+		if (next > end)
+			next = end;
+		if (next < e->s[0].d.hal.now_ns)
+			next = e->s[0].d.hal.now_ns;
+		fake_advance(&e->s[0].d.hal, next - e->s[0].d.hal.now_ns);
+		fake_advance(&e->s[1].d.hal, next - e->s[1].d.hal.now_ns);
+	}
+	pump(e);
+}
+
+/* An iWARP QP as rdma_cm leaves it before connecting: INIT, RTR */
+static uint8_t iw_qp_to(struct side *s, uint8_t state, uint32_t access)
+{
+	struct ordma_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.attr_mask = cpu_to_le32(A(STATE) | (state == ORDMA_QPS_INIT ?
+			A(ACCESS_FLAGS) | A(PKEY_INDEX) | A(PORT) : 0));
+	a.state = state;
+	a.access_flags = cpu_to_le32(state == ORDMA_QPS_INIT ? access : 0);
+	a.port = state == ORDMA_QPS_INIT ? 1 : 0;
+	return drv_modify_qp(&s->d, s->qpn, &a);
+}
+
+/* A's QP connects to B's through B's listener: both in RTS */
+static bool iw_connect(struct env *e, const struct tcfg *c)
+{
+	struct side *a = &e->s[0], *b = &e->s[1];
+	struct ordma_iw_conn_params p;
+	struct ordma_eqe eqe;
+	uint32_t l;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (iw_qp_to(&e->s[i], ORDMA_QPS_INIT, c->access) != OK ||
+		    iw_qp_to(&e->s[i], ORDMA_QPS_RTR, 0) != OK) {
+			NOTE("side %d: iWARP QP to RTR failed", i);
+			return false;
+		}
+	if (drv_iw_listen(&b->d, IW_PORT_B, 4, &l) != OK)
+		return false;
+	memset(&p, 0, sizeof(p));
+	memcpy(p.remote_ip, b->gid, 16);
+	p.remote_port = cpu_to_le16(IW_PORT_B);
+	memcpy(p.next_hop_mac, b->mac, 6);
+	p.qpn = cpu_to_le32(a->qpn);
+	p.ird = cpu_to_le16(c->max_rd_atomic);
+	p.ord = cpu_to_le16(c->max_rd_atomic);
+	if (drv_iw_conn_cmd(&a->d, ORDMA_CMD_IW_CONNECT, &p, &a->iw_conn) != OK)
+		return false;
+	pump(e);
+	do {
+		if (!drv_eq_next(&b->d, &b->async, &eqe)) {
+			NOTE("no connection request");
+			return false;
+		}
+		drv_eq_update(&b->d, &b->async, false);
+	} while (eqe_type(&eqe) != ORDMA_EQE_IW_CONN_REQUEST);
+	memset(&p, 0, sizeof(p));
+	p.conn = eqe.data[0];
+	p.qpn = cpu_to_le32(b->qpn);
+	p.ird = cpu_to_le16(c->max_rd_atomic);
+	p.ord = cpu_to_le16(c->max_rd_atomic);
+	b->iw_conn = le32_to_cpu(eqe.data[0]);
+	if (drv_iw_conn_cmd(&b->d, ORDMA_CMD_IW_ACCEPT, &p, NULL) != OK)
+		return false;
+	pump(e);
+	if (qp_state(a) != ORDMA_QPS_RTS || qp_state(b) != ORDMA_QPS_RTS) {
+		NOTE("iWARP QPs not in RTS: %u %u", qp_state(a), qp_state(b));
+		return false;
+	}
+	return true;
+}
+
 bool env_open(struct env *e, const struct tcfg *c)
 {
 	static const uint8_t path[] = { ORDMA_QPS_INIT, ORDMA_QPS_RTR,
@@ -311,6 +401,8 @@ bool env_open(struct env *e, const struct tcfg *c)
 		s->d.hal.tx_hook = link_tx_hook;
 		s->d.hal.tx_hook_arg = &e->l[i];
 	}
+	if (c->iwarp)
+		return iw_connect(e, c);
 	for (k = 0; k < sizeof(path); k++)
 		for (i = 0; i < 2; i++)
 			if (qp_step(e, i, k ? path[k - 1] : ORDMA_QPS_RESET,

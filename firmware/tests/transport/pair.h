@@ -60,7 +60,13 @@ struct tcfg {
 	uint8_t lmc;
 	uint8_t sl;
 	uint8_t path_bits;
+	/* iWARP ports: the QPs connected over TCP (B listens on
+	 * IW_PORT_B, A connects with IRD and ORD max_rd_atomic)
+	 */
+	bool iwarp;
 };
+
+#define IW_PORT_B	4420
 
 struct side {
 	struct drv d;
@@ -74,6 +80,7 @@ struct side {
 	uint8_t gid[16];
 	uint8_t mac[6];
 	uint16_t lid;			/* InfiniBand port: base LID */
+	uint32_t iw_conn;		/* iWARP: the connection's handle */
 	struct tcfg cfg;		/* as side_open() was given it */
 };
 
@@ -122,6 +129,10 @@ void default_cfg(struct tcfg *c);
 
 /* Both sides up to RTS with connected QPs. */
 bool env_open(struct env *e, const struct tcfg *c);
+/* The wire pumped and both clocks moved on by ns, timer by timer (the
+ * TCP offload of iWARP ports runs on timers)
+ */
+void run_for(struct env *e, uint64_t ns);
 void env_close(struct env *e);
 uint8_t *mem(struct side *s, uint64_t addr, size_t len);
 void pattern(uint8_t *p, size_t len, unsigned int seed);
