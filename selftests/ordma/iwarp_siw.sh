@@ -23,10 +23,11 @@
 # MPA CRC: ORDMA's request and reply always have C; siw's request has
 # none, and its reply copies the request's C.  A connection uses CRC
 # when either side asks (RFC 5044), and siw turns it on when the peer's
-# request or reply has C (siw_accept(), siw_proc_mpareply()), so every
-# connection here runs with CRC on both sides.  The host's capture
-# shows the flags (tools/vm/pcap-iwarp.sh, "requests (N with C),
-# replies (N with C)"):
+# request or reply has C (siw_accept(), siw_proc_mpareply()), so both
+# accepted connections must run with CRC: siw's debug message "enter
+# RTS: crc=y" (dynamic debug, on for the test) must appear for each.
+# The host's capture shows the flags (tools/vm/pcap-iwarp.sh, "requests
+# (N with C), replies (N with C)"):
 #
 #   tools/vm/run-vm.sh --pcap -T iwarp_siw single
 #
@@ -79,8 +80,17 @@ set_proto() {
 	done
 }
 
+# ddebug_siw_rts on|off: siw's "enter RTS: crc=y|n" debug message
+# (siw_qp_nextstate_from_idle(), one per QP going to RTS) in the kernel log
+ddebug_siw_rts() {
+	local ctl=/proc/dynamic_debug/control flag=+p
+	[ -w "$ctl" ] || ctl=/sys/kernel/debug/dynamic_debug/control
+	[ "$1" = on ] || flag=-p
+	echo "module siw format \"enter RTS\" $flag" >"$ctl"
+}
+
 ktap_header
-ktap_set_plan 12
+ktap_set_plan 13
 
 tap_cmd "siw, ib_uverbs and rdma_ucm load" modprobe -a siw ib_uverbs rdma_ucm
 to_iwarp() { set_proto "$bdf" false true && set_proto "$bdf2" false false; }
@@ -159,11 +169,18 @@ ESTABLISHED_BOTH=('^server: RDMA_CM_EVENT_ESTABLISHED$' '^server: RDMA_CM_EVENT_
 	'^server: private data "ordma-request"$'
 	'^client: RDMA_CM_EVENT_ESTABLISHED \(status 0\)$'
 	'^client: private data "ordma-accept"$' '^client: RDMA_CM_EVENT_DISCONNECTED$')
+kmsg_rts=$(dmesg | wc -l)
+ddebug_siw_rts on 2>/dev/null || ktap_print_msg "no dynamic debug: siw's CRC state not shown"
 if [ -n "$ibd" ] && [ -n "$s2" ]; then
 	iw_pair "ORDMA listens, siw connects: ESTABLISHED and DISCONNECTED both sides" \
 		ordma accept "${ESTABLISHED_BOTH[@]}"
 	iw_pair "siw listens, ORDMA connects: ESTABLISHED and DISCONNECTED both sides" \
 		siw accept "${ESTABLISHED_BOTH[@]}"
+	# both ways a siw QP went to RTS, with CRC: the card's C decides
+	rts=$(dmesg | tail -n +$((kmsg_rts + 1)) | grep -o 'enter RTS: crc=[yn]' |
+		grep -o 'crc=[yn]' | sort | uniq -c |
+		awk '{ printf "%s%s x%d", (NR > 1 ? ", " : ""), $2, $1 }')
+	tap_eq "siw's QPs entered RTS with MPA CRC on, both connections" "crc=y x2" "$rts"
 	# siw reports an MPA reject as -ECONNRESET, ORDMA as -ECONNREFUSED
 	iw_pair "ORDMA rejects siw: REJECTED at the client, status -ECONNRESET" \
 		ordma reject '^server: rejected$' '^client: RDMA_CM_EVENT_REJECTED \(status -104\)$'
@@ -171,10 +188,12 @@ if [ -n "$ibd" ] && [ -n "$s2" ]; then
 		siw reject '^server: rejected$' '^client: RDMA_CM_EVENT_REJECTED \(status -111\)$'
 else
 	for t in "ORDMA listens, siw connects" "siw listens, ORDMA connects" \
-		"ORDMA rejects siw" "siw rejects ORDMA"; do
+		"siw's QPs entered RTS with MPA CRC on" "ORDMA rejects siw" "siw rejects ORDMA"; do
 		ktap_test_skip "$t" "no ORDMA iWARP device or no siw device"
 	done
 fi
+
+ddebug_siw_rts off 2>/dev/null
 
 # Undo it all: the siw device, the namespace (NIC 2's netdev back
 # first), siw itself; both NICs on RoCE again.
