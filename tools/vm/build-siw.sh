@@ -10,17 +10,23 @@
 # everything siw depends on is =m or =y there).  Like the ORDMA modules
 # it is unsigned: the kernel loads it, tainted.
 #
+# The patches in tools/vm/siw-patches/ (*.patch, in name order, each
+# saying what it fixes and why in its header) are applied with patch -p1
+# to a copy of the sources, paths relative to the kernel tree's top.
+#
 # Cache ($ORDMA_CACHE/siw):
-#   src-VERSION/   the siw sources of linux-source-6.12=VERSION
-#   KEY/siw.ko     the build; KEY hashes the siw sources, the kernel
-#                  release and headers package version, the compiler and
-#                  this script.  KEY/build.log is kbuild's output.
+#   src-VERSION/   the siw sources of linux-source-6.12=VERSION, unpatched
+#   KEY/siw.ko     the build; KEY hashes the siw sources, the patches, the
+#                  kernel release and headers package version, the
+#                  compiler and this script.  KEY/build.log is kbuild's
+#                  output, after patch's.
 # Prints the path of siw.ko on the last line of stdout.
 set -euo pipefail
 # shellcheck source=tools/vm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 SIW=drivers/infiniband/sw/siw
+PATCHES=$VM_TOOLS/siw-patches
 D=$ORDMA_CACHE/siw
 KDIR=$("$VM_TOOLS/fetch-kernel.sh" | tail -n 1)
 KDEBS=$ORDMA_CACHE/kernel/$KVER/debs
@@ -58,12 +64,17 @@ if [ ! -f "$src/.done" ]; then
 fi
 
 mapfile -t files < <(cd "$src/$SIW" && find . -type f | LC_ALL=C sort)
+mapfile -t patches < <(find "$PATCHES" -maxdepth 1 -name '*.patch' 2>/dev/null |
+	LC_ALL=C sort)
 key=$({
 	echo "$KVER $KPKGVER"
 	gcc --version | head -n 1	# what kbuild runs, whatever $CC says
 	sha256sum <"$0"
 	for f in "${files[@]}"; do
 		echo "$f $(sha256sum <"$src/$SIW/$f")"
+	done
+	for p in "${patches[@]}"; do
+		echo "patch ${p##*/} $(sha256sum <"$p")"
 	done
 } | sha256sum | cut -c1-16)
 out=$D/$key
@@ -74,16 +85,24 @@ if [ -f "$out/.done" ]; then
 fi
 
 rm -rf "$out"
-mkdir -p "$out/src"
-cp -a "$src/$SIW/." "$out/src/"
+mkdir -p "$out/src/$SIW"
+cp -a "$src/$SIW/." "$out/src/$SIW/"
+: >"$out/build.log"
+for p in "${patches[@]}"; do
+	vm_log "applying ${p##*/}"
+	if ! patch -p1 -N -d "$out/src" <"$p" >>"$out/build.log" 2>&1; then
+		tail -n 30 "$out/build.log" >&2
+		vm_die "${p##*/} does not apply to $SIW of linux-source-6.12 $KPKGVER"
+	fi
+done
 start=$(date +%s)
-vm_log "building siw.ko (linux-source-6.12 $KPKGVER, key $key)"
-if ! make -C "$KDIR" M="$out/src" CONFIG_RDMA_SIW=m -j"${JOBS:-2}" modules \
-	>"$out/build.log" 2>&1; then
+vm_log "building siw.ko (linux-source-6.12 $KPKGVER, ${#patches[@]} patches, key $key)"
+if ! make -C "$KDIR" M="$out/src/$SIW" CONFIG_RDMA_SIW=m -j"${JOBS:-2}" modules \
+	>>"$out/build.log" 2>&1; then
 	tail -n 30 "$out/build.log" >&2
 	vm_die "siw.ko did not build (see $out/build.log)"
 fi
-mv "$out/src/siw.ko" "$out/siw.ko"
+mv "$out/src/$SIW/siw.ko" "$out/siw.ko"
 rm -rf "$out/src"
 touch "$out/.done"
 vm_log "built $out/siw.ko in $(($(date +%s) - start)) s"

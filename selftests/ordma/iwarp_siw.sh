@@ -1,0 +1,212 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# iwarp_siw: rdma_cm connection set-up between the card's iWARP
+# personality and Linux soft-iWARP (siw), both ways, no data (the DDP
+# data path is not there yet).  NIC 1 is switched to iWARP (devlink
+# enable_roce false, enable_iwarp true); NIC 2 gets no RDMA device of
+# its own (enable_roce false), moves to a network namespace, so that TCP
+# between the two test addresses takes the cable, and a siw device is
+# stacked on its netdev.  iw_cm_pair then runs:
+#   - ORDMA listens, siw connects: ESTABLISHED and DISCONNECTED on both
+#     sides, private data both ways;
+#   - siw listens, ORDMA connects: the same (ORDMA asks peer-to-peer,
+#     siw picks the RDMA Write RTR, so siw's ESTABLISHED needs the
+#     card's zero-length Write, CRC checked: ORDMA's request has C);
+#   - ORDMA rejects siw: the client gets REJECTED (-ECONNRESET, siw's
+#     status for an MPA reject);
+#   - siw rejects ORDMA: the client gets REJECTED (-ECONNREFUSED).
+# Every wait is bounded (iw_cm_pair's 30 s per event, TOOL_TIMEOUT per
+# program).  Afterwards siw goes, NIC 2 comes back and both NICs are on
+# RoCE again.
+#
+# MPA CRC: ORDMA's request and reply always have C; siw's request has
+# none, and its reply copies the request's C.  A connection uses CRC
+# when either side asks (RFC 5044), and siw turns it on when the peer's
+# request or reply has C (siw_accept(), siw_proc_mpareply()), so both
+# accepted connections must run with CRC: siw's debug message "enter
+# RTS: crc=y" (dynamic debug, on for the test) must appear for each.
+# The host's capture shows the flags (tools/vm/pcap-iwarp.sh, "requests
+# (N with C), replies (N with C)"):
+#
+#   tools/vm/run-vm.sh --pcap -T iwarp_siw single
+#
+# The siw of the test VMs carries tools/vm/siw-patches/ (build-siw.sh):
+# without its siw_accept() fix, the card's RTR can fall into the window
+# in which siw reads nothing, and siw never signals ESTABLISHED.
+. "$(dirname "$0")/lib.sh"
+
+ordma_require_device
+ordma_require_provider
+mapfile -t devs < <(ordma_pci_devs)
+[ "${#devs[@]}" -ge 2 ] || ktap_skip_all "needs two ORDMA NICs cabled together"
+modinfo siw >/dev/null 2>&1 ||
+	ktap_skip_all "no siw module (tools/vm/build-siw.sh builds it into the VM's module tree)"
+IW_CM_PAIR=${ORDMA_IW_CM_PAIR:-$ORDMA_REPO/build/bin/iw_cm_pair}
+[ -x "$IW_CM_PAIR" ] || ktap_skip_all "no $IW_CM_PAIR (make diag)"
+for t in devlink rdma; do
+	command -v "$t" >/dev/null || ktap_skip_all "no $t"
+done
+
+bdf=${devs[0]}
+bdf2=${devs[1]}
+PORT=${PORT:-18800}
+TOOL_TIMEOUT=${TOOL_TIMEOUT:-120}
+NS=ordma_iwsiw_peer
+IP1=$(ordma_test_ip 1)
+IP2=$(ordma_test_ip 2)
+IW_OUT=$(mktemp)
+BAD_KMSG=$(grep -v '^#' "$SELFTEST_DIR/kmsg_fail_patterns" | paste -sd '|')
+kmsg_first=$(dmesg | wc -l)
+in_ns() { ip netns exec "$NS" "$@"; }
+has_ibdev() { ordma_ibdev "$1" >/dev/null; }
+no_ibdev() { ! ordma_ibdev "$1" >/dev/null; }
+# set_proto BDF ROCE IWARP: the RDMA protocol parameters of NIC BDF,
+# the one turned off first; the RDMA device goes, and comes back if
+# either is on
+set_proto() {
+	local bdf=$1 roce=$2 iwarp=$3 p
+	for p in "enable_roce $roce" "enable_iwarp $iwarp"; do
+		[ "${p#* }" = false ] || continue
+		devlink dev param set "pci/$bdf" name "${p% *}" value false \
+			cmode runtime || return 1
+	done
+	wait_for 30 no_ibdev "$bdf" || return 1
+	for p in "enable_roce $roce" "enable_iwarp $iwarp"; do
+		[ "${p#* }" = true ] || continue
+		devlink dev param set "pci/$bdf" name "${p% *}" value true \
+			cmode runtime || return 1
+		wait_for 60 has_ibdev "$bdf" || return 1
+	done
+}
+
+# ddebug_siw_rts on|off: siw's "enter RTS: crc=y|n" debug message
+# (siw_qp_nextstate_from_idle(), one per QP going to RTS) in the kernel log
+ddebug_siw_rts() {
+	local ctl=/proc/dynamic_debug/control flag=+p
+	[ -w "$ctl" ] || ctl=/sys/kernel/debug/dynamic_debug/control
+	[ "$1" = on ] || flag=-p
+	echo "module siw format \"enter RTS\" $flag" >"$ctl"
+}
+
+ktap_header
+ktap_set_plan 13
+
+tap_cmd "siw, ib_uverbs and rdma_ucm load" modprobe -a siw ib_uverbs rdma_ucm
+to_iwarp() { set_proto "$bdf" false true && set_proto "$bdf2" false false; }
+to_roce() { set_proto "$bdf" true false && set_proto "$bdf2" true false; }
+tap_cmd "NIC 1 on iWARP, NIC 2 without an RDMA device" to_iwarp
+ibd=$(ordma_ibdev "$bdf")
+nd1=$(ordma_netdev "$bdf")
+nd2=$(ordma_netdev "$bdf2")
+
+# netns_up: NIC 1 here with test address 1, NIC 2 in $NS with test
+# address 2, reaching NIC 1 over the cable
+netns_up() {
+	[ -n "$nd1" ] && [ -n "$nd2" ] || return 1
+	ip addr flush dev "$nd2"
+	ip netns add "$NS" || return 1
+	in_ns ip link set dev lo up
+	ip link set dev "$nd2" netns "$NS" || return 1
+	ip link set dev "$nd1" up
+	ip addr replace "$IP1/24" dev "$nd1"
+	in_ns ip link set dev "$nd2" up
+	in_ns ip addr replace "$IP2/24" dev "$nd2"
+	wait_for 30 in_ns ping -c 1 -W 1 "$IP1"
+}
+if netns_up; then
+	ktap_test_pass "$nd1 ($IP1, ${ibd:-no RDMA device}) reaches $nd2 ($IP2, namespace $NS) over the cable"
+else
+	ktap_test_fail "$nd1 ($IP1, ${ibd:-no RDMA device}) reaches $nd2 ($IP2, namespace $NS) over the cable"
+fi
+tap_cmd "rdma link add siw2 type siw netdev $nd2 (in $NS)" \
+	in_ns rdma link add siw2 type siw netdev "$nd2"
+s2=$(in_ns rdma link show | awk -v nd="$nd2" '$1 == "link" {
+	for (i = 3; i < NF; i++) if ($i == "netdev" && $(i + 1) == nd) { sub("/.*", "", $2); print $2 } }')
+ktap_print_msg "iWARP devices: ${ibd:-none} (ORDMA) on $nd1, ${s2:-none} (siw) on $nd2"
+
+# iw_pair DESC SIDE MODE REGEX...: iw_cm_pair's server on SIDE (ordma:
+# NIC 1's address; siw: NIC 2's, in $NS), its client on the other; both
+# exit 0 and every REGEX matches a line of their output
+iw_pair() {
+	local desc=$1 side=$2 mode=$3 spid src crc out re addr miss=
+	local srv=() cli=()
+	shift 3
+	if [ "$side" = ordma ]; then
+		addr=$IP1 cli=(ip netns exec "$NS")
+	else
+		addr=$IP2 srv=(ip netns exec "$NS")
+	fi
+	PORT=$((PORT + 1))
+	"${srv[@]}" "$IW_CM_PAIR" server "$addr" "$PORT" "$mode" >"$IW_OUT.srv" 2>&1 &
+	spid=$!
+	if ! wait_for 30 grep -q '^server: listening$' "$IW_OUT.srv"; then
+		stop_pid "$spid"
+		ktap_test_fail "$desc"
+		ktap_print_msg "server did not listen: $(cat "$IW_OUT.srv")"
+		return 1
+	fi
+	timeout "$TOOL_TIMEOUT" "${cli[@]}" "$IW_CM_PAIR" client "$addr" "$PORT" "$mode" \
+		>"$IW_OUT.cli" 2>&1
+	crc=$?
+	timeout "$TOOL_TIMEOUT" tail --pid="$spid" -f /dev/null
+	kill "$spid" 2>/dev/null
+	wait "$spid"
+	src=$?
+	out=$(cat "$IW_OUT.srv" "$IW_OUT.cli")
+	for re in "$@"; do
+		grep -Eq -- "$re" <<<"$out" || miss+=" /$re/"
+	done
+	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] && [ -z "$miss" ]; then
+		ktap_test_pass "$desc"
+		return 0
+	fi
+	ktap_test_fail "$desc"
+	ktap_print_msg "server exit $src, client exit $crc, missing:$miss"$'\n'"$out"
+	return 1
+}
+ESTABLISHED_BOTH=('^server: RDMA_CM_EVENT_ESTABLISHED$' '^server: RDMA_CM_EVENT_DISCONNECTED$'
+	'^server: private data "ordma-request"$'
+	'^client: RDMA_CM_EVENT_ESTABLISHED \(status 0\)$'
+	'^client: private data "ordma-accept"$' '^client: RDMA_CM_EVENT_DISCONNECTED$')
+kmsg_rts=$(dmesg | wc -l)
+ddebug_siw_rts on 2>/dev/null || ktap_print_msg "no dynamic debug: siw's CRC state not shown"
+if [ -n "$ibd" ] && [ -n "$s2" ]; then
+	iw_pair "ORDMA listens, siw connects: ESTABLISHED and DISCONNECTED both sides" \
+		ordma accept "${ESTABLISHED_BOTH[@]}"
+	iw_pair "siw listens, ORDMA connects: ESTABLISHED and DISCONNECTED both sides" \
+		siw accept "${ESTABLISHED_BOTH[@]}"
+	# both ways a siw QP went to RTS, with CRC: the card's C decides
+	rts=$(dmesg | tail -n +$((kmsg_rts + 1)) | grep -o 'enter RTS: crc=[yn]' |
+		grep -o 'crc=[yn]' | sort | uniq -c |
+		awk '{ printf "%s%s x%d", (NR > 1 ? ", " : ""), $2, $1 }')
+	tap_eq "siw's QPs entered RTS with MPA CRC on, both connections" "crc=y x2" "$rts"
+	# siw reports an MPA reject as -ECONNRESET, ORDMA as -ECONNREFUSED
+	iw_pair "ORDMA rejects siw: REJECTED at the client, status -ECONNRESET" \
+		ordma reject '^server: rejected$' '^client: RDMA_CM_EVENT_REJECTED \(status -104\)$'
+	iw_pair "siw rejects ORDMA: REJECTED at the client, status -ECONNREFUSED" \
+		siw reject '^server: rejected$' '^client: RDMA_CM_EVENT_REJECTED \(status -111\)$'
+else
+	for t in "ORDMA listens, siw connects" "siw listens, ORDMA connects" \
+		"siw's QPs entered RTS with MPA CRC on" "ORDMA rejects siw" "siw rejects ORDMA"; do
+		ktap_test_skip "$t" "no ORDMA iWARP device or no siw device"
+	done
+fi
+
+ddebug_siw_rts off 2>/dev/null
+
+# Undo it all: the siw device, the namespace (NIC 2's netdev back
+# first), siw itself; both NICs on RoCE again.
+rdma link delete "${s2:-siw2}" 2>/dev/null
+in_ns ip link set dev "$nd2" netns 1 2>/dev/null
+ip netns del "$NS" 2>/dev/null
+wait_for 30 test -e "/sys/class/net/$nd2"
+tap_cmd "siw unloads" modprobe -r siw
+tap_cmd "both NICs on RoCE again" to_roce
+ip link set dev "$nd2" up 2>/dev/null
+tap_match "rdma dev: NIC 1's device a CA again" "node_type ca" \
+	"$(rdma dev show "$(ordma_ibdev "$bdf")" 2>&1)"
+tap_eq "no oops, warning or BUG in the kernel log" "" \
+	"$(dmesg | tail -n +$((kmsg_first + 1)) | grep -E -- "$BAD_KMSG")"
+rm -f "$IW_OUT" "$IW_OUT.srv" "$IW_OUT.cli"
+ktap_finished
