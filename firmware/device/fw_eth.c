@@ -13,6 +13,7 @@
 #include "objects/fw_verbs.h"
 #include "objects/fw_qp.h"
 #include "platform/fw_platform.h"
+#include "tcp/fw_iw_conn.h"
 #include "tcp/fw_tcp.h"
 
 #define FW_ETH_RING_ALIGN	4096u
@@ -252,6 +253,40 @@ static void fw_wire_faults(struct ordma_fw *fw,
 		fw->hal.wire_faults(fw->hal_ctx, faults);
 }
 
+/* An iWARP port's TCP offload and MPA counters (zero on other ports) */
+static void fw_query_iw_stats(struct ordma_fw *fw, struct ordma_port_stats *out)
+{
+	struct fw_tcp_stats t;
+	struct fw_iw_stats w;
+
+	fw_iw_tcp_stats(fw, &t);
+	fw_iw_stats(fw, &w);
+	out->iw_tcp_rx_segments = cpu_to_le64(t.rx_segments);
+	out->iw_tcp_tx_segments = cpu_to_le64(t.tx_segments);
+	out->iw_tcp_rx_bad_checksum = cpu_to_le64(t.rx_checksum);
+	out->iw_tcp_rx_bad_header = cpu_to_le64(t.rx_bad_header);
+	out->iw_tcp_rx_no_conn = cpu_to_le64(t.rx_no_pcb);
+	out->iw_tcp_rx_out_of_window = cpu_to_le64(t.rx_out_of_window);
+	out->iw_tcp_rx_rst_ignored = cpu_to_le64(t.rx_rst_ignored);
+	out->iw_tcp_rx_rst_challenged = cpu_to_le64(t.rx_rst_challenged);
+	out->iw_tcp_syn_backlog_full = cpu_to_le64(t.rx_backlog_full);
+	out->iw_tcp_tx_no_neighbour = cpu_to_le64(t.tx_no_neighbour);
+	out->iw_tcp_tx_queue_full = cpu_to_le64(t.tx_queue_full);
+	out->iw_tcp_mem_errors = cpu_to_le64(t.mem_errors);
+	out->iw_mpa_bad = cpu_to_le64(w.mpa_bad);
+	out->iw_mpa_rejected = cpu_to_le64(w.mpa_rejected);
+	out->iw_mpa_timeouts = cpu_to_le64(w.mpa_timeouts);
+	out->iw_rtr_bad = cpu_to_le64(w.rtr_bad);
+	out->iw_mpa_backlog_full = cpu_to_le64(w.backlog_full);
+	out->iw_rx_fpdus = cpu_to_le64(w.rx_fpdus);
+	out->iw_tx_fpdus = cpu_to_le64(w.tx_fpdus);
+	out->iw_rx_fpdu_crc_bad = cpu_to_le64(w.fpdu_crc_bad);
+	out->iw_rx_fpdu_bad_len = cpu_to_le64(w.fpdu_bad_len);
+	out->iw_rx_fpdu_bytes_dropped = cpu_to_le64(w.rx_fpdu_bytes);
+	out->iw_terminates_sent = cpu_to_le64(w.terminates_sent);
+	out->iw_terminates_received = cpu_to_le64(w.terminates_received);
+}
+
 uint8_t fw_cmd_query_stats(struct ordma_fw *fw, struct fw_cmd *c)
 {
 	const struct fw_port_stats *s = &fw->stats;
@@ -302,6 +337,7 @@ uint8_t fw_cmd_query_stats(struct ordma_fw *fw, struct fw_cmd *c)
 	for (i = FW_IB_OK + 1; i < FW_IB_RX_DROP_NUM; i++)
 		out.ib_rx_drop[fw_ib_rx_drop_index[i]] =
 			cpu_to_le64(tp->ib_rx_drop[i]);
+	fw_query_iw_stats(fw, &out);
 	return fw_cmd_write_query_buf(fw, c, ORDMA_PORT_NUM, &out, sizeof(out));
 }
 

@@ -87,8 +87,12 @@ struct fw_iw {
 	uint16_t listen_pending[FW_TCP_MAX_LISTEN];
 	bool listening[FW_TCP_MAX_LISTEN];
 	struct fw_iw_stats stats;
+	struct fw_tcp_stats tcp_retired;	/* of copies given back */
 	uint8_t tx[FW_IW_FPDU_MAX];	/* FPDUs are built here */
 };
+
+_Static_assert(sizeof(struct fw_tcp_stats) % sizeof(uint64_t) == 0,
+	       "the TCP counters are 64-bit words");
 
 static const struct fw_tcp_user fw_iw_tcp_user;
 
@@ -544,6 +548,10 @@ static void fw_iw_fpdu(struct ordma_fw *fw, struct fw_iw_conn *c,
 		return;
 	}
 	iw->stats.rx_fpdus++;
+	if (ulen >= FW_DDP_UNTAGGED_HLEN &&
+	    !(fpdu[FW_MPA_LEN_FIELD] & FW_DDP_TAGGED) &&
+	    (fpdu[FW_MPA_LEN_FIELD + 1] & 0x0f) == FW_RDMAP_TERMINATE)
+		iw->stats.terminates_received++;
 	qp = fw_iw_qp(fw, c);
 	if (!qp || (qp->state != ORDMA_QPS_RTS &&
 		    qp->state != ORDMA_QPS_SQD)) {
@@ -762,13 +770,46 @@ static uint32_t fw_iw_port_ip(const struct ordma_fw *fw)
 	return 0;
 }
 
-void fw_iw_stop(struct ordma_fw *fw)
+/* What a stopped copy of the stack counted, added to the totals */
+static void fw_iw_retire_tcp_stats(struct ordma_fw *fw, struct fw_iw *iw)
 {
+	uint64_t *sum = (uint64_t *)(void *)&iw->tcp_retired;
+	const uint64_t *add;
+	struct fw_tcp_stats st;
+	size_t i;
+
+	fw_tcp_stats(fw, &st);
+	add = (const uint64_t *)(const void *)&st;
+	for (i = 0; i < sizeof(st) / sizeof(uint64_t); i++)
+		sum[i] += add[i];
+}
+
+/*
+ * The connections, listeners and the stack go; the counters stay (they
+ * count from the last reset of the function)
+ */
+static void fw_iw_drop(struct ordma_fw *fw)
+{
+	struct fw_iw *iw = fw->tcp.iw;
 	uint32_t i;
 
+	if (!iw)
+		return;
+	if (fw_tcp_running(fw))
+		fw_iw_retire_tcp_stats(fw, iw);
 	fw_tcp_stop(fw);
-	for (i = 0; fw->tcp.iw && i < FW_TCP_MAX_CONN; i++)
-		free(fw->tcp.iw->conn[i].fpdu);
+	for (i = 0; i < FW_TCP_MAX_CONN; i++)
+		free(iw->conn[i].fpdu);
+	memset(iw->conn, 0, sizeof(iw->conn));
+	memset(iw->listening, 0, sizeof(iw->listening));
+	memset(iw->listen_pending, 0, sizeof(iw->listen_pending));
+	fw->tcp.ip = 0;
+}
+
+void fw_iw_stop(struct ordma_fw *fw)
+{
+	fw_iw_drop(fw);
+	fw_tcp_stop(fw);
 	free(fw->tcp.iw);
 	fw->tcp.iw = NULL;
 	fw->tcp.ip = 0;
@@ -779,17 +820,18 @@ static uint8_t fw_iw_addr_changed(struct ordma_fw *fw, struct fw_cmd *c)
 {
 	uint32_t ip = fw_iw_port_ip(fw);
 
-	if (ip == fw->tcp.ip && (fw->tcp.iw || !ip))
+	if (ip == fw->tcp.ip && (fw_tcp_running(fw) || !ip))
 		return ORDMA_CMD_STATUS_OK;
 	/* connections on the old address end with it, without events:
 	 * the host removed the address
 	 */
-	fw_iw_stop(fw);
+	fw_iw_drop(fw);
 	if (!ip)
 		return ORDMA_CMD_STATUS_OK;
-	fw->tcp.iw = calloc(1, sizeof(*fw->tcp.iw));
+	if (!fw->tcp.iw)
+		fw->tcp.iw = calloc(1, sizeof(*fw->tcp.iw));
 	if (!fw->tcp.iw || fw_tcp_start(fw, ip, 0xffffffffu)) {
-		fw_iw_stop(fw);
+		fw_iw_drop(fw);
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NO_RESOURCES,
 				   "no TCP offload free for the address");
 	}
@@ -852,6 +894,24 @@ void fw_iw_stats(const struct ordma_fw *fw, struct fw_iw_stats *st)
 		memset(st, 0, sizeof(*st));
 }
 
+void fw_iw_tcp_stats(struct ordma_fw *fw, struct fw_tcp_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!fw->tcp.iw)
+		return;
+	if (fw_tcp_running(fw))
+		fw_tcp_stats(fw, st);
+	{
+		const uint64_t *old = (const uint64_t *)(const void *)
+				      &fw->tcp.iw->tcp_retired;
+		uint64_t *sum = (uint64_t *)(void *)st;
+		size_t i;
+
+		for (i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+			sum[i] += old[i];
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* Commands                                                            */
 /* ------------------------------------------------------------------ */
@@ -864,7 +924,7 @@ static uint8_t fw_iw_ready(struct ordma_fw *fw, struct fw_cmd *c)
 	if (!fw_port_is_iwarp(fw))
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
 				   "not an iWARP port");
-	if (!fw->tcp.iw)
+	if (!fw->tcp.iw || !fw->tcp.ip)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_STATE,
 				   "the port has no IP address (ADD_GID)");
 	return ORDMA_CMD_STATUS_OK;

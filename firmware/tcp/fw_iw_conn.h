@@ -8,6 +8,7 @@
 #define ORDMA_FW_IW_CONN_H
 
 #include "fw_priv.h"
+#include "tcp/fw_tcp_slot.h"
 
 struct fw_qp;
 struct fw_term;
@@ -24,6 +25,7 @@ struct fw_iw_stats {
 	uint64_t fpdu_crc_bad;
 	uint64_t fpdu_bad_len;		/* a length no DDP segment has */
 	uint64_t terminates_sent;
+	uint64_t terminates_received;
 };
 
 /* ADD_GID and DEL_GID: the GID table, and on an iWARP port the stack's
@@ -44,7 +46,11 @@ uint8_t fw_cmd_iw_destroy_conn(struct ordma_fw *fw, struct fw_cmd *c);
 uint64_t fw_iw_timer(struct ordma_fw *fw);
 /* Drops every connection and the stack (reset, destroy) */
 void fw_iw_stop(struct ordma_fw *fw);
+/* The MPA layer's counters and the TCP stack's, since the last reset
+ * (address changes included)
+ */
 void fw_iw_stats(const struct ordma_fw *fw, struct fw_iw_stats *st);
+void fw_iw_tcp_stats(struct ordma_fw *fw, struct fw_tcp_stats *st);
 
 /*
  * The data path of a QP's connection, for its iWARP engine.  An FPDU is

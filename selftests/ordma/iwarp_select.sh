@@ -16,7 +16,9 @@
 # socket holds cannot be listened on (rdma_listen: EADDRINUSE); a
 # new address drops the listeners (their ports are freed) and
 # connections follow on it; rping -V (Sends, RDMA Reads and Writes, data
-# verified) with 64 and 60000-byte buffers; a devlink reload under a listener gives it
+# verified) with 64 and 60000-byte buffers, and rdma statistic shows
+# the FPDUs counted (no CRC error, no Terminate, no RoCE counters on the
+# iWARP port); a devlink reload under a listener gives it
 # DEVICE_REMOVAL and frees the port.
 # verbs_iwarp checks the refused verbs: an MR with atomic rights (EOPNOTSUPP), ibv_post_send
 # of immediates, atomics and a two-SGE RDMA READ (EINVAL and bad_wr), an
@@ -49,7 +51,7 @@ IP2=$(ordma_test_ip 2)
 kmsg_first=$(dmesg | wc -l)
 
 ktap_header
-ktap_set_plan $((21 + 19 + VERBS_IWARP_CASES + 1 + KV_CASES + 2))
+ktap_set_plan $((21 + 20 + VERBS_IWARP_CASES + 1 + KV_CASES + 2))
 
 # param NAME: the runtime value of devlink parameter NAME of NIC 1
 param() {
@@ -129,6 +131,8 @@ iw_pair() {
 	ktap_print_msg "server exit $src, client exit $crc, missing:$miss"$'\n'"$out"
 	return 1
 }
+# stat_of NAME: counter NAME in $stats (rdma statistic show's "name value")
+stat_of() { tr -s ' ' '\n' <<<"$stats" | awk -v n="$1" 'p == n { print; exit } { p = $0 }'; }
 # rping's server on NIC 1 listens (rdma_cm)
 cm_listening() { rdma resource show cm_id 2>/dev/null | grep -q 'state LISTEN.*comm rping'; }
 # rping_iw DESC SIZE COUNT: rping's server on NIC 1, its client in the
@@ -321,6 +325,18 @@ for size in 64 60000; do
 	PORT=$((PORT + 1))
 	rping_iw "rping -V -S $size -C 20 between the iWARP NICs" "$size" 20
 done
+# rdma statistic of NIC 1's iWARP port: the offload's counters, not the
+# RoCE engine's
+stats=$(rdma statistic show link "$(ordma_ibdev "$bdf")/1" 2>&1)
+fpdus=$(stat_of iw_rx_fpdus); crcbad=$(stat_of iw_rx_fpdu_crc_bad)
+terms=$(stat_of iw_terminates_sent)
+if [ "${fpdus:-0}" -gt 0 ] && [ "$crcbad" = 0 ] && [ "$terms" = 0 ] &&
+	! grep -qw roce_acks_sent <<<"$stats"; then
+	ktap_test_pass "rdma statistic: $fpdus FPDUs in, no CRC error, no Terminate, no RoCE counters"
+else
+	ktap_test_fail "rdma statistic: FPDUs in, no CRC error, no Terminate, no RoCE counters"
+	ktap_print_msg "$stats"
+fi
 iw_netns_down
 tap_cmd "NIC 2: enable_iwarp false" devlink dev param set "pci/$bdf2" \
 	name enable_iwarp value false cmode runtime

@@ -538,8 +538,16 @@ TEST(test_ib_rx_drop_query_stats)
 		CHECK_EQ(le64_to_cpu(st.roce_rx_parse_drop[i]), 0);
 	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STAT_INDEX(
 		ib_rx_drop[ORDMA_IB_RX_DROP_VCRC])), "ib_rx_drop_vcrc"));
+	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STAT_INDEX(
+		ib_rx_drop[ORDMA_IB_RX_DROP_DLID])), "ib_rx_drop_dlid"));
+	/* the iWARP offload's counters follow, and end the structure */
+	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STAT_INDEX(
+		ib_rx_drop[ORDMA_IB_RX_DROP_DLID]) + 1), "iw_tcp_rx_segments"));
 	CHECK(!strcmp(ordma_port_stat_name(ORDMA_PORT_STATS_NUM - 1),
-		      "ib_rx_drop_dlid"));
+		      "iw_terminates_received"));
+	for (i = 0; i < ORDMA_PORT_STATS_NUM; i++)
+		if (!CHECK(ordma_port_stat_name((unsigned int)i)))
+			NOTE("counter %zu has no name", (size_t)i);
 	drv_close(&s.d);
 }
 

@@ -100,6 +100,21 @@ TEST(test_iw_send_sizes)
 	CHECK_EQ(iw_stats(&e.s[1]).rx_fpdu_bytes, 0);
 	CHECK_EQ(qp_state(&e.s[0]), ORDMA_QPS_RTS);
 	CHECK_EQ(qp_state(&e.s[1]), ORDMA_QPS_RTS);
+	/* QUERY_STATS: the FPDUs and TCP segments both ways */
+	{
+		struct ordma_port_stats a = stats(&e.s[0]);
+		struct ordma_port_stats b = stats(&e.s[1]);
+
+		/* the RTR is the MPA exchange's, not counted */
+		CHECK_EQ(le64_to_cpu(a.iw_tx_fpdus),
+			 fwqp(&e.s[0])->counters.tx_packets);
+		CHECK_EQ(le64_to_cpu(b.iw_rx_fpdus),
+			 le64_to_cpu(a.iw_tx_fpdus));
+		CHECK(le64_to_cpu(a.iw_tcp_tx_segments) >= 406);
+		CHECK(le64_to_cpu(b.iw_tcp_rx_segments) >= 406);
+		CHECK_EQ(le64_to_cpu(b.iw_rx_fpdu_crc_bad), 0);
+		CHECK_EQ(le64_to_cpu(b.roce_rx_frames), 0);
+	}
 	/* a 1460-byte MSS: 1454-byte DDP segments, 1436 bytes of a Send */
 	CHECK_EQ(fwqp(&e.s[0])->counters.tx_packets,
 		 1 + 1 + 1 + 1 + 2 + 2 + 3 + 46 + 140 + 209);
@@ -354,6 +369,12 @@ static void expect_terminated(struct env *e, int refuser, uint8_t layer,
 	CHECK_EQ(seen->ecode, ecode);
 	CHECK_EQ(iw_stats(&e->s[refuser]).terminates_sent, 1);
 	CHECK_EQ(iw_stats(&e->s[!refuser]).terminates_sent, 0);
+	/* as the host reads them */
+	CHECK_EQ(le64_to_cpu(stats(&e->s[refuser]).iw_terminates_sent), 1);
+	CHECK_EQ(le64_to_cpu(stats(&e->s[!refuser]).iw_terminates_received),
+		 1);
+	CHECK_EQ(le64_to_cpu(stats(&e->s[refuser]).iw_terminates_received),
+		 0);
 	for (i = 0; i < 2; i++) {
 		struct side *s = &e->s[i];
 
@@ -498,6 +519,7 @@ TEST(test_iw_bad_crc)
 	expect_terminated(&e, 1, FW_TERM_LAYER_LLP, FW_TERM_LLP_MPA,
 			  FW_TERM_MPA_CRC, &seen);
 	CHECK_EQ(iw_stats(&e.s[1]).fpdu_crc_bad, 1);
+	CHECK_EQ(le64_to_cpu(stats(&e.s[1]).iw_rx_fpdu_crc_bad), 1);
 	expect_cqe(&e.s[1], false, ORDMA_CQE_OP_RECV, ORDMA_CQE_WR_FLUSH_ERR, 0,
 		   0);
 	env_close(&e);

@@ -1135,9 +1135,41 @@ struct ordma_port_stats {
 	 * before these writes only the 600 bytes before)
 	 */
 	__le64	ib_rx_drop[ORDMA_IB_RX_DROP_REASONS];
+	/*
+	 * An iWARP port's TCP offload and the MPA layer above it, from the
+	 * last reset of the function (firmware before these writes only
+	 * the 752 bytes before)
+	 */
+	__le64	iw_tcp_rx_segments;	/* taken by the TCP stack */
+	__le64	iw_tcp_tx_segments;
+	__le64	iw_tcp_rx_bad_checksum;	/* dropped */
+	__le64	iw_tcp_rx_bad_header;	/* IP or TCP header: dropped */
+	__le64	iw_tcp_rx_no_conn;	/* to a device port, no connection:
+					 * answered with RST
+					 */
+	__le64	iw_tcp_rx_out_of_window; /* acknowledged and dropped */
+	__le64	iw_tcp_rx_rst_ignored;	/* RST outside the window */
+	/* RST in the window, not at rcv_nxt: challenge ACK (RFC 5961) */
+	__le64	iw_tcp_rx_rst_challenged;
+	__le64	iw_tcp_syn_backlog_full; /* SYN to a full listener */
+	__le64	iw_tcp_tx_no_neighbour;	/* no MAC for the next hop */
+	__le64	iw_tcp_tx_queue_full;
+	__le64	iw_tcp_mem_errors;	/* the stack's memory ran out */
+	__le64	iw_mpa_bad;		/* malformed or refused MPA messages */
+	__le64	iw_mpa_rejected;	/* replies rejecting our requests */
+	__le64	iw_mpa_timeouts;	/* request, reply or RTR late */
+	__le64	iw_rtr_bad;		/* first FPDU not the RTR agreed */
+	__le64	iw_mpa_backlog_full;	/* requests beyond a backlog */
+	__le64	iw_rx_fpdus;		/* with a good CRC */
+	__le64	iw_tx_fpdus;
+	__le64	iw_rx_fpdu_crc_bad;	/* a Terminate followed */
+	__le64	iw_rx_fpdu_bad_len;	/* a length no DDP segment has */
+	__le64	iw_rx_fpdu_bytes_dropped; /* for a QP in error */
+	__le64	iw_terminates_sent;
+	__le64	iw_terminates_received;
 };
 
-#define ORDMA_PORT_STATS_SIZE		752
+#define ORDMA_PORT_STATS_SIZE		944
 
 /* QUERY_QP_STATS handle: the sum over every QP the device ever had */
 #define ORDMA_QP_STATS_ALL		0xffffffff
@@ -1248,6 +1280,8 @@ static inline const char *ordma_cmd_status_name(unsigned int status)
 #define ORDMA_STAT_FAULT(fault, name) \
 	[ORDMA_PORT_STAT_INDEX(fault_injected[ORDMA_FAULT_##fault])] = \
 		"fault_injected_" name
+#define ORDMA_STAT_IW(field) \
+	[ORDMA_PORT_STAT_INDEX(iw_##field)] = "iw_" #field
 #define ORDMA_STAT_IB_RX_DROP(reason, name) \
 	[ORDMA_PORT_STAT_INDEX(ib_rx_drop[ORDMA_IB_RX_DROP_##reason])] = \
 		"ib_rx_drop_" name
@@ -1354,6 +1388,30 @@ static inline const char *ordma_port_stat_name(unsigned int i)
 		ORDMA_STAT_IB_RX_DROP(QP0_VL, "qp0_vl"),
 		ORDMA_STAT_IB_RX_DROP(ICRC, "icrc"),
 		ORDMA_STAT_IB_RX_DROP(DLID, "dlid"),
+		ORDMA_STAT_IW(tcp_rx_segments),
+		ORDMA_STAT_IW(tcp_tx_segments),
+		ORDMA_STAT_IW(tcp_rx_bad_checksum),
+		ORDMA_STAT_IW(tcp_rx_bad_header),
+		ORDMA_STAT_IW(tcp_rx_no_conn),
+		ORDMA_STAT_IW(tcp_rx_out_of_window),
+		ORDMA_STAT_IW(tcp_rx_rst_ignored),
+		ORDMA_STAT_IW(tcp_rx_rst_challenged),
+		ORDMA_STAT_IW(tcp_syn_backlog_full),
+		ORDMA_STAT_IW(tcp_tx_no_neighbour),
+		ORDMA_STAT_IW(tcp_tx_queue_full),
+		ORDMA_STAT_IW(tcp_mem_errors),
+		ORDMA_STAT_IW(mpa_bad),
+		ORDMA_STAT_IW(mpa_rejected),
+		ORDMA_STAT_IW(mpa_timeouts),
+		ORDMA_STAT_IW(rtr_bad),
+		ORDMA_STAT_IW(mpa_backlog_full),
+		ORDMA_STAT_IW(rx_fpdus),
+		ORDMA_STAT_IW(tx_fpdus),
+		ORDMA_STAT_IW(rx_fpdu_crc_bad),
+		ORDMA_STAT_IW(rx_fpdu_bad_len),
+		ORDMA_STAT_IW(rx_fpdu_bytes_dropped),
+		ORDMA_STAT_IW(terminates_sent),
+		ORDMA_STAT_IW(terminates_received),
 	};
 
 	return i < ORDMA_PORT_STATS_NUM ? names[i] : NULL;

@@ -52,20 +52,31 @@ static bool ordma_port_stat_in(unsigned int i, unsigned int first,
 
 /*
  * Whether port counter @i (QUERY_STATS) means something on the port's
- * link layer.  An InfiniBand port has no RoCEv2 parser (its link drops
- * count in ib_rx_drop[]) and no IEEE 802.3x PAUSE; an Ethernet port has
- * no IB link checks.  The injected faults are not among these.
+ * link layer and RDMA protocol.  An InfiniBand port has no RoCEv2
+ * parser (its link drops count in ib_rx_drop[]) and no IEEE 802.3x
+ * PAUSE; an Ethernet port has no IB link checks; an iWARP port has its
+ * TCP offload's and MPA layer's counters instead of the RoCE engine's
+ * (which also keeps rdma statistic's reply within its size).  The
+ * injected faults are not among these.
  */
 static bool ordma_port_stat_shown(const struct ordma_ibdev *dev,
 				  unsigned int i)
 {
 	const unsigned int parse =
 		ORDMA_PORT_STAT_INDEX(roce_rx_drop_reason[ORDMA_ROCE_RX_DROP_PARSE]);
-	bool ib = ordma_port_is_ib(dev);
+	const unsigned int iw_first = ORDMA_PORT_STAT_INDEX(iw_tcp_rx_segments);
+	bool ib = ordma_port_is_ib(dev), iwarp = ordma_port_is_iwarp(dev);
 
 	if (i < ORDMA_IB_PORT_STATS_FIRST ||
 	    ordma_port_stat_in(i, ORDMA_PORT_STAT_INDEX(fault_injected),
 			       ORDMA_FAULTS))
+		return false;
+	if (i >= iw_first)
+		return iwarp;
+	if (iwarp && (ordma_port_stat_in(i, ORDMA_IB_PORT_STATS_FIRST,
+					 ORDMA_PORT_STAT_INDEX(wire_tx_drop) -
+					 ORDMA_IB_PORT_STATS_FIRST) ||
+		      i == ORDMA_PORT_STAT_INDEX(roce_tx_pause_holds)))
 		return false;
 	if (ordma_port_stat_in(i, ORDMA_PORT_STAT_INDEX(ib_rx_drop),
 			       ORDMA_IB_RX_DROP_REASONS))

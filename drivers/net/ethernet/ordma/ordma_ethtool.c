@@ -106,12 +106,14 @@ static int ordma_set_ringparam(struct net_device *ndev,
 }
 
 /*
- * ethtool -S shows the port's counters up to the InfiniBand link drops
- * that end them: the netdev is an Ethernet port's, where those are 0.
+ * ethtool -S shows the port's counters up to the InfiniBand link drops:
+ * the netdev is an Ethernet port's, where those are 0.  The iWARP
+ * offload's counters after them are the RDMA device's (rdma statistic).
  */
 #define ORDMA_ETH_STATS_NUM	ORDMA_PORT_STAT_INDEX(ib_rx_drop)
 static_assert(ORDMA_ETH_STATS_NUM + ORDMA_IB_RX_DROP_REASONS ==
-	      ORDMA_PORT_STATS_NUM, "the IB link drops end the port's counters");
+	      ORDMA_PORT_STAT_INDEX(iw_tcp_rx_segments),
+	      "the IB link drops come before the iWARP counters");
 
 static int ordma_get_sset_count(struct net_device *ndev, int sset)
 {
