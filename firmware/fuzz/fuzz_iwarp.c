@@ -13,7 +13,13 @@
  * listener, or B (IW_CONNECT) to a TCP listener of A's.  Then records:
  * raw bytes to send, an MPA message built from fields, an RTR, B's
  * ACCEPT / REJECT / QUERY_CONN / DESTROY_CONN with fuzzed fields, the
- * peer's FIN or RST, a new peer connection, time passing.
+ * peer's FIN or RST, a new peer connection, time passing.  Kind bytes
+ * from 0xf0 on drive the data path once a connection is up: an FPDU
+ * framed with a good CRC whose DDP/RDMAP header and payload come from
+ * fields (opcode, T and L bits, versions, STag B's MR or any, TO, queue,
+ * MSN, MO, length, a Read Request's body), a receive WQE posted on one
+ * of B's QPs, a send WQE (Send, Send with Invalidate, Write, Read or any
+ * opcode) posted on one.
  *
  * Checked: sanitizers; every command completes; B still answers its
  * driver and tears down cleanly at the end.
@@ -37,6 +43,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 enum { REC_RAW, REC_MPA, REC_RTR, REC_ACCEPT, REC_REJECT, REC_QUERY,
        REC_DESTROY, REC_PEER_FIN, REC_PEER_RST, REC_PEER_CONNECT,
        REC_TIME, REC_NUM };
+/* kind bytes 0xf0 and up (older inputs keep their meaning below) */
+#define REC_DATA_FIRST	0xf0
+enum { REC_FPDU, REC_B_RECV, REC_B_SEND, REC_DATA_NUM };
+#define MR_LEN		0x100000ULL
 
 struct peer {
 	uint32_t conn;			/* A's TCP connection to B */
@@ -147,6 +157,8 @@ struct side {
 	uint8_t mac[6];
 	uint8_t ip[16];
 	uint32_t qpn[NUM_QPS];
+	uint32_t sq_pi[NUM_QPS], rq_pi[NUM_QPS];
+	uint32_t key;			/* an MR over DRV_MR_ADDR */
 };
 
 static bool side_open(struct side *s, int i)
@@ -161,7 +173,12 @@ static bool side_open(struct side *s, int i)
 	for (q = 0; q < NUM_QPS; q++)
 		if (!drv_iw_rtr_qp(&s->v, 2 + q, &s->qpn[q]))
 			return false;
-	return true;
+	return drv_reg_mr_contig(&s->v.d, s->v.pdn, 0, DRV_MR_ADDR,
+				 DRV_MR_ADDR, MR_LEN,
+				 ORDMA_ACCESS_LOCAL_WRITE |
+				 ORDMA_ACCESS_REMOTE_WRITE |
+				 ORDMA_ACCESS_REMOTE_READ, 0x33, &s->key) ==
+	       ORDMA_CMD_STATUS_OK;
 }
 
 static void side_close(struct side *s)
@@ -270,6 +287,114 @@ static void rec_conn_cmd(struct side *b, struct fz_in *in, uint8_t opcode)
 	drv_exec(&b->v.d, &cmd);
 }
 
+/* A DDP segment from fields, framed with a good CRC, to B */
+static void rec_fpdu(struct side *a, struct side *b, struct fz_in *in)
+{
+	static uint8_t buf[FW_MPA_LEN_FIELD + FW_DDP_UNTAGGED_HLEN +
+			   FW_RDMAP_RREQ_LEN + 2048 + 8];
+	uint8_t f[10] = { 0 }, *seg = buf + FW_MPA_LEN_FIELD;
+	struct fw_ddp_hdr h;
+	size_t hlen, plen, i;
+	uint32_t any;
+
+	take(in, f, sizeof(f));
+	any = (uint32_t)f[7] << 24 | (uint32_t)f[8] << 16 | f[9];
+	memset(&h, 0, sizeof(h));
+	h.opcode = f[0] & 7;
+	h.tagged = (h.opcode == FW_RDMAP_WRITE ||
+		    h.opcode == FW_RDMAP_READ_RESP) ^ !!(f[0] & 0x08);
+	h.last = !(f[0] & 0x10);
+	h.stag = f[1] & 0x80 ? any : b->key;
+	/* 0x80 in f[2]: from where B's send WQEs gather and READs land */
+	h.to = DRV_MR_ADDR + (f[2] & 0x80 ? 0x80000 : 0) +
+	       ((uint64_t)(f[2] & 0x7f) << 8 | f[3]) * 40;
+	h.qn = f[1] & 0x40 ? f[1] & 3 :
+	       h.opcode == FW_RDMAP_READ_REQ ? FW_RDMAP_QN_READ_REQ :
+	       h.opcode == FW_RDMAP_TERMINATE ? FW_RDMAP_QN_TERMINATE :
+					     FW_RDMAP_QN_SEND;
+	h.msn = f[4] & 0x80 ? any : f[4];
+	h.mo = (uint32_t)f[5] * 8;
+	hlen = fw_ddp_build(seg, &h);
+	if (f[0] & 0x20)
+		seg[0] ^= 0x03;		/* another DDP version */
+	if (f[0] & 0x40)
+		seg[1] ^= 0xc0;		/* another RDMAP version */
+	plen = (size_t)f[6] * 8;
+	for (i = 0; i < plen; i++)
+		seg[hlen + i] = (uint8_t)(0xa5 ^ i);
+	if (h.opcode == FW_RDMAP_READ_REQ && !h.tagged && !(f[0] & 0x80)) {
+		struct fw_rdmap_rreq rr = {
+			.sink_stag = any,
+			.sink_to = h.to,
+			.size = (uint32_t)f[6] * 64,
+			.src_stag = f[1] & 0x20 ? any : b->key,
+			.src_to = DRV_MR_ADDR + ((uint64_t)f[3] << 8 | f[2]),
+		};
+
+		fw_rdmap_rreq_put(seg + hlen, &rr);
+		plen = FW_RDMAP_RREQ_LEN;
+	}
+	peer_send(a, buf, fw_fpdu_seal(buf, hlen + plen));
+}
+
+/* A receive WQE on one of B's QPs: one SGE in B's MR */
+static void rec_b_recv(struct side *b, struct fz_in *in)
+{
+	uint8_t f[2] = { 0 };
+	unsigned int q;
+	struct ordma_recv_wqe *r;
+	struct ordma_sge *g;
+	uint8_t *p;
+
+	take(in, f, sizeof(f));
+	q = f[0] % NUM_QPS;
+	p = drv_mem(&b->v.d, DRV_WQ_ADDR(2 + q) + 0x8000 +
+		    (b->rq_pi[q] & 15) * 32, 32);
+	memset(p, 0, 32);
+	r = (struct ordma_recv_wqe *)p;
+	g = (struct ordma_sge *)(p + sizeof(*r));
+	r->num_sge = cpu_to_le32(f[0] & 0x80 ? 2 : 1);
+	g->addr = cpu_to_le64(DRV_MR_ADDR + 0x10000 * q);
+	g->length = cpu_to_le32((uint32_t)f[1] * 64);
+	g->lkey = cpu_to_le32(b->key);
+	b->rq_pi[q]++;
+	drv_db(&b->v.d, 0, ORDMA_DB_RQ, b->qpn[q], b->rq_pi[q], 0);
+}
+
+/* A send WQE on one of B's QPs: one SGE in B's MR, to A's memory */
+static void rec_b_send(struct side *b, struct fz_in *in)
+{
+	static const uint8_t ops[] = { ORDMA_WQE_SEND, ORDMA_WQE_SEND_INV,
+				       ORDMA_WQE_RDMA_WRITE,
+				       ORDMA_WQE_RDMA_READ };
+	uint8_t f[5] = { 0 }, op;
+	struct ordma_send_wqe *w;
+	struct ordma_sge *g;
+	unsigned int q;
+	uint8_t *p;
+
+	take(in, f, sizeof(f));
+	q = f[0] % NUM_QPS;
+	op = f[1] & 0x80 ? f[1] & 0x1f : ops[f[1] % sizeof(ops)];
+	p = drv_mem(&b->v.d, DRV_WQ_ADDR(2 + q) + (b->sq_pi[q] & 15) * 64, 64);
+	memset(p, 0, 64);
+	w = (struct ordma_send_wqe *)p;
+	g = (struct ordma_sge *)(p + ORDMA_SEND_WQE_HDR_SIZE);
+	w->ctrl.ctrl = cpu_to_le32(FIELD_PREP(ORDMA_WQE_OPCODE, op) |
+				   FIELD_PREP(ORDMA_WQE_NUM_SGE, 1) |
+				   ((f[3] & 1) ? ORDMA_WQE_SIGNALED : 0) |
+				   ((f[3] & 2) ? ORDMA_WQE_FENCE : 0) |
+				   ((f[3] & 4) ? ORDMA_WQE_SOLICITED : 0));
+	w->ctrl.imm_inv = cpu_to_le32(f[4]);
+	w->rdma.remote_addr = cpu_to_le64(DRV_MR_ADDR + (uint64_t)f[4] * 64);
+	w->rdma.rkey = cpu_to_le32(f[3] & 8 ? f[4] : 0x100);
+	g->addr = cpu_to_le64(DRV_MR_ADDR + 0x80000 + (uint64_t)q * 0x10000);
+	g->length = cpu_to_le32((uint32_t)f[2] * 32);
+	g->lkey = cpu_to_le32(b->key);
+	b->sq_pi[q]++;
+	drv_db(&b->v.d, 0, ORDMA_DB_SQ, b->qpn[q], b->sq_pi[q], 0);
+}
+
 /* B connects to A's TCP listener on its first QP */
 static void b_connects(struct side *a, struct side *b)
 {
@@ -319,10 +444,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pump(&a, &b);
 
 	while (in.left && steps++ < 64) {
-		uint8_t kind = byte(&in) % REC_NUM;
+		uint8_t raw_kind = byte(&in), kind = raw_kind % REC_NUM;
 		uint8_t buf[FW_MPA_HDR_LEN + FW_MPA_MAX_PD + 64];
 		size_t len;
 
+		if (raw_kind >= REC_DATA_FIRST) {
+			switch ((raw_kind - REC_DATA_FIRST) % REC_DATA_NUM) {
+			case REC_FPDU:
+				rec_fpdu(&a, &b, &in);
+				break;
+			case REC_B_RECV:
+				rec_b_recv(&b, &in);
+				break;
+			default:
+				rec_b_send(&b, &in);
+				break;
+			}
+			pump(&a, &b);
+			drain_events(&b);
+			continue;
+		}
 		switch (kind) {
 		case REC_RAW:
 			len = byte(&in);
