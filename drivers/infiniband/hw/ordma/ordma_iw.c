@@ -242,6 +242,15 @@ static int ordma_iw_reserve(struct ordma_iw *iw, struct sockaddr_in *sin,
 			       &port->sock);
 	if (err)
 		goto err_free;
+	/*
+	 * Tied to the port's netdev: a host socket bound to no device still
+	 * collides with it, one tied to another netdev (siw's wildcard
+	 * listeners, say) does not.
+	 */
+	err = sock_bindtoindex(port->sock->sk, iw->dev->info.netdev->ifindex,
+			       true);
+	if (err)
+		goto err_release;
 	err = kernel_bind(port->sock, (struct sockaddr *)sin, sizeof(*sin));
 	if (err) {
 		ibdev_dbg(&iw->dev->ibdev, "bind %pISpc: %d\n", sin, err);
