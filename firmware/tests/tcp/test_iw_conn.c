@@ -147,15 +147,7 @@ static uint8_t next_event(struct iside *s, uint32_t data[3])
 static uint8_t listen_on(struct iside *s, uint16_t port, uint16_t backlog,
 			 uint32_t *listener)
 {
-	struct ordma_aq_cmd cmd;
-	uint8_t status;
-
-	drv_cmd_init(&cmd, ORDMA_CMD_IW_CREATE_LISTEN);
-	cmd.iw_create_listen.port = cpu_to_le16(port);
-	cmd.iw_create_listen.backlog = cpu_to_le16(backlog);
-	status = drv_exec(&s->v.d, &cmd);
-	*listener = le32_to_cpu(s->v.d.last_comp.handle.handle);
-	return status;
+	return drv_iw_listen(&s->v.d, port, backlog, listener);
 }
 
 static uint8_t conn_cmd(struct iside *s, uint8_t opcode, uint32_t handle,
@@ -173,17 +165,7 @@ static uint8_t conn_cmd(struct iside *s, uint8_t opcode, uint32_t handle,
 static uint8_t params_cmd(struct iside *s, uint8_t opcode,
 			  const struct ordma_iw_conn_params *p, uint32_t *h)
 {
-	struct ordma_aq_cmd cmd;
-	uint8_t status;
-
-	memcpy(drv_mem(&s->v.d, PARAMS_ADDR, sizeof(*p)), p, sizeof(*p));
-	drv_cmd_init(&cmd, opcode);
-	cmd.buf.buf_addr = cpu_to_le64(PARAMS_ADDR);
-	cmd.buf.buf_len = cpu_to_le32(sizeof(*p));
-	status = drv_exec(&s->v.d, &cmd);
-	if (h)
-		*h = le32_to_cpu(s->v.d.last_comp.handle.handle);
-	return status;
+	return drv_iw_conn_cmd(&s->v.d, opcode, p, h);
 }
 
 static void connect_params(struct ordma_iw_conn_params *p,
