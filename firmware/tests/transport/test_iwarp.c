@@ -5,7 +5,7 @@
  * firmware), then Sends, RDMA Writes and Reads of many sizes, with and
  * without loss on the wire, and what the peer gets wrong: a bad STag,
  * a Send with no receive posted, a Read beyond the MR, a corrupted CRC,
- * a Terminate.  Data is checked byte by byte; errors by the CQEs, the
+ * a Send with Invalidate of an STag it may not invalidate, a Terminate.  Data is checked byte by byte; errors by the CQEs, the
  * QP states, the events and the Terminate on the wire.
  */
 #include <stdlib.h>
@@ -692,6 +692,42 @@ TEST(test_iw_rping_rounds)
 		REQUIRE(cqe_ok(cl, false, ORDMA_CQE_OP_RECV, 16));
 		CHECK(!memcmp(mem(cl, MR1_ADDR + 0x4000, 64),
 			      mem(sv, MR1_ADDR + 0x3000, 64), 64));
+	}
+	env_close(&e);
+}
+
+/*
+ * A Send with Invalidate naming an STag the receiver cannot invalidate
+ * (an ordinary MR's): the receive completes REM_INV_REQ_ERR, RDMAP
+ * remote operation, cannot invalidate; the MR stays valid
+ */
+TEST(test_iw_send_inv_refused)
+{
+	struct term_seen seen;
+	struct side *a, *b;
+	struct env e;
+	struct wr w;
+
+	REQUIRE(iw_open(&e));
+	a = &e.s[0];
+	b = &e.s[1];
+	watch_terms(&e, 1, &seen);
+	post_recv(b, MR1_ADDR, 256);
+	wr_init(&w, ORDMA_WQE_SEND_INV, MR1_ADDR + 0x1000, 64, a->key1);
+	w.imm_inv = b->key1;
+	post(a, &w);
+	expect_terminated(&e, 1, FW_TERM_LAYER_RDMAP, FW_TERM_RDMAP_REMOTE_OP,
+			  FW_TERM_RDMAP_CANT_INVALIDATE, &seen);
+	expect_cqe(b, false, ORDMA_CQE_OP_RECV, ORDMA_CQE_REM_INV_REQ_ERR, 0,
+		   0);
+	expect_cqe(a, true, ORDMA_CQE_OP_SEND, ORDMA_CQE_SUCCESS, 64, 0);
+	/* the refused STag's MR is still valid */
+	{
+		struct fw_mr *mr;
+
+		CHECK_EQ(fw_mr_lookup(b->d.fw, b->key1, b->pdn, MR1_ADDR, 64,
+				      ORDMA_ACCESS_REMOTE_WRITE, &mr),
+			 FW_MR_OK);
 	}
 	env_close(&e);
 }
