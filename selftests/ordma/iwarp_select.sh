@@ -98,38 +98,11 @@ except OSError as e:
 	print(e.errno)' "$1" "$2"
 }
 # iw_pair DESC accept|reject REGEX...: iw_cm_pair's server on NIC 1, its
-# client in $NS; both exit 0 and every REGEX matches a line of their
-# output
+# client in the namespace over NIC 2 (ordma_iw_cm_pair)
 iw_pair() {
-	local desc=$1 mode=$2 spid src crc out re miss=
+	local desc=$1 mode=$2
 	shift 2
-	"$IW_CM_PAIR" server "$IP1" "$PORT" "$mode" >"$IW_OUT.srv" 2>&1 &
-	spid=$!
-	if ! wait_for 30 grep -q '^server: listening$' "$IW_OUT.srv"; then
-		kill "$spid" 2>/dev/null
-		wait "$spid"
-		ktap_test_fail "$desc"
-		ktap_print_msg "server did not listen: $(cat "$IW_OUT.srv")"
-		return 1
-	fi
-	timeout "$TOOL_TIMEOUT" ip netns exec "$NS" "$IW_CM_PAIR" client "$IP1" \
-		"$PORT" "$mode" >"$IW_OUT.cli" 2>&1
-	crc=$?
-	timeout "$TOOL_TIMEOUT" tail --pid="$spid" -f /dev/null
-	kill "$spid" 2>/dev/null
-	wait "$spid"
-	src=$?
-	out=$(cat "$IW_OUT.srv" "$IW_OUT.cli")
-	for re in "$@"; do
-		grep -Eq -- "$re" <<<"$out" || miss+=" /$re/"
-	done
-	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] && [ -z "$miss" ]; then
-		ktap_test_pass "$desc"
-		return 0
-	fi
-	ktap_test_fail "$desc"
-	ktap_print_msg "server exit $src, client exit $crc, missing:$miss"$'\n'"$out"
-	return 1
+	ordma_iw_cm_pair "$desc" "$mode" "$IP1" - "$NS" "$@"
 }
 # stat_of NAME: counter NAME in $stats (rdma statistic show's "name value")
 stat_of() { tr -s ' ' '\n' <<<"$stats" | awk -v n="$1" 'p == n { print; exit } { p = $0 }'; }

@@ -148,41 +148,14 @@ ktap_print_msg "iWARP devices: ${ibd:-none} (ORDMA) on $nd1, ${s2:-none} (siw) o
 # NIC 1's address; siw: NIC 2's, in $NS), its client on the other; both
 # exit 0 and every REGEX matches a line of their output
 iw_pair() {
-	local desc=$1 side=$2 mode=$3 spid src crc out re addr miss=
-	local srv=() cli=()
+	local desc=$1 side=$2 mode=$3
 	shift 3
-	if [ "$side" = ordma ]; then
-		addr=$IP1 cli=(ip netns exec "$NS")
-	else
-		addr=$IP2 srv=(ip netns exec "$NS")
-	fi
 	PORT=$((PORT + 1))
-	"${srv[@]}" "$IW_CM_PAIR" server "$addr" "$PORT" "$mode" >"$IW_OUT.srv" 2>&1 &
-	spid=$!
-	if ! wait_for 30 grep -q '^server: listening$' "$IW_OUT.srv"; then
-		stop_pid "$spid"
-		ktap_test_fail "$desc"
-		ktap_print_msg "server did not listen: $(cat "$IW_OUT.srv")"
-		return 1
+	if [ "$side" = ordma ]; then
+		ordma_iw_cm_pair "$desc" "$mode" "$IP1" - "$NS" "$@"
+	else
+		ordma_iw_cm_pair "$desc" "$mode" "$IP2" "$NS" - "$@"
 	fi
-	timeout "$TOOL_TIMEOUT" "${cli[@]}" "$IW_CM_PAIR" client "$addr" "$PORT" "$mode" \
-		>"$IW_OUT.cli" 2>&1
-	crc=$?
-	timeout "$TOOL_TIMEOUT" tail --pid="$spid" -f /dev/null
-	kill "$spid" 2>/dev/null
-	wait "$spid"
-	src=$?
-	out=$(cat "$IW_OUT.srv" "$IW_OUT.cli")
-	for re in "$@"; do
-		grep -Eq -- "$re" <<<"$out" || miss+=" /$re/"
-	done
-	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] && [ -z "$miss" ]; then
-		ktap_test_pass "$desc"
-		return 0
-	fi
-	ktap_test_fail "$desc"
-	ktap_print_msg "server exit $src, client exit $crc, missing:$miss"$'\n'"$out"
-	return 1
 }
 ESTABLISHED_BOTH=('^server: RDMA_CM_EVENT_ESTABLISHED$' '^server: RDMA_CM_EVENT_DISCONNECTED$'
 	'^server: private data "ordma-request"$'

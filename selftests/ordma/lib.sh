@@ -102,6 +102,45 @@ stop_pid() {
 	wait "$1" 2>/dev/null
 }
 
+# ordma_iw_cm_pair DESC MODE ADDR SRV_NS CLI_NS REGEX...: iw_cm_pair's
+# server on ADDR:$PORT, then its client, each in network namespace SRV_NS
+# or CLI_NS ("-": the host's), in MODE (accept or reject); passes if both
+# exit 0 and every REGEX matches a line of their output ($IW_CM_PAIR,
+# output in $IW_OUT.srv and $IW_OUT.cli, each tool within $TOOL_TIMEOUT)
+ordma_iw_cm_pair() {
+	local desc=$1 mode=$2 addr=$3 spid src crc out re miss=
+	local srv=() cli=()
+	[ "$4" = - ] || srv=(ip netns exec "$4")
+	[ "$5" = - ] || cli=(ip netns exec "$5")
+	shift 5
+	"${srv[@]}" "$IW_CM_PAIR" server "$addr" "$PORT" "$mode" >"$IW_OUT.srv" 2>&1 &
+	spid=$!
+	if ! wait_for 30 grep -q '^server: listening$' "$IW_OUT.srv"; then
+		stop_pid "$spid"
+		ktap_test_fail "$desc"
+		ktap_print_msg "server did not listen: $(cat "$IW_OUT.srv")"
+		return 1
+	fi
+	timeout "$TOOL_TIMEOUT" "${cli[@]}" "$IW_CM_PAIR" client "$addr" "$PORT" "$mode" \
+		>"$IW_OUT.cli" 2>&1
+	crc=$?
+	timeout "$TOOL_TIMEOUT" tail --pid="$spid" -f /dev/null
+	kill "$spid" 2>/dev/null
+	wait "$spid"
+	src=$?
+	out=$(cat "$IW_OUT.srv" "$IW_OUT.cli")
+	for re in "$@"; do
+		grep -Eq -- "$re" <<<"$out" || miss+=" /$re/"
+	done
+	if [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] && [ -z "$miss" ]; then
+		ktap_test_pass "$desc"
+		return 0
+	fi
+	ktap_test_fail "$desc"
+	ktap_print_msg "server exit $src, client exit $crc, missing:$miss"$'\n'"$out"
+	return 1
+}
+
 # tap_cases NAME CASES TEXT: the TAP results in TEXT (the output of a
 # program or module NAME) reported here as "NAME: description", exactly
 # CASES of them whatever TEXT holds, so that a crash still leaves the
