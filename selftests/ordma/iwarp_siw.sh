@@ -78,27 +78,6 @@ IW_OUT=$(mktemp)
 BAD_KMSG=$(grep -v '^#' "$SELFTEST_DIR/kmsg_fail_patterns" | paste -sd '|')
 kmsg_first=$(dmesg | wc -l)
 in_ns() { ip netns exec "$NS" "$@"; }
-has_ibdev() { ordma_ibdev "$1" >/dev/null; }
-no_ibdev() { ! ordma_ibdev "$1" >/dev/null; }
-# set_proto BDF ROCE IWARP: the RDMA protocol parameters of NIC BDF,
-# the one turned off first; the RDMA device goes, and comes back if
-# either is on
-set_proto() {
-	local bdf=$1 roce=$2 iwarp=$3 p
-	for p in "enable_roce $roce" "enable_iwarp $iwarp"; do
-		[ "${p#* }" = false ] || continue
-		devlink dev param set "pci/$bdf" name "${p% *}" value false \
-			cmode runtime || return 1
-	done
-	wait_for 30 no_ibdev "$bdf" || return 1
-	for p in "enable_roce $roce" "enable_iwarp $iwarp"; do
-		[ "${p#* }" = true ] || continue
-		devlink dev param set "pci/$bdf" name "${p% *}" value true \
-			cmode runtime || return 1
-		wait_for 60 has_ibdev "$bdf" || return 1
-	done
-}
-
 # ddebug_siw_rts on|off: siw's "enter RTS: crc=y|n" debug message
 # (siw_qp_nextstate_from_idle(), one per QP going to RTS) in the kernel log
 ddebug_siw_rts() {
@@ -112,8 +91,8 @@ ktap_header
 ktap_set_plan $((13 + 2 * (${#RPING_SIZES[@]} + 3 * ${#BW_SIZES[@]})))
 
 tap_cmd "siw, ib_uverbs and rdma_ucm load" modprobe -a siw ib_uverbs rdma_ucm
-to_iwarp() { set_proto "$bdf" false true && set_proto "$bdf2" false false; }
-to_roce() { set_proto "$bdf" true false && set_proto "$bdf2" true false; }
+to_iwarp() { ordma_set_rdma_proto "$bdf" false true && ordma_set_rdma_proto "$bdf2" false false; }
+to_roce() { ordma_set_rdma_proto "$bdf" true false && ordma_set_rdma_proto "$bdf2" true false; }
 tap_cmd "NIC 1 on iWARP, NIC 2 without an RDMA device" to_iwarp
 ibd=$(ordma_ibdev "$bdf")
 nd1=$(ordma_netdev "$bdf")

@@ -367,8 +367,8 @@ pair_barrier() {
 # address the peer by LID), TCP port $PAIR_PORT (then the next) and
 # reports its own side (exit 0; the client's output matches PATTERN).
 # The client starts once the server listens, and says when it failed:
-# the server would otherwise wait for it until its timeout.  rping
-# meets its peer through the RDMA CM at $ORDMA_PEER_IP.
+# the server would otherwise wait for it until its timeout.  rping, and
+# perftest with -R, meet their peer through the RDMA CM at $ORDMA_PEER_IP.
 pair_across() {
 	local server=$1 name=$2 pattern=$3 tool=$4 opt out rc pid port=$PAIR_PORT
 	local fail=$ORDMA_SYNC/client.$PAIR_TAG.fail$((PAIR_T + 1))
@@ -393,8 +393,13 @@ pair_across() {
 			# shellcheck disable=SC2086
 			timeout "$TOOL_TIMEOUT" "$(bin "$tool")" $opt "$@" >"$out" 2>&1 &
 			pid=$!
-			wait_listen 60 "$port" "$pid" ||
-				echo "server did not listen on TCP port $port" >>"$out"
+			if [[ " $* " = *" -R "* ]]; then
+				wait_for 60 cm_listening "$port" ||
+					echo "server did not listen on RDMA CM port $port" >>"$out"
+			else
+				wait_listen 60 "$port" "$pid" ||
+					echo "server did not listen on TCP port $port" >>"$out"
+			fi
 		fi
 		pair_barrier "t$PAIR_T"
 		wait_for "$TOOL_TIMEOUT" sh -c "! kill -0 $pid || test -e $fail"
@@ -728,3 +733,97 @@ ordma_require_host_requests() {
 	[ "${ORDMA_HOST_REQUESTS:-0}" = 1 ] ||
 		ktap_skip_all "the host takes no requests (run-vm.sh --host-requests)"
 }
+
+# NVMe over Fabrics between the two VMs of the pair topology: the caller
+# names the subsystem ($NQN) and the file behind its namespace
+# ($NVME_DISK); nvmet's port 1 is RDMA on $ORDMA_LOCAL_IP:$NVME_PORT.
+NVMET=/sys/kernel/config/nvmet
+NVME_PORT=4420
+
+# nvmet_up: subsystem $NQN with the file $NVME_DISK as namespace 1 on
+# RDMA port $ORDMA_LOCAL_IP:$NVME_PORT
+nvmet_up() {
+	local sub=$NVMET/subsystems/$NQN port=$NVMET/ports/1
+
+	truncate -s 64M "$NVME_DISK" &&
+		mkdir "$sub" && echo 1 >"$sub/attr_allow_any_host" &&
+		mkdir "$sub/namespaces/1" &&
+		echo "$NVME_DISK" >"$sub/namespaces/1/device_path" &&
+		echo 1 >"$sub/namespaces/1/buffered_io" &&
+		echo 1 >"$sub/namespaces/1/enable" &&
+		mkdir "$port" && echo rdma >"$port/addr_trtype" &&
+		echo ipv4 >"$port/addr_adrfam" &&
+		echo "$ORDMA_LOCAL_IP" >"$port/addr_traddr" &&
+		echo "$NVME_PORT" >"$port/addr_trsvcid" &&
+		ln -s "$sub" "$port/subsystems/$NQN"
+}
+
+# nvmet_down: the target of nvmet_up gone, nvmet_rdma unloaded
+nvmet_down() {
+	local sub=$NVMET/subsystems/$NQN port=$NVMET/ports/1
+
+	rm -f "$port/subsystems/$NQN"
+	[ ! -d "$port" ] || rmdir "$port"
+	[ ! -d "$sub/namespaces/1" ] || {
+		echo 0 >"$sub/namespaces/1/enable"
+		rmdir "$sub/namespaces/1"
+	}
+	[ ! -d "$sub" ] || rmdir "$sub"
+	rm -f "$NVME_DISK"
+	modprobe -r nvmet_rdma
+}
+
+# nvme_dev: the block device of the connected controller of $NQN
+nvme_dev() {
+	local d
+
+	for d in /sys/class/nvme/nvme*; do
+		[ "$(cat "$d/subsysnqn" 2>/dev/null)" = "$NQN" ] || continue
+		ls /dev/"$(basename "$d")"n1 /dev/nvme*n1 2>/dev/null | head -n 1
+		return 0
+	done
+	return 1
+}
+
+# fio_verify WHAT DEV: 32 MiB of random writes to the block device DEV,
+# read back and checked against their crc32c; FIO_LOOPS times
+# (ORDMA_FIO_LOOPS, 1; make soak runs more)
+FIO_LOOPS=${ORDMA_FIO_LOOPS:-1}
+fio_verify() {
+	local what=$1 dev=$2 out rc
+
+	out=$(timeout $((300 * FIO_LOOPS)) \
+		fio --name=ordma-verify --filename="${dev:-/dev/null}" \
+		--direct=1 --ioengine=libaio --iodepth=8 --rw=randwrite \
+		--bsrange=4k-128k --size=32m --verify=crc32c --loops="$FIO_LOOPS" \
+		--verify_fatal=1 --do_verify=1 2>&1)
+	rc=$?
+	what="$what: fio 32 MiB random writes 4-128 KiB"
+	[ "$FIO_LOOPS" = 1 ] || what="$what ($FIO_LOOPS times)"
+	if [ -n "$dev" ] && [ "$rc" -eq 0 ] && grep -q 'err= 0' <<<"$out"; then
+		ktap_test_pass "$what to $dev, crc32c verified"
+	else
+		ktap_test_fail "$what to ${dev:-no disk}, crc32c verified"
+		ktap_print_msg "$(tail -n 20 <<<"$out")"
+	fi
+}
+
+# ordma_set_rdma_proto BDF ROCE IWARP: the devlink parameters enable_roce
+# and enable_iwarp of NIC BDF (true or false), the one turned off first;
+# its RDMA device goes, and comes back if either is on
+ordma_set_rdma_proto() {
+	local bdf=$1 roce=$2 iwarp=$3 p
+	for p in "enable_roce $roce" "enable_iwarp $iwarp"; do
+		[ "${p#* }" = false ] || continue
+		devlink dev param set "pci/$bdf" name "${p% *}" value false \
+			cmode runtime || return 1
+	done
+	wait_for 30 ordma_no_ibdev "$bdf" || return 1
+	for p in "enable_roce $roce" "enable_iwarp $iwarp"; do
+		[ "${p#* }" = true ] || continue
+		devlink dev param set "pci/$bdf" name "${p% *}" value true \
+			cmode runtime || return 1
+		wait_for 60 ordma_ibdev "$bdf" >/dev/null || return 1
+	done
+}
+ordma_no_ibdev() { ! ordma_ibdev "$1" >/dev/null; }

@@ -40,8 +40,6 @@ PAIR_TAG=storage
 barrier() { pair_barrier "$1"; }
 NQN=nqn.2024-01.org.ordma:storage-test
 HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:0d5e6f3c-3a43-4d0b-9b53-6f72646d6101
-NVMET=/sys/kernel/config/nvmet
-NVME_PORT=4420
 NVME_DISK=/dev/shm/ordma-nvmet.img
 NFS_DIR=/srv/ordma-nfs
 NFS_MNT=/mnt/ordma-nfs
@@ -72,75 +70,9 @@ retrans0=$(stat roce_retransmits)
 icrc0=$(stat roce_parse_drop_icrc)
 
 # ---------------------------------------------------------------- NVMe-oF
-# nvmet_up: subsystem $NQN with the file $NVME_DISK as namespace 1 on
-# RDMA port $ORDMA_LOCAL_IP:$NVME_PORT
-nvmet_up() {
-	local sub=$NVMET/subsystems/$NQN port=$NVMET/ports/1
-
-	truncate -s 64M "$NVME_DISK" &&
-		mkdir "$sub" && echo 1 >"$sub/attr_allow_any_host" &&
-		mkdir "$sub/namespaces/1" &&
-		echo "$NVME_DISK" >"$sub/namespaces/1/device_path" &&
-		echo 1 >"$sub/namespaces/1/buffered_io" &&
-		echo 1 >"$sub/namespaces/1/enable" &&
-		mkdir "$port" && echo rdma >"$port/addr_trtype" &&
-		echo ipv4 >"$port/addr_adrfam" &&
-		echo "$ORDMA_LOCAL_IP" >"$port/addr_traddr" &&
-		echo "$NVME_PORT" >"$port/addr_trsvcid" &&
-		ln -s "$sub" "$port/subsystems/$NQN"
-}
-
-nvmet_down() {
-	local sub=$NVMET/subsystems/$NQN port=$NVMET/ports/1
-
-	rm -f "$port/subsystems/$NQN"
-	[ ! -d "$port" ] || rmdir "$port"
-	[ ! -d "$sub/namespaces/1" ] || {
-		echo 0 >"$sub/namespaces/1/enable"
-		rmdir "$sub/namespaces/1"
-	}
-	[ ! -d "$sub" ] || rmdir "$sub"
-	rm -f "$NVME_DISK"
-	modprobe -r nvmet_rdma
-}
-
 # The kernel SRQs nvmet-rdma has on $ib
 nvmet_srqs() {
 	rdma resource show srq 2>&1 | grep -c "^dev $ib .*comm \[nvmet_rdma\]"
-}
-
-nvme_dev() {
-	local d
-
-	for d in /sys/class/nvme/nvme*; do
-		[ "$(cat "$d/subsysnqn" 2>/dev/null)" = "$NQN" ] || continue
-		ls /dev/"$(basename "$d")"n1 /dev/nvme*n1 2>/dev/null | head -n 1
-		return 0
-	done
-	return 1
-}
-
-# fio_verify WHAT DEV: 32 MiB of random writes to the block device DEV,
-# read back and checked against their crc32c; FIO_LOOPS times
-# (ORDMA_FIO_LOOPS, 1; make soak runs more)
-FIO_LOOPS=${ORDMA_FIO_LOOPS:-1}
-fio_verify() {
-	local what=$1 dev=$2 out rc
-
-	out=$(timeout $((300 * FIO_LOOPS)) \
-		fio --name=ordma-verify --filename="${dev:-/dev/null}" \
-		--direct=1 --ioengine=libaio --iodepth=8 --rw=randwrite \
-		--bsrange=4k-128k --size=32m --verify=crc32c --loops="$FIO_LOOPS" \
-		--verify_fatal=1 --do_verify=1 2>&1)
-	rc=$?
-	what="$what: fio 32 MiB random writes 4-128 KiB"
-	[ "$FIO_LOOPS" = 1 ] || what="$what ($FIO_LOOPS times)"
-	if [ -n "$dev" ] && [ "$rc" -eq 0 ] && grep -q 'err= 0' <<<"$out"; then
-		ktap_test_pass "$what to $dev, crc32c verified"
-	else
-		ktap_test_fail "$what to ${dev:-no disk}, crc32c verified"
-		ktap_print_msg "$(tail -n 20 <<<"$out")"
-	fi
 }
 
 nvmeof_round() {	# $1: round, $2: nvmet-rdma parameters
