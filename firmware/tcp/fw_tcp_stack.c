@@ -626,6 +626,8 @@ static int64_t slot_listen(uint16_t port, uint8_t backlog)
 	pcb = tcp_new();
 	if (!pcb)
 		return -ENOMEM;
+	/* inherited by the connections it accepts (SOF_INHERITED) */
+	ip_set_option(pcb, SOF_REUSEADDR);
 	if (tcp_bind(pcb, &s.netif.ip_addr, port) != ERR_OK) {
 		tcp_close(pcb);
 		return -EADDRINUSE;
@@ -634,7 +636,7 @@ static int64_t slot_listen(uint16_t port, uint8_t backlog)
 					       &err);
 	if (!lpcb) {
 		tcp_close(pcb);
-		return -ENOMEM;
+		return err == ERR_USE ? -EADDRINUSE : -ENOMEM;
 	}
 	s.listener[i] = lpcb;
 	tcp_arg(lpcb, conn_arg(i));

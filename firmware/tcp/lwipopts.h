@@ -50,6 +50,13 @@
 #define TCP_OOSEQ_MAX_PBUFS		128	/* per connection */
 #define TCP_LISTEN_BACKLOG		1
 #define TCP_DEFAULT_LISTEN_BACKLOG	16
+/*
+ * A listener binds with SO_REUSEADDR, as a host's listening socket does
+ * (siw's too): a port whose earlier listener left accepted connections
+ * or TIME-WAIT behind can be listened on again.  Two listeners on one
+ * port are still refused (tcp_listen() checks).
+ */
+#define SO_REUSE			1
 #define LWIP_TCP_KEEPALIVE		1
 #define LWIP_TCP_TIMESTAMPS		0
 #define LWIP_TCP_SACK_OUT		0

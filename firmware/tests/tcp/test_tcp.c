@@ -7,6 +7,7 @@
  * keepalive, segments forged or out of the window, the classifier, and
  * the claiming of the stack's copies.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "fw_priv.h"
@@ -600,6 +601,37 @@ TEST(test_tcp_connect_refused_and_unanswered)
 			       e.s[1].d.cfg.mac) >= 0);
 	REQUIRE(run_until(&e, a_connect_done));
 	CHECK_EQ(e.s[0].connect_reason, FW_TCP_CLOSED_TIMEOUT);
+	tenv_close(&e);
+}
+
+static bool b_accepted_two(struct tenv *e)
+{
+	return e->s[0].connect_reason != NO_REASON && e->s[1].accepted >= 2;
+}
+
+/*
+ * A port is listened on again while a connection its first listener
+ * accepted lives on (rdma_cm does it: perftest's second listener on the
+ * port of its first connection); a second listener beside the first is
+ * refused.
+ */
+TEST(test_tcp_listen_again_beside_connection)
+{
+	struct tenv e;
+	int64_t again;
+
+	REQUIRE(tenv_open_mtu(&e, 0, 0));
+	REQUIRE(tenv_connect(&e));
+	fw_tcp_unlisten(e.s[1].d.fw, (uint32_t)e.s[1].listener);
+	again = fw_tcp_listen(e.s[1].d.fw, PORT_B, 4);
+	CHECK(again >= 0);
+	CHECK_EQ(fw_tcp_listen(e.s[1].d.fw, PORT_B, 4), -EADDRINUSE);
+	e.s[0].connect_reason = NO_REASON;
+	REQUIRE(fw_tcp_connect(e.s[0].d.fw, IP_B, PORT_B, 0,
+			       e.s[1].d.cfg.mac) >= 0);
+	REQUIRE(run_until(&e, b_accepted_two));
+	CHECK_EQ(e.s[0].connect_reason, 0);
+	CHECK_EQ(info(&e.s[1]).local_port, PORT_B);
 	tenv_close(&e);
 }
 

@@ -222,9 +222,14 @@ static int ordma_iw_inetaddr_event(struct notifier_block *nb,
 /* ---------------------------------------------------------------- */
 
 /*
- * Hold @sin's TCP port in the netdev's namespace: a socket bound without
- * SO_REUSEADDR keeps every other bind() off it.  Port 0: the host picks
- * one, written back to @sin.
+ * Hold @sin's TCP port in the netdev's namespace with a bound socket that
+ * never listens.  It has SO_REUSEADDR, as a host's listening socket has:
+ * rdma_cm listens again on a port whose earlier listener's connections
+ * still hold a reservation (perftest -R does, on one port), and two
+ * reservations with SO_REUSEADDR, neither listening, do not collide.  A
+ * host socket without SO_REUSEADDR still gets EADDRINUSE from bind(),
+ * one with it from listen().  Port 0: the host picks one, written back
+ * to @sin.
  */
 static int ordma_iw_reserve(struct ordma_iw *iw, struct sockaddr_in *sin,
 			    struct ordma_iw_port **portp)
@@ -251,6 +256,7 @@ static int ordma_iw_reserve(struct ordma_iw *iw, struct sockaddr_in *sin,
 			       true);
 	if (err)
 		goto err_release;
+	sock_set_reuseaddr(port->sock->sk);
 	err = kernel_bind(port->sock, (struct sockaddr *)sin, sizeof(*sin));
 	if (err) {
 		ibdev_dbg(&iw->dev->ibdev, "bind %pISpc: %d\n", sin, err);
