@@ -62,6 +62,8 @@ struct fw_tp_swqe {
 	uint8_t status;		/* enum ordma_cqe_status once done */
 	bool done;
 	bool signaled;
+	bool inv_after;		/* READ_INV: invalidate the sink once placed */
+	uint32_t inv_key;
 	struct fw_tp_swqe_data d;	/* RC, UC: the WQE as started */
 };
 

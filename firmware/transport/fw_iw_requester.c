@@ -256,6 +256,15 @@ void fw_iw_req_read_resp(struct ordma_fw *fw, struct fw_qp *qp,
 	}
 	e->done = true;
 	e->status = ORDMA_CQE_SUCCESS;
+	/* READ_INV: the sink's STag goes once its data is in place */
+	if (e->inv_after) {
+		st = fw_req_local_inv(fw, qp, e->inv_key);
+		if (st != ORDMA_CQE_SUCCESS) {
+			fw_req_fail(qp, e, st);
+			fw_req_complete_walk(fw, qp);
+			return;
+		}
+	}
 	fw_iw_req_progress(fw, qp);
 	return;
 bad:

@@ -68,6 +68,7 @@ static bool fw_req_is_empty_read(uint8_t opcode)
 static bool fw_req_is_rd_atomic(uint8_t opcode)
 {
 	return opcode == ORDMA_WQE_RDMA_READ ||
+	       opcode == ORDMA_WQE_RDMA_READ_INV ||
 	       opcode == ORDMA_WQE_ATOMIC_CMP_SWP ||
 	       opcode == ORDMA_WQE_ATOMIC_FETCH_ADD ||
 	       fw_req_is_empty_read(opcode);
@@ -324,6 +325,7 @@ static bool fw_req_iwarp_allows(uint8_t opcode, unsigned int nsge)
 	case ORDMA_WQE_BIND_MW:
 		return true;
 	case ORDMA_WQE_RDMA_READ:
+	case ORDMA_WQE_RDMA_READ_INV:
 		return nsge == 1;
 	default:
 		return false;
@@ -380,9 +382,13 @@ static uint8_t fw_req_check(struct ordma_fw *fw, struct fw_qp *qp,
 		if (qp->type != ORDMA_QPT_RC && qp->type != ORDMA_QPT_UC)
 			return ORDMA_CQE_LOC_QP_OP_ERR;
 		break;
+	case ORDMA_WQE_RDMA_READ_INV:
 	case ORDMA_WQE_RDMA_READ:
 	case ORDMA_WQE_ATOMIC_CMP_SWP:
 	case ORDMA_WQE_ATOMIC_FETCH_ADD:
+		/* READ_INV is RFC 5040's; IBTA has no READ that invalidates */
+		if (opcode == ORDMA_WQE_RDMA_READ_INV && !fw_port_is_iwarp(fw))
+			return ORDMA_CQE_LOC_QP_OP_ERR;
 		if (qp->type != ORDMA_QPT_RC || (ctrl & ORDMA_WQE_INLINE))
 			return ORDMA_CQE_LOC_QP_OP_ERR;
 		access = ORDMA_ACCESS_LOCAL_WRITE;
@@ -438,6 +444,20 @@ static bool fw_req_may_start(struct fw_qp *qp, uint8_t opcode, uint32_t ctrl)
 	return !fw_req_is_rd_atomic(opcode) || rd < limit;
 }
 
+static uint8_t fw_req_mr_status(int rc)
+{
+	if (rc == FW_MR_OK)
+		return ORDMA_CQE_SUCCESS;
+	return rc == FW_MR_ERR_PARAM || rc == FW_MR_ERR_BUSY ?
+	       ORDMA_CQE_LOC_QP_OP_ERR : ORDMA_CQE_LOC_PROT_ERR;
+}
+
+uint8_t fw_req_local_inv(struct ordma_fw *fw, struct fw_qp *qp, uint32_t key)
+{
+	return fw_req_mr_status(fw_rkey_invalidate(fw, key, qp->pdn, qp->qpn,
+						   false));
+}
+
 static uint8_t fw_req_local_op(struct ordma_fw *fw, struct fw_qp *qp,
 			       const struct fw_req_wqe *w, uint8_t opcode)
 {
@@ -450,14 +470,10 @@ static uint8_t fw_req_local_op(struct ordma_fw *fw, struct fw_qp *qp,
 					ORDMA_CQE_MW_BIND_ERR;
 	}
 	if (opcode == ORDMA_WQE_LOCAL_INV)
-		rc = fw_rkey_invalidate(fw, le32_to_cpu(w->hdr.ctrl.imm_inv),
-					qp->pdn, qp->qpn, false);
-	else
-		rc = fw_mr_fast_register(fw, qp->pdn, &w->hdr.reg_mr);
-	if (rc == FW_MR_OK)
-		return ORDMA_CQE_SUCCESS;
-	return rc == FW_MR_ERR_PARAM || rc == FW_MR_ERR_BUSY ?
-	       ORDMA_CQE_LOC_QP_OP_ERR : ORDMA_CQE_LOC_PROT_ERR;
+		return fw_req_local_inv(fw, qp,
+					le32_to_cpu(w->hdr.ctrl.imm_inv));
+	rc = fw_mr_fast_register(fw, qp->pdn, &w->hdr.reg_mr);
+	return fw_req_mr_status(rc);
 }
 
 static uint8_t fw_req_ud_send(struct ordma_fw *fw, struct fw_qp *qp,
@@ -561,6 +577,16 @@ bool fw_req_start(struct ordma_fw *fw, struct fw_qp *qp)
 	e = fw_req_entry(qp, sq->next);
 	memset(e, 0, sizeof(*e));
 	e->index = sq->next;
+	/*
+	 * From here a READ (its CQE's too); the sink's STag is invalidated
+	 * once the data is in (imm_inv is ignored: rdma_rw fills it in
+	 * before it moves the MR to its next key).
+	 */
+	if (opcode == ORDMA_WQE_RDMA_READ_INV) {
+		opcode = ORDMA_WQE_RDMA_READ;
+		e->inv_after = status == ORDMA_CQE_SUCCESS;
+		e->inv_key = le32_to_cpu(w.u.sge[0].lkey);
+	}
 	e->opcode = opcode;
 	e->signaled = ctrl & ORDMA_WQE_SIGNALED;
 	e->length = (uint32_t)length;

@@ -280,6 +280,8 @@ struct fw_tp_swqe *fw_req_entry(struct fw_qp *qp, uint32_t index);
 bool fw_req_start(struct ordma_fw *fw, struct fw_qp *qp);
 void fw_req_fail(struct fw_qp *qp, struct fw_tp_swqe *e, uint8_t status);
 bool fw_req_complete_walk(struct ordma_fw *fw, struct fw_qp *qp);
+/* LOCAL_INV of key: the WQE's completion status */
+uint8_t fw_req_local_inv(struct ordma_fw *fw, struct fw_qp *qp, uint32_t key);
 void fw_req_payload(const struct fw_tp_swqe_data *d, struct fw_tp_payload *pl);
 
 /* ------------------------------------------------------------------ */

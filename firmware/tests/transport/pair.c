@@ -493,6 +493,7 @@ void put_wqe(struct side *s, const struct wr *w)
 	case ORDMA_WQE_RDMA_WRITE:
 	case ORDMA_WQE_RDMA_WRITE_IMM:
 	case ORDMA_WQE_RDMA_READ:
+	case ORDMA_WQE_RDMA_READ_INV:
 		q->rdma.remote_addr = cpu_to_le64(w->remote_addr);
 		q->rdma.rkey = cpu_to_le32(w->rkey);
 		break;
@@ -731,4 +732,42 @@ void aw_wr(struct wr *w, uint64_t raddr, uint32_t rkey, uint64_t v)
 	w->remote_addr = raddr;
 	w->rkey = rkey;
 	memcpy(w->value, &v, 8);
+}
+
+uint32_t fast_reg_mr(struct side *s, uint64_t iova, uint64_t addr,
+		     unsigned int npages, uint32_t wqe_idx)
+{
+	struct ordma_aq_cmd cmd;
+	uint64_t *pages;
+	struct wr w;
+	uint32_t key;
+	unsigned int i;
+
+	drv_cmd_init(&cmd, ORDMA_CMD_REG_MR);
+	cmd.reg_mr.pdn = cpu_to_le32(s->pdn);
+	cmd.reg_mr.flags = ORDMA_MR_FAST_REG;
+	cmd.reg_mr.max_pages = cpu_to_le16(npages);
+	cmd.reg_mr.key = 0x33;
+	if (drv_exec(&s->d, &cmd) != OK)
+		return 0;
+	key = (le32_to_cpu(s->d.last_comp.handle.handle) >> 8) << 8 | 0x44;
+	pages = (uint64_t *)(void *)mem(s, DRV_SCRATCH_ADDR, npages * 8);
+	for (i = 0; i < npages; i++)
+		pages[i] = cpu_to_le64(addr + i * 0x1000ULL);
+	memset(&w, 0, sizeof(w));
+	w.opcode = ORDMA_WQE_REG_MR;
+	w.flags = ORDMA_WQE_SIGNALED;
+	w.reg.iova = cpu_to_le64(iova);
+	w.reg.length = cpu_to_le64(npages * 0x1000ULL);
+	w.reg.page_list = cpu_to_le64(DRV_SCRATCH_ADDR);
+	w.reg.key = cpu_to_le32(key);
+	w.reg.num_pages = cpu_to_le16(npages);
+	w.reg.page_shift = 12;
+	/* no atomics: an iWARP port refuses them */
+	w.reg.access = DRV_ACCESS_ALL & ~ORDMA_ACCESS_REMOTE_ATOMIC;
+	post(s, &w);
+	if (!expect_cqe(s, true, ORDMA_CQE_OP_REG_MR, ORDMA_CQE_SUCCESS, 0,
+			wqe_idx))
+		return 0;
+	return key;
 }

@@ -184,6 +184,13 @@ bool no_cqe(struct side *s, bool send);
 struct ordma_port_stats stats(struct side *s);
 unsigned int eqe_type(const struct ordma_eqe *eqe);
 bool has_event(struct side *s, unsigned int type, uint32_t d0);
+/* A fast-register MR of s (REG_MR command), registered by s's own
+ * signaled REG_MR WQE (SQ index wqe_idx) with every right but atomics
+ * at iova over npages 4 KiB pages from addr; its key (key byte 0x44), 0
+ * on failure
+ */
+uint32_t fast_reg_mr(struct side *s, uint64_t iova, uint64_t addr,
+		     unsigned int npages, uint32_t wqe_idx);
 
 /* ------------------------------------------------------------------ */
 /* Atomics                                                             */

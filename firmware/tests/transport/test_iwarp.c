@@ -731,3 +731,78 @@ TEST(test_iw_send_inv_refused)
 	}
 	env_close(&e);
 }
+
+/*
+ * RDMA Read with local invalidate, as rdma_rw posts it for every READ on
+ * an iWARP port: the data lands in a fast-register MR, whose key (the
+ * sink SGE's, not imm_inv) is invalid once the READ completed; one into
+ * an ordinary MR completes with the error LOCAL_INV would give (a local
+ * protection error), the QP fails and the MR stays.
+ */
+TEST(test_iw_read_inv)
+{
+	const uint64_t iova = 0x7000000000ULL;
+	struct side *a, *b;
+	struct fw_mr *mr;
+	struct env e;
+	struct wr w;
+	uint32_t frkey;
+
+	REQUIRE(iw_open(&e));
+	a = &e.s[0];
+	b = &e.s[1];
+	frkey = fast_reg_mr(a, iova, GUARD_ADDR, 2, 0);
+	REQUIRE(frkey);
+	pattern(mem(b, MR1_ADDR, 0x1800), 0x1800, 3);
+	memset(mem(a, GUARD_ADDR, 0x2000), 0, 0x2000);
+	/* imm_inv is not what goes: rdma_rw leaves the key before last there */
+	wr_init(&w, ORDMA_WQE_RDMA_READ_INV, iova + 0x200, 0x1800, frkey);
+	w.imm_inv = frkey - 1;
+	w.remote_addr = MR1_ADDR;
+	w.rkey = b->key1;
+	post(a, &w);
+	run_for(&e, SECOND / 10);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_SUCCESS, 0x1800,
+		   1);
+	CHECK(!memcmp(mem(a, GUARD_ADDR + 0x200, 0x1800),
+		      mem(b, MR1_ADDR, 0x1800), 0x1800));
+	CHECK_EQ(fw_mr_lookup(a->d.fw, frkey, a->pdn, iova, 1, 0, &mr),
+		 FW_MR_ERR_KEY);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_RTS);
+	/* an ordinary MR's key cannot be invalidated */
+	wr_init(&w, ORDMA_WQE_RDMA_READ_INV, MR1_ADDR + 0x10000, 64, a->key1);
+	w.remote_addr = MR1_ADDR;
+	w.rkey = b->key1;
+	post(a, &w);
+	run_for(&e, SECOND / 10);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_LOC_PROT_ERR, 0,
+		   2);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_ERR);
+	CHECK_EQ(fw_mr_lookup(a->d.fw, a->key1, a->pdn, MR1_ADDR, 1, 0, &mr),
+		 FW_MR_OK);
+	env_close(&e);
+}
+
+/* A RoCE port refuses RDMA Read with local invalidate */
+TEST(test_roce_read_inv_refused)
+{
+	struct side *a, *b;
+	struct tcfg c;
+	struct env e;
+	struct wr w;
+
+	default_cfg(&c);
+	REQUIRE(env_open(&e, &c));
+	a = &e.s[0];
+	b = &e.s[1];
+	wr_init(&w, ORDMA_WQE_RDMA_READ_INV, MR1_ADDR, 64, a->key1);
+	w.imm_inv = a->key1;
+	w.remote_addr = MR1_ADDR;
+	w.rkey = b->key1;
+	post(a, &w);
+	pump(&e);
+	expect_cqe(a, true, ORDMA_CQE_OP_RDMA_READ, ORDMA_CQE_LOC_QP_OP_ERR, 0,
+		   0);
+	CHECK_EQ(qp_state(a), ORDMA_QPS_ERR);
+	env_close(&e);
+}

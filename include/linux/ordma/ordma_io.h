@@ -226,6 +226,11 @@ enum ordma_wqe_opcode {
 	ORDMA_WQE_BIND_MW		= 0x0a,
 	ORDMA_WQE_FLUSH			= 0x0b,
 	ORDMA_WQE_ATOMIC_WRITE		= 0x0c,
+	/* iWARP ports: an RDMA READ that invalidates its sink's STag (the
+	 * lkey of its one SGE) once the data is placed (RDMA Read with
+	 * local invalidate); imm_inv is ignored
+	 */
+	ORDMA_WQE_RDMA_READ_INV		= 0x0d,
 };
 
 struct ordma_wqe_ctrl {
@@ -235,7 +240,7 @@ struct ordma_wqe_ctrl {
 	__le32	reserved_12;
 };
 
-struct ordma_wqe_rdma {			/* WRITE, WRITE_IMM, READ */
+struct ordma_wqe_rdma {			/* WRITE, WRITE_IMM, READ, READ_INV */
 	__le64	remote_addr;
 	__le32	rkey;
 	__le32	reserved_12;

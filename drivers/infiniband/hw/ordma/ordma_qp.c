@@ -937,6 +937,15 @@ static int ordma_wqe_set_op(const struct ib_send_wr *wr,
 		*opcode = ORDMA_WQE_RDMA_READ;
 		ordma_wqe_set_rdma(wr, wqe);
 		return 0;
+	case IB_WR_RDMA_READ_WITH_INV:
+		/*
+		 * The device invalidates the sink SGE's key, as siw and
+		 * irdma do: rdma_rw sets invalidate_rkey before it moves the
+		 * MR to its next key.
+		 */
+		*opcode = ORDMA_WQE_RDMA_READ_INV;
+		ordma_wqe_set_rdma(wr, wqe);
+		return 0;
 	case IB_WR_ATOMIC_CMP_AND_SWP:
 		*opcode = ORDMA_WQE_ATOMIC_CMP_SWP;
 		ordma_wqe_set_atomic(wr, wqe);
@@ -962,6 +971,7 @@ static int ordma_wqe_set_op(const struct ib_send_wr *wr,
 static bool ordma_wqe_opcode_reads(u8 opcode)
 {
 	return opcode == ORDMA_WQE_RDMA_READ ||
+	       opcode == ORDMA_WQE_RDMA_READ_INV ||
 	       opcode == ORDMA_WQE_ATOMIC_CMP_SWP ||
 	       opcode == ORDMA_WQE_ATOMIC_FETCH_ADD;
 }
@@ -969,8 +979,10 @@ static bool ordma_wqe_opcode_reads(u8 opcode)
 /*
  * iWARP (RFC 5040) has no immediate data and no atomics, and an RDMA
  * Read Request names one sink buffer (max_sge_rd 1): -EINVAL, as
- * siw_post_send() answers.  FLUSH and ATOMIC WRITE have no work request
- * here at all.  The device checks the WQE again.
+ * siw_post_send() answers.  A READ that invalidates its sink once the
+ * data is in (rdma_rw posts one for every iWARP READ) is iWARP's alone.
+ * FLUSH and ATOMIC WRITE have no work request here at all.  The device
+ * checks the WQE again.
  */
 static bool ordma_wqe_iwarp_allowed(u8 opcode, const struct ib_send_wr *wr)
 {
@@ -981,6 +993,7 @@ static bool ordma_wqe_iwarp_allowed(u8 opcode, const struct ib_send_wr *wr)
 	case ORDMA_WQE_ATOMIC_FETCH_ADD:
 		return false;
 	case ORDMA_WQE_RDMA_READ:
+	case ORDMA_WQE_RDMA_READ_INV:
 		return wr->num_sge == 1;
 	default:
 		return true;
@@ -990,9 +1003,12 @@ static bool ordma_wqe_iwarp_allowed(u8 opcode, const struct ib_send_wr *wr)
 static bool ordma_wqe_opcode_allowed(const struct ordma_qp *qp, u8 opcode,
 				     const struct ib_send_wr *wr)
 {
-	if (ordma_port_is_iwarp(to_ordma_ibdev(qp->ibqp.device)) &&
-	    !ordma_wqe_iwarp_allowed(opcode, wr))
+	if (ordma_port_is_iwarp(to_ordma_ibdev(qp->ibqp.device))) {
+		if (!ordma_wqe_iwarp_allowed(opcode, wr))
+			return false;
+	} else if (opcode == ORDMA_WQE_RDMA_READ_INV) {
 		return false;
+	}
 	/* UC: SEND and RDMA WRITE (with immediate), local operations */
 	if (qp->type == ORDMA_QPT_UC &&
 	    (opcode == ORDMA_WQE_SEND_INV || ordma_wqe_opcode_reads(opcode)))
