@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "objects/fw_qp.h"
+#include "tcp/fw_tcp.h"
 #include "wire/fw_roce_wire.h"
 #include "wire/fw_ib_wire.h"
 #include "fixture.h"
@@ -116,12 +117,59 @@ static void fz_check_tx_ib(const uint8_t *pkt, size_t len,
 	*out = p.xport;
 }
 
+/* No run of the canary in what the device sent */
+static void fz_check_canary(const uint8_t *p, size_t len, const char *what)
+{
+	size_t i, run = 0;
+
+	for (i = 0; i < len; i++) {
+		run = p[i] == FZ_CANARY ? run + 1 : 0;
+		if (run == FZ_CANARY_RUN)
+			fz_fail("payload byte %zu of a %s came from memory no process gave",
+				i, what);
+	}
+}
+
+/*
+ * What an iWARP port sends is its TCP stack's: IPv4 and TCP from its own
+ * MAC and address.  Whom it answers is the sender's choice (a reset to
+ * any port, an ACK to any peer), so the destination is not checked.
+ */
+static void fz_check_tx_iwarp(const uint8_t *f, size_t len)
+{
+	uint8_t mac[2][6], gid[2][16];
+	size_t ip_hlen, tcp_hlen;
+
+	if (len < 14 + 20 + 20 || len > 1518)
+		fz_fail("transmitted a frame of %zu bytes", len);
+	fz_mac(0, mac[0]);
+	fz_mac(1, mac[1]);
+	fz_gid(0, gid[0]);
+	fz_gid(1, gid[1]);
+	if (memcmp(f + 6, mac[0], 6) && memcmp(f + 6, mac[1], 6))
+		fz_fail("frame from a MAC not the device's");
+	if (f[12] != 0x08 || f[13] != 0x00 || f[14] >> 4 != 4 || f[23] != 6)
+		fz_fail("an iWARP port sent something not TCP over IPv4");
+	if (memcmp(f + 26, gid[0] + 12, 4) && memcmp(f + 26, gid[1] + 12, 4))
+		fz_fail("TCP segment from an address not the device's");
+	ip_hlen = (f[14] & 15) * 4u;
+	tcp_hlen = len >= 14 + ip_hlen + 13 ? (f[14 + ip_hlen + 12] >> 4) * 4u :
+					      0;
+	if (ip_hlen < 20 || tcp_hlen < 20 || 14 + ip_hlen + tcp_hlen > len)
+		fz_fail("transmitted a TCP segment whose headers do not fit");
+	fz_check_canary(f + 14 + ip_hlen + tcp_hlen,
+			len - 14 - ip_hlen - tcp_hlen, "TCP segment");
+}
+
 static void fz_check_tx(const uint8_t *frame, size_t len)
 {
 	struct fw_roce_pkt pkt;
-	size_t i, run = 0;
 	uint8_t mac[2][6];
 
+	if (fz_iwarp) {
+		fz_check_tx_iwarp(frame, len);
+		return;
+	}
 	if (fz_ib) {
 		fz_check_tx_ib(frame, len, &pkt);
 		goto payload;
@@ -139,12 +187,7 @@ static void fz_check_tx(const uint8_t *frame, size_t len)
 			frame[0], frame[1], frame[2], frame[3], frame[4],
 			frame[5]);
 payload:
-	for (i = 0; i < pkt.payload_len; i++) {
-		run = pkt.payload[i] == FZ_CANARY ? run + 1 : 0;
-		if (run == FZ_CANARY_RUN)
-			fz_fail("payload byte %zu of a %s packet came from memory no process gave",
-				i, pkt.op->name);
-	}
+	fz_check_canary(pkt.payload, pkt.payload_len, pkt.op->name);
 }
 
 /* ORDMA_FUZZ_DUMP_TX=dir: every frame sent also goes to dir/tx-N, the
@@ -220,6 +263,8 @@ void fz_mac(int idx, uint8_t mac[6])
 }
 
 bool fz_ib;
+bool fz_iwarp;
+const unsigned int fz_iw_qp[FZ_IW_NCONN] = { FZ_RC, FZ_SRQ_RC };
 
 uint16_t fz_lid(int idx)
 {
@@ -438,6 +483,10 @@ static bool fz_create_qp(struct fz_dev *v, unsigned int q, uint8_t type,
 
 bool fz_dev_open(struct fz_dev *v, int idx)
 {
+	/* iWARP has no atomics: an MR granting them is refused */
+	const uint32_t all = fz_iwarp ?
+			     DRV_ACCESS_ALL & ~ORDMA_ACCESS_REMOTE_ATOMIC :
+			     DRV_ACCESS_ALL;
 	struct ordma_aq_cmd cmd;
 	unsigned int q;
 
@@ -457,14 +506,18 @@ bool fz_dev_open(struct fz_dev *v, int idx)
 	}
 	if (!drv_eq_open(&v->d, &v->async, ORDMA_EQ_TYPE_ASYNC, 0, 10) ||
 	    !drv_eq_open(&v->d, &v->comp, ORDMA_EQ_TYPE_COMP, 1, 8) ||
+	    (fz_iwarp && drv_set_rdma_protocol(&v->d,
+					       ORDMA_PORT_PROTO_IWARP) != OK) ||
 	    (!fz_ib && drv_port_up(&v->d) != OK) ||
-	    drv_add_gid(&v->d, 0, v->gid, v->mac, ORDMA_VLAN_NONE) != OK ||
+	    (fz_iwarp ? drv_add_ip_gid(&v->d, 0, v->gid, v->mac) :
+			drv_add_gid(&v->d, 0, v->gid, v->mac,
+				    ORDMA_VLAN_NONE)) != OK ||
 	    drv_alloc_uctx(&v->d, &v->uctx) != OK ||
 	    drv_alloc_pd(&v->d, v->uctx, &v->pdn) != OK ||
 	    !drv_cq_open(&v->d, &v->scq, 0, v->uctx, v->comp.eqn, 10) ||
 	    !drv_cq_open(&v->d, &v->rcq, 1, v->uctx, v->comp.eqn, 10) ||
 	    drv_reg_mr_contig(&v->d, v->pdn, v->uctx, FZ_MR_ALL, FZ_MR_ALL,
-			      FZ_MR_ALL_LEN, DRV_ACCESS_ALL, 0x11,
+			      FZ_MR_ALL_LEN, all, 0x11,
 			      &v->key_all) != OK ||
 	    drv_reg_mr_contig(&v->d, v->pdn, v->uctx, FZ_MR_LW, FZ_MR_LW,
 			      FZ_MR_LW_LEN, ORDMA_ACCESS_LOCAL_WRITE, 0x22,
@@ -484,10 +537,14 @@ bool fz_dev_open(struct fz_dev *v, int idx)
 			[FZ_UD] = ORDMA_QPT_UD, [FZ_SRQ_RC] = ORDMA_QPT_RC,
 		};
 
+		if (fz_iwarp && type[q] != ORDMA_QPT_RC)
+			continue;
 		if (!fz_create_qp(v, q, type[q],
 				  q == FZ_SRQ_RC ? v->srqn : ORDMA_NO_SRQ))
 			goto fail;
 	}
+	if (fz_iwarp)
+		return true;
 	drv_cmd_init(&cmd, ORDMA_CMD_CREATE_AH);
 	cmd.create_ah.pdn = cpu_to_le32(v->pdn);
 	cmd.create_ah.uctx = cpu_to_le32(v->uctx);
@@ -588,13 +645,39 @@ static void fz_bind(struct fz_dev *v, uint32_t rkey, uint64_t addr,
 	fz_ring_sq(v, FZ_RC);
 }
 
+/* Windows bound and receives posted on the QPs in RTS */
+static bool fz_dev_ready(struct fz_dev *v)
+{
+	uint32_t access = ORDMA_ACCESS_REMOTE_WRITE | ORDMA_ACCESS_REMOTE_READ;
+	unsigned int q, i;
+
+	/* windows: the next key variant, bound through the RC QP */
+	v->mw1 = (v->mw1 & ORDMA_KEY_INDEX) | ((v->mw1 + 1) & 0xff);
+	v->mw2 = (v->mw2 & ORDMA_KEY_INDEX) | ((v->mw2 + 1) & 0xff);
+	fz_bind(v, v->mw1, FZ_MW1_ADDR, access);
+	fz_bind(v, v->mw2, FZ_MW2_ADDR, access | ORDMA_ACCESS_ZERO_BASED);
+	if (fz_poll(v) != 2)
+		return false;
+
+	/* 16 receives on each RQ and 16 on the SRQ, 4 KiB each */
+	for (i = 0; i < 16; i++) {
+		for (q = 0; q < FZ_NQP; q++)
+			if (q != FZ_SRQ_RC && v->qpn[q])
+				fz_post_recv(v, q, FZ_MR_ALL + q * 0x20000 +
+					     i * 0x1000, 0x1000, v->key_all);
+		fz_post_srq(v, FZ_MR_ALL + 0x80000 + i * 0x1000, 0x1000,
+			    v->key_all);
+	}
+	return true;
+}
+
 bool fz_dev_connect(struct fz_dev *v, int peer,
 		    const uint32_t peer_qpn[FZ_NQP])
 {
 	static const uint8_t path[] = { ORDMA_QPS_INIT, ORDMA_QPS_RTR,
 					ORDMA_QPS_RTS };
 	struct ordma_aq_cmd cmd;
-	unsigned int q, k, i;
+	unsigned int q, k;
 
 	for (q = 0; q < FZ_NQP; q++)
 		for (k = 0; k < sizeof(path); k++)
@@ -614,27 +697,7 @@ bool fz_dev_connect(struct fz_dev *v, int peer,
 	memcpy(cmd.mcast.gid, fz_mcast_gid, 16);
 	if (drv_exec(&v->d, &cmd) != OK)
 		return false;
-
-	/* windows: the next key variant, bound through the RC QP */
-	v->mw1 = (v->mw1 & ORDMA_KEY_INDEX) | ((v->mw1 + 1) & 0xff);
-	v->mw2 = (v->mw2 & ORDMA_KEY_INDEX) | ((v->mw2 + 1) & 0xff);
-	fz_bind(v, v->mw1, FZ_MW1_ADDR, ORDMA_ACCESS_REMOTE_WRITE |
-		ORDMA_ACCESS_REMOTE_READ);
-	fz_bind(v, v->mw2, FZ_MW2_ADDR, ORDMA_ACCESS_REMOTE_WRITE |
-		ORDMA_ACCESS_REMOTE_READ | ORDMA_ACCESS_ZERO_BASED);
-	if (fz_poll(v) != 2)
-		return false;
-
-	/* 16 receives on each RQ and 16 on the SRQ, 4 KiB each */
-	for (i = 0; i < 16; i++) {
-		for (q = 0; q < FZ_NQP; q++)
-			if (q != FZ_SRQ_RC)
-				fz_post_recv(v, q, FZ_MR_ALL + q * 0x20000 +
-					     i * 0x1000, 0x1000, v->key_all);
-		fz_post_srq(v, FZ_MR_ALL + 0x80000 + i * 0x1000, 0x1000,
-			    v->key_all);
-	}
-	return true;
+	return fz_dev_ready(v);
 }
 
 /* The device and its host memory stay for the next input. */
@@ -672,7 +735,8 @@ void fz_dev_check(struct fz_dev *v)
 
 #define FZ_LINK_MAX	4096	/* frames queued per direction */
 
-bool fz_env_open(struct fz_env *e)
+/* Both devices open, each sending onto its side of the wire */
+static bool fz_env_devs(struct fz_env *e)
 {
 	int i;
 
@@ -688,12 +752,104 @@ bool fz_env_open(struct fz_env *e)
 		e->v[i].d.hal.tx_hook = link_tx_hook;
 		e->v[i].d.hal.tx_hook_arg = &e->l[i];
 	}
+	return true;
+}
+
+bool fz_env_open(struct fz_env *e)
+{
+	if (!fz_env_devs(e))
+		return false;
 	if (!fz_dev_connect(&e->v[0], 1, e->v[1].qpn) ||
 	    !fz_dev_connect(&e->v[1], 0, e->v[0].qpn)) {
 		fz_env_close(e);
 		return false;
 	}
 	return true;
+}
+
+/* The next IW_CONN_REQUEST on v's async EQ (other events skipped) */
+static bool fz_iw_request(struct fz_dev *v, uint32_t *conn)
+{
+	struct ordma_eqe eqe;
+
+	while (drv_eq_next(&v->d, &v->async, &eqe)) {
+		drv_eq_update(&v->d, &v->async, false);
+		if (FIELD_GET(ORDMA_EQE_TYPE, le32_to_cpu(eqe.type)) ==
+		    ORDMA_EQE_IW_CONN_REQUEST) {
+			*conn = le32_to_cpu(eqe.data[0]);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* IW_* parameters, out of the scratch area the checking HAL forbids */
+#define FZ_IW_PARAMS_ADDR	(DRV_BUF_ADDR + 0x3000)
+
+static bool fz_iw_connect(struct fz_env *e, unsigned int k)
+{
+	struct fz_dev *a = &e->v[0], *b = &e->v[1];
+	unsigned int q = fz_iw_qp[k];
+	struct ordma_iw_conn_params p;
+	struct fw_tcp_conn_info info;
+	struct fw_qp *qp;
+	int i;
+
+	memset(&p, 0, sizeof(p));
+	memcpy(p.remote_ip, b->gid, 16);
+	p.remote_port = cpu_to_le16(FZ_IW_PORT);
+	memcpy(p.next_hop_mac, b->mac, 6);
+	p.qpn = cpu_to_le32(a->qpn[q]);
+	p.ird = cpu_to_le16(4);
+	p.ord = cpu_to_le16(4);
+	if (drv_iw_conn_cmd_at(&a->d, FZ_IW_PARAMS_ADDR, ORDMA_CMD_IW_CONNECT,
+			       &p, &a->iw_conn[k]) != OK)
+		return false;
+	fz_pump(e, 1000);
+	memset(&p, 0, sizeof(p));
+	if (!fz_iw_request(b, &b->iw_conn[k]))
+		return false;
+	p.conn = cpu_to_le32(b->iw_conn[k]);
+	p.qpn = cpu_to_le32(b->qpn[q]);
+	p.ird = cpu_to_le16(4);
+	p.ord = cpu_to_le16(4);
+	if (drv_iw_conn_cmd_at(&b->d, FZ_IW_PARAMS_ADDR, ORDMA_CMD_IW_ACCEPT,
+			       &p, NULL) != OK)
+		return false;
+	fz_pump(e, 1000);
+	for (i = 0; i < 2; i++) {
+		qp = fw_qp_lookup(e->v[i].d.fw, e->v[i].qpn[q]);
+		if (!qp || qp->state != ORDMA_QPS_RTS)
+			return false;
+	}
+	if (fw_tcp_conn_info(b->d.fw, b->iw_conn[k], &info))
+		return false;
+	b->iw_port[k][0] = info.local_port;
+	b->iw_port[k][1] = info.remote_port;
+	return true;
+}
+
+bool fz_iw_env_open(struct fz_env *e)
+{
+	unsigned int k, q;
+
+	if (!fz_env_devs(e))
+		return false;
+	for (q = 0; q < FZ_NQP; q++)
+		if (e->v[0].qpn[q] && (!drv_iw_qp_rtr(&e->v[0].d, e->v[0].qpn[q]) ||
+				       !drv_iw_qp_rtr(&e->v[1].d, e->v[1].qpn[q])))
+			goto fail;
+	if (drv_iw_listen(&e->v[1].d, FZ_IW_PORT, 4, &e->v[1].iw_listener) !=
+	    OK)
+		goto fail;
+	for (k = 0; k < FZ_IW_NCONN; k++)
+		if (!fz_iw_connect(e, k))
+			goto fail;
+	if (fz_dev_ready(&e->v[0]) && fz_dev_ready(&e->v[1]))
+		return true;
+fail:
+	fz_env_close(e);
+	return false;
 }
 
 void fz_env_close(struct fz_env *e)

@@ -2,8 +2,9 @@
 /*
  * What the fuzz harnesses share: a device set up as a kernel driver and
  * one process would set it up (RC, UC, UD with a multicast group, an RC
- * QP on an SRQ, three MRs and two bound windows), a HAL that checks every
- * DMA against the host memory map, and a wire between two devices.
+ * QP on an SRQ, three MRs and two bound windows; on an iWARP port the two
+ * RC QPs only, connected over TCP), a HAL that checks every DMA against
+ * the host memory map, and a wire between two devices.
  *
  * Every object but the EQs belongs to one user context (uctx): what a
  * process may do, the harnesses do through it.
@@ -67,6 +68,9 @@ enum fz_qp {
 	FZ_NQP
 };
 
+#define FZ_IW_PORT		4420	/* device 1's listener */
+#define FZ_IW_NCONN		2	/* connections: FZ_RC, FZ_SRQ_RC */
+
 struct fz_dev {
 	struct drv d;
 	int idx;
@@ -81,6 +85,12 @@ struct fz_dev {
 	uint32_t ah, mcast_ah;
 	uint32_t sq_pi[FZ_NQP], rq_pi[FZ_NQP], srq_pi;
 	uint8_t gid[16], mac[6];
+	/* iWARP (fz_iwarp): the listener of device 1 and the connections
+	 * of FZ_RC and FZ_SRQ_RC, with their TCP ports as set up
+	 */
+	uint32_t iw_listener;
+	uint32_t iw_conn[FZ_IW_NCONN];
+	uint16_t iw_port[FZ_IW_NCONN][2];	/* local, remote */
 };
 
 extern const uint8_t fz_mcast_gid[16];
@@ -99,6 +109,14 @@ void fz_mac(int idx, uint8_t mac[6]);
  */
 extern bool fz_ib;
 uint16_t fz_lid(int idx);
+
+/*
+ * Devices fz_dev_open() creates while this is set have an iWARP port at
+ * the IPv4 address of fz_gid(idx): no UC or UD QP (qpn 0), no AH and no
+ * multicast group, no atomic right on the MRs.
+ */
+extern bool fz_iwarp;
+extern const unsigned int fz_iw_qp[FZ_IW_NCONN];
 
 /* A device with every object created; QPs in RESET. */
 bool fz_dev_open(struct fz_dev *v, int idx);
@@ -131,6 +149,12 @@ struct fz_env {
 };
 
 bool fz_env_open(struct fz_env *e);
+/*
+ * Two iWARP devices (fz_iwarp set): device 0 connects its FZ_RC and
+ * FZ_SRQ_RC QPs to device 1's listener, device 1 accepts each on its
+ * QP of the same kind; both in RTS, windows bound, receives posted.
+ */
+bool fz_iw_env_open(struct fz_env *e);
 void fz_env_close(struct fz_env *e);
 /* Deliver the frame at the head of l[i] to the other device. */
 bool fz_deliver(struct fz_env *e, int i);

@@ -9,7 +9,7 @@ every QP type, loss, duplicates, rewrites, bad doorbells).
 OUTDIR/rx: the rdma_rxe captures of tests/wire/vectors/rxe_frames.h, and the
 frames the firmware itself sends in those scenarios (run through the
 process harness with ORDMA_FUZZ_DUMP_TX), both as they are and in fix-up
-mode.
+mode; TCP segments and MPA FPDUs of the iWARP mode (iw-*).
 OUTDIR/admin: command sequences (see fuzz_admin.c for the encoding).
 
 The layouts written here are those of fuzz_process.c, fuzz_rx.c and
@@ -142,6 +142,7 @@ def rx_record(frame, raw=False):
 
 def rx_seeds(process, binary):
     s = {}
+    s.update(iw_rx_seeds())
     for name, f in rxe_frames():
         s["rxe-" + name] = b"\x00" + rx_record(f)
         s["rxe-fix-" + name] = b"\x01" + rx_record(f)
@@ -166,6 +167,88 @@ def rx_seeds(process, binary):
             s["fw-" + name] = b"\x00" + b"".join(rx_record(f) for f in frames)
             s["fw-fix-" + name] = b"\x01" + \
                 b"".join(rx_record(f) for f in frames) + b"\x02\x20"
+    return s
+
+
+# fuzz_rx.c, iWARP mode: TCP segments built by the fix-up from fields
+IW_FIXUP = 0x05
+SEQ_EXACT, SEQ_IN_WINDOW, SEQ_BEYOND, SEQ_BEFORE, SEQ_FAR, SEQ_RAW = range(6)
+ACK_OLD, ACK_UNSENT = 0x08, 0x10
+CTL_FPDU, CTL_BAD_CRC, CTL_SPLIT = 0x20, 0x40, 0x80
+SPLIT_IN_ORDER, SPLIT_REVERSED, SPLIT_TRUNCATED = range(3)
+FIN, SYN, RST, PSH, ACK = 0x01, 0x02, 0x04, 0x08, 0x10
+RDMAP_WRITE, RDMAP_READ_REQ, RDMAP_READ_RESP, RDMAP_SEND = 0, 1, 2, 3
+NOT_LAST = 0x20
+
+
+def iw_seg(conn=0, ctl=0, flags=ACK | PSH, seq=0, ack=0, data=b"", opts=b"",
+           cut=0, split=0, ports=0):
+    """One segment record: the Ethernet header carries the fix-up's
+    control bytes, the IPv4 header is rewritten, the TCP header keeps
+    flags, window, urgent pointer and options."""
+    eth = bytes([conn]) + struct.pack(">I", ports) + \
+        bytes([ctl, cut, split]) + bytes(6)
+    ip = bytes(20)
+    tcp = struct.pack(">HHIIBBHHH", 0, 0, seq, ack,
+                      (5 + len(opts) // 4) << 4, flags, 0xffff, 0, 0)
+    return rx_record(eth + ip + tcp + opts + data)
+
+
+def fpdu_fields(opcode, stag=0, to=0, qn=0, msn=0, mo=0, rr=0, any32=0):
+    """The 12 bytes iw_fpdu() builds the DDP/RDMAP header from"""
+    return bytes([opcode, stag]) + struct.pack(">H", to) + \
+        bytes([qn, msn & 0xff, mo, rr]) + struct.pack(">I", any32)
+
+
+def iw_rx_seeds():
+    payload = bytes((i * 7 + 1) & 0x7f for i in range(200))
+    send = fpdu_fields(RDMAP_SEND) + payload
+    s = {}
+    s["iw-send"] = bytes([IW_FIXUP]) + \
+        iw_seg(ctl=CTL_FPDU, data=send) + \
+        iw_seg(ctl=CTL_FPDU, data=send, conn=1)
+    s["iw-bad-crc"] = bytes([IW_FIXUP]) + \
+        iw_seg(ctl=CTL_FPDU | CTL_BAD_CRC, data=send)
+    s["iw-out-of-window"] = bytes([IW_FIXUP]) + \
+        iw_seg(ctl=SEQ_BEYOND, data=payload, seq=5) + \
+        iw_seg(ctl=SEQ_BEFORE, data=payload) + \
+        iw_seg(ctl=SEQ_FAR, data=payload, seq=77)
+    s["iw-rst-in-window"] = bytes([IW_FIXUP]) + \
+        iw_seg(ctl=SEQ_IN_WINDOW, flags=RST | ACK, seq=1000) + \
+        iw_seg(ctl=SEQ_BEYOND, flags=RST, seq=3)
+    s["iw-rst-exact"] = bytes([IW_FIXUP]) + \
+        iw_seg(ctl=SEQ_EXACT, flags=RST | ACK) + \
+        iw_seg(ctl=CTL_FPDU, data=send)
+    s["iw-truncated"] = bytes([IW_FIXUP]) + \
+        iw_seg(ctl=CTL_FPDU | CTL_SPLIT, data=send, cut=40,
+               split=SPLIT_TRUNCATED, flags=ACK | FIN)
+    s["iw-split"] = bytes([IW_FIXUP]) + \
+        iw_seg(ctl=CTL_FPDU | CTL_SPLIT, data=send, cut=30,
+               split=SPLIT_IN_ORDER) + \
+        iw_seg(ctl=CTL_FPDU | CTL_SPLIT, data=send, cut=90,
+               split=SPLIT_REVERSED)
+    s["iw-write-read"] = bytes([IW_FIXUP]) + \
+        iw_seg(ctl=CTL_FPDU, data=fpdu_fields(RDMAP_WRITE, to=0x100) +
+               payload) + \
+        iw_seg(ctl=CTL_FPDU, data=fpdu_fields(RDMAP_READ_REQ, to=0x200,
+                                              rr=4)) + \
+        iw_seg(ctl=CTL_FPDU, data=fpdu_fields(RDMAP_READ_RESP | NOT_LAST,
+                                              to=0x8200) + payload * 5) + \
+        iw_seg(ctl=CTL_FPDU, data=fpdu_fields(RDMAP_READ_RESP,
+                                              to=0x8200 + 125) +
+               payload * 5) + bytes([2, 200])
+    s["iw-bad-stag"] = bytes([IW_FIXUP]) + \
+        iw_seg(ctl=CTL_FPDU, data=fpdu_fields(RDMAP_WRITE, stag=5) +
+               payload) + \
+        iw_seg(ctl=CTL_FPDU, conn=1,
+               data=fpdu_fields(RDMAP_WRITE, stag=1 << 3, to=0x0010) +
+               payload * 3)
+    s["iw-syn"] = bytes([IW_FIXUP]) + \
+        iw_seg(conn=2, flags=SYN, seq=0x1000, ports=0x9000 << 16,
+               opts=b"\x02\x04\x05\xb4") + \
+        iw_seg(conn=3, flags=SYN | ACK, ports=0x1234abcd, data=payload)
+    # without FIXUP: the same bytes as they are
+    s["iw-raw"] = bytes([0x04]) + iw_seg(ctl=CTL_FPDU, data=send)
     return s
 
 

@@ -715,6 +715,15 @@ static void fw_iw_peer_fin(struct ordma_fw *fw, void *arg, uint32_t conn)
 		fw_iw_abort(fw, c, ORDMA_IW_STATUS_RESET);
 		return;
 	}
+	if (c->fpdu_len) {
+		/* an FPDU cut by the FIN never completes: its bytes are
+		 * dropped, the QP goes to error and the connection closes
+		 */
+		fw->tcp.iw->stats.rx_fpdu_bytes += c->fpdu_len;
+		c->fpdu_len = 0;
+		fw_iw_close_terminated(fw, c, NULL);
+		return;
+	}
 	c->phase = FW_IW_CLOSING;
 	fw_async_event(fw, ORDMA_EQE_IW_DISCONNECT, conn, 0, c->qpn);
 	/* nothing more to send to a peer that closed: FIN back */
@@ -743,8 +752,11 @@ static void fw_iw_closed(struct ordma_fw *fw, void *arg, uint32_t conn,
 	struct fw_iw_conn *c = fw_iw_conn_get(fw, conn);
 
 	(void)arg;
-	if (c)
-		fw_iw_end(fw, c, fw_iw_status(reason));
+	if (!c)
+		return;
+	/* the part of an FPDU a reset cut off is dropped with the QP */
+	fw->tcp.iw->stats.rx_fpdu_bytes += c->fpdu_len;
+	fw_iw_end(fw, c, fw_iw_status(reason));
 }
 
 static const struct fw_tcp_user fw_iw_tcp_user = {

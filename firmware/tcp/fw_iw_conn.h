@@ -21,7 +21,9 @@ struct fw_iw_stats {
 	uint64_t backlog_full;		/* connections beyond a backlog */
 	uint64_t rx_fpdus;		/* with a good CRC, to the engine */
 	uint64_t tx_fpdus;
-	uint64_t rx_fpdu_bytes;		/* FPDU bytes for a QP in error */
+	uint64_t rx_fpdu_bytes;		/* FPDU bytes for a QP in error,
+					 * or of an FPDU a FIN or RST cut
+					 */
 	uint64_t fpdu_crc_bad;
 	uint64_t fpdu_bad_len;		/* a length no DDP segment has */
 	uint64_t terminates_sent;

@@ -42,13 +42,17 @@ struct fw_tcp_stats {
 	uint64_t rx_segments;		/* handed to the stack */
 	uint64_t rx_checksum;		/* dropped: bad TCP checksum */
 	uint64_t rx_bad_header;		/* dropped: bad IP or TCP header */
-	uint64_t rx_no_pcb;		/* to a reserved port, no connection:
+	uint64_t rx_no_pcb;		/* to a reserved port, no connection
+					 * (an ACK to a listener's port too):
 					 * answered with RST
 					 */
 	uint64_t rx_out_of_window;	/* data wholly outside the receive
 					 * window: ACKed and dropped
 					 */
-	uint64_t rx_rst_ignored;	/* RST out of the window: ignored */
+	uint64_t rx_rst_ignored;	/* RST out of the window, or of no
+					 * connection to a listener's port:
+					 * ignored
+					 */
 	uint64_t rx_rst_challenged;	/* RST in the window but not at
 					 * rcv_nxt: challenge ACK
 					 */

@@ -148,9 +148,17 @@ err_t fw_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen,
 		const struct tcp_pcb_listen *lpcb =
 			(const struct tcp_pcb_listen *)(const void *)pcb;
 
-		if ((flags & (TCP_SYN | TCP_ACK | TCP_RST)) == TCP_SYN &&
-		    lpcb->accepts_pending >= lpcb->backlog)
-			s.st.rx_backlog_full++;
+		/* anything but a SYN is of no connection (stale or
+		 * forged): lwIP ignores a RST and answers an ACK with one
+		 */
+		if ((flags & (TCP_SYN | TCP_ACK | TCP_RST)) == TCP_SYN) {
+			if (lpcb->accepts_pending >= lpcb->backlog)
+				s.st.rx_backlog_full++;
+		} else if (flags & TCP_RST) {
+			s.st.rx_rst_ignored++;
+		} else if (flags & TCP_ACK) {
+			s.st.rx_no_pcb++;
+		}
 		return ERR_OK;
 	}
 	if (pcb->state == TIME_WAIT || pcb->state == SYN_SENT)
@@ -818,7 +826,7 @@ static void slot_stats(struct fw_tcp_stats *st)
 	st->rx_checksum = lwip_stats.tcp.chkerr + lwip_stats.ip.chkerr;
 	st->rx_bad_header = lwip_stats.tcp.lenerr + lwip_stats.ip.lenerr +
 			    lwip_stats.ip.err + lwip_stats.ip.proterr;
-	st->rx_no_pcb = lwip_stats.tcp.proterr;
+	st->rx_no_pcb += lwip_stats.tcp.proterr;
 	st->tx_segments = lwip_stats.tcp.xmit;
 	st->mem_errors += lwip_stats.tcp.memerr;
 }

@@ -659,15 +659,20 @@ static uint8_t drv_iw_qp_to(struct drv *d, uint32_t qpn, uint8_t state,
 	return drv_modify_qp(d, qpn, &a);
 }
 
-bool drv_iw_rtr_qp(struct drv_verbs *v, unsigned int area, uint32_t *qpn)
+bool drv_iw_qp_rtr(struct drv *d, uint32_t qpn)
 {
 	const uint8_t ok = ORDMA_CMD_STATUS_OK;
 
-	return drv_verbs_create_qp(v, ORDMA_QPT_RC, 0, area, qpn) == ok &&
-	       drv_iw_qp_to(&v->d, *qpn, ORDMA_QPS_INIT,
+	return drv_iw_qp_to(d, qpn, ORDMA_QPS_INIT,
 			    ORDMA_QP_ATTR_ACCESS_FLAGS |
 			    ORDMA_QP_ATTR_PKEY_INDEX | ORDMA_QP_ATTR_PORT) == ok &&
-	       drv_iw_qp_to(&v->d, *qpn, ORDMA_QPS_RTR, 0) == ok;
+	       drv_iw_qp_to(d, qpn, ORDMA_QPS_RTR, 0) == ok;
+}
+
+bool drv_iw_rtr_qp(struct drv_verbs *v, unsigned int area, uint32_t *qpn)
+{
+	return drv_verbs_create_qp(v, ORDMA_QPT_RC, 0, area, qpn) ==
+	       ORDMA_CMD_STATUS_OK && drv_iw_qp_rtr(&v->d, *qpn);
 }
 
 uint8_t drv_iw_listen(struct drv *d, uint16_t port, uint16_t backlog,
@@ -684,20 +689,26 @@ uint8_t drv_iw_listen(struct drv *d, uint16_t port, uint16_t backlog,
 	return status;
 }
 
-uint8_t drv_iw_conn_cmd(struct drv *d, uint8_t opcode,
-			const struct ordma_iw_conn_params *p, uint32_t *h)
+uint8_t drv_iw_conn_cmd_at(struct drv *d, uint64_t addr, uint8_t opcode,
+			   const struct ordma_iw_conn_params *p, uint32_t *h)
 {
 	struct ordma_aq_cmd cmd;
 	uint8_t status;
 
-	memcpy(drv_mem(d, DRV_SCRATCH_ADDR, sizeof(*p)), p, sizeof(*p));
+	memcpy(drv_mem(d, addr, sizeof(*p)), p, sizeof(*p));
 	drv_cmd_init(&cmd, opcode);
-	cmd.buf.buf_addr = cpu_to_le64(DRV_SCRATCH_ADDR);
+	cmd.buf.buf_addr = cpu_to_le64(addr);
 	cmd.buf.buf_len = cpu_to_le32(sizeof(*p));
 	status = drv_exec(d, &cmd);
 	if (h)
 		*h = le32_to_cpu(d->last_comp.handle.handle);
 	return status;
+}
+
+uint8_t drv_iw_conn_cmd(struct drv *d, uint8_t opcode,
+			const struct ordma_iw_conn_params *p, uint32_t *h)
+{
+	return drv_iw_conn_cmd_at(d, DRV_SCRATCH_ADDR, opcode, p, h);
 }
 
 uint8_t drv_modify_qp(struct drv *d, uint32_t qpn,

@@ -235,6 +235,8 @@ bool drv_iw_open(struct drv_verbs *v, const uint8_t mac[6],
  */
 bool drv_iw_open_nth(struct drv_verbs *v, int i, uint8_t mac[6],
 		     uint8_t ip[16]);
+/* An existing RC QP of an iWARP port from RESET to RTR, the same way */
+bool drv_iw_qp_rtr(struct drv *d, uint32_t qpn);
 /* An RC QP in RTR as rdma_cm leaves it before connecting (access only) */
 bool drv_iw_rtr_qp(struct drv_verbs *v, unsigned int area, uint32_t *qpn);
 /* IW_CREATE_LISTEN on the port's address; the listener's handle */
@@ -245,6 +247,9 @@ uint8_t drv_iw_listen(struct drv *d, uint16_t port, uint16_t backlog,
  */
 uint8_t drv_iw_conn_cmd(struct drv *d, uint8_t opcode,
 			const struct ordma_iw_conn_params *p, uint32_t *h);
+/* The same with p at addr (a harness that forbids the scratch area) */
+uint8_t drv_iw_conn_cmd_at(struct drv *d, uint64_t addr, uint8_t opcode,
+			   const struct ordma_iw_conn_params *p, uint32_t *h);
 
 /* Port counters via QUERY_STATS, in host order */
 bool drv_stats(struct drv *d, struct ordma_port_stats *s);

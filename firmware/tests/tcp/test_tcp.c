@@ -718,6 +718,33 @@ TEST(test_tcp_forged_segments)
 	tenv_close(&e);
 }
 
+/* Segments of no connection to a listener's port are counted */
+TEST(test_tcp_listener_stale_segments)
+{
+	struct fw_tcp_conn_info a;
+	struct fw_tcp_stats st;
+	uint8_t frame[128];
+	struct tenv e;
+	size_t len;
+
+	REQUIRE(tenv_open_mtu(&e, 0, 0));
+	REQUIRE(tenv_connect(&e));
+	a = info(&e.s[0]);
+	/* an ACK from a port with no connection: answered with RST */
+	len = forge(frame, &e.s[0], &e.s[1], a.local_port + 1, PORT_B, 1000,
+		    2000, TCPF_ACK, NULL, 0);
+	ordma_fw_rx_frame(e.s[1].d.fw, frame, len);
+	/* a RST from it: ignored */
+	len = forge(frame, &e.s[0], &e.s[1], a.local_port + 1, PORT_B, 1000,
+		    0, TCPF_RST, NULL, 0);
+	ordma_fw_rx_frame(e.s[1].d.fw, frame, len);
+	st = tstats(&e.s[1]);
+	CHECK_EQ(st.rx_no_pcb, 1);
+	CHECK_EQ(st.rx_rst_ignored, 1);
+	CHECK_EQ(info(&e.s[1]).state, 4);
+	tenv_close(&e);
+}
+
 TEST(test_tcp_classifier)
 {
 	struct ordma_port_stats ps;

@@ -525,6 +525,36 @@ TEST(test_iw_bad_crc)
 	env_close(&e);
 }
 
+/* An FPDU cut by the peer's FIN: its bytes counted dropped, QP in error */
+TEST(test_iw_fpdu_cut_by_fin)
+{
+	struct fw_ddp_hdr h = {
+		.last = true,
+		.opcode = FW_RDMAP_SEND,
+		.qn = FW_RDMAP_QN_SEND,
+		.msn = 1,
+	};
+	uint8_t fpdu[64];
+	struct env e;
+	size_t len;
+
+	REQUIRE(iw_open(&e));
+	post_recv(&e.s[1], MR1_ADDR, 64);
+	len = fw_ddp_build(fpdu + 2, &h);
+	memcpy(fpdu + 2 + len, "data", 4);
+	len = fw_fpdu_seal(fpdu, len + 4);
+	raw_send(&e, 0, fpdu, len - 5);
+	REQUIRE_EQ(fw_tcp_shutdown(e.s[0].d.fw, e.s[0].iw_conn), 0);
+	run_for(&e, SECOND / 10);
+	CHECK_EQ(iw_stats(&e.s[1]).rx_fpdu_bytes, len - 5);
+	CHECK_EQ(le64_to_cpu(stats(&e.s[1]).iw_rx_fpdu_bytes_dropped), len - 5);
+	CHECK_EQ(qp_state(&e.s[1]), ORDMA_QPS_ERR);
+	CHECK(has_event(&e.s[1], ORDMA_EQE_IW_CLOSED, e.s[1].iw_conn));
+	expect_cqe(&e.s[1], false, ORDMA_CQE_OP_RECV, ORDMA_CQE_WR_FLUSH_ERR, 0,
+		   0);
+	env_close(&e);
+}
+
 /*
  * A Send arriving a byte at a time is placed as one arriving whole;
  * then an FPDU whose length cannot hold a DDP header loses the stream:
