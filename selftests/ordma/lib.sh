@@ -827,3 +827,9 @@ ordma_set_rdma_proto() {
 	done
 }
 ordma_no_ibdev() { ! ordma_ibdev "$1" >/dev/null; }
+
+# Impaired cables (run-vm.sh --wire puts their faults in $ORDMA_WIRE):
+# wire_rate FAULT: its rate as given ("1%"), empty if not set;
+# wire_on FAULT: the cable has that fault
+wire_rate() { tr ',' '\n' <<<"${ORDMA_WIRE:-}" | sed -n "s/^$1=//p"; }
+wire_on() { [ -n "$(wire_rate "$1")" ] && [ "$(wire_rate "$1")" != 0 ]; }
