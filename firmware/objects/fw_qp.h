@@ -142,8 +142,8 @@ struct fw_qp {
 	uint32_t recv_cqn;
 	uint32_t srqn;			/* ORDMA_NO_SRQ without one */
 	uint32_t max_inline_data;
-	/* iWARP: the connection (tcp/fw_iw_conn.c) bound to it, plus one;
-	 * 0: none
+	/* iWARP: the slot of the connection (tcp/fw_iw_conn.c) bound to
+	 * it, plus one; 0: none
 	 */
 	uint32_t iw_conn_plus1;
 	struct fw_wq sq;

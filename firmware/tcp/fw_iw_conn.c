@@ -4,7 +4,10 @@
  * connection establishment over the port's TCP offload (fw_tcp.h) and
  * the connection events (ordma_admin.h, "iWARP connections").
  *
- * A connection's handle is its TCP connection's number.  The active side
+ * A connection's handle names its slot and the slot's generation
+ * (fw_iw_conn.h); the TCP connection under it has its own number.  A
+ * rejected connect stays in its slot, CLOSED, for the host to read the
+ * reject's private data, until IW_DESTROY_CONN.  The active side
  * sends an MPA request once TCP is up (revision 2, enhanced, CRC, peer
  * to peer with an RTR by zero-length RDMA Write on offer), takes the
  * reply, sends the RTR if the responder chose it, and is in RDMA mode:
@@ -53,10 +56,16 @@ enum fw_iw_phase {
 	FW_IW_WAIT_RTR,			/* passive: reply sent, RTR awaited */
 	FW_IW_RDMA,			/* established */
 	FW_IW_CLOSING,			/* the peer's FIN came */
+	FW_IW_REJECTED,			/* active: the peer rejected; no TCP,
+					 * kept for IW_QUERY_CONN until
+					 * IW_DESTROY_CONN
+					 */
 };
 
 struct fw_iw_conn {
 	uint8_t phase;			/* enum fw_iw_phase */
+	uint32_t gen;			/* the handle's FW_IW_HANDLE_GEN */
+	uint32_t tcp;			/* TCP's connection, FW_TCP_NONE: none */
 	bool active;
 	bool enhanced;			/* revision 2 with the enhanced bit */
 	bool rtr;			/* an RTR is exchanged (peer to peer) */
@@ -79,10 +88,19 @@ struct fw_iw_conn {
 	uint16_t mss;
 	uint8_t *fpdu;
 	size_t fpdu_len;
+	/* FW_IW_REJECTED: TCP's last word on the connection, and the
+	 * order it was rejected in (the oldest goes first)
+	 */
+	struct fw_tcp_conn_info tcp_last;
+	uint64_t rejected_seq;
 };
 
 struct fw_iw {
-	struct fw_iw_conn conn[FW_TCP_MAX_CONN];
+	struct fw_iw_conn conn[FW_IW_MAX_CONN];
+	/* the slot of each TCP connection the MPA layer has, plus one */
+	uint8_t slot_of_tcp[FW_TCP_MAX_CONN];
+	uint32_t rejected;		/* connections in FW_IW_REJECTED */
+	uint64_t rejected_seq;
 	uint16_t listen_backlog[FW_TCP_MAX_LISTEN];
 	uint16_t listen_pending[FW_TCP_MAX_LISTEN];
 	bool listening[FW_TCP_MAX_LISTEN];
@@ -100,18 +118,90 @@ static const struct fw_tcp_user fw_iw_tcp_user;
 /* Helpers                                                             */
 /* ------------------------------------------------------------------ */
 
+/* The connection a host's handle names: NULL if it ended (whatever
+ * its slot serves now)
+ */
 static struct fw_iw_conn *fw_iw_conn_get(struct ordma_fw *fw, uint32_t h)
 {
 	struct fw_iw *iw = fw->tcp.iw;
+	uint32_t slot = FIELD_GET(FW_IW_HANDLE_SLOT, h);
+	struct fw_iw_conn *c;
 
-	if (!iw || h >= FW_TCP_MAX_CONN || iw->conn[h].phase == FW_IW_FREE)
+	if (!iw || slot >= FW_IW_MAX_CONN)
 		return NULL;
-	return &iw->conn[h];
+	c = &iw->conn[slot];
+	if (c->phase == FW_IW_FREE || c->gen != FIELD_GET(FW_IW_HANDLE_GEN, h))
+		return NULL;
+	return c;
+}
+
+/* The connection over TCP connection tcp (a TCP callback's), or NULL */
+static struct fw_iw_conn *fw_iw_conn_of_tcp(struct ordma_fw *fw, uint32_t tcp)
+{
+	struct fw_iw *iw = fw->tcp.iw;
+
+	if (!iw || tcp >= FW_TCP_MAX_CONN || !iw->slot_of_tcp[tcp])
+		return NULL;
+	return &iw->conn[iw->slot_of_tcp[tcp] - 1];
+}
+
+static uint32_t fw_iw_slot(struct ordma_fw *fw, const struct fw_iw_conn *c)
+{
+	return (uint32_t)(c - fw->tcp.iw->conn);
 }
 
 static uint32_t fw_iw_handle(struct ordma_fw *fw, const struct fw_iw_conn *c)
 {
-	return (uint32_t)(c - fw->tcp.iw->conn);
+	return (uint32_t)(FIELD_PREP(FW_IW_HANDLE_SLOT, fw_iw_slot(fw, c)) |
+			  FIELD_PREP(FW_IW_HANDLE_GEN, c->gen));
+}
+
+/*
+ * Empty the slot; the next connection it serves has another handle.
+ * Nothing else is accounted: see fw_iw_free().
+ */
+static void fw_iw_slot_clear(struct fw_iw_conn *c)
+{
+	uint32_t gen = (uint32_t)FIELD_GET(FW_IW_HANDLE_GEN,
+					   FIELD_PREP(FW_IW_HANDLE_GEN,
+						      c->gen + 1));
+
+	free(c->fpdu);
+	memset(c, 0, sizeof(*c));
+	c->gen = gen;
+	c->tcp = FW_TCP_NONE;
+}
+
+/* A free slot for a connection over TCP connection tcp; NULL if none */
+static struct fw_iw_conn *fw_iw_conn_new(struct ordma_fw *fw, uint32_t tcp)
+{
+	struct fw_iw *iw = fw->tcp.iw;
+	uint32_t i;
+
+	for (i = 0; i < FW_IW_MAX_CONN; i++) {
+		struct fw_iw_conn *c = &iw->conn[i];
+		uint32_t gen = c->gen;
+
+		if (c->phase != FW_IW_FREE)
+			continue;
+		memset(c, 0, sizeof(*c));
+		c->gen = gen;
+		c->tcp = tcp;
+		iw->slot_of_tcp[tcp] = (uint8_t)(i + 1);
+		return c;
+	}
+	return NULL;
+}
+
+/* The TCP connection under c is gone or given up: c no longer has it */
+static void fw_iw_tcp_detach(struct ordma_fw *fw, struct fw_iw_conn *c)
+{
+	struct fw_iw *iw = fw->tcp.iw;
+
+	if (c->tcp < FW_TCP_MAX_CONN &&
+	    iw->slot_of_tcp[c->tcp] == fw_iw_slot(fw, c) + 1)
+		iw->slot_of_tcp[c->tcp] = 0;
+	c->tcp = FW_TCP_NONE;
 }
 
 static void fw_iw_ip_to_gid(uint32_t ip, uint8_t gid[16])
@@ -144,7 +234,7 @@ static struct fw_qp *fw_iw_qp(struct ordma_fw *fw, struct fw_iw_conn *c)
 {
 	struct fw_qp *qp = c->qpn ? fw_qp_lookup(fw, c->qpn) : NULL;
 
-	if (!qp || qp->iw_conn_plus1 != fw_iw_handle(fw, c) + 1)
+	if (!qp || qp->iw_conn_plus1 != fw_iw_slot(fw, c) + 1)
 		return NULL;
 	return qp;
 }
@@ -162,6 +252,7 @@ static void fw_iw_unbind(struct ordma_fw *fw, struct fw_iw_conn *c,
 		fw_qp_set_error(fw, qp, 0);
 }
 
+/* The handle is free; the TCP connection is gone or left by the caller */
 static void fw_iw_free(struct ordma_fw *fw, struct fw_iw_conn *c)
 {
 	struct fw_iw *iw = fw->tcp.iw;
@@ -170,8 +261,10 @@ static void fw_iw_free(struct ordma_fw *fw, struct fw_iw_conn *c)
 		if (c->listener < FW_TCP_MAX_LISTEN &&
 		    iw->listen_pending[c->listener])
 			iw->listen_pending[c->listener]--;
-	free(c->fpdu);
-	memset(c, 0, sizeof(*c));
+	if (c->phase == FW_IW_REJECTED && iw->rejected)
+		iw->rejected--;
+	fw_iw_tcp_detach(fw, c);
+	fw_iw_slot_clear(c);
 }
 
 static uint8_t fw_iw_status(enum fw_tcp_close_reason why)
@@ -219,14 +312,55 @@ static void fw_iw_end(struct ordma_fw *fw, struct fw_iw_conn *c,
 static void fw_iw_abort(struct ordma_fw *fw, struct fw_iw_conn *c,
 			uint8_t status)
 {
-	fw_tcp_abort(fw, fw_iw_handle(fw, c));
+	fw_tcp_abort(fw, c->tcp);
 	fw_iw_end(fw, c, status);
+}
+
+/*
+ * The peer rejected our request: TCP closes and the host gets
+ * CONN_REPLY REJECTED, but the handle stays (CLOSED) so that the host
+ * can read the reject's private data by IW_QUERY_CONN; IW_DESTROY_CONN
+ * frees it.  A host that never frees its rejected connections must not
+ * starve the device of slots: beyond FW_IW_MAX_REJECTED the oldest one
+ * is freed (its handle then gets BAD_HANDLE, as any handle freed).
+ */
+static void fw_iw_rejected(struct ordma_fw *fw, struct fw_iw_conn *c)
+{
+	struct fw_iw *iw = fw->tcp.iw;
+	struct fw_iw_conn *oldest = NULL;
+	uint32_t i;
+
+	if (fw_tcp_conn_info(fw, c->tcp, &c->tcp_last))
+		memset(&c->tcp_last, 0, sizeof(c->tcp_last));
+	c->tcp_last.state = 0;		/* lwIP's CLOSED */
+	c->tcp_last.nrtx = 0;
+	fw_tcp_close(fw, c->tcp);
+	fw_iw_tcp_detach(fw, c);
+	fw_async_event(fw, ORDMA_EQE_IW_CONN_REPLY, fw_iw_handle(fw, c),
+		       ORDMA_IW_STATUS_REJECTED, c->qpn);
+	fw_iw_unbind(fw, c, true);
+	c->deadline_ns = 0;
+	c->rx_len = 0;
+	if (iw->rejected >= FW_IW_MAX_REJECTED) {
+		for (i = 0; i < FW_IW_MAX_CONN; i++)
+			if (iw->conn[i].phase == FW_IW_REJECTED &&
+			    (!oldest ||
+			     iw->conn[i].rejected_seq < oldest->rejected_seq))
+				oldest = &iw->conn[i];
+		if (oldest) {
+			iw->stats.rejected_reclaimed++;
+			fw_iw_free(fw, oldest);
+		}
+	}
+	c->phase = FW_IW_REJECTED;
+	c->rejected_seq = ++iw->rejected_seq;
+	iw->rejected++;
 }
 
 static bool fw_iw_send(struct ordma_fw *fw, struct fw_iw_conn *c,
 		       const void *data, size_t len)
 {
-	return fw_tcp_send(fw, fw_iw_handle(fw, c), data, len) == len;
+	return fw_tcp_send(fw, c->tcp, data, len) == len;
 }
 
 /* RDMA mode: the QP to RTS; false (and c ended) if it cannot be */
@@ -237,7 +371,7 @@ static bool fw_iw_rdma_mode(struct ordma_fw *fw, struct fw_iw_conn *c)
 
 	c->fpdu = malloc(FW_IW_FPDU_MAX);
 	if (!c->fpdu ||
-	    fw_tcp_conn_info(fw, fw_iw_handle(fw, c), &tcp) ||
+	    fw_tcp_conn_info(fw, c->tcp, &tcp) ||
 	    !fw_mpa_mulpdu(tcp.mss)) {
 		fw_iw_abort(fw, c, ORDMA_IW_STATUS_NO_RESOURCES);
 		return false;
@@ -356,7 +490,7 @@ static void fw_iw_got_request(struct ordma_fw *fw, struct fw_iw_conn *c)
 		/* markers, or more than a host can be told: refused */
 		iw->stats.mpa_bad++;
 		fw_iw_send_reply(fw, c, true, NULL, 0);
-		fw_tcp_close(fw, fw_iw_handle(fw, c));
+		fw_tcp_close(fw, c->tcp);
 		fw_iw_free(fw, c);
 		return;
 	}
@@ -380,8 +514,7 @@ static void fw_iw_got_reply(struct ordma_fw *fw, struct fw_iw_conn *c)
 	fw_iw_keep_pd(c, &m);
 	if (m.flags & FW_MPA_FLAG_REJECT) {
 		iw->stats.mpa_rejected++;
-		fw_tcp_close(fw, fw_iw_handle(fw, c));
-		fw_iw_end(fw, c, ORDMA_IW_STATUS_REJECTED);
+		fw_iw_rejected(fw, c);
 		return;
 	}
 	if (c->enhanced) {
@@ -441,12 +574,14 @@ static void fw_iw_got_rtr(struct ordma_fw *fw, struct fw_iw_conn *c)
 static struct fw_iw_conn *fw_iw_conn_of(struct ordma_fw *fw,
 					const struct fw_qp *qp)
 {
+	struct fw_iw *iw = fw->tcp.iw;
 	struct fw_iw_conn *c;
 
-	if (!qp->iw_conn_plus1)
+	/* the QP holds its connection's slot, not its handle */
+	if (!iw || !qp->iw_conn_plus1 || qp->iw_conn_plus1 > FW_IW_MAX_CONN)
 		return NULL;
-	c = fw_iw_conn_get(fw, qp->iw_conn_plus1 - 1);
-	if (!c || c->qpn != qp->qpn ||
+	c = &iw->conn[qp->iw_conn_plus1 - 1];
+	if (c->qpn != qp->qpn ||
 	    (c->phase != FW_IW_RDMA && c->phase != FW_IW_CLOSING))
 		return NULL;
 	return c;
@@ -480,11 +615,10 @@ int fw_iw_tx_fpdu(struct ordma_fw *fw, const struct fw_qp *qp,
 	fpdu = fw->tcp.iw->tx;
 	len = fw_fpdu_len(ulpdu_len);
 	/* the stack takes an FPDU whole or not at all */
-	if (fw_tcp_conn_info(fw, fw_iw_handle(fw, c), &tcp) ||
-	    tcp.snd_buf < len)
+	if (fw_tcp_conn_info(fw, c->tcp, &tcp) || tcp.snd_buf < len)
 		return -EAGAIN;
 	fw_fpdu_seal(fpdu, ulpdu_len);
-	if (fw_tcp_send(fw, fw_iw_handle(fw, c), fpdu, len) != len)
+	if (fw_tcp_send(fw, c->tcp, fpdu, len) != len)
 		return -EAGAIN;
 	fw->tcp.iw->stats.tx_fpdus++;
 	return 0;
@@ -500,7 +634,7 @@ static void fw_iw_close_terminated(struct ordma_fw *fw, struct fw_iw_conn *c,
 	uint8_t buf[FW_MPA_LEN_FIELD + FW_DDP_UNTAGGED_HLEN +
 		    FW_TERM_CTRL_LEN + 2 + FW_DDP_UNTAGGED_HLEN +
 		    FW_RDMAP_RREQ_LEN + 3 + FW_MPA_CRC_LEN];
-	uint32_t h = fw_iw_handle(fw, c);
+	uint32_t h = c->tcp;
 	struct fw_term term;
 	size_t ulen;
 
@@ -627,7 +761,7 @@ static void fw_iw_accepted(struct ordma_fw *fw, void *arg, uint32_t listener,
 			   uint32_t conn)
 {
 	struct fw_iw *iw = fw->tcp.iw;
-	struct fw_iw_conn *c = &iw->conn[conn];
+	struct fw_iw_conn *c;
 
 	(void)arg;
 	if (listener >= FW_TCP_MAX_LISTEN || !iw->listening[listener] ||
@@ -636,7 +770,12 @@ static void fw_iw_accepted(struct ordma_fw *fw, void *arg, uint32_t listener,
 		fw_tcp_abort(fw, conn);
 		return;
 	}
-	memset(c, 0, sizeof(*c));
+	c = conn < FW_TCP_MAX_CONN ? fw_iw_conn_new(fw, conn) : NULL;
+	if (!c) {
+		/* not while rejected connections are bounded */
+		fw_tcp_abort(fw, conn);
+		return;
+	}
 	c->phase = FW_IW_WAIT_REQ;
 	c->listener = listener;
 	iw->listen_pending[listener]++;
@@ -646,7 +785,7 @@ static void fw_iw_accepted(struct ordma_fw *fw, void *arg, uint32_t listener,
 static void fw_iw_connected(struct ordma_fw *fw, void *arg, uint32_t conn,
 			    int reason)
 {
-	struct fw_iw_conn *c = fw_iw_conn_get(fw, conn);
+	struct fw_iw_conn *c = fw_iw_conn_of_tcp(fw, conn);
 
 	(void)arg;
 	if (!c)
@@ -662,7 +801,7 @@ static void fw_iw_connected(struct ordma_fw *fw, void *arg, uint32_t conn,
 static void fw_iw_recv(struct ordma_fw *fw, void *arg, uint32_t conn,
 		       const void *data, size_t len)
 {
-	struct fw_iw_conn *c = fw_iw_conn_get(fw, conn);
+	struct fw_iw_conn *c = fw_iw_conn_of_tcp(fw, conn);
 
 	(void)arg;
 	if (!c)
@@ -692,7 +831,8 @@ static void fw_iw_recv(struct ordma_fw *fw, void *arg, uint32_t conn,
 		else
 			fw_iw_got_rtr(fw, c);
 	}
-	if (!len || c->phase == FW_IW_FREE)
+	/* ended, or rejected (TCP is closed: what follows is dropped) */
+	if (!len || c->phase == FW_IW_FREE || c->phase == FW_IW_REJECTED)
 		return;
 	if (c->phase == FW_IW_RDMA || c->phase == FW_IW_CLOSING) {
 		fw_iw_rx_fpdus(fw, c, data, len);
@@ -705,7 +845,7 @@ static void fw_iw_recv(struct ordma_fw *fw, void *arg, uint32_t conn,
 
 static void fw_iw_peer_fin(struct ordma_fw *fw, void *arg, uint32_t conn)
 {
-	struct fw_iw_conn *c = fw_iw_conn_get(fw, conn);
+	struct fw_iw_conn *c = fw_iw_conn_of_tcp(fw, conn);
 
 	(void)arg;
 	if (!c)
@@ -725,7 +865,8 @@ static void fw_iw_peer_fin(struct ordma_fw *fw, void *arg, uint32_t conn)
 		return;
 	}
 	c->phase = FW_IW_CLOSING;
-	fw_async_event(fw, ORDMA_EQE_IW_DISCONNECT, conn, 0, c->qpn);
+	fw_async_event(fw, ORDMA_EQE_IW_DISCONNECT, fw_iw_handle(fw, c), 0,
+		       c->qpn);
 	/* nothing more to send to a peer that closed: FIN back */
 	fw_tcp_shutdown(fw, conn);
 }
@@ -733,7 +874,7 @@ static void fw_iw_peer_fin(struct ordma_fw *fw, void *arg, uint32_t conn)
 static void fw_iw_sent(struct ordma_fw *fw, void *arg, uint32_t conn,
 		       uint32_t len)
 {
-	struct fw_iw_conn *c = fw_iw_conn_get(fw, conn);
+	struct fw_iw_conn *c = fw_iw_conn_of_tcp(fw, conn);
 	struct fw_qp *qp;
 
 	(void)arg;
@@ -749,7 +890,7 @@ static void fw_iw_sent(struct ordma_fw *fw, void *arg, uint32_t conn,
 static void fw_iw_closed(struct ordma_fw *fw, void *arg, uint32_t conn,
 			 enum fw_tcp_close_reason reason)
 {
-	struct fw_iw_conn *c = fw_iw_conn_get(fw, conn);
+	struct fw_iw_conn *c = fw_iw_conn_of_tcp(fw, conn);
 
 	(void)arg;
 	if (!c)
@@ -810,9 +951,12 @@ static void fw_iw_drop(struct ordma_fw *fw)
 	if (fw_tcp_running(fw))
 		fw_iw_retire_tcp_stats(fw, iw);
 	fw_tcp_stop(fw);
-	for (i = 0; i < FW_TCP_MAX_CONN; i++)
-		free(iw->conn[i].fpdu);
-	memset(iw->conn, 0, sizeof(iw->conn));
+	/* the slots keep counting: a handle from before stays refused */
+	for (i = 0; i < FW_IW_MAX_CONN; i++)
+		if (iw->conn[i].phase != FW_IW_FREE)
+			fw_iw_slot_clear(&iw->conn[i]);
+	memset(iw->slot_of_tcp, 0, sizeof(iw->slot_of_tcp));
+	iw->rejected = 0;
 	memset(iw->listening, 0, sizeof(iw->listening));
 	memset(iw->listen_pending, 0, sizeof(iw->listen_pending));
 	fw->tcp.ip = 0;
@@ -882,7 +1026,7 @@ uint64_t fw_iw_timer(struct ordma_fw *fw)
 
 	if (!iw)
 		return next;
-	for (i = 0; i < FW_TCP_MAX_CONN; i++) {
+	for (i = 0; i < FW_IW_MAX_CONN; i++) {
 		struct fw_iw_conn *c = &iw->conn[i];
 
 		if (c->phase == FW_IW_FREE || !c->deadline_ns)
@@ -1001,12 +1145,12 @@ uint8_t fw_cmd_iw_destroy_listen(struct ordma_fw *fw, struct fw_cmd *c)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE,
 				   "no such listener");
 	/* requests not yet accepted go with it */
-	for (i = 0; i < FW_TCP_MAX_CONN; i++) {
+	for (i = 0; i < FW_IW_MAX_CONN; i++) {
 		struct fw_iw_conn *conn = &iw->conn[i];
 
 		if ((conn->phase == FW_IW_WAIT_REQ ||
 		     conn->phase == FW_IW_REQ_RCVD) && conn->listener == l) {
-			fw_tcp_abort(fw, i);
+			fw_tcp_abort(fw, conn->tcp);
 			fw_iw_free(fw, conn);
 		}
 	}
@@ -1093,11 +1237,14 @@ uint8_t fw_cmd_iw_connect(struct ordma_fw *fw, struct fw_cmd *c)
 	if (h == -EADDRINUSE)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BUSY,
 				   "local TCP port in use");
-	if (h < 0)
+	conn = h >= 0 && h < FW_TCP_MAX_CONN ?
+	       fw_iw_conn_new(fw, (uint32_t)h) : NULL;
+	if (!conn) {
+		if (h >= 0)
+			fw_tcp_abort(fw, (uint32_t)h);
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NO_RESOURCES,
 				   "no connection left");
-	conn = &fw->tcp.iw->conn[h];
-	memset(conn, 0, sizeof(*conn));
+	}
 	conn->phase = FW_IW_TCP_CONNECTING;
 	conn->active = true;
 	conn->enhanced = true;
@@ -1109,8 +1256,8 @@ uint8_t fw_cmd_iw_connect(struct ordma_fw *fw, struct fw_cmd *c)
 	conn->remote_port = le16_to_cpu(p.remote_port);
 	conn->req_pd_len = p.private_data_len;
 	memcpy(conn->req_pd, p.private_data, p.private_data_len);
-	qp->iw_conn_plus1 = (uint32_t)h + 1;
-	c->out->handle.handle = cpu_to_le32((uint32_t)h);
+	qp->iw_conn_plus1 = fw_iw_slot(fw, conn) + 1;
+	c->out->handle.handle = cpu_to_le32(fw_iw_handle(fw, conn));
 	return ORDMA_CMD_STATUS_OK;
 }
 
@@ -1133,7 +1280,7 @@ static uint8_t fw_iw_request_of(struct ordma_fw *fw, struct fw_cmd *c,
 uint8_t fw_cmd_iw_accept(struct ordma_fw *fw, struct fw_cmd *c)
 {
 	struct ordma_iw_conn_params p;
-	struct fw_iw_conn *conn;
+	struct fw_iw_conn *conn = NULL;
 	struct fw_iw *iw;
 	struct fw_qp *qp;
 	uint8_t status;
@@ -1163,7 +1310,7 @@ uint8_t fw_cmd_iw_accept(struct ordma_fw *fw, struct fw_cmd *c)
 		/* a Read or Send RTR only: not one we take */
 		iw->stats.mpa_bad++;
 		fw_iw_send_reply(fw, conn, true, NULL, 0);
-		fw_tcp_close(fw, fw_iw_handle(fw, conn));
+		fw_tcp_close(fw, conn->tcp);
 		fw_iw_free(fw, conn);
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NOT_SUPPORTED,
 				   "the peer offers no RTR by RDMA Write");
@@ -1172,7 +1319,7 @@ uint8_t fw_cmd_iw_accept(struct ordma_fw *fw, struct fw_cmd *c)
 			      p.private_data_len))
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_NO_RESOURCES,
 				   "no room for the MPA reply");
-	qp->iw_conn_plus1 = fw_iw_handle(fw, conn) + 1;
+	qp->iw_conn_plus1 = fw_iw_slot(fw, conn) + 1;
 	if (conn->listener < FW_TCP_MAX_LISTEN &&
 	    iw->listen_pending[conn->listener])
 		iw->listen_pending[conn->listener]--;
@@ -1190,7 +1337,7 @@ uint8_t fw_cmd_iw_accept(struct ordma_fw *fw, struct fw_cmd *c)
 uint8_t fw_cmd_iw_reject(struct ordma_fw *fw, struct fw_cmd *c)
 {
 	struct ordma_iw_conn_params p;
-	struct fw_iw_conn *conn;
+	struct fw_iw_conn *conn = NULL;
 	uint8_t status;
 
 	status = fw_iw_read_params(fw, c, &p);
@@ -1202,7 +1349,7 @@ uint8_t fw_cmd_iw_reject(struct ordma_fw *fw, struct fw_cmd *c)
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
 	fw_iw_send_reply(fw, conn, true, p.private_data, p.private_data_len);
-	fw_tcp_close(fw, fw_iw_handle(fw, conn));
+	fw_tcp_close(fw, conn->tcp);
 	fw_iw_free(fw, conn);
 	return ORDMA_CMD_STATUS_OK;
 }
@@ -1218,6 +1365,8 @@ static uint8_t fw_iw_conn_state(const struct fw_iw_conn *c)
 		return ORDMA_IW_CONN_ESTABLISHED;
 	case FW_IW_CLOSING:
 		return ORDMA_IW_CONN_CLOSING;
+	case FW_IW_REJECTED:
+		return ORDMA_IW_CONN_CLOSED;
 	default:
 		return ORDMA_IW_CONN_CONNECTING;
 	}
@@ -1230,6 +1379,7 @@ uint8_t fw_cmd_iw_query_conn(struct ordma_fw *fw, struct fw_cmd *c)
 	struct fw_tcp_conn_info tcp;
 	struct fw_iw_conn *conn;
 	uint8_t status = fw_iw_ready(fw, c);
+	bool have_tcp;
 
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
@@ -1241,7 +1391,14 @@ uint8_t fw_cmd_iw_query_conn(struct ordma_fw *fw, struct fw_cmd *c)
 	if (status != ORDMA_CMD_STATUS_OK)
 		return status;
 	memset(&info, 0, sizeof(info));
-	if (!fw_tcp_conn_info(fw, h, &tcp)) {
+	/* a rejected connection's TCP is gone: what it was at the reject */
+	if (conn->phase == FW_IW_REJECTED) {
+		tcp = conn->tcp_last;
+		have_tcp = true;
+	} else {
+		have_tcp = !fw_tcp_conn_info(fw, conn->tcp, &tcp);
+	}
+	if (have_tcp) {
 		fw_iw_ip_to_gid(tcp.local_ip, info.local_ip);
 		fw_iw_ip_to_gid(tcp.remote_ip, info.remote_ip);
 		info.local_port = cpu_to_le16(tcp.local_port);
@@ -1279,11 +1436,15 @@ uint8_t fw_cmd_iw_destroy_conn(struct ordma_fw *fw, struct fw_cmd *c)
 	if (!conn)
 		return fw_cmd_fail(c, ORDMA_CMD_STATUS_BAD_HANDLE,
 				   "no such connection");
-	if ((flags & ORDMA_IW_CLOSE_GRACEFUL) &&
-	    (conn->phase == FW_IW_RDMA || conn->phase == FW_IW_CLOSING))
-		fw_tcp_close(fw, h);
-	else
-		fw_tcp_abort(fw, h);
+	/* a rejected connection has no TCP left: only its handle goes */
+	if (conn->phase != FW_IW_REJECTED) {
+		if ((flags & ORDMA_IW_CLOSE_GRACEFUL) &&
+		    (conn->phase == FW_IW_RDMA ||
+		     conn->phase == FW_IW_CLOSING))
+			fw_tcp_close(fw, conn->tcp);
+		else
+			fw_tcp_abort(fw, conn->tcp);
+	}
 	fw_iw_unbind(fw, conn, true);
 	fw_iw_free(fw, conn);
 	return ORDMA_CMD_STATUS_OK;

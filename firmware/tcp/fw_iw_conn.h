@@ -13,9 +13,31 @@
 struct fw_qp;
 struct fw_term;
 
+/*
+ * A connection's handle, the device's name for it (the host treats it as
+ * opaque): its slot, and above it how many connections the slot had
+ * before, so that a handle names one connection only and a command with
+ * the handle of one that ended is refused even once the slot serves
+ * another.  The TCP stack's own number for the connection is another
+ * thing (struct fw_iw_conn.tcp).  There are more slots than TCP
+ * connections: a connection the peer rejected keeps its slot, without
+ * TCP, until the host frees it (at most FW_IW_MAX_REJECTED of them).
+ */
+#define FW_IW_MAX_REJECTED	ORDMA_IW_MAX_REJECTED
+#define FW_IW_MAX_CONN		(FW_TCP_MAX_CONN + FW_IW_MAX_REJECTED)
+#define FW_IW_HANDLE_SLOT	GENMASK(7, 0)
+#define FW_IW_HANDLE_GEN	GENMASK(31, 8)
+
+_Static_assert(FW_IW_MAX_CONN - 1 <= FIELD_GET(FW_IW_HANDLE_SLOT, ~0u),
+	       "every slot has a handle");
+
 struct fw_iw_stats {
 	uint64_t mpa_bad;		/* malformed or unacceptable MPA */
 	uint64_t mpa_rejected;		/* replies with the reject bit */
+	uint64_t rejected_reclaimed;	/* rejected connections the host
+					 * never freed, freed by the device
+					 * to keep a newer one
+					 */
 	uint64_t mpa_timeouts;		/* request, reply or RTR late */
 	uint64_t rtr_bad;		/* first FPDU not the negotiated RTR */
 	uint64_t backlog_full;		/* connections beyond a backlog */

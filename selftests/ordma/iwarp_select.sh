@@ -10,7 +10,8 @@
 # namespace (TCP over the cable), iw_cm_pair sets up rdma_cm connections
 # between them: accepted
 # (ESTABLISHED and DISCONNECTED on both sides, private data both ways),
-# rejected (REJECTED at the client), and a second one after the first;
+# rejected (REJECTED at the client, with the server's private data),
+# and a second one after the first;
 # a listener's TCP port is held in the host stack (bind() gets
 # EADDRINUSE, and succeeds once the listener is gone), and a port a host
 # socket holds cannot be listened on (rdma_listen: EADDRINUSE); a
@@ -239,9 +240,11 @@ iw_pair "connect and accept: ESTABLISHED both ways, DISCONNECTED both ways" acce
 	'^client: RDMA_CM_EVENT_ESTABLISHED \(status 0\)$' \
 	'^client: private data "ordma-accept"$' '^client: RDMA_CM_EVENT_DISCONNECTED$'
 PORT=$((PORT + 1))
-# -ECONNREFUSED: the device's MPA reject, not a reset (-ECONNRESET)
-iw_pair "reject: the client gets REJECTED, status -ECONNREFUSED" reject \
-	'^server: rejected$' '^client: RDMA_CM_EVENT_REJECTED \(status -111\)$'
+# -ECONNREFUSED: the device's MPA reject, not a reset (-ECONNRESET);
+# the reject's private data reaches the client with the event
+iw_pair "reject: the client gets REJECTED, status -ECONNREFUSED, the server's private data" reject \
+	'^server: rejected$' '^client: RDMA_CM_EVENT_REJECTED \(status -111\)$' \
+	'^client: private data "ordma-reject"$'
 PORT=$((PORT + 1))
 iw_pair "a second connection after the first closed" accept \
 	'^server: RDMA_CM_EVENT_ESTABLISHED$' '^client: RDMA_CM_EVENT_DISCONNECTED$'

@@ -4,13 +4,17 @@
  * firmware instances back to back: the port's IP address by ADD_GID,
  * listen, connect with private data, the request event and QUERY_CONN,
  * accept with the RTR exchange, both QPs in RTS; reject with private
- * data; MPA and TCP failures (no listener, a peer that is not MPA, a
+ * data, read by the client after the REJECTED event until it frees the
+ * handle, and a bound on rejected handles never freed; stale handles
+ * refused once their slot serves another connection; MPA and TCP failures (no listener, a peer that is not MPA, a
  * late reply); close by the peer and by DESTROY_CONN; and the commands'
  * validation.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "fw_priv.h"
+#include "objects/fw_qp.h"
 #include "tcp/fw_iw_conn.h"
 #include "tcp/fw_tcp.h"
 #include "wire/fw_iw_wire.h"
@@ -201,16 +205,16 @@ static uint8_t query_conn(struct iside *s, uint32_t h,
 	return status;
 }
 
-/* A connects to B's listener with pd; B's request is in *req */
-static bool request(struct ienv *e, const char *pd, uint32_t *listener,
-		    uint32_t *active, uint32_t *req)
+/* A connects to B's listener on port with pd; B's request is in *req */
+static bool request_on(struct ienv *e, uint16_t port, const char *pd,
+		       uint32_t *listener, uint32_t *active, uint32_t *req)
 {
 	struct ordma_iw_conn_params p;
 	uint32_t d[3];
 
-	if (listen_on(&e->s[1], PORT_B, 4, listener) != OK)
+	if (listen_on(&e->s[1], port, 4, listener) != OK)
 		return false;
-	connect_params(&p, &e->s[0], &e->s[1], PORT_B, pd);
+	connect_params(&p, &e->s[0], &e->s[1], port, pd);
 	if (params_cmd(&e->s[0], ORDMA_CMD_IW_CONNECT, &p, active) != OK)
 		return false;
 	pump(e);
@@ -219,6 +223,12 @@ static bool request(struct ienv *e, const char *pd, uint32_t *listener,
 		return false;
 	*req = d[0];
 	return true;
+}
+
+static bool request(struct ienv *e, const char *pd, uint32_t *listener,
+		    uint32_t *active, uint32_t *req)
+{
+	return request_on(e, PORT_B, pd, listener, active, req);
 }
 
 /* ------------------------------------------------------------------ */
@@ -322,10 +332,204 @@ TEST(test_iw_reject)
 	REQUIRE_EQ(next_event(&e.s[0], d), ORDMA_EQE_IW_CONN_REPLY);
 	CHECK_EQ(d[0], a);
 	CHECK_EQ(d[1], ORDMA_IW_STATUS_REJECTED);
-	/* the handle is gone with the event; the QP is in error */
-	CHECK_EQ(query_conn(&e.s[0], a, &info), BAD_HANDLE);
+	CHECK_EQ(d[2], e.s[0].qpn);
+	/* the QP is in error, the handle stays with the reject's words */
 	CHECK_EQ(qp_state_of(&e.s[0], e.s[0].qpn), ORDMA_QPS_ERR);
+	REQUIRE_EQ(query_conn(&e.s[0], a, &info), OK);
+	CHECK_EQ(info.state, ORDMA_IW_CONN_CLOSED);
+	CHECK_EQ(info.mpa_revision, 2);
+	CHECK(info.mpa_flags & FW_MPA_FLAG_REJECT);
+	CHECK_EQ(info.private_data_len, 7);
+	CHECK(!memcmp(info.private_data, "go away", 7));
+	CHECK(!memcmp(info.local_ip, e.s[0].ip, 16));
+	CHECK(!memcmp(info.remote_ip, e.s[1].ip, 16));
+	CHECK_EQ(le16_to_cpu(info.remote_port), PORT_B);
+	CHECK_EQ(le16_to_cpu(info.tcp_state), 0);
+	/* nothing to accept, reject or close gracefully: still there */
+	memset(&p, 0, sizeof(p));
+	p.conn = cpu_to_le32(a);
+	CHECK_EQ(params_cmd(&e.s[0], ORDMA_CMD_IW_REJECT, &p, NULL), BAD_STATE);
+	CHECK_EQ(query_conn(&e.s[0], a, &info), OK);
+	/* the QP is free for another connection meanwhile */
+	connect_params(&p, &e.s[0], &e.s[1], PORT_B, "");
+	CHECK_EQ(params_cmd(&e.s[0], ORDMA_CMD_IW_CONNECT, &p, NULL),
+		 BAD_STATE);	/* in error, not RTR */
+	/* DESTROY_CONN frees it, without an event */
+	CHECK_EQ(conn_cmd(&e.s[0], ORDMA_CMD_IW_DESTROY_CONN, a, 0), OK);
+	CHECK_EQ(query_conn(&e.s[0], a, &info), BAD_HANDLE);
+	CHECK_EQ(conn_cmd(&e.s[0], ORDMA_CMD_IW_DESTROY_CONN, a, 0),
+		 BAD_HANDLE);
+	run_for(&e, 2ULL * 1000000000ULL);
+	CHECK_EQ(next_event(&e.s[0], d), NO_EVENT);
 	CHECK_EQ(next_event(&e.s[1], d), NO_EVENT);
+	ienv_close(&e);
+}
+
+/*
+ * A connects to B on port, B rejects with pd: A's handle (not freed),
+ * and a new QP in RTR for the next connection
+ */
+static bool rejected(struct ienv *e, uint16_t port, const char *pd,
+		     uint32_t *a)
+{
+	struct ordma_iw_conn_params p;
+	uint32_t l, req, d[3];
+
+	if (!request_on(e, port, "", &l, a, &req))
+		return false;
+	memset(&p, 0, sizeof(p));
+	p.conn = cpu_to_le32(req);
+	p.private_data_len = (uint8_t)strlen(pd);
+	memcpy(p.private_data, pd, strlen(pd));
+	if (params_cmd(&e->s[1], ORDMA_CMD_IW_REJECT, &p, NULL) != OK)
+		return false;
+	pump(e);
+	if (next_event(&e->s[0], d) != ORDMA_EQE_IW_CONN_REPLY ||
+	    d[0] != *a || d[1] != ORDMA_IW_STATUS_REJECTED)
+		return false;
+	/* the listener goes, for the next round to listen again */
+	return conn_cmd(&e->s[1], ORDMA_CMD_IW_DESTROY_LISTEN, l, 0) == OK &&
+	       rtr_qp(&e->s[0], 3, &e->s[0].qpn);
+}
+
+/*
+ * A handle names one connection: once freed, a command naming it is
+ * refused even when its slot serves a new connection, and that one is
+ * left alone.
+ */
+TEST(test_iw_stale_handle)
+{
+	struct ordma_iw_conn_info info;
+	uint32_t a, a2, l, req, d[3];
+	struct ienv e;
+
+	REQUIRE(ienv_open(&e));
+	REQUIRE(rejected(&e, PORT_B + 1, "no", &a));
+	REQUIRE_EQ(conn_cmd(&e.s[0], ORDMA_CMD_IW_DESTROY_CONN, a, 0), OK);
+	/* the next connection takes the slot again, under another handle */
+	REQUIRE(request(&e, "again", &l, &a2, &req));
+	CHECK_EQ(FIELD_GET(FW_IW_HANDLE_SLOT, a2),
+		 FIELD_GET(FW_IW_HANDLE_SLOT, a));
+	CHECK(a2 != a);
+	CHECK_EQ(query_conn(&e.s[0], a, &info), BAD_HANDLE);
+	CHECK_EQ(conn_cmd(&e.s[0], ORDMA_CMD_IW_DESTROY_CONN, a, 0),
+		 BAD_HANDLE);
+	/* the new connection did not notice */
+	REQUIRE_EQ(query_conn(&e.s[0], a2, &info), OK);
+	CHECK_EQ(info.state, ORDMA_IW_CONN_CONNECTING);
+	CHECK_EQ(le32_to_cpu(info.qpn), e.s[0].qpn);
+	CHECK_EQ(next_event(&e.s[0], d), NO_EVENT);
+
+	/* the same on the passive side: B rejects, then a new request */
+	{
+		struct ordma_iw_conn_params p;
+		uint32_t req2;
+
+		memset(&p, 0, sizeof(p));
+		p.conn = cpu_to_le32(req);
+		REQUIRE_EQ(params_cmd(&e.s[1], ORDMA_CMD_IW_REJECT, &p, NULL),
+			   OK);
+		pump(&e);
+		REQUIRE_EQ(next_event(&e.s[0], d), ORDMA_EQE_IW_CONN_REPLY);
+		REQUIRE_EQ(conn_cmd(&e.s[0], ORDMA_CMD_IW_DESTROY_CONN, a2, 0),
+			   OK);
+		REQUIRE(rtr_qp(&e.s[0], 4, &e.s[0].qpn));
+		connect_params(&p, &e.s[0], &e.s[1], PORT_B, "");
+		REQUIRE_EQ(params_cmd(&e.s[0], ORDMA_CMD_IW_CONNECT, &p, &a),
+			   OK);
+		pump(&e);
+		REQUIRE_EQ(next_event(&e.s[1], d), ORDMA_EQE_IW_CONN_REQUEST);
+		req2 = d[0];
+		CHECK(req2 != req);
+		CHECK_EQ(FIELD_GET(FW_IW_HANDLE_SLOT, req2),
+			 FIELD_GET(FW_IW_HANDLE_SLOT, req));
+		/* an ACCEPT or REJECT of the old request names no request */
+		memset(&p, 0, sizeof(p));
+		p.conn = cpu_to_le32(req);
+		CHECK_EQ(params_cmd(&e.s[1], ORDMA_CMD_IW_REJECT, &p, NULL),
+			 BAD_HANDLE);
+		p.qpn = cpu_to_le32(e.s[1].qpn);
+		CHECK_EQ(params_cmd(&e.s[1], ORDMA_CMD_IW_ACCEPT, &p, NULL),
+			 BAD_HANDLE);
+		REQUIRE_EQ(query_conn(&e.s[1], req2, &info), OK);
+		CHECK_EQ(info.state, ORDMA_IW_CONN_REQUEST);
+
+		/* both slots on their second connection or more: the
+		 * QPs still reach theirs for data
+		 */
+		memset(&p, 0, sizeof(p));
+		p.conn = cpu_to_le32(req2);
+		p.qpn = cpu_to_le32(e.s[1].qpn);
+		REQUIRE_EQ(params_cmd(&e.s[1], ORDMA_CMD_IW_ACCEPT, &p, NULL),
+			   OK);
+		pump(&e);
+		REQUIRE_EQ(next_event(&e.s[0], d), ORDMA_EQE_IW_CONN_REPLY);
+		CHECK_EQ(d[0], a);
+		CHECK_EQ(d[1], ORDMA_IW_STATUS_OK);
+		REQUIRE_EQ(next_event(&e.s[1], d), ORDMA_EQE_IW_ESTABLISHED);
+		CHECK_EQ(d[0], req2);
+		CHECK(fw_iw_tx_mulpdu(e.s[0].v.d.fw,
+				      fw_qp_lookup(e.s[0].v.d.fw,
+						   e.s[0].qpn)) > 0);
+		CHECK(fw_iw_tx_mulpdu(e.s[1].v.d.fw,
+				      fw_qp_lookup(e.s[1].v.d.fw,
+						   e.s[1].qpn)) > 0);
+		/* and a peer's FIN names the handle, not TCP's number */
+		CHECK_EQ(conn_cmd(&e.s[1], ORDMA_CMD_IW_DESTROY_CONN, req2,
+				  ORDMA_IW_CLOSE_GRACEFUL), OK);
+		run_for(&e, 2ULL * 1000000000ULL);
+		REQUIRE_EQ(next_event(&e.s[0], d), ORDMA_EQE_IW_DISCONNECT);
+		CHECK_EQ(d[0], a);
+		REQUIRE_EQ(next_event(&e.s[0], d), ORDMA_EQE_IW_CLOSED);
+		CHECK_EQ(d[0], a);
+	}
+	ienv_close(&e);
+}
+
+/*
+ * A host that never frees its rejected connections: the device keeps
+ * FW_IW_MAX_REJECTED of them, the oldest goes for a newer one, and
+ * connections still get through.  A new address drops them all.
+ */
+TEST(test_iw_rejected_never_freed)
+{
+	uint32_t held[FW_IW_MAX_REJECTED + 4];
+	struct ordma_iw_conn_info info;
+	struct fw_iw_stats st;
+	uint32_t a, l, req;
+	unsigned int i;
+	struct ienv e;
+	char pd[8];
+
+	REQUIRE(ienv_open(&e));
+	for (i = 0; i < FW_IW_MAX_REJECTED + 4; i++) {
+		snprintf(pd, sizeof(pd), "no %u", i);
+		REQUIRE(rejected(&e, (uint16_t)(PORT_B + 1 + i), pd,
+				 &held[i]));
+	}
+	fw_iw_stats(e.s[0].v.d.fw, &st);
+	CHECK_EQ(st.mpa_rejected, FW_IW_MAX_REJECTED + 4);
+	CHECK_EQ(st.rejected_reclaimed, 4);
+	/* the 4 oldest are gone, the others hold their private data */
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(query_conn(&e.s[0], held[i], &info), BAD_HANDLE);
+	for (i = 4; i < FW_IW_MAX_REJECTED + 4; i++) {
+		snprintf(pd, sizeof(pd), "no %u", i);
+		REQUIRE_EQ(query_conn(&e.s[0], held[i], &info), OK);
+		CHECK_EQ(info.state, ORDMA_IW_CONN_CLOSED);
+		CHECK_EQ(info.private_data_len, strlen(pd));
+		CHECK(!memcmp(info.private_data, pd, strlen(pd)));
+	}
+	/* and every TCP connection is still there for new ones */
+	REQUIRE(request(&e, "still", &l, &a, &req));
+	REQUIRE_EQ(query_conn(&e.s[1], req, &info), OK);
+	CHECK_EQ(info.state, ORDMA_IW_CONN_REQUEST);
+	/* a new address ends them all, the handles stay refused */
+	CHECK_EQ(drv_handle_cmd(&e.s[0].v.d, ORDMA_CMD_DEL_GID, 0, 0), OK);
+	REQUIRE_EQ(add_ip(&e.s[0], 0, e.s[0].ip), OK);
+	for (i = 0; i < FW_IW_MAX_REJECTED + 4; i++)
+		CHECK_EQ(query_conn(&e.s[0], held[i], &info), BAD_HANDLE);
+	CHECK_EQ(query_conn(&e.s[0], a, &info), BAD_HANDLE);
 	ienv_close(&e);
 }
 

@@ -389,9 +389,27 @@ struct ordma_cmd_set_rdma_protocol {
  * connection the peer or TCP ends gives ORDMA_EQE_IW_CLOSED (or, before
  * it was established on the active side, ORDMA_EQE_IW_CONN_REPLY) and
  * its handle is free when the event is posted; its QP goes to ERR.
+ *
+ * Except a rejected connect: ORDMA_EQE_IW_CONN_REPLY status REJECTED
+ * leaves the handle in use, the connection in state CLOSED with no TCP
+ * and no QP (the QP is in ERR and free to be reused), so that
+ * IW_QUERY_CONN gives the reject's private data, MPA revision and flags,
+ * addresses and ports; IW_DESTROY_CONN (any flags) then frees it.  A
+ * driver must free every such handle.  The device keeps at most
+ * ORDMA_IW_MAX_REJECTED of them: a newer reject frees the oldest kept
+ * (whose handle then is BAD_HANDLE, as any freed one), and a reset or a
+ * change of the port's address frees them all.
+ *
+ * A connection handle is the device's name for one connection, opaque
+ * to the driver (which must not decode it): the device never gives a
+ * freed handle to a later connection (so far as 32 bits allow: 2^24
+ * connections through the same slot), so an event of a connection that
+ * ended names no live one, and a command naming it fails with
+ * BAD_HANDLE.
  */
 #define ORDMA_IW_MAX_PRIVATE_DATA	252
 #define ORDMA_IW_MAX_BACKLOG		64
+#define ORDMA_IW_MAX_REJECTED		16
 #define ORDMA_IW_CLOSE_GRACEFUL		BIT(0)
 
 struct ordma_cmd_iw_create_listen {
@@ -462,7 +480,8 @@ struct ordma_iw_conn_info {
 enum ordma_iw_status {
 	ORDMA_IW_STATUS_OK		= 0,
 	ORDMA_IW_STATUS_REJECTED	= 1,	/* MPA reject; private data by
-						 * IW_QUERY_CONN
+						 * IW_QUERY_CONN until
+						 * IW_DESTROY_CONN
 						 */
 	ORDMA_IW_STATUS_RESET		= 2,	/* RST, or refused by RST */
 	ORDMA_IW_STATUS_TIMEOUT		= 3,	/* TCP or MPA timer */

@@ -16,7 +16,10 @@
  * connection half set up.  A connection object lives while a cm_id may
  * name it (cm_id->provider_data): until its CLOSE or failed CONNECT_REPLY
  * was delivered, or, for a request, until iw_accept's connection ends or
- * iw_reject.
+ * iw_reject.  Connection handles are the device's opaque names: it never
+ * gives one connection's handle to another, so an event still queued for
+ * a connection that ended matches no object and a command naming it
+ * fails with -ENOENT.
  */
 
 #include <linux/bitfield.h>
@@ -349,7 +352,7 @@ static void ordma_iw_conn_destroy_cmd(struct ordma_iw *iw,
 	err = ordma_cmd_iw_destroy_conn(iw->dev, conn->handle, flags);
 	/* -ENOENT: it ended already, its event is on its way */
 	if (err != -ENOENT)
-		ordma_report_destroy(iw->dev, err, "IW_DESTROY_CONN %u",
+		ordma_report_destroy(iw->dev, err, "IW_DESTROY_CONN %#x",
 				     conn->handle);
 }
 
@@ -406,7 +409,7 @@ static void ordma_iw_connected(struct ordma_iw *iw,
 	if (info)
 		err = ordma_cmd_iw_query_conn(iw->dev, conn->handle, info);
 	if (err) {
-		ibdev_dbg(&iw->dev->ibdev, "IW_QUERY_CONN %u: %d\n",
+		ibdev_dbg(&iw->dev->ibdev, "IW_QUERY_CONN %#x: %d\n",
 			  conn->handle, err);
 		kfree(info);
 		info = NULL;
@@ -417,9 +420,11 @@ static void ordma_iw_connected(struct ordma_iw *iw,
 
 /*
  * The connection ended (@status, 0 for a close): tell iw_cm what its
- * cm_id's state allows, and free what no cm_id names any more.
+ * cm_id's state allows, and free what no cm_id names any more.  @info
+ * (may be NULL): the private data of a failed CONNECT_REPLY.
  */
-static void ordma_iw_conn_ended(struct ordma_iw_conn *conn, int status)
+static void ordma_iw_conn_ended_info(struct ordma_iw_conn *conn, int status,
+				     struct ordma_iw_conn_info *info)
 {
 	enum ordma_iw_conn_phase phase = conn->phase;
 
@@ -427,8 +432,8 @@ static void ordma_iw_conn_ended(struct ordma_iw_conn *conn, int status)
 	switch (phase) {
 	case ORDMA_IW_CONNECTING:
 		/* a failed CONNECT_REPLY returns the cm_id to IDLE */
-		ordma_iw_upcall(conn, IW_CM_EVENT_CONNECT_REPLY,
-				status ? status : -ECONNRESET);
+		ordma_iw_upcall_info(conn, IW_CM_EVENT_CONNECT_REPLY,
+				     status ? status : -ECONNRESET, info);
 		ordma_iw_conn_free(conn);
 		break;
 	case ORDMA_IW_CONNECTED:
@@ -443,6 +448,47 @@ static void ordma_iw_conn_ended(struct ordma_iw_conn *conn, int status)
 		 */
 		break;
 	}
+}
+
+static void ordma_iw_conn_ended(struct ordma_iw_conn *conn, int status)
+{
+	ordma_iw_conn_ended_info(conn, status, NULL);
+}
+
+/*
+ * The peer rejected the active open.  The device keeps the connection's
+ * handle, CLOSED, until IW_DESTROY_CONN so that the reject's private
+ * data can be read: rdma_cm's REJECTED event carries it to the user, who
+ * may have been told why.  @conn may be NULL (the driver dropped the
+ * connection meanwhile); the handle is freed all the same.
+ */
+static void ordma_iw_rejected(struct ordma_iw *iw, struct ordma_iw_conn *conn,
+			      u32 handle)
+{
+	struct ordma_iw_conn_info *info;
+	int err = -ENOMEM;
+
+	if (!conn || conn->phase != ORDMA_IW_CONNECTING) {
+		err = ordma_cmd_iw_destroy_conn(iw->dev, handle, 0);
+		/* -ENOENT: freed already, by the driver or the device */
+		if (err != -ENOENT)
+			ordma_report_destroy(iw->dev, err,
+					     "IW_DESTROY_CONN %#x", handle);
+		return;
+	}
+	info = kzalloc(sizeof(*info), GFP_KERNEL);
+	if (info)
+		err = ordma_cmd_iw_query_conn(iw->dev, handle, info);
+	if (err) {
+		/* the device may have reclaimed it: no private data then */
+		ibdev_dbg(&iw->dev->ibdev, "IW_QUERY_CONN %#x: %d\n", handle,
+			  err);
+		kfree(info);
+		info = NULL;
+	}
+	ordma_iw_conn_destroy_cmd(iw, conn, 0);
+	ordma_iw_conn_ended_info(conn, -ECONNREFUSED, info);
+	kfree(info);
 }
 
 /*
@@ -508,7 +554,7 @@ static void ordma_iw_conn_request(struct ordma_iw *iw, u32 handle,
 		goto err_reset;
 	err = ordma_cmd_iw_query_conn(dev, handle, info);
 	if (err) {
-		ibdev_dbg(&dev->ibdev, "IW_QUERY_CONN %u: %d\n", handle, err);
+		ibdev_dbg(&dev->ibdev, "IW_QUERY_CONN %#x: %d\n", handle, err);
 		goto err_reset;
 	}
 	conn->handle = handle;
@@ -531,7 +577,7 @@ static void ordma_iw_conn_request(struct ordma_iw *iw, u32 handle,
 	err = listener->cm_id->event_handler(listener->cm_id, &ev);
 	kfree(info);
 	if (err) {
-		ibdev_dbg(&dev->ibdev, "connection request %u dropped: %d\n",
+		ibdev_dbg(&dev->ibdev, "connection request %#x dropped: %d\n",
 			  handle, err);
 		ordma_iw_conn_destroy_cmd(iw, conn, 0);
 		ordma_iw_conn_free(conn);
@@ -542,7 +588,7 @@ err_reset:
 	kfree(info);
 	kfree(conn);
 	ordma_report_destroy(dev, ordma_cmd_iw_destroy_conn(dev, handle, 0),
-			     "IW_DESTROY_CONN %u of a request", handle);
+			     "IW_DESTROY_CONN %#x of a request", handle);
 }
 
 static void ordma_iw_event_work(struct work_struct *work)
@@ -561,11 +607,20 @@ static void ordma_iw_event_work(struct work_struct *work)
 	}
 	conn = ordma_iw_conn_find(iw, handle);
 	/*
-	 * Not ours (destroyed by the driver meanwhile), or a handle the
-	 * device gave again: the QP tells, once the connection has one.
+	 * Not ours (destroyed by the driver meanwhile): the device never
+	 * gives the handle to another connection.  The QP is checked all
+	 * the same, a cheap guard against a device that would.
 	 */
-	if (!conn || (conn->qp && conn->qp->qpn != ew->data[2])) {
-		ibdev_dbg(&iw->dev->ibdev, "iWARP event %#x for %u ignored\n",
+	if (conn && conn->qp && conn->qp->qpn != ew->data[2])
+		conn = NULL;
+	if (ew->type == ORDMA_EQE_IW_CONN_REPLY &&
+	    ew->data[1] == ORDMA_IW_STATUS_REJECTED) {
+		/* the device keeps a rejected handle until it is freed */
+		ordma_iw_rejected(iw, conn, handle);
+		goto out;
+	}
+	if (!conn) {
+		ibdev_dbg(&iw->dev->ibdev, "iWARP event %#x for %#x ignored\n",
 			  ew->type, handle);
 		goto out;
 	}
@@ -575,11 +630,7 @@ static void ordma_iw_event_work(struct work_struct *work)
 			break;
 		status = ordma_iw_status_errno(ew->data[1]);
 		if (status) {
-			/*
-			 * The device freed the handle when it posted the
-			 * event: a reject's private data is gone, the
-			 * REJECTED event carries none.
-			 */
+			/* the device freed the handle with the event */
 			ordma_iw_conn_ended(conn, status);
 			break;
 		}
@@ -864,7 +915,7 @@ int ordma_iw_accept(struct iw_cm_id *cm_id,
 		       conn_param->private_data_len);
 	err = ordma_cmd_iw_conn_params(dev, ORDMA_CMD_IW_ACCEPT, p, NULL);
 	if (err) {
-		ibdev_dbg(&dev->ibdev, "IW_ACCEPT %u: %d\n", conn->handle,
+		ibdev_dbg(&dev->ibdev, "IW_ACCEPT %#x: %d\n", conn->handle,
 			  err);
 		goto out_unlock;
 	}
@@ -906,7 +957,7 @@ int ordma_iw_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
 		err = ordma_cmd_iw_conn_params(dev, ORDMA_CMD_IW_REJECT, p,
 					       NULL);
 		if (err) {
-			ibdev_dbg(&dev->ibdev, "IW_REJECT %u: %d\n",
+			ibdev_dbg(&dev->ibdev, "IW_REJECT %#x: %d\n",
 				  conn->handle, err);
 			ordma_iw_conn_destroy_cmd(iw, conn, 0);
 		}
