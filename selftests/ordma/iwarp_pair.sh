@@ -59,11 +59,11 @@ BAD_KMSG=$(grep -v '^#' "$SELFTEST_DIR/kmsg_fail_patterns" | paste -sd '|')
 kmsg_first=$(dmesg | wc -l)
 bdf=$(ordma_pci_devs | head -n 1)
 nd=$(ordma_netdev "$bdf")
-# the names of the two ends in the test descriptions
+# this end's name in the test descriptions
 if [ "$GUEST_ROLE" = A ]; then
-	me=ORDMA peer=siw
+	me=ORDMA
 else
-	me=siw peer=ORDMA
+	me=siw
 fi
 
 ktap_header
@@ -199,7 +199,7 @@ done
 # nvme_round R TARGET: nvmet-rdma on VM TARGET (A or B), nvme-rdma on the
 # other; connect, fio verification, disconnect, target removed
 nvme_round() {
-	local r=$1 target=$2 what out rc
+	local r=$1 target=$2 what out
 	if [ "$target" = A ]; then what="NVMe-oF, ORDMA target, siw host"; else what="NVMe-oF, siw target, ORDMA host"; fi
 	if [ "$GUEST_ROLE" = "$target" ]; then
 		out=$(modprobe -a nvmet nvmet_rdma 2>&1 && nvmet_up 2>&1)
@@ -215,12 +215,7 @@ nvme_round() {
 	else
 		modprobe nvme_rdma
 		pair_barrier "nvme-up$r"
-		out=$(timeout 60 nvme connect -t rdma -a "$ORDMA_PEER_IP" \
-			-s "$NVME_PORT" -n "$NQN" -q "$HOSTNQN" 2>&1) &&
-			wait_for 30 nvme_dev
-		rc=$?
-		ktap_test_result "$rc" "$what: nvme connect -t rdma, namespace $(nvme_dev)"
-		[ "$rc" -eq 0 ] || ktap_print_msg "$out"
+		tap_nvme_connect "$what"
 		fio_verify "$what" "$(nvme_dev)"
 		tap_cmd "$what: nvme disconnect" timeout 60 nvme disconnect -n "$NQN"
 		pair_barrier "nvme-done$r"

@@ -785,6 +785,21 @@ nvme_dev() {
 	return 1
 }
 
+# tap_nvme_connect WHAT: nvme-rdma connects to $NQN at
+# $ORDMA_PEER_IP:$NVME_PORT as $HOSTNQN and its namespace appears; a TAP
+# result, the tool's output on failure
+tap_nvme_connect() {
+	local out rc
+
+	out=$(timeout 60 nvme connect -t rdma -a "$ORDMA_PEER_IP" \
+		-s "$NVME_PORT" -n "$NQN" -q "$HOSTNQN" 2>&1) &&
+		wait_for 30 nvme_dev
+	rc=$?
+	ktap_test_result "$rc" "$1: nvme connect -t rdma, namespace $(nvme_dev)"
+	[ "$rc" -eq 0 ] || ktap_print_msg "$out"
+	return "$rc"
+}
+
 # fio_verify WHAT DEV: 32 MiB of random writes to the block device DEV,
 # read back and checked against their crc32c; FIO_LOOPS times
 # (ORDMA_FIO_LOOPS, 1; make soak runs more)

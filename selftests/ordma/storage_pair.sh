@@ -74,7 +74,7 @@ nvmet_srqs() {
 }
 
 nvmeof_round() {	# $1: round, $2: nvmet-rdma parameters
-	local r=$1 params=$2 what="nvmet-rdma${2:+ $2}" out n rc
+	local r=$1 params=$2 what="nvmet-rdma${2:+ $2}" out n
 
 	if [ "$GUEST_ROLE" = A ]; then
 		modprobe nvmet
@@ -103,12 +103,7 @@ nvmeof_round() {	# $1: round, $2: nvmet-rdma parameters
 		out=$(timeout 60 nvme discover -t rdma -a "$ORDMA_PEER_IP" \
 			-s "$NVME_PORT" -q "$HOSTNQN" 2>&1)
 		tap_match "$what: nvme discover -t rdma lists $NQN" "subnqn:[[:space:]]*$NQN\$" "$out"
-		out=$(timeout 60 nvme connect -t rdma -a "$ORDMA_PEER_IP" \
-			-s "$NVME_PORT" -n "$NQN" -q "$HOSTNQN" 2>&1) &&
-			wait_for 30 nvme_dev
-		rc=$?
-		ktap_test_result "$rc" "$what: nvme connect -t rdma, namespace $(nvme_dev)"
-		[ "$rc" -eq 0 ] || ktap_print_msg "$out"
+		tap_nvme_connect "$what"
 		barrier "nvme-connected$r"
 		fio_verify "$what" "$(nvme_dev)"
 		tap_cmd "$what: nvme disconnect" timeout 60 nvme disconnect -n "$NQN"

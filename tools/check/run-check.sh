@@ -112,8 +112,9 @@ else
 	step vm-ib-pair tools/vm/run-vm.sh --link ib -t 1800 -T "verbs_pair storage_pair" \
 		-o build/vm/check-ib-pair pair
 	# NIC 1 switched to iWARP with devlink (enable_roce/enable_iwarp): an
-	# iWARP device that refuses what iWARP lacks, then back to RoCE
-	step vm-iwarp tools/vm/run-vm.sh -T iwarp_select -o build/vm/check-iwarp single
+	# iWARP device that refuses what iWARP lacks, then back to RoCE; its
+	# cables captured and every MPA connection dissected by tshark
+	step vm-iwarp tools/vm/run-vm.sh --pcap -T iwarp_select -o build/vm/check-iwarp single
 	# no tenant starves another with RNR NAKs: bandwidth alone and beside
 	# an RNR hog, in a VM of its own
 	step vm-fair tools/vm/run-vm.sh -T rnr_fair -o build/vm/check-fair single
