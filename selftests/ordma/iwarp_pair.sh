@@ -229,6 +229,9 @@ nvme_round 2 B
 if [ "$GUEST_ROLE" = A ]; then
 	fpdus=$(iw_stat iw_rx_fpdus) crc=$(iw_stat iw_rx_fpdu_crc_bad)
 	ktap_print_msg "iw_rx_fpdus $fpdus, iw_tx_fpdus $(iw_stat iw_tx_fpdus), iw_rx_fpdu_crc_bad $crc"
+	# the rest that is not zero, for the record
+	ktap_print_msg "$(rdma statistic show link "$ib/1" 2>/dev/null | tr -s ' ' '\n' |
+		awk 'p ~ /^iw_/ && $0 != "0" { printf "%s %s ", p, $0 } { p = $0 }')"
 	[ "${fpdus:-0}" -gt 0 ] && [ "$crc" = 0 ]
 	ktap_test_result $? "$ib counted the FPDUs it received, none with a bad MPA CRC"
 else
