@@ -26,7 +26,7 @@
 #     registration of every RDMA Read sink, Send with Invalidate of the
 #     host's STags.
 # Afterwards A's counters show the FPDUs and no MPA CRC error.  Over
-# impaired cables (run-vm.sh --wire; make check's vm-storage-impair)
+# impaired cables (run-vm.sh --wire; make check's vm-iwarp-pair)
 # everything must pass anyway, TCP retransmitting what the cables lost
 # (each VM checks that its cable did lose frames; the model corrupts
 # RoCEv2 frames only).  Both NICs go back to RoCE; the kernel logs show
