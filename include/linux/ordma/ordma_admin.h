@@ -1183,7 +1183,8 @@ struct ordma_port_stats {
 	__le64	iw_tx_fpdus;
 	__le64	iw_rx_fpdu_crc_bad;	/* a Terminate followed */
 	__le64	iw_rx_fpdu_bad_len;	/* a length no DDP segment has */
-	__le64	iw_rx_fpdu_bytes_dropped; /* for a QP in error */
+	/* for a QP in error or gone, or an FPDU cut short by FIN or RST */
+	__le64	iw_rx_fpdu_bytes_dropped;
 	__le64	iw_terminates_sent;
 	__le64	iw_terminates_received;
 };
